@@ -1,0 +1,37 @@
+// Typed errors thrown by the library; main() turns each into one line and an exit code.
+#pragma once
+#include <stdexcept>
+#include <string>
+
+namespace pe {
+
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+  virtual int exit_code() const { return 1; }
+};
+// The user asked for something malformed: unknown scheme/key, bad length list, wrong type.
+struct UsageError : Error {
+  using Error::Error;
+  int exit_code() const override { return 2; }
+};
+// A config or experiment file is wrong (unknown key, wrong type, invalid JSON).
+struct ConfigError : UsageError {
+  using UsageError::UsageError;
+};
+// A checkpoint is missing, corrupt, of another version, or does not match the model.
+struct CheckpointError : Error {
+  using Error::Error;
+  int exit_code() const override { return 3; }
+};
+// A data file (corpus) is missing or differs from what is expected.
+struct DataError : Error {
+  using Error::Error;
+  int exit_code() const override { return 4; }
+};
+// Reading or writing a file failed.
+struct IoError : Error {
+  using Error::Error;
+  int exit_code() const override { return 5; }
+};
+
+}  // namespace pe
