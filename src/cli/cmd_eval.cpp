@@ -1,0 +1,49 @@
+// pe-bench eval: evaluate every checkpoint under a runs directory (or the ones given) at some lengths.
+#include <fmt/format.h>
+
+#include "cli/common.h"
+#include "core/files.h"
+#include "core/parallel.h"
+#include "experiments/checkpoint.h"
+#include "experiments/config.h"
+#include "experiments/evaluate.h"
+
+namespace pe::cli {
+
+void register_eval(CLI::App& app) {
+  struct Opts {
+    std::string lengths = "32,64,128,256", runs_dir = "results/runs", out = "results/eval.json", markdown;
+    std::vector<std::string> checkpoints, sets;
+    int threads = 0;
+    bool quiet = false;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* sub = app.add_subcommand("eval", "Evaluate trained checkpoints at several lengths on the shared test stream; "
+                                         "writes a results JSON and prints a table (mean over seeds and each seed)");
+  sub->add_option("--lengths", o->lengths, "comma-separated test lengths")->capture_default_str();
+  sub->add_option("--runs-dir", o->runs_dir, "evaluate every checkpoint.json below this directory")->capture_default_str();
+  sub->add_option("--checkpoint", o->checkpoints, "evaluate this checkpoint instead (repeatable)");
+  sub->add_option("--out", o->out, "results JSON to write (atomically)")->capture_default_str();
+  sub->add_option("--markdown", o->markdown, "also write the table as Markdown to this file");
+  sub->add_option("--set", o->sets, "test settings: --set test_size=N, --set test_seed=N");
+  sub->add_option("--threads", o->threads, "OpenMP threads (0: all cores)");
+  sub->add_flag("--quiet,-q", o->quiet, "no progress line");
+  sub->callback([o] {
+    const auto lengths = parse_length_list(o->lengths, "--lengths");
+    for (int n : lengths)
+      if (n < 2) throw UsageError(fmt::format("--lengths: {} is too short (a sequence needs content and a query)", n));
+    const nlohmann::json cfg = resolve_config("", o->sets);
+    set_threads(o->threads);
+    const auto paths = o->checkpoints.empty() ? find_checkpoints(o->runs_dir) : o->checkpoints;
+    const EvalSettings s{lengths, cfg["test_size"], cfg["test_seed"]};
+    const auto rows = evaluate_checkpoints(paths, s, !o->quiet);
+    const auto task = load_checkpoint(paths.front()).model->config().task;
+    const nlohmann::json results = results_json(rows, s, task);
+    write_json_atomic(o->out, results);
+    if (!o->markdown.empty()) write_file_atomic(o->markdown, format_results_markdown(results, nullptr));
+    fmt::print("{}", format_results_table(results));
+    fmt::print("results: {}\n", o->out);
+  });
+}
+
+}  // namespace pe::cli

@@ -1,0 +1,35 @@
+// pe-bench run: a whole experiment (every scheme x seed, trained and evaluated).
+#include <fmt/format.h>
+
+#include "cli/common.h"
+#include "experiments/config.h"
+#include "experiments/experiment.h"
+
+namespace pe::cli {
+
+void register_run(CLI::App& app) {
+  struct Opts {
+    std::string experiment;
+    std::vector<std::string> sets;
+    bool quiet = false;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* sub = app.add_subcommand("run", "Run an experiment file: train every scheme x seed, evaluate at every length, "
+                                        "write <out_dir>/results.json and table.md, print the table");
+  sub->add_option("experiment", o->experiment, "experiment JSON file, e.g. experiments/tournament.json")->required();
+  sub->add_option("--set", o->sets, "override a key: --set key=value (repeatable; lists comma-separated)");
+  sub->add_flag("--quiet,-q", o->quiet, "no progress line");
+  sub->footer(describe_keys());
+  sub->callback([o] {
+    const nlohmann::json cfg = resolve_config(o->experiment, o->sets);
+    const auto out = run_experiment(cfg, o->quiet);
+    fmt::print("{}", out.table);
+    fmt::print("{} runs x {} steps trained in {:.2f} s ({:.0f} training steps/s overall); evaluation {:.2f} s\n",
+               out.runs, out.total_steps / std::max(1, out.runs), out.train_seconds,
+               out.total_steps / out.train_seconds, out.eval_seconds);
+    const std::string dir = cfg["out_dir"];
+    fmt::print("results: {}/results.json, {}/table.md\n", dir, dir);
+  });
+}
+
+}  // namespace pe::cli

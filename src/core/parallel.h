@@ -1,0 +1,31 @@
+// Thin OpenMP wrappers so the code builds and runs the same with OpenMP disabled.
+#pragma once
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace pe {
+
+inline int max_threads() {
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+inline void set_threads(int n) {
+#ifdef _OPENMP
+  if (n > 0) omp_set_num_threads(n);
+#else
+  (void)n;
+#endif
+}
+inline bool in_parallel() {
+#ifdef _OPENMP
+  return omp_in_parallel();
+#else
+  return false;
+#endif
+}
+
+}  // namespace pe

@@ -1,0 +1,70 @@
+// Parameters, gradients and Adam moments are flat buffers; a ParamLayout names the tensors inside
+// them, so zeroing, the optimizer, checkpointing and gradient checks are single loops.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "core/errors.h"
+#include "core/tensor.h"
+
+namespace pe {
+
+struct TensorInfo {
+  std::string name;
+  int rows = 0, cols = 0;
+  size_t offset = 0;
+  size_t size() const { return size_t(rows) * size_t(cols); }
+};
+
+class ParamLayout {
+ public:
+  // Declares a [rows, cols] tensor; returns its id. Names are unique.
+  int add(const std::string& name, int rows, int cols) {
+    for (auto& t : tensors_)
+      if (t.name == name) throw Error("parameter declared twice: " + name);
+    tensors_.push_back({name, rows, cols, total_});
+    total_ += size_t(rows) * size_t(cols);
+    return int(tensors_.size()) - 1;
+  }
+  int find(const std::string& name) const {
+    for (size_t i = 0; i < tensors_.size(); ++i)
+      if (tensors_[i].name == name) return int(i);
+    return -1;
+  }
+  const std::vector<TensorInfo>& tensors() const { return tensors_; }
+  const TensorInfo& operator[](int id) const { return tensors_[id]; }
+  size_t total() const { return total_; }
+
+ private:
+  std::vector<TensorInfo> tensors_;
+  size_t total_ = 0;
+};
+
+// A named view into one flat buffer (values or gradients) laid out by a ParamLayout.
+template <class S>
+struct ParamView {
+  S* base = nullptr;
+  const ParamLayout* layout = nullptr;
+  MatMap<S> operator()(int id) const {
+    const auto& t = (*layout)[id];
+    return MatMap<S>(base + t.offset, t.rows, t.cols);
+  }
+  S* data(int id) const { return base + (*layout)[id].offset; }
+};
+
+template <class S>
+struct CParamView {
+  const S* base = nullptr;
+  const ParamLayout* layout = nullptr;
+  CParamView() = default;
+  CParamView(const S* b, const ParamLayout* l) : base(b), layout(l) {}
+  CParamView(const ParamView<S>& v) : base(v.base), layout(v.layout) {}  // NOLINT: implicit by design
+  CMatMap<S> operator()(int id) const {
+    const auto& t = (*layout)[id];
+    return CMatMap<S>(base + t.offset, t.rows, t.cols);
+  }
+  const S* data(int id) const { return base + (*layout)[id].offset; }
+};
+
+}  // namespace pe

@@ -1,0 +1,291 @@
+#include "experiments/config.h"
+
+#include <fmt/format.h>
+
+#include <sstream>
+
+#include "core/errors.h"
+#include "core/files.h"
+#include "schemes/scheme.h"
+
+namespace pe {
+
+using nlohmann::json;
+
+const std::vector<KeySpec>& config_keys() {
+  static const std::vector<KeySpec> keys = {
+      {"name", KeyType::String, "experiment", "experiment name (used in output file names)"},
+      {"task", KeyType::String, "cue", "task: cue"},
+      {"schemes", KeyType::StringList, json::array({"none", "sinusoidal", "learned", "rope", "alibi"}),
+       "positional schemes to train"},
+      {"seeds", KeyType::IntList, json::array({0, 1, 2}), "training seeds"},
+      {"steps", KeyType::Int, 1500, "Adam steps per training run"},
+      {"batch_size", KeyType::Int, 256, "sequences per step"},
+      {"lr", KeyType::Float, 1e-2, "Adam learning rate"},
+      {"adam_beta1", KeyType::Float, 0.9, "Adam beta1"},
+      {"adam_beta2", KeyType::Float, 0.999, "Adam beta2"},
+      {"adam_eps", KeyType::Float, 1e-8, "Adam epsilon"},
+      {"train_length", KeyType::Int, 32, "sequence length during training"},
+      {"eval_lengths", KeyType::IntList, json::array({32, 64, 128, 256}), "lengths to evaluate at"},
+      {"test_size", KeyType::Int, 2000, "test sequences per length"},
+      {"test_seed", KeyType::Int, 777, "seed of the test stream (shared by every scheme and seed)"},
+      {"alphabet", KeyType::Int, 8, "cue task: number of symbols"},
+      {"mark_prob", KeyType::Float, 0.1, "cue task: probability a content token is marked"},
+      {"d_model", KeyType::Int, 16, "head width"},
+      {"embed_init_std", KeyType::Float, 0.3, "std of the token embedding and learned rows at init"},
+      {"base", KeyType::Float, 10000.0, "frequency base of sinusoidal and rope"},
+      {"learned_rows", KeyType::Int, 0, "rows of the learned table (0: the training length)"},
+      {"alibi_slopes", KeyType::FloatList, json::array({0.5}), "ALiBi slope per head (empty: reference rule)"},
+      {"rotary_fraction", KeyType::Float, 1.0, "rope: fraction of planes that rotate"},
+      {"log_every", KeyType::Int, 50, "steps between metrics-log lines"},
+      {"runs_dir", KeyType::String, "results/runs", "where run directories go"},
+      {"out_dir", KeyType::String, "results", "where experiment results go"},
+      {"reference", KeyType::String, "", "JSON file of published figures shown beside ours (optional)"},
+      {"threads", KeyType::Int, 0, "OpenMP threads (0: all cores)"},
+  };
+  return keys;
+}
+
+json default_config() {
+  json j = json::object();
+  for (auto& k : config_keys()) j[k.key] = k.default_value;
+  return j;
+}
+
+namespace {
+
+const KeySpec* find_key(const std::string& key) {
+  for (auto& k : config_keys())
+    if (k.key == key) return &k;
+  return nullptr;
+}
+
+std::string type_name(KeyType t) {
+  switch (t) {
+    case KeyType::Int: return "an integer";
+    case KeyType::Float: return "a number";
+    case KeyType::String: return "a string";
+    case KeyType::Bool: return "true or false";
+    case KeyType::IntList: return "a list of integers";
+    case KeyType::FloatList: return "a list of numbers";
+    case KeyType::StringList: return "a list of strings";
+  }
+  return "?";
+}
+
+bool has_type(const json& v, KeyType t) {
+  auto all = [&](auto pred) {
+    if (!v.is_array()) return false;
+    for (auto& e : v)
+      if (!pred(e)) return false;
+    return true;
+  };
+  switch (t) {
+    case KeyType::Int: return v.is_number_integer();
+    case KeyType::Float: return v.is_number();
+    case KeyType::String: return v.is_string();
+    case KeyType::Bool: return v.is_boolean();
+    case KeyType::IntList: return all([](const json& e) { return e.is_number_integer(); });
+    case KeyType::FloatList: return all([](const json& e) { return e.is_number(); });
+    case KeyType::StringList: return all([](const json& e) { return e.is_string(); });
+  }
+  return false;
+}
+
+std::string known_keys() {
+  std::string s;
+  for (auto& k : config_keys()) s += (s.empty() ? "" : ", ") + k.key;
+  return s;
+}
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  std::istringstream ss(text);
+  while (std::getline(ss, cur, sep)) out.push_back(cur);
+  if (!text.empty() && text.back() == sep) out.push_back("");
+  return out;
+}
+
+std::string trim(const std::string& s) {
+  const auto a = s.find_first_not_of(" \t"), b = s.find_last_not_of(" \t");
+  return a == std::string::npos ? "" : s.substr(a, b - a + 1);
+}
+
+bool parse_int(const std::string& s, long long& out) {
+  try {
+    size_t pos = 0;
+    out = std::stoll(s, &pos);
+    return pos == s.size();
+  } catch (...) {
+    return false;
+  }
+}
+
+bool parse_double(const std::string& s, double& out) {
+  try {
+    size_t pos = 0;
+    out = std::stod(s, &pos);
+    return pos == s.size();
+  } catch (...) {
+    return false;
+  }
+}
+
+}  // namespace
+
+void merge_config(json& cfg, const json& overrides, const std::string& origin) {
+  if (!overrides.is_object()) throw ConfigError(origin + ": expected a JSON object of settings");
+  for (auto& [key, value] : overrides.items()) {
+    if (key == "description") continue;  // free text for readers of the file
+    const KeySpec* spec = find_key(key);
+    if (!spec) throw ConfigError(fmt::format("{}: unknown key '{}' (known keys: {})", origin, key, known_keys()));
+    if (!has_type(value, spec->type))
+      throw ConfigError(fmt::format("{}: key '{}' must be {} (got {})", origin, key, type_name(spec->type), value.dump()));
+    cfg[key] = value;
+  }
+}
+
+json load_experiment(const std::string& path) {
+  if (!file_exists(path)) throw ConfigError("experiment file not found: " + path);
+  json file;
+  try {
+    file = json::parse(read_file(path));
+  } catch (const json::parse_error& e) {
+    throw ConfigError(fmt::format("{} is not valid JSON: {}", path, e.what()));
+  }
+  json cfg = default_config();
+  merge_config(cfg, file, path);
+  return cfg;
+}
+
+std::vector<int> parse_length_list(const std::string& text, const std::string& what) {
+  std::vector<int> out;
+  for (auto& part : split(text, ',')) {
+    long long v;
+    const std::string t = trim(part);
+    if (!parse_int(t, v) || v <= 0 || v > 1000000)
+      throw UsageError(fmt::format("{}: '{}' is not a positive integer in the list '{}' (write e.g. 32,64,128)",
+                                   what, t, text));
+    out.push_back(int(v));
+  }
+  if (out.empty()) throw UsageError(what + ": empty list (write e.g. 32,64,128)");
+  return out;
+}
+
+void apply_override(json& cfg, const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw ConfigError(fmt::format("--set '{}': expected key=value", assignment));
+  const std::string key = trim(assignment.substr(0, eq)), text = trim(assignment.substr(eq + 1));
+  const KeySpec* spec = find_key(key);
+  if (!spec) throw ConfigError(fmt::format("--set: unknown key '{}' (known keys: {})", key, known_keys()));
+  auto bad = [&] {
+    return ConfigError(fmt::format("--set {}: '{}' is not {}", key, text, type_name(spec->type)));
+  };
+  json v;
+  long long i;
+  double d;
+  switch (spec->type) {
+    case KeyType::Int:
+      if (!parse_int(text, i)) throw bad();
+      v = i;
+      break;
+    case KeyType::Float:
+      if (!parse_double(text, d)) throw bad();
+      v = d;
+      break;
+    case KeyType::String: v = text; break;
+    case KeyType::Bool:
+      if (text != "true" && text != "false") throw bad();
+      v = (text == "true");
+      break;
+    case KeyType::IntList:
+    case KeyType::FloatList:
+    case KeyType::StringList:
+      v = json::array();
+      if (!text.empty())
+        for (auto& part : split(text, ',')) {
+          const std::string t = trim(part);
+          if (spec->type == KeyType::IntList) {
+            if (!parse_int(t, i)) throw bad();
+            v.push_back(i);
+          } else if (spec->type == KeyType::FloatList) {
+            if (!parse_double(t, d)) throw bad();
+            v.push_back(d);
+          } else {
+            if (t.empty()) throw bad();
+            v.push_back(t);
+          }
+        }
+      break;
+  }
+  cfg[key] = v;
+}
+
+void validate_config(const json& cfg) {
+  auto positive = [&](const char* key) {
+    if (cfg.at(key).get<long long>() <= 0) throw ConfigError(fmt::format("{} must be positive", key));
+  };
+  for (auto k : {"steps", "batch_size", "train_length", "test_size", "d_model", "log_every", "alphabet"}) positive(k);
+  if (cfg.at("task").get<std::string>() != "cue")
+    throw ConfigError(fmt::format("unknown task '{}' (known tasks: cue)", cfg.at("task").get<std::string>()));
+  if (cfg.at("d_model").get<int>() % 2) throw ConfigError("d_model must be even (planes are coordinate pairs)");
+  if (cfg.at("train_length").get<int>() < 2) throw ConfigError("train_length must be at least 2");
+  if (cfg.at("lr").get<double>() <= 0) throw ConfigError("lr must be positive");
+  const double mp = cfg.at("mark_prob").get<double>();
+  if (!(mp >= 0 && mp <= 1)) throw ConfigError("mark_prob must lie in [0, 1]");
+  for (auto& s : cfg.at("schemes")) {
+    std::string known;
+    for (auto& i : scheme_list()) known += (known.empty() ? "" : ", ") + i.name;
+    if (!scheme_exists(s.get<std::string>()))
+      throw UsageError(fmt::format("unknown scheme '{}' (known: {})", s.get<std::string>(), known));
+  }
+  if (cfg.at("schemes").empty()) throw ConfigError("schemes: the list is empty");
+  if (cfg.at("seeds").empty()) throw ConfigError("seeds: the list is empty");
+  for (auto& n : cfg.at("eval_lengths"))
+    if (n.get<long long>() < 2) throw ConfigError(fmt::format("eval_lengths: {} is not a length >= 2", n.dump()));
+  for (auto& n : cfg.at("seeds"))
+    if (n.get<long long>() < 0) throw ConfigError(fmt::format("seeds: {} is negative", n.dump()));
+}
+
+std::string describe_keys() {
+  std::string s = "Experiment keys (defaults in brackets):\n";
+  for (auto& k : config_keys()) s += fmt::format("  {:<16} {} [{}]\n", k.key, k.help, k.default_value.dump());
+  return s;
+}
+
+ExperimentConfig ExperimentConfig::from_json(const json& c) {
+  validate_config(c);
+  ExperimentConfig e;
+  e.name = c["name"];
+  e.task = c["task"];
+  e.runs_dir = c["runs_dir"];
+  e.out_dir = c["out_dir"];
+  e.reference = c["reference"];
+  e.schemes = c["schemes"].get<std::vector<std::string>>();
+  e.seeds = c["seeds"].get<std::vector<int>>();
+  e.eval_lengths = c["eval_lengths"].get<std::vector<int>>();
+  e.steps = c["steps"];
+  e.batch_size = c["batch_size"];
+  e.train_length = c["train_length"];
+  e.test_size = c["test_size"];
+  e.d_model = c["d_model"];
+  e.learned_rows = c["learned_rows"];
+  e.log_every = c["log_every"];
+  e.threads = c["threads"];
+  e.alphabet = c["alphabet"];
+  e.test_seed = c["test_seed"];
+  e.lr = c["lr"];
+  e.beta1 = c["adam_beta1"];
+  e.beta2 = c["adam_beta2"];
+  e.eps = c["adam_eps"];
+  e.embed_init_std = c["embed_init_std"];
+  e.base = c["base"];
+  e.mark_prob = c["mark_prob"];
+  e.rotary_fraction = c["rotary_fraction"];
+  e.alibi_slopes = c["alibi_slopes"].get<std::vector<double>>();
+  return e;
+}
+
+}  // namespace pe

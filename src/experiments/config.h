@@ -1,0 +1,47 @@
+// Experiment configuration: a table of known keys with types and defaults. Experiment files list
+// only what differs from the defaults; `--set key=value` overrides apply last. An unknown key or a
+// value of the wrong type is a ConfigError naming the key.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace pe {
+
+enum class KeyType { Int, Float, String, Bool, IntList, FloatList, StringList };
+
+struct KeySpec {
+  std::string key;
+  KeyType type;
+  nlohmann::json default_value;
+  std::string help;
+};
+
+const std::vector<KeySpec>& config_keys();
+nlohmann::json default_config();
+// Checks and merges `overrides` (a JSON object) into cfg; `origin` names the source in errors.
+void merge_config(nlohmann::json& cfg, const nlohmann::json& overrides, const std::string& origin);
+// Reads an experiment file and merges it over the defaults.
+nlohmann::json load_experiment(const std::string& path);
+// Applies one "key=value" override (lists are comma-separated).
+void apply_override(nlohmann::json& cfg, const std::string& assignment);
+// Checks values that must make sense together (positive lengths, known schemes, ...).
+void validate_config(const nlohmann::json& cfg);
+// Parses a comma-separated list of positive integers ("32,64,128"); throws UsageError naming `what`.
+std::vector<int> parse_length_list(const std::string& text, const std::string& what);
+std::string describe_keys();  // for --help
+
+// The typed view of a resolved config used by the runners.
+struct ExperimentConfig {
+  std::string name, task, runs_dir, out_dir, reference;
+  std::vector<std::string> schemes;
+  std::vector<int> seeds, eval_lengths;
+  int steps, batch_size, train_length, test_size, d_model, learned_rows, log_every, threads, alphabet;
+  long long test_seed;
+  double lr, beta1, beta2, eps, embed_init_std, base, mark_prob, rotary_fraction;
+  std::vector<double> alibi_slopes;
+  static ExperimentConfig from_json(const nlohmann::json& cfg);
+};
+
+}  // namespace pe

@@ -1,0 +1,221 @@
+#include "experiments/evaluate.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+
+#include "core/errors.h"
+#include "core/fpenv.h"
+#include "core/parallel.h"
+#include "experiments/checkpoint.h"
+#include "schemes/scheme.h"
+#include "tasks/cue_exact.h"
+
+namespace pe {
+
+using nlohmann::json;
+
+std::optional<double> cue_accuracy(const CueHead<float>& model, const CueBatch& test) {
+  if (!model.scheme().can_read(test.T - 1)) return std::nullopt;
+  constexpr int kChunk = 100;
+  const int chunks = (test.B + kChunk - 1) / kChunk;
+  std::vector<int> correct(chunks, 0);
+#pragma omp parallel for schedule(dynamic) if (!in_parallel() && chunks > 1)
+  for (int c = 0; c < chunks; ++c) {
+    flush_subnormals_to_zero();
+    CueWorkspace<float> ws;
+    const int b0 = c * kChunk, nb = std::min(kChunk, test.B - b0);
+    correct[c] = model.forward(&test.tokens[size_t(b0) * test.T], &test.targets[b0], nb, test.T, ws).correct;
+  }
+  int total = 0;
+  for (int c : correct) total += c;
+  return double(total) / test.B;
+}
+
+std::vector<std::string> find_checkpoints(const std::string& dir) {
+  namespace fs = std::filesystem;
+  if (!fs::is_directory(dir))
+    throw UsageError(fmt::format("runs directory {} not found; train first (pe-bench train) or pass --runs-dir", dir));
+  std::vector<std::string> out;
+  for (auto& entry : fs::recursive_directory_iterator(dir))
+    if (entry.is_regular_file() && entry.path().filename() == "checkpoint.json") out.push_back(entry.path().string());
+  std::sort(out.begin(), out.end());
+  if (out.empty()) throw UsageError(fmt::format("no checkpoint.json under {}; train first (pe-bench train)", dir));
+  return out;
+}
+
+std::vector<SchemeResult> evaluate_checkpoints(const std::vector<std::string>& paths, const EvalSettings& s,
+                                               bool progress) {
+  std::vector<LoadedCheckpoint> cps;
+  for (auto& p : paths) cps.push_back(load_checkpoint(p));
+  const CueTaskConfig task = cps.front().model->config().task;
+  for (auto& c : cps)
+    if (c.model->config().task.alphabet != task.alphabet || c.model->config().task.mark_prob != task.mark_prob)
+      throw UsageError(fmt::format("{} was trained on other task settings than {}; evaluate them separately",
+                                   c.path, cps.front().path));
+  // group by scheme in registry order, seeds ascending
+  std::vector<SchemeResult> rows;
+  for (auto& info : scheme_list()) {
+    SchemeResult r{info.name, {}};
+    for (auto& c : cps)
+      if (c.model->config().scheme.name == info.name)
+        r.seeds.push_back({c.meta.at("training").value("seed", 0), c.path, {}});
+    std::sort(r.seeds.begin(), r.seeds.end(), [](auto& a, auto& b) { return a.seed < b.seed || (a.seed == b.seed && a.checkpoint < b.checkpoint); });
+    if (!r.seeds.empty()) rows.push_back(std::move(r));
+  }
+  std::map<std::string, CueHead<float>*> by_path;
+  for (auto& c : cps) by_path[c.path] = c.model.get();
+  const bool tty = progress && isatty(fileno(stderr));
+  for (size_t li = 0; li < s.lengths.size(); ++li) {
+    const int n = s.lengths[li];
+    const CueBatch test = cue_test_set(task, uint64_t(s.test_seed), n, s.test_size);
+    for (auto& r : rows)
+      for (auto& sd : r.seeds) {
+        CueHead<float>* m = by_path.at(sd.checkpoint);
+        m->prepare(n);
+        sd.accuracy.push_back(cue_accuracy(*m, test));
+      }
+    if (tty) fmt::print(stderr, "\r[eval] length {} done ({}/{})   ", n, li + 1, s.lengths.size());
+  }
+  if (tty) fmt::print(stderr, "\r{:40}\r", "");
+  return rows;
+}
+
+namespace {
+json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+std::optional<double> mean_of(const std::vector<SeedResult>& seeds, size_t li) {
+  double sum = 0;
+  for (auto& s : seeds) {
+    if (!s.accuracy[li]) return std::nullopt;
+    sum += *s.accuracy[li];
+  }
+  return sum / seeds.size();
+}
+
+std::string cell(const json& v, int width = 7) {
+  return v.is_null() ? fmt::format("{:>{}}", "—", width + 2) : fmt::format("{:>{}.3f}", v.get<double>(), width);
+}
+}  // namespace
+
+json results_json(const std::vector<SchemeResult>& rows, const EvalSettings& s, const CueTaskConfig& task) {
+  json j = {{"format", "pe-bench-results"},
+            {"version", 1},
+            {"task", "cue"},
+            {"metric", "accuracy"},
+            {"alphabet", task.alphabet},
+            {"mark_prob", task.mark_prob},
+            {"lengths", s.lengths},
+            {"test_size", s.test_size},
+            {"test_seed", s.test_seed}};
+  json exact = json::array();
+  for (int n : s.lengths) exact.push_back(cue_best_reader_without_positions(n, task.alphabet, task.mark_prob));
+  j["exact_best_reader_without_positions"] = exact;
+  json out = json::array();
+  for (auto& r : rows) {
+    json row = {{"scheme", r.scheme}, {"map", "none"}};
+    json mean = json::array(), seeds = json::array();
+    for (size_t li = 0; li < s.lengths.size(); ++li) mean.push_back(opt(mean_of(r.seeds, li)));
+    for (auto& sd : r.seeds) {
+      json acc = json::array();
+      for (auto& a : sd.accuracy) acc.push_back(opt(a));
+      seeds.push_back({{"seed", sd.seed}, {"checkpoint", sd.checkpoint}, {"accuracy", acc}});
+    }
+    row["mean"] = mean;
+    row["seeds"] = seeds;
+    out.push_back(row);
+  }
+  j["rows"] = out;
+  return j;
+}
+
+std::string format_results_table(const json& r) {
+  std::string s = fmt::format("cue task: accuracy on {} test sequences per length (test seed {}); mean over seeds, "
+                              "each seed below\n",
+                              r["test_size"].get<int>(), r["test_seed"].get<long long>());
+  s += fmt::format("{:<22}", "scheme");
+  for (auto& n : r["lengths"]) s += fmt::format("{:>9}", n.get<int>());
+  s += "\n";
+  for (auto& row : r["rows"]) {
+    std::string label = row["scheme"].get<std::string>();
+    if (row["map"] != "none") label += " + " + row["map"].get<std::string>();
+    s += fmt::format("{:<22}", label);
+    for (auto& v : row["mean"]) s += "  " + cell(v);
+    s += "\n";
+    for (auto& sd : row["seeds"]) {
+      s += fmt::format("{:<22}", fmt::format("    seed {}", sd["seed"].get<int>()));
+      for (auto& v : sd["accuracy"]) s += "  " + cell(v);
+      s += "\n";
+    }
+    if (row["scheme"] == "none" && row["map"] == "none") {
+      s += fmt::format("{:<22}", "  exact best reader*");
+      for (auto& v : r["exact_best_reader_without_positions"]) s += "  " + cell(v);
+      s += "\n";
+    }
+  }
+  s += "* the best possible reader without positions (guesses the most frequent marked symbol), exact by counting\n";
+  s += "— the learned table has no row for these positions\n";
+  return s;
+}
+
+std::string format_results_markdown(const json& r, const json& ref) {
+  auto published = [&](const std::string& key, size_t li) -> json {
+    if (ref.is_null() || !ref.contains("rows") || !ref["rows"].contains(key)) return json("n/a");
+    const json& v = ref["rows"][key];
+    const int n = r["lengths"][li];
+    const auto& lens = ref["lengths"];
+    for (size_t k = 0; k < lens.size(); ++k)
+      if (lens[k] == n) return v[k];
+    return json("n/a");
+  };
+  auto md = [](const json& v) -> std::string {
+    if (v.is_null()) return "—";
+    if (v.is_string()) return v.get<std::string>();
+    return fmt::format("{:.3f}", v.get<double>());
+  };
+  std::string s = fmt::format("# Cue task: accuracy by test length\n\nMean of the seeds, {} test sequences per length "
+                              "(the same sequences for every scheme and seed). Each cell: **pe-bench** / published.\n\n",
+                              r["test_size"].get<int>());
+  s += "| scheme |";
+  for (auto& n : r["lengths"]) s += fmt::format(" {} |", n.get<int>());
+  s += "\n|---|";
+  for (size_t i = 0; i < r["lengths"].size(); ++i) s += "---|";
+  s += "\n";
+  for (auto& row : r["rows"]) {
+    std::string key = row["scheme"].get<std::string>();
+    if (row["map"] != "none") key += "+" + row["map"].get<std::string>();
+    s += "| " + key + " |";
+    for (size_t li = 0; li < row["mean"].size(); ++li)
+      s += fmt::format(" **{}** / {} |", md(row["mean"][li]), md(published(key, li)));
+    s += "\n";
+    if (key == "none") {
+      s += "| best reader without positions (exact) |";
+      for (size_t li = 0; li < r["lengths"].size(); ++li)
+        s += fmt::format(" **{}** / {} |", md(r["exact_best_reader_without_positions"][li]), md(published("exact_best_reader", li)));
+      s += "\n";
+    }
+  }
+  s += "\n## Each seed\n\n| scheme | seed |";
+  for (auto& n : r["lengths"]) s += fmt::format(" {} |", n.get<int>());
+  s += "\n|---|---|";
+  for (size_t i = 0; i < r["lengths"].size(); ++i) s += "---|";
+  s += "\n";
+  for (auto& row : r["rows"]) {
+    std::string key = row["scheme"].get<std::string>();
+    if (row["map"] != "none") key += "+" + row["map"].get<std::string>();
+    for (auto& sd : row["seeds"]) {
+      s += fmt::format("| {} | {} |", key, sd["seed"].get<int>());
+      for (auto& v : sd["accuracy"]) s += " " + md(v) + " |";
+      s += "\n";
+    }
+  }
+  if (!ref.is_null() && ref.contains("source")) s += "\nPublished figures: " + ref["source"].get<std::string>() + "\n";
+  s += "\n— : the learned table has no row for these positions (not evaluated, never clamped).\n";
+  return s;
+}
+
+}  // namespace pe

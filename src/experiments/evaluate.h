@@ -1,0 +1,47 @@
+// Evaluation: accuracy of trained cue heads on the shared test stream (paired: every scheme and seed
+// reads the same sequences at a given length), and the results JSON (docs/results-format.md).
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "models/cue_head.h"
+#include "tasks/cue_task.h"
+
+namespace pe {
+
+struct EvalSettings {
+  std::vector<int> lengths;
+  int test_size = 2000;
+  long long test_seed = 777;
+};
+
+// Accuracy on `test`; nullopt when the scheme has no representation for its positions (learned
+// table past its rows). Parallel over fixed chunks; the count is exact whatever the threads.
+std::optional<double> cue_accuracy(const CueHead<float>& model, const CueBatch& test);
+
+struct SeedResult {
+  int seed = 0;
+  std::string checkpoint;
+  std::vector<std::optional<double>> accuracy;  // one per length
+};
+struct SchemeResult {
+  std::string scheme;
+  std::vector<SeedResult> seeds;
+};
+
+// Evaluates the checkpoints (grouped by scheme, in registry order, seeds ascending).
+std::vector<SchemeResult> evaluate_checkpoints(const std::vector<std::string>& checkpoints, const EvalSettings& s,
+                                               bool progress);
+// Every checkpoint.json below dir, sorted. Throws UsageError when there is none.
+std::vector<std::string> find_checkpoints(const std::string& dir);
+
+nlohmann::json results_json(const std::vector<SchemeResult>& rows, const EvalSettings& s, const CueTaskConfig& task);
+// Plain-text table: the mean over seeds per scheme, each seed's value under it, the exact reader.
+std::string format_results_table(const nlohmann::json& results);
+// Markdown with published figures (reference JSON, may be null) beside pe-bench's.
+std::string format_results_markdown(const nlohmann::json& results, const nlohmann::json& reference);
+
+}  // namespace pe

@@ -1,0 +1,82 @@
+#include "experiments/experiment.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <exception>
+
+#include "core/errors.h"
+#include "core/files.h"
+#include "core/parallel.h"
+#include "experiments/config.h"
+#include "experiments/evaluate.h"
+#include "experiments/train.h"
+
+namespace pe {
+
+using nlohmann::json;
+
+ExperimentOutcome run_experiment(const json& resolved, bool quiet) {
+  const ExperimentConfig e = ExperimentConfig::from_json(resolved);
+  set_threads(e.threads);
+  json reference;  // published figures, optional
+  if (!e.reference.empty()) {
+    try {
+      reference = json::parse(read_file(e.reference));
+    } catch (const json::parse_error& err) {
+      throw ConfigError(fmt::format("reference file {} is not valid JSON: {}", e.reference, err.what()));
+    }
+  }
+  struct Job {
+    std::string scheme;
+    int seed;
+  };
+  std::vector<Job> jobs;
+  for (auto& s : e.schemes)
+    for (int seed : e.seeds) jobs.push_back({s, seed});
+  std::vector<std::string> checkpoints(jobs.size());
+  std::vector<std::exception_ptr> errors(jobs.size());
+  const bool tty = !quiet && isatty(fileno(stderr));
+  std::atomic<int> done{0};
+  const auto t0 = std::chrono::steady_clock::now();
+#pragma omp parallel for schedule(dynamic, 1)
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    try {
+      checkpoints[i] = train_cue(e, resolved, jobs[i].scheme, jobs[i].seed).checkpoint;
+    } catch (...) {
+      errors[i] = std::current_exception();
+    }
+    const int d = ++done;
+    if (tty) {
+#pragma omp critical(progress)
+      fmt::print(stderr, "\r[{}] trained {}/{} runs (last: {} seed {})      ", e.name, d, jobs.size(), jobs[i].scheme,
+                 jobs[i].seed);
+    }
+  }
+  for (auto& err : errors)
+    if (err) std::rethrow_exception(err);
+  ExperimentOutcome out;
+  out.train_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  out.runs = int(jobs.size());
+  out.total_steps = (long long)jobs.size() * e.steps;
+  if (tty) fmt::print(stderr, "\r{:70}\r", "");
+  const auto t1 = std::chrono::steady_clock::now();
+  const EvalSettings settings{e.eval_lengths, e.test_size, e.test_seed};
+  const auto rows = evaluate_checkpoints(checkpoints, settings, !quiet);
+  CueTaskConfig task;
+  task.alphabet = e.alphabet;
+  task.mark_prob = e.mark_prob;
+  out.results = results_json(rows, settings, task);
+  out.results["experiment"] = resolved;
+  out.eval_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+  out.table = format_results_table(out.results);
+  out.markdown = format_results_markdown(out.results, reference);
+  write_json_atomic(e.out_dir + "/results.json", out.results);
+  write_file_atomic(e.out_dir + "/table.md", out.markdown);
+  return out;
+}
+
+}  // namespace pe

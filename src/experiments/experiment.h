@@ -1,0 +1,20 @@
+// A whole experiment: every scheme x seed trained (in parallel, one run per thread) and evaluated on
+// the shared test stream; results.json and table.md written to out_dir.
+#pragma once
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace pe {
+
+struct ExperimentOutcome {
+  nlohmann::json results;
+  std::string table, markdown;
+  double train_seconds = 0, eval_seconds = 0;
+  long long total_steps = 0;
+  int runs = 0;
+};
+
+ExperimentOutcome run_experiment(const nlohmann::json& resolved, bool quiet);
+
+}  // namespace pe

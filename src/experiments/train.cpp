@@ -1,0 +1,117 @@
+#include "experiments/train.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "core/adam.h"
+#include "core/files.h"
+#include "core/fpenv.h"
+#include "core/parallel.h"
+#include "experiments/checkpoint.h"
+#include "tasks/cue_task.h"
+
+namespace pe {
+
+using nlohmann::json;
+
+namespace {
+constexpr int kChunk = 64;  // sequences per gradient chunk (fixed: results do not depend on threads)
+}
+
+CueModelConfig cue_model_config(const ExperimentConfig& e, const std::string& scheme) {
+  CueModelConfig c;
+  c.task.alphabet = e.alphabet;
+  c.task.mark_prob = e.mark_prob;
+  c.d_model = e.d_model;
+  c.embed_init_std = e.embed_init_std;
+  c.scheme.name = scheme;
+  c.scheme.base = e.base;
+  c.scheme.learned_rows = e.learned_rows > 0 ? e.learned_rows : e.train_length;
+  c.scheme.learned_init_std = e.embed_init_std;
+  c.scheme.alibi_slopes = e.alibi_slopes;
+  c.scheme.rotary_fraction = e.rotary_fraction;
+  return c;
+}
+
+std::string run_dir_for(const ExperimentConfig& e, const std::string& scheme, int seed) {
+  return fmt::format("{}/{}/{}/seed{}", e.runs_dir, e.task, scheme, seed);
+}
+
+CueHead<float> train_cue_model(const ExperimentConfig& e, const std::string& scheme, int seed, json* metrics_log,
+                               const ProgressFn& progress) {
+  flush_subnormals_to_zero();
+  CueHead<float> model(cue_model_config(e, scheme));
+  model.init(uint64_t(seed));
+  model.prepare(e.train_length);
+  const size_t n = model.layout().total();
+  Adam<float> adam(n, AdamConfig{e.lr, e.beta1, e.beta2, e.eps, 0.0});
+  const int B = e.batch_size, T = e.train_length;
+  const int chunks = (B + kChunk - 1) / kChunk;
+  std::vector<std::vector<float>> grads(chunks, std::vector<float>(n));
+  std::vector<CueWorkspace<float>> ws(chunks);
+  std::vector<BatchStats> stats(chunks);
+  std::vector<float> grad(n);
+  const float scale = 1.0f / float(B);
+  for (int step = 1; step <= e.steps; ++step) {
+    const CueBatch batch = cue_train_batch(model.config().task, uint64_t(seed), step, B, T);
+#pragma omp parallel for schedule(static) if (!in_parallel() && chunks > 1)
+    for (int c = 0; c < chunks; ++c) {
+      flush_subnormals_to_zero();
+      const int b0 = c * kChunk, nb = std::min(kChunk, B - b0);
+      std::fill(grads[c].begin(), grads[c].end(), 0.0f);
+      stats[c] = model.forward_backward(&batch.tokens[size_t(b0) * T], &batch.targets[b0], nb, T, scale,
+                                        grads[c].data(), ws[c]);
+    }
+    std::fill(grad.begin(), grad.end(), 0.0f);
+    double loss = 0;
+    int correct = 0;
+    for (int c = 0; c < chunks; ++c) {
+      for (size_t i = 0; i < n; ++i) grad[i] += grads[c][i];
+      loss += stats[c].loss_sum;
+      correct += stats[c].correct;
+    }
+    adam.step(model.params().data(), grad.data());
+    const double mean_loss = loss / B, acc = double(correct) / B;
+    if (step % e.log_every == 0 || step == e.steps) {
+      if (metrics_log) metrics_log->push_back({{"step", step}, {"loss", mean_loss}, {"accuracy", acc}});
+      if (progress) progress(step, e.steps, mean_loss, acc);
+    }
+  }
+  return model;
+}
+
+TrainOutcome train_cue(const ExperimentConfig& e, const json& resolved, const std::string& scheme, int seed,
+                       const ProgressFn& progress) {
+  const auto t0 = std::chrono::steady_clock::now();
+  json log = json::array();
+  const CueHead<float> model = train_cue_model(e, scheme, seed, &log, progress);
+  TrainOutcome out;
+  out.run_dir = run_dir_for(e, scheme, seed);
+  out.checkpoint = out.run_dir + "/checkpoint.json";
+  out.steps = e.steps;
+  out.final_loss = log.back()["loss"];
+  out.final_accuracy = log.back()["accuracy"];
+  json cfg = resolved;
+  cfg["scheme"] = scheme;
+  cfg["seed"] = seed;
+  cfg.erase("schemes");
+  cfg.erase("seeds");
+  std::string lines;
+  for (auto& l : log) lines += l.dump() + "\n";
+  make_dirs(out.run_dir);
+  write_json_atomic(out.run_dir + "/config.json", cfg);
+  write_file_atomic(out.run_dir + "/metrics.jsonl", lines);
+  const json training = {{"seed", seed},
+                         {"steps", e.steps},
+                         {"batch_size", e.batch_size},
+                         {"lr", e.lr},
+                         {"train_length", e.train_length},
+                         {"final_loss", out.final_loss},
+                         {"final_accuracy", out.final_accuracy}};
+  write_json_atomic(out.checkpoint, make_checkpoint(model, training));
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+}  // namespace pe

@@ -1,0 +1,38 @@
+// Training one cue-task model and writing its run directory:
+//   <runs_dir>/<task>/<scheme>/seed<N>/{config.json, metrics.jsonl, checkpoint.json}
+#pragma once
+#include <functional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "experiments/config.h"
+#include "models/cue_head.h"
+
+namespace pe {
+
+// Called every log_every steps and at the end: (step, steps, loss, accuracy) of the last batch.
+using ProgressFn = std::function<void(int, int, double, double)>;
+
+CueModelConfig cue_model_config(const ExperimentConfig& e, const std::string& scheme);
+std::string run_dir_for(const ExperimentConfig& e, const std::string& scheme, int seed);
+
+struct TrainOutcome {
+  std::string run_dir, checkpoint;
+  double final_loss = 0, final_accuracy = 0;
+  double seconds = 0;
+  int steps = 0;
+};
+
+// Trains from scratch and writes the run directory (every file atomically). `resolved` is the full
+// experiment config, recorded in config.json with the scheme and seed of this run.
+TrainOutcome train_cue(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
+                       const ProgressFn& progress = {});
+
+// The training loop alone (no files): returns the trained model. Used by tests and benchmarks.
+// A batch is split into fixed chunks of 64 sequences whose gradients are summed in chunk order, so
+// the result is the same for any number of threads.
+CueHead<float> train_cue_model(const ExperimentConfig& e, const std::string& scheme, int seed,
+                               nlohmann::json* metrics_log = nullptr, const ProgressFn& progress = {});
+
+}  // namespace pe

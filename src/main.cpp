@@ -1,0 +1,32 @@
+// pe-bench: positional encodings in attention, trained and read past their training length.
+// main() is a registry of subcommands; library errors become one line and an exit code.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "cli/common.h"
+#include "core/errors.h"
+#include "core/fpenv.h"
+
+int main(int argc, char** argv) {
+  pe::flush_subnormals_to_zero();
+  CLI::App app{"pe-bench: train tiny attention models with each positional scheme and read them past their "
+               "training length.\nExample: pe-bench run experiments/tournament.json"};
+  app.require_subcommand(1);
+  const pe::cli::Register commands[] = {pe::cli::register_train, pe::cli::register_eval, pe::cli::register_run,
+                                        pe::cli::register_gradcheck, pe::cli::register_schemes};
+  for (auto reg : commands) reg(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const pe::Error& e) {
+    fmt::print(stderr, "pe-bench: error: {}\n", e.what());
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "pe-bench: internal error: {}\n", e.what());
+    return 70;
+  }
+  return 0;
+}

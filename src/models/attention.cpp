@@ -1,0 +1,172 @@
+#include "models/attention.h"
+
+#include <Eigen/Core>
+
+#include <cmath>
+#include <limits>
+
+namespace pe {
+
+namespace {
+// Dot product of two head rows. For a compile-time width Eigen's vectorised reduction is used (a
+// fixed summation order, so results are deterministic); plain loops cannot vectorise a reduction
+// without fast-math.
+template <int DH, class S>
+inline S dot(const S* a, const S* b, int n) {
+  if constexpr (DH > 0) {
+    using V = Eigen::Matrix<S, DH, 1>;
+    return Eigen::Map<const V>(a).dot(Eigen::Map<const V>(b));
+  } else {
+    S acc = 0;
+    for (int c = 0; c < n; ++c) acc += a[c] * b[c];
+    return acc;
+  }
+}
+
+// DH > 0: the head width known at compile time (vectorised inner loops); DH = 0: sh.dh at run time.
+template <class S, int DH>
+void forward_impl(const AttnShape& sh0, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
+                       const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* probs, S* out,
+                  const int* kv_index) {
+  AttnShape sh = sh0;
+  if constexpr (DH > 0) sh.dh = DH;
+  const int dh = DH > 0 ? DH : sh0.dh;
+  const int W = sh.H * dh;
+  const S scale = scheme.content_scale() / std::sqrt(S(dh));
+  std::vector<int> keys(sh.Tk), vpos(sh.Tk);
+  std::vector<S> sc(sh.Tk);
+  int h = 0;
+  // offset of head h of key j of sequence b
+  auto key_row = [&](int b, int j) {
+    const size_t r = kv_index ? size_t(kv_index[size_t(b) * sh.Tk + j]) : size_t(b) * sh.Tk + j;
+    return r * W + size_t(h) * dh;
+  };
+  for (int b = 0; b < sh.B; ++b)
+    for (h = 0; h < sh.H; ++h)
+      for (int i = 0; i < sh.Tq; ++i) {
+        const S* q = Q + (size_t(b) * sh.Tq + i) * W + size_t(h) * dh;
+        S* p = probs + ((size_t(b) * sh.H + h) * sh.Tq + i) * sh.Tk;
+        // visible keys of this query, from positions
+        int nk = 0;
+        for (int j = 0; j < sh.Tk; ++j)
+          if (vis.visible(qpos[i], kpos[j])) keys[nk] = j, vpos[nk] = kpos[j], ++nk;
+        // s_j = scale * q.k_j  (+ bias)
+        for (int t = 0; t < nk; ++t) sc[t] = scale * dot<DH>(q, K + key_row(b, keys[t]), dh);
+        if (scheme.acts_on_scores()) scheme.bias_forward(P, h, qpos[i], vpos.data(), nk, sc.data());
+        // p = softmax(s) over visible keys; masked keys exactly 0
+        S mx = -std::numeric_limits<S>::infinity();
+        for (int t = 0; t < nk; ++t) mx = std::max(mx, sc[t]);
+        S sum = 0;
+        for (int j = 0; j < sh.Tk; ++j) p[j] = 0;
+        for (int t = 0; t < nk; ++t) sum += (p[keys[t]] = std::exp(sc[t] - mx));
+        const S inv = nk > 0 ? S(1) / sum : S(0);
+        for (int t = 0; t < nk; ++t) p[keys[t]] *= inv;
+        // o = sum_j p_j v_j
+        S* o = out + (size_t(b) * sh.Tq + i) * W + size_t(h) * dh;
+        for (int c = 0; c < dh; ++c) o[c] = 0;
+        for (int t = 0; t < nk; ++t) {
+          const S pj = p[keys[t]];
+          const S* v = V + key_row(b, keys[t]);
+          for (int c = 0; c < dh; ++c) o[c] += pj * v[c];
+        }
+      }
+}
+
+template <class S, int DH>
+void backward_impl(const AttnShape& sh0, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
+                        const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G,
+                        const S* probs, const S* dout, S* dQ, S* dK, S* dV, const int* kv_index) {
+  AttnShape sh = sh0;
+  if constexpr (DH > 0) sh.dh = DH;
+  const int dh = DH > 0 ? DH : sh0.dh;
+  const int W = sh.H * dh;
+  const S scale = scheme.content_scale() / std::sqrt(S(dh));
+  std::vector<int> keys(sh.Tk), vpos(sh.Tk);
+  std::vector<S> dp(sh.Tk), ds(sh.Tk);
+  int h = 0;
+  // offset of head h of key j of sequence b
+  auto key_row = [&](int b, int j) {
+    const size_t r = kv_index ? size_t(kv_index[size_t(b) * sh.Tk + j]) : size_t(b) * sh.Tk + j;
+    return r * W + size_t(h) * dh;
+  };
+  for (int b = 0; b < sh.B; ++b)
+    for (h = 0; h < sh.H; ++h)
+      for (int i = 0; i < sh.Tq; ++i) {
+        const size_t qrow = (size_t(b) * sh.Tq + i) * W + size_t(h) * dh;
+        const S* q = Q + qrow;
+        const S* go = dout + qrow;
+        const S* p = probs + ((size_t(b) * sh.H + h) * sh.Tq + i) * sh.Tk;
+        int nk = 0;
+        for (int j = 0; j < sh.Tk; ++j)
+          if (vis.visible(qpos[i], kpos[j])) keys[nk] = j, vpos[nk] = kpos[j], ++nk;
+        // undoes o = sum_j p_j v_j: dp_j = go.v_j, dv_j += p_j go
+        S pdp = 0;
+        for (int t = 0; t < nk; ++t) {
+          const size_t krow = key_row(b, keys[t]);
+          const S pj = p[keys[t]];
+          dp[t] = dot<DH>(go, V + krow, dh);
+          pdp += pj * dp[t];
+          S* dv = dV + krow;
+          for (int c = 0; c < dh; ++c) dv[c] += pj * go[c];
+        }
+        // undoes p = softmax(s): ds_j = p_j (dp_j - sum_k p_k dp_k)
+        for (int t = 0; t < nk; ++t) ds[t] = p[keys[t]] * (dp[t] - pdp);
+        // undoes s += bias
+        if (scheme.acts_on_scores()) scheme.bias_backward(P, G, h, qpos[i], vpos.data(), nk, ds.data());
+        // undoes s_j = scale * q.k_j: dq += scale ds_j k_j, dk_j += scale ds_j q
+        S* dq = dQ + qrow;
+        for (int t = 0; t < nk; ++t) {
+          const size_t krow = key_row(b, keys[t]);
+          const S g = scale * ds[t];
+          const S* k = K + krow;
+          S* dk = dK + krow;
+          for (int c = 0; c < dh; ++c) {
+            dq[c] += g * k[c];
+            dk[c] += g * q[c];
+          }
+        }
+      }
+}
+
+}  // namespace
+
+template <class S>
+void attention_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
+                       const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* probs, S* out,
+                       const int* kv_index) {
+  switch (sh.dh) {
+    case 16: return forward_impl<S, 16>(sh, Q, K, V, qpos, kpos, vis, scheme, P, probs, out, kv_index);
+    case 32: return forward_impl<S, 32>(sh, Q, K, V, qpos, kpos, vis, scheme, P, probs, out, kv_index);
+    case 64: return forward_impl<S, 64>(sh, Q, K, V, qpos, kpos, vis, scheme, P, probs, out, kv_index);
+    default: return forward_impl<S, 0>(sh, Q, K, V, qpos, kpos, vis, scheme, P, probs, out, kv_index);
+  }
+}
+
+template <class S>
+void attention_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
+                        const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G,
+                        const S* probs, const S* dout, S* dQ, S* dK, S* dV, const int* kv_index) {
+  switch (sh.dh) {
+    case 16: return backward_impl<S, 16>(sh, Q, K, V, qpos, kpos, vis, scheme, P, G, probs, dout, dQ, dK, dV, kv_index);
+    case 32: return backward_impl<S, 32>(sh, Q, K, V, qpos, kpos, vis, scheme, P, G, probs, dout, dQ, dK, dV, kv_index);
+    case 64: return backward_impl<S, 64>(sh, Q, K, V, qpos, kpos, vis, scheme, P, G, probs, dout, dQ, dK, dV, kv_index);
+    default: return backward_impl<S, 0>(sh, Q, K, V, qpos, kpos, vis, scheme, P, G, probs, dout, dQ, dK, dV, kv_index);
+  }
+}
+
+template void attention_forward<float>(const AttnShape&, const float*, const float*, const float*, const int*,
+                                       const int*, const Visibility&, const Scheme<float>&, CParamView<float>,
+                                       float*, float*, const int*);
+template void attention_forward<double>(const AttnShape&, const double*, const double*, const double*, const int*,
+                                        const int*, const Visibility&, const Scheme<double>&, CParamView<double>,
+                                        double*, double*, const int*);
+template void attention_backward<float>(const AttnShape&, const float*, const float*, const float*, const int*,
+                                        const int*, const Visibility&, const Scheme<float>&, CParamView<float>,
+                                        ParamView<float>, const float*, const float*, float*, float*, float*,
+                                        const int*);
+template void attention_backward<double>(const AttnShape&, const double*, const double*, const double*, const int*,
+                                         const int*, const Visibility&, const Scheme<double>&, CParamView<double>,
+                                         ParamView<double>, const double*, const double*, double*, double*, double*,
+                                         const int*);
+
+}  // namespace pe

@@ -1,0 +1,49 @@
+// Scaled dot-product attention over explicit positions: batch, any number of heads, any number of
+// query rows and key rows per sequence. Visibility (the causal mask, an optional band) is decided
+// from positions and is separate from the position bias, which comes from the scheme's hooks.
+#pragma once
+#include <vector>
+
+#include "schemes/scheme.h"
+
+namespace pe {
+
+// Which keys a query may see, from positions alone. A masked key gets probability exactly 0.
+struct Visibility {
+  bool causal = true;
+  int window = 0;  // > 0: only keys with age m - n < window (a band added to the causal mask)
+  bool visible(int m, int n) const {
+    if (causal && n > m) return false;
+    if (window > 0 && m - n >= window) return false;
+    return true;
+  }
+};
+
+struct AttnShape {
+  int B = 1;   // sequences
+  int Tq = 1;  // query rows per sequence
+  int Tk = 1;  // key/value rows per sequence
+  int H = 1;   // heads
+  int dh = 16; // head width
+};
+
+// Forward.
+//   Q: [B*Tq, H*dh], K, V: [B*Tk, H*dh] (already transformed by the scheme's Q/K hook);
+//   or, when kv_index ([B*Tk]) is given, K and V are tables whose row kv_index[b*Tk + j] is key j
+//   of sequence b (models whose keys repeat, e.g. when a key depends only on (position, token)).
+//   qpos: [Tq], kpos: [Tk] positions shared by the batch
+//   probs (out): [B, H, Tq, Tk]; out (out, overwritten): [B*Tq, H*dh]
+// score(m,n) = content_scale * q.k / sqrt(dh) + bias(m,n) over visible keys, softmax over keys.
+template <class S>
+void attention_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
+                       const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* probs, S* out,
+                       const int* kv_index = nullptr);
+
+// Backward. dout: [B*Tq, H*dh]. Adds into dQ, dK, dV (same shapes as Q, K, V; with kv_index the
+// table rows are scatter-added) and into the scheme's bias gradients G.
+template <class S>
+void attention_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
+                        const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G,
+                        const S* probs, const S* dout, S* dQ, S* dK, S* dV, const int* kv_index = nullptr);
+
+}  // namespace pe

@@ -1,0 +1,207 @@
+#include "models/cue_head.h"
+
+#include <cmath>
+
+#include "core/rng.h"
+
+namespace pe {
+
+nlohmann::json CueModelConfig::to_json() const {
+  return {{"model", "cue_head"},
+          {"alphabet", task.alphabet},
+          {"mark_prob", task.mark_prob},
+          {"vocab", task.vocab()},
+          {"classes", task.alphabet},
+          {"d_model", d_model},
+          {"embed_init_std", embed_init_std}};
+}
+
+template <class S>
+CueHead<S>::CueHead(const CueModelConfig& cfg) : cfg_(cfg) {
+  cfg_.scheme.d_model = cfg_.d_model;
+  cfg_.scheme.d_head = cfg_.d_model;
+  cfg_.scheme.n_heads = 1;
+  scheme_ = make_scheme<S>(cfg_.scheme);
+  const int d = cfg_.d_model;
+  emb_ = layout_.add("tok_emb", cfg_.task.vocab(), d);
+  wqkv_ = layout_.add("w_qkv", d, 3 * d);
+  wout_ = layout_.add("w_out", d, cfg_.task.alphabet);
+  scheme_->declare(layout_);
+  params_.assign(layout_.total(), S(0));
+}
+
+template <class S>
+void CueHead<S>::init(uint64_t seed) {
+  Rng rng(stream_key({kTagInit, seed}));
+  auto P = view(params_.data());
+  auto E = P(emb_);
+  for (Eigen::Index i = 0; i < E.size(); ++i) E.data()[i] = S(cfg_.embed_init_std * rng.normal());
+  // Linear maps: U(-1/sqrt(fan_in), 1/sqrt(fan_in)), as PyTorch's nn.Linear default.
+  const double bound = 1.0 / std::sqrt(double(cfg_.d_model));
+  for (int id : {wqkv_, wout_}) {
+    auto Wm = P(id);
+    for (Eigen::Index i = 0; i < Wm.size(); ++i) Wm.data()[i] = S(bound * (2.0 * rng.uniform() - 1.0));
+  }
+  scheme_->init(P, rng);
+}
+
+namespace {
+template <class S>
+void resize(std::vector<S>& v, size_t n) {
+  v.resize(n);
+}
+template <class S>
+void zero(std::vector<S>& v, size_t n) {
+  v.assign(n, S(0));
+}
+}  // namespace
+
+template <class S>
+BatchStats CueHead<S>::forward(const int* tokens, const int* targets, int B, int T, CueWorkspace<S>& ws,
+                               int* predictions) const {
+  const int d = cfg_.d_model, d3 = 3 * d, C = cfg_.task.alphabet, V = cfg_.task.vocab();
+  const auto P = cview();
+  const bool emb = scheme_->acts_on_embedding();
+  // ET = E W_qkv: [V, 3d]
+  resize(ws.ET, size_t(V) * d3);
+  MatMap<S>(ws.ET.data(), V, d3).noalias() = P(emb_) * P(wqkv_);
+  // positions are explicit: keys at 0..T-1, the query at T-1
+  ws.kpos.resize(T);
+  for (int t = 0; t < T; ++t) ws.kpos[t] = t;
+  ws.qrow_pos.assign(B, T - 1);
+  // PS = positional state [T, d]; PT = PS W_qkv [T, 3d]
+  if (emb) {
+    zero(ws.PS, size_t(T) * d);
+    scheme_->embed_forward(P, ws.kpos.data(), T, ws.PS.data());
+    resize(ws.PT, size_t(T) * d3);
+    MatMap<S>(ws.PT.data(), T, d3).noalias() = CMatMap<S>(ws.PS.data(), T, d) * P(wqkv_);
+  }
+  // A key and a value depend only on (position, token): row t*V + x of the tables
+  //   KT = qk_t(ET[x, d:2d] (+ PT[t, d:2d])), VT = ET[x, 2d:3d] (+ PT[t, 2d:3d]): [T*V, d]
+  // so the scheme's Q/K transform runs on T*V rows, and attention reads rows through kv_index.
+  resize(ws.KT, size_t(T) * V * d);
+  resize(ws.VT, size_t(T) * V * d);
+  ws.kt_pos.resize(size_t(T) * V);
+  for (int t = 0; t < T; ++t)
+    for (int x = 0; x < V; ++x) {
+      const size_t r = size_t(t) * V + x;
+      const S* et = &ws.ET[size_t(x) * d3];
+      const S* pt = emb ? &ws.PT[size_t(t) * d3] : nullptr;
+      for (int c = 0; c < d; ++c) {
+        ws.KT[r * d + c] = et[d + c] + (pt ? pt[d + c] : S(0));
+        ws.VT[r * d + c] = et[2 * d + c] + (pt ? pt[2 * d + c] : S(0));
+      }
+      ws.kt_pos[r] = t;
+    }
+  if (scheme_->acts_on_qk()) scheme_->qk_forward(ws.kt_pos.data(), T * V, ws.KT.data());
+  // kv_index[b*T + t] = t*V + x_{b,t};  q_b = qk_{T-1}(ET[x_{b,T-1}, 0:d] (+ PT[T-1, 0:d]))
+  ws.kv_index.resize(size_t(B) * T);
+  resize(ws.Q, size_t(B) * d);
+  for (int b = 0; b < B; ++b) {
+    for (int t = 0; t < T; ++t) ws.kv_index[size_t(b) * T + t] = t * V + tokens[size_t(b) * T + t];
+    const S* et = &ws.ET[size_t(tokens[size_t(b) * T + T - 1]) * d3];
+    S* q = &ws.Q[size_t(b) * d];
+    for (int c = 0; c < d; ++c) q[c] = et[c] + (emb ? ws.PT[size_t(T - 1) * d3 + c] : S(0));
+  }
+  if (scheme_->acts_on_qk()) scheme_->qk_forward(ws.qrow_pos.data(), B, ws.Q.data());
+  // z = attention(q, K, V): [B, d]
+  const AttnShape sh{B, 1, T, 1, d};
+  const int qpos = T - 1;
+  resize(ws.probs, size_t(B) * T);
+  resize(ws.Z, size_t(B) * d);
+  attention_forward(sh, ws.Q.data(), ws.KT.data(), ws.VT.data(), &qpos, ws.kpos.data(), Visibility{}, *scheme_, P,
+                    ws.probs.data(), ws.Z.data(), ws.kv_index.data());
+  // logits = Z W_out: [B, C]
+  resize(ws.logits, size_t(B) * C);
+  MatMap<S>(ws.logits.data(), B, C).noalias() = CMatMap<S>(ws.Z.data(), B, d) * P(wout_);
+  // cross-entropy and accuracy
+  BatchStats st;
+  for (int b = 0; b < B; ++b) {
+    const S* l = &ws.logits[size_t(b) * C];
+    int arg = 0;
+    for (int c = 1; c < C; ++c)
+      if (l[c] > l[arg]) arg = c;
+    double sum = 0;
+    for (int c = 0; c < C; ++c) sum += std::exp(double(l[c] - l[arg]));
+    st.loss_sum += std::log(sum) - double(l[targets[b]] - l[arg]);
+    st.correct += (arg == targets[b]);
+    if (predictions) predictions[b] = arg;
+  }
+  return st;
+}
+
+template <class S>
+BatchStats CueHead<S>::forward_backward(const int* tokens, const int* targets, int B, int T, S grad_scale,
+                                        S* grad, CueWorkspace<S>& ws) const {
+  const BatchStats st = forward(tokens, targets, B, T, ws);
+  const int d = cfg_.d_model, d3 = 3 * d, C = cfg_.task.alphabet, V = cfg_.task.vocab();
+  const auto P = cview();
+  const ParamView<S> G = view(grad);
+  const bool emb = scheme_->acts_on_embedding();
+  // undoes loss = CE(logits): dlogits = (softmax - onehot) * grad_scale
+  resize(ws.dlogits, size_t(B) * C);
+  for (int b = 0; b < B; ++b) {
+    const S* l = &ws.logits[size_t(b) * C];
+    S* g = &ws.dlogits[size_t(b) * C];
+    S mx = l[0];
+    for (int c = 1; c < C; ++c) mx = std::max(mx, l[c]);
+    S sum = 0;
+    for (int c = 0; c < C; ++c) sum += (g[c] = std::exp(l[c] - mx));
+    for (int c = 0; c < C; ++c) g[c] = g[c] / sum * grad_scale;
+    g[targets[b]] -= grad_scale;
+  }
+  // undoes logits = Z W_out
+  const CMatMap<S> dL(ws.dlogits.data(), B, C);
+  G(wout_).noalias() += CMatMap<S>(ws.Z.data(), B, d).transpose() * dL;
+  resize(ws.dZ, size_t(B) * d);
+  MatMap<S>(ws.dZ.data(), B, d).noalias() = dL * P(wout_).transpose();
+  // undoes z = attention(q, KT, VT)
+  zero(ws.dQ, size_t(B) * d);
+  zero(ws.dKT, size_t(T) * V * d);
+  zero(ws.dVT, size_t(T) * V * d);
+  const AttnShape sh{B, 1, T, 1, d};
+  const int qpos = T - 1;
+  attention_backward(sh, ws.Q.data(), ws.KT.data(), ws.VT.data(), &qpos, ws.kpos.data(), Visibility{}, *scheme_, P, G,
+                     ws.probs.data(), ws.dZ.data(), ws.dQ.data(), ws.dKT.data(), ws.dVT.data(), ws.kv_index.data());
+  // undoes q = qk(ET[x_q, 0:d] (+ PT[T-1, 0:d]))
+  if (scheme_->acts_on_qk()) scheme_->qk_backward(ws.qrow_pos.data(), B, ws.dQ.data());
+  zero(ws.dET, size_t(V) * d3);
+  if (emb) zero(ws.dPT, size_t(T) * d3);
+  for (int b = 0; b < B; ++b) {
+    S* det = &ws.dET[size_t(tokens[size_t(b) * T + T - 1]) * d3];
+    const S* dq = &ws.dQ[size_t(b) * d];
+    for (int c = 0; c < d; ++c) det[c] += dq[c];
+    if (emb)
+      for (int c = 0; c < d; ++c) ws.dPT[size_t(T - 1) * d3 + c] += dq[c];
+  }
+  // undoes KT = qk(ET[x, d:2d] + PT[t, d:2d]) and VT = ET[x, 2d:3d] + PT[t, 2d:3d]
+  if (scheme_->acts_on_qk()) scheme_->qk_backward(ws.kt_pos.data(), T * V, ws.dKT.data());
+  for (int t = 0; t < T; ++t)
+    for (int x = 0; x < V; ++x) {
+      const size_t r = size_t(t) * V + x;
+      S* det = &ws.dET[size_t(x) * d3];
+      for (int c = 0; c < d; ++c) det[d + c] += ws.dKT[r * d + c], det[2 * d + c] += ws.dVT[r * d + c];
+      if (emb) {
+        S* dpt = &ws.dPT[size_t(t) * d3];
+        for (int c = 0; c < d; ++c) dpt[d + c] += ws.dKT[r * d + c], dpt[2 * d + c] += ws.dVT[r * d + c];
+      }
+    }
+  // undoes ET = E W_qkv
+  const CMatMap<S> dET(ws.dET.data(), V, d3);
+  G(wqkv_).noalias() += P(emb_).transpose() * dET;
+  G(emb_).noalias() += dET * P(wqkv_).transpose();
+  // undoes PT = PS W_qkv, then PS = embedding state
+  if (emb) {
+    const CMatMap<S> dPT(ws.dPT.data(), T, d3);
+    G(wqkv_).noalias() += CMatMap<S>(ws.PS.data(), T, d).transpose() * dPT;
+    resize(ws.dPS, size_t(T) * d);
+    MatMap<S>(ws.dPS.data(), T, d).noalias() = dPT * P(wqkv_).transpose();
+    scheme_->embed_backward(P, G, ws.kpos.data(), T, ws.dPS.data());
+  }
+  return st;
+}
+
+template class CueHead<float>;
+template class CueHead<double>;
+
+}  // namespace pe

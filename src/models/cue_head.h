@@ -1,0 +1,74 @@
+// The cue-task model: one causal attention head of width d that reads at the query position.
+//   h_t = E[x_t] (+ the scheme's embedding state at position t)
+//   q = h_{T-1} W_Q, k_t = h_t W_K, v_t = h_t W_V   (W_qkv = [W_Q | W_K | W_V], [d, 3d], no bias)
+//   q, k rotated by the scheme's Q/K hook; a = softmax over t <= T-1 of q.k_t/sqrt(d) + bias
+//   z = sum_t a_t v_t;  logits = z W_out ([d, classes], no bias); loss = cross-entropy
+// The projections use linearity: h W = (E W)[x] + (P W)[t], so the projected token table [V, 3d]
+// and position table [T, 3d] are computed once per batch instead of once per token; and a key
+// and value depend only on (position, token), so they are [T*V]-row tables (the Q/K transform runs
+// on T*V rows) that the attention layer reads through an index.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/params.h"
+#include "models/attention.h"
+#include "schemes/scheme.h"
+#include "tasks/cue_task.h"
+
+namespace pe {
+
+struct CueModelConfig {
+  CueTaskConfig task;
+  int d_model = 16;
+  double embed_init_std = 0.3;
+  SchemeConfig scheme;
+  nlohmann::json to_json() const;
+};
+
+// Scratch buffers for one chunk of sequences; reused across steps.
+template <class S>
+struct CueWorkspace {
+  std::vector<S> ET, PS, PT, KT, VT, Q, probs, Z, logits, dlogits, dZ, dQ, dKT, dVT, dET, dPT, dPS;
+  std::vector<int> qrow_pos, kt_pos, kpos, kv_index;
+};
+
+struct BatchStats {
+  double loss_sum = 0;  // summed cross-entropy over the sequences
+  int correct = 0;
+};
+
+template <class S>
+class CueHead {
+ public:
+  explicit CueHead(const CueModelConfig& cfg);
+  const CueModelConfig& config() const { return cfg_; }
+  const ParamLayout& layout() const { return layout_; }
+  std::vector<S>& params() { return params_; }
+  const std::vector<S>& params() const { return params_; }
+  Scheme<S>& scheme() { return *scheme_; }
+  const Scheme<S>& scheme() const { return *scheme_; }
+  ParamView<S> view(S* base) const { return {base, &layout_}; }
+  CParamView<S> cview() const { return {params_.data(), &layout_}; }
+
+  void init(uint64_t seed);
+  // Fill the scheme's caches for sequences up to length T (call before parallel work).
+  void prepare(int T) { scheme_->prepare(T - 1); }
+  // Forward over B sequences of length T. predictions: [B] (optional).
+  BatchStats forward(const int* tokens, const int* targets, int B, int T, CueWorkspace<S>& ws,
+                     int* predictions = nullptr) const;
+  // Forward then backward; adds grad_scale * dLoss/dparam into grad (flat, layout()).
+  BatchStats forward_backward(const int* tokens, const int* targets, int B, int T, S grad_scale, S* grad,
+                              CueWorkspace<S>& ws) const;
+
+ private:
+  CueModelConfig cfg_;
+  ParamLayout layout_;
+  std::unique_ptr<Scheme<S>> scheme_;
+  std::vector<S> params_;
+  int emb_ = -1, wqkv_ = -1, wout_ = -1;
+};
+
+}  // namespace pe

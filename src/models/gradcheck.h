@@ -1,0 +1,26 @@
+// Gradient checks: every hand-written gradient against central differences, in double precision.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace pe {
+
+struct GradCheckRow {
+  std::string what;    // "cue/rope", "attention/alibi", ...
+  std::string tensor;  // parameter or input name
+  size_t count = 0;    // elements checked
+  double max_rel = 0;  // worst |a - n| / max(|a|, |n|), over elements with max(|a|,|n|) > floor
+  double max_abs = 0;  // worst |a - n|
+  bool ok = false;
+};
+
+// Tolerances: an element passes when |a - n| <= abs_tol or the relative error <= rel_tol.
+inline constexpr double kGradRelTol = 1e-5, kGradAbsTol = 1e-8;
+
+// The cue model with `scheme`, every parameter element (small batch, short sequences).
+std::vector<GradCheckRow> gradcheck_cue(const std::string& scheme);
+// The general attention layer (batch 2, 3 heads, 5 queries x 6 keys, causal, shifted positions),
+// composed with the scheme's Q/K transform and bias: gradients of Q, K, V and scheme parameters.
+std::vector<GradCheckRow> gradcheck_attention(const std::string& scheme);
+
+}  // namespace pe

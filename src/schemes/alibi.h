@@ -1,0 +1,33 @@
+// `alibi`: s(m,n) = c(m,n) - slope_h * (m - n) for visible keys. No learned parameters.
+#pragma once
+#include "core/errors.h"
+#include "schemes/scheme.h"
+
+namespace pe {
+
+template <class S>
+class AlibiScheme final : public Scheme<S> {
+ public:
+  explicit AlibiScheme(SchemeConfig cfg) : Scheme<S>(std::move(cfg)) {
+    slopes_ = this->cfg_.alibi_slopes.empty() ? alibi_reference_slopes(this->cfg_.n_heads) : this->cfg_.alibi_slopes;
+    if (int(slopes_.size()) != this->cfg_.n_heads)
+      throw UsageError("alibi: " + std::to_string(slopes_.size()) + " slopes given for " +
+                       std::to_string(this->cfg_.n_heads) + " heads; give one slope per head");
+  }
+  std::string name() const override { return "alibi"; }
+  nlohmann::json describe() const override { return {{"name", name()}, {"slopes", slopes_}}; }
+  bool acts_on_scores() const override { return true; }
+  const std::vector<double>& slopes() const { return slopes_; }
+
+  // scores[j] -= slope_h * (qpos - kpos[j]).
+  void bias_forward(CParamView<S> P, int head, int qpos, const int* kpos, int nk, S* scores) const override {
+    const S s = S(slopes_[head]);
+    for (int j = 0; j < nk; ++j) scores[j] -= s * S(qpos - kpos[j]);
+  }
+  // The bias has no parameters: nothing to accumulate.
+
+ private:
+  std::vector<double> slopes_;
+};
+
+}  // namespace pe

@@ -1,0 +1,32 @@
+// The cue task (tasks.md section 1): "which marked token came last?".
+// Content token id = symbol + alphabet * marked (0..2A-1); the query token id is 2A.
+// A sequence of length n is n-1 content tokens then the query token; the target is the symbol of
+// the most recent marked content token (one forced uniformly-chosen mark when the draw has none).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace pe {
+
+struct CueTaskConfig {
+  int alphabet = 8;
+  double mark_prob = 0.1;
+  int vocab() const { return 2 * alphabet + 1; }
+  int query_token() const { return 2 * alphabet; }
+};
+
+struct CueBatch {
+  int B = 0, T = 0;
+  std::vector<int> tokens;   // [B, T]
+  std::vector<int> targets;  // [B]
+};
+
+// One sequence drawn from the stream named by `key`. tokens: [n].
+void cue_sequence(const CueTaskConfig& cfg, uint64_t key, int n, int* tokens, int* target);
+
+// Training batch for (seed, step): fresh sequences every step, independent of the test stream.
+CueBatch cue_train_batch(const CueTaskConfig& cfg, uint64_t seed, int step, int B, int T);
+// The test set at length n: depends only on (test_seed, n), identical for every scheme and seed.
+CueBatch cue_test_set(const CueTaskConfig& cfg, uint64_t test_seed, int n, int count);
+
+}  // namespace pe

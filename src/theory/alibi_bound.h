@@ -1,0 +1,19 @@
+// The ALiBi tail bound (analysis.md "Relative biases"): with content scores of width W and slope s,
+// the causal softmax weight on ages >= D is at most e^W e^(-sD) / (1 - e^(-s)).
+#pragma once
+#include <nlohmann/json.hpp>
+#include <vector>
+
+namespace pe::theory {
+
+double alibi_tail_bound(double width, double slope, int D);
+
+// Softmax mass on ages r >= D of scores content[r] - slope * r, r = 0..len-1 (content[r] is the
+// content score of the key at age r).
+double alibi_tail_mass(const std::vector<double>& content, double slope, int D);
+
+// Table for W = 20, s = 1/2, D in {40, 60, 80}, and random-head checks (length 4096) that the
+// actual mass never exceeds the bound.
+nlohmann::json alibi_bound_report();
+
+}  // namespace pe::theory

@@ -1,0 +1,15 @@
+// The T5 causal bucket map (schemes.md "t5") and its table (analysis.md "Relative biases").
+#pragma once
+#include <nlohmann/json.hpp>
+
+namespace pe::theory {
+
+// Distance r = max(age, 0) -> bucket: exact buckets E = buckets/2 (r < E -> r), then
+// min(buckets-1, E + floor(ln(r/E) / ln(max_distance/E) * (buckets - E))).
+int t5_bucket(int r, int buckets = 32, int max_distance = 128);
+
+// {"buckets", "max_distance", "rows":[{"bucket","first","last"(null: open-ended),"count"}],
+//  "first_distance_in_last_bucket"}.
+nlohmann::json t5_bucket_report(int buckets = 32, int max_distance = 128);
+
+}  // namespace pe::theory
