@@ -14,6 +14,11 @@ int main(int argc, char** argv) {
   CLI::App app{"pe-bench: train tiny attention models with each positional scheme and read them past their "
                "training length.\nExample: pe-bench run experiments/tournament.json"};
   app.require_subcommand(1);
+  // CLI11's own parse errors, also on one line.
+  app.failure_message([](const CLI::App* a, const CLI::Error& e) {
+    return fmt::format("pe-bench: error: {} (see pe-bench {}--help)\n", e.what(),
+                       a && a->get_parent() ? a->get_name() + " " : std::string());
+  });
   const pe::cli::Register commands[] = {pe::cli::register_train, pe::cli::register_eval, pe::cli::register_run,
                                         pe::cli::register_gradcheck, pe::cli::register_schemes};
   for (auto reg : commands) reg(app);

@@ -1,2 +1,65 @@
 #!/usr/bin/env bash
-echo placeholder
+# Bad input through the real binary: each case must exit non-zero, print exactly one line on
+# stderr that starts with "pe-bench: error:", and leave no results file (or temp file) behind.
+# Usage: tests/cli_errors.sh path/to/pe-bench
+set -u
+BIN=${1:?usage: cli_errors.sh path/to/pe-bench}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+pass=0
+fail=0
+
+expect_error() {  # expect_error "description" "expected text" args...
+  local what=$1 text=$2
+  shift 2
+  local out="$TMP/out.json"
+  rm -f "$out"
+  "$BIN" "$@" >"$TMP/stdout" 2>"$TMP/stderr" </dev/null
+  local rc=$?
+  local lines
+  lines=$(wc -l <"$TMP/stderr")
+  local ok=1
+  [[ $rc -ne 0 ]] || { echo "FAIL [$what]: exit code 0"; ok=0; }
+  [[ $lines -eq 1 ]] || { echo "FAIL [$what]: $lines lines on stderr:"; cat "$TMP/stderr"; ok=0; }
+  grep -q "^pe-bench: error: " "$TMP/stderr" || { echo "FAIL [$what]: no 'pe-bench: error:' prefix"; ok=0; }
+  grep -qF -- "$text" "$TMP/stderr" || { echo "FAIL [$what]: message lacks '$text':"; cat "$TMP/stderr"; ok=0; }
+  [[ ! -e "$out" ]] || { echo "FAIL [$what]: $out was written"; ok=0; }
+  if compgen -G "$TMP/*.tmp.*" >/dev/null || compgen -G "$TMP/**/*.tmp.*" >/dev/null; then
+    echo "FAIL [$what]: temporary file left behind"; ok=0
+  fi
+  if [[ $ok -eq 1 ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+}
+
+# A real checkpoint to corrupt, and a few broken files.
+"$BIN" train --scheme learned --steps 3 --runs-dir "$TMP/runs" --quiet >/dev/null 2>&1 || { echo "FAIL: cannot train"; exit 1; }
+CP="$TMP/runs/cue/learned/seed0/checkpoint.json"
+head -c 500 "$CP" >"$TMP/corrupt.json"
+sed 's/"version": 1/"version": 7/' "$CP" >"$TMP/version.json"
+echo '{"steps": 10, "schemez": ["rope"]}' >"$TMP/typo.json"
+echo '{"steps": "ten"}' >"$TMP/type.json"
+
+expect_error "unknown scheme" "unknown scheme 'fourier'" train --scheme fourier --runs-dir "$TMP/r2" --quiet
+expect_error "unknown task" "unknown task 'filings9'" train --scheme rope --task filings9 --runs-dir "$TMP/r2" --quiet
+expect_error "malformed lengths" "'abc' is not a positive integer" eval --lengths 32,abc --runs-dir "$TMP/runs" --out "$TMP/out.json" --quiet
+expect_error "non-positive length" "'0' is not a positive integer" eval --lengths 0,64 --runs-dir "$TMP/runs" --out "$TMP/out.json" --quiet
+expect_error "negative length" "'-32' is not a positive integer" eval --lengths=-32 --runs-dir "$TMP/runs" --out "$TMP/out.json" --quiet
+expect_error "missing checkpoint" "not found" eval --checkpoint "$TMP/absent.json" --out "$TMP/out.json" --quiet
+expect_error "corrupt checkpoint" "not valid JSON" eval --checkpoint "$TMP/corrupt.json" --out "$TMP/out.json" --quiet
+expect_error "checkpoint version" "format version 7" eval --checkpoint "$TMP/version.json" --out "$TMP/out.json" --quiet
+expect_error "missing runs dir" "not found" eval --runs-dir "$TMP/nowhere" --out "$TMP/out.json" --quiet
+expect_error "experiment typo" "unknown key 'schemez'" run "$TMP/typo.json" --set out_dir="$TMP" --quiet
+expect_error "experiment wrong type" "'steps' must be an integer" run "$TMP/type.json" --quiet
+expect_error "missing experiment" "experiment file not found" run "$TMP/absent.json" --quiet
+expect_error "bad --set key" "unknown key 'stepz'" train --scheme rope --set stepz=3 --runs-dir "$TMP/r2" --quiet
+expect_error "bad --set value" "is not an integer" train --scheme rope --set steps=many --runs-dir "$TMP/r2" --quiet
+expect_error "gradcheck unknown scheme" "unknown scheme" gradcheck --scheme fourier
+expect_error "unknown subcommand" "error" frobnicate
+expect_error "missing required option" "--scheme is required" train
+
+# The learned table past its rows is a null, not an error.
+"$BIN" eval --lengths 32,64 --runs-dir "$TMP/runs" --out "$TMP/ok.json" --quiet >"$TMP/stdout" 2>"$TMP/stderr"
+if [[ $? -eq 0 ]] && grep -q "null" "$TMP/ok.json" && grep -q "—" "$TMP/stdout"; then pass=$((pass + 1)); else
+  echo "FAIL [learned past its rows]: expected null in JSON and a dash in the table"; cat "$TMP/stderr"; fail=$((fail + 1)); fi
+
+echo "cli_errors: $pass passed, $fail failed"
+[[ $fail -eq 0 ]]

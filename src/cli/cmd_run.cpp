@@ -12,6 +12,7 @@ void register_run(CLI::App& app) {
     std::string experiment;
     std::vector<std::string> sets;
     bool quiet = false;
+    int threads = 0;
   };
   auto o = std::make_shared<Opts>();
   auto* sub = app.add_subcommand("run", "Run an experiment file: train every scheme x seed, evaluate at every length, "
@@ -19,10 +20,11 @@ void register_run(CLI::App& app) {
   sub->add_option("experiment", o->experiment, "experiment JSON file, e.g. experiments/tournament.json")->required();
   sub->add_option("--set", o->sets, "override a key: --set key=value (repeatable; lists comma-separated)");
   sub->add_flag("--quiet,-q", o->quiet, "no progress line");
+  sub->add_option("--threads", o->threads, "OpenMP threads (0: all cores); results do not depend on it");
   sub->footer(describe_keys());
   sub->callback([o] {
     const nlohmann::json cfg = resolve_config(o->experiment, o->sets);
-    const auto out = run_experiment(cfg, o->quiet);
+    const auto out = run_experiment(cfg, o->quiet, o->threads);
     fmt::print("{}", out.table);
     fmt::print("{} runs x {} steps trained in {:.2f} s ({:.0f} training steps/s overall); evaluation {:.2f} s\n",
                out.runs, out.total_steps / std::max(1, out.runs), out.train_seconds,

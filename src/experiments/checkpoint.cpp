@@ -52,6 +52,22 @@ json make_checkpoint(const CueHead<float>& model, const json& training) {
           {"params", std::move(params)}};
 }
 
+std::string checkpoint_text(const json& cp) {
+  json head = cp;
+  head.erase("params");
+  std::string text = head.dump(2);
+  text.resize(text.size() - 2);  // "\n}"
+  text += ",\n  \"params\": [";
+  bool first = true;
+  for (auto& p : cp.at("params")) {
+    text += fmt::format("{}\n    {{\"name\": {}, \"shape\": {},\n     \"data\": {}}}", first ? "" : ",",
+                        p.at("name").dump(), p.at("shape").dump(), p.at("data").dump());
+    first = false;
+  }
+  text += "\n  ]\n}\n";
+  return text;
+}
+
 LoadedCheckpoint load_checkpoint(const std::string& path) {
   auto fail = [&](const std::string& why) {
     return CheckpointError(fmt::format("checkpoint {}: {}; retrain it with `pe-bench train` or pass another file", path, why));

@@ -17,6 +17,8 @@ nlohmann::json scheme_config_to_json(const SchemeConfig& c);
 SchemeConfig scheme_config_from_json(const nlohmann::json& j);
 
 nlohmann::json make_checkpoint(const CueHead<float>& model, const nlohmann::json& training);
+// The checkpoint as text: indented JSON with each parameter's data on one line.
+std::string checkpoint_text(const nlohmann::json& checkpoint);
 
 struct LoadedCheckpoint {
   std::unique_ptr<CueHead<float>> model;

@@ -41,7 +41,6 @@ const std::vector<KeySpec>& config_keys() {
       {"runs_dir", KeyType::String, "results/runs", "where run directories go"},
       {"out_dir", KeyType::String, "results", "where experiment results go"},
       {"reference", KeyType::String, "", "JSON file of published figures shown beside ours (optional)"},
-      {"threads", KeyType::Int, 0, "OpenMP threads (0: all cores)"},
   };
   return keys;
 }
@@ -273,7 +272,6 @@ ExperimentConfig ExperimentConfig::from_json(const json& c) {
   e.d_model = c["d_model"];
   e.learned_rows = c["learned_rows"];
   e.log_every = c["log_every"];
-  e.threads = c["threads"];
   e.alphabet = c["alphabet"];
   e.test_seed = c["test_seed"];
   e.lr = c["lr"];

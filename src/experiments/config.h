@@ -37,7 +37,7 @@ struct ExperimentConfig {
   std::string name, task, runs_dir, out_dir, reference;
   std::vector<std::string> schemes;
   std::vector<int> seeds, eval_lengths;
-  int steps, batch_size, train_length, test_size, d_model, learned_rows, log_every, threads, alphabet;
+  int steps, batch_size, train_length, test_size, d_model, learned_rows, log_every, alphabet;
   long long test_seed;
   double lr, beta1, beta2, eps, embed_init_std, base, mark_prob, rotary_fraction;
   std::vector<double> alibi_slopes;

@@ -39,6 +39,8 @@ std::vector<SchemeResult> evaluate_checkpoints(const std::vector<std::string>& c
 std::vector<std::string> find_checkpoints(const std::string& dir);
 
 nlohmann::json results_json(const std::vector<SchemeResult>& rows, const EvalSettings& s, const CueTaskConfig& task);
+// The bag reader's rule scored on the test sequences at each length (paired with the heads).
+std::vector<double> bag_reader_on_test_sets(const EvalSettings& s, const CueTaskConfig& task);
 // Plain-text table: the mean over seeds per scheme, each seed's value under it, the exact reader.
 std::string format_results_table(const nlohmann::json& results);
 // Markdown with published figures (reference JSON, may be null) beside pe-bench's.

@@ -19,9 +19,9 @@ namespace pe {
 
 using nlohmann::json;
 
-ExperimentOutcome run_experiment(const json& resolved, bool quiet) {
+ExperimentOutcome run_experiment(const json& resolved, bool quiet, int threads) {
   const ExperimentConfig e = ExperimentConfig::from_json(resolved);
-  set_threads(e.threads);
+  set_threads(threads);
   json reference;  // published figures, optional
   if (!e.reference.empty()) {
     try {

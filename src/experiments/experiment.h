@@ -15,6 +15,7 @@ struct ExperimentOutcome {
   int runs = 0;
 };
 
-ExperimentOutcome run_experiment(const nlohmann::json& resolved, bool quiet);
+// threads: OpenMP threads (0: all cores); a runtime setting, never part of the results.
+ExperimentOutcome run_experiment(const nlohmann::json& resolved, bool quiet, int threads = 0);
 
 }  // namespace pe

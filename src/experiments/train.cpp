@@ -109,7 +109,7 @@ TrainOutcome train_cue(const ExperimentConfig& e, const json& resolved, const st
                          {"train_length", e.train_length},
                          {"final_loss", out.final_loss},
                          {"final_accuracy", out.final_accuracy}};
-  write_json_atomic(out.checkpoint, make_checkpoint(model, training));
+  write_file_atomic(out.checkpoint, checkpoint_text(make_checkpoint(model, training)));
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }

@@ -58,17 +58,17 @@ void zero(std::vector<S>& v, size_t n) {
 
 template <class S>
 BatchStats CueHead<S>::forward(const int* tokens, const int* targets, int B, int T, CueWorkspace<S>& ws,
-                               int* predictions) const {
+                               int* predictions, int p0) const {
   const int d = cfg_.d_model, d3 = 3 * d, C = cfg_.task.alphabet, V = cfg_.task.vocab();
   const auto P = cview();
   const bool emb = scheme_->acts_on_embedding();
   // ET = E W_qkv: [V, 3d]
   resize(ws.ET, size_t(V) * d3);
   MatMap<S>(ws.ET.data(), V, d3).noalias() = P(emb_) * P(wqkv_);
-  // positions are explicit: keys at 0..T-1, the query at T-1
+  // positions are explicit: keys at p0..p0+T-1, the query at p0+T-1
   ws.kpos.resize(T);
-  for (int t = 0; t < T; ++t) ws.kpos[t] = t;
-  ws.qrow_pos.assign(B, T - 1);
+  for (int t = 0; t < T; ++t) ws.kpos[t] = p0 + t;
+  ws.qrow_pos.assign(B, p0 + T - 1);
   // PS = positional state [T, d]; PT = PS W_qkv [T, 3d]
   if (emb) {
     zero(ws.PS, size_t(T) * d);
@@ -91,7 +91,7 @@ BatchStats CueHead<S>::forward(const int* tokens, const int* targets, int B, int
         ws.KT[r * d + c] = et[d + c] + (pt ? pt[d + c] : S(0));
         ws.VT[r * d + c] = et[2 * d + c] + (pt ? pt[2 * d + c] : S(0));
       }
-      ws.kt_pos[r] = t;
+      ws.kt_pos[r] = p0 + t;
     }
   if (scheme_->acts_on_qk()) scheme_->qk_forward(ws.kt_pos.data(), T * V, ws.KT.data());
   // kv_index[b*T + t] = t*V + x_{b,t};  q_b = qk_{T-1}(ET[x_{b,T-1}, 0:d] (+ PT[T-1, 0:d]))
@@ -106,7 +106,7 @@ BatchStats CueHead<S>::forward(const int* tokens, const int* targets, int B, int
   if (scheme_->acts_on_qk()) scheme_->qk_forward(ws.qrow_pos.data(), B, ws.Q.data());
   // z = attention(q, K, V): [B, d]
   const AttnShape sh{B, 1, T, 1, d};
-  const int qpos = T - 1;
+  const int qpos = p0 + T - 1;
   resize(ws.probs, size_t(B) * T);
   resize(ws.Z, size_t(B) * d);
   attention_forward(sh, ws.Q.data(), ws.KT.data(), ws.VT.data(), &qpos, ws.kpos.data(), Visibility{}, *scheme_, P,
@@ -132,8 +132,8 @@ BatchStats CueHead<S>::forward(const int* tokens, const int* targets, int B, int
 
 template <class S>
 BatchStats CueHead<S>::forward_backward(const int* tokens, const int* targets, int B, int T, S grad_scale,
-                                        S* grad, CueWorkspace<S>& ws) const {
-  const BatchStats st = forward(tokens, targets, B, T, ws);
+                                        S* grad, CueWorkspace<S>& ws, int p0) const {
+  const BatchStats st = forward(tokens, targets, B, T, ws, nullptr, p0);
   const int d = cfg_.d_model, d3 = 3 * d, C = cfg_.task.alphabet, V = cfg_.task.vocab();
   const auto P = cview();
   const ParamView<S> G = view(grad);
@@ -160,7 +160,7 @@ BatchStats CueHead<S>::forward_backward(const int* tokens, const int* targets, i
   zero(ws.dKT, size_t(T) * V * d);
   zero(ws.dVT, size_t(T) * V * d);
   const AttnShape sh{B, 1, T, 1, d};
-  const int qpos = T - 1;
+  const int qpos = p0 + T - 1;
   attention_backward(sh, ws.Q.data(), ws.KT.data(), ws.VT.data(), &qpos, ws.kpos.data(), Visibility{}, *scheme_, P, G,
                      ws.probs.data(), ws.dZ.data(), ws.dQ.data(), ws.dKT.data(), ws.dVT.data(), ws.kv_index.data());
   // undoes q = qk(ET[x_q, 0:d] (+ PT[T-1, 0:d]))

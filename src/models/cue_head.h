@@ -54,14 +54,15 @@ class CueHead {
   CParamView<S> cview() const { return {params_.data(), &layout_}; }
 
   void init(uint64_t seed);
-  // Fill the scheme's caches for sequences up to length T (call before parallel work).
-  void prepare(int T) { scheme_->prepare(T - 1); }
-  // Forward over B sequences of length T. predictions: [B] (optional).
+  // Fill the scheme's caches for positions up to end - 1 (call before parallel work).
+  void prepare(int end) { scheme_->prepare(end - 1); }
+  // Forward over B sequences of length T whose tokens sit at positions p0 .. p0+T-1 (the query at
+  // p0+T-1). predictions: [B] (optional).
   BatchStats forward(const int* tokens, const int* targets, int B, int T, CueWorkspace<S>& ws,
-                     int* predictions = nullptr) const;
+                     int* predictions = nullptr, int p0 = 0) const;
   // Forward then backward; adds grad_scale * dLoss/dparam into grad (flat, layout()).
   BatchStats forward_backward(const int* tokens, const int* targets, int B, int T, S grad_scale, S* grad,
-                              CueWorkspace<S>& ws) const;
+                              CueWorkspace<S>& ws, int p0 = 0) const;
 
  private:
   CueModelConfig cfg_;

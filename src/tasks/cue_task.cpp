@@ -3,6 +3,8 @@
 #include "core/errors.h"
 #include "core/rng.h"
 
+#include <algorithm>
+
 namespace pe {
 
 void cue_sequence(const CueTaskConfig& cfg, uint64_t key, int n, int* tokens, int* target) {
@@ -43,6 +45,23 @@ CueBatch cue_train_batch(const CueTaskConfig& cfg, uint64_t seed, int step, int 
 
 CueBatch cue_test_set(const CueTaskConfig& cfg, uint64_t test_seed, int n, int count) {
   return make_batch(cfg, count, n, kTagTest, test_seed, uint64_t(n));
+}
+
+double cue_bag_reader_accuracy(const CueTaskConfig& cfg, const CueBatch& batch) {
+  const int A = cfg.alphabet;
+  double total = 0;
+  std::vector<int> count(A);
+  for (int b = 0; b < batch.B; ++b) {
+    std::fill(count.begin(), count.end(), 0);
+    for (int t = 0; t < batch.T - 1; ++t) {
+      const int x = batch.tokens[size_t(b) * batch.T + t];
+      if (x >= A) ++count[x - A];
+    }
+    const int mx = *std::max_element(count.begin(), count.end());
+    const int ties = int(std::count(count.begin(), count.end(), mx));
+    if (count[batch.targets[b]] == mx) total += 1.0 / ties;
+  }
+  return total / batch.B;
 }
 
 }  // namespace pe

@@ -29,4 +29,9 @@ CueBatch cue_train_batch(const CueTaskConfig& cfg, uint64_t seed, int step, int 
 // The test set at length n: depends only on (test_seed, n), identical for every scheme and seed.
 CueBatch cue_test_set(const CueTaskConfig& cfg, uint64_t test_seed, int n, int count);
 
+// The no-position reader's rule (guess the most frequent marked symbol; ties split evenly) scored on
+// these very sequences: its expected accuracy, exactly, on the batch (the paired counterpart of
+// cue_best_reader_without_positions).
+double cue_bag_reader_accuracy(const CueTaskConfig& cfg, const CueBatch& batch);
+
 }  // namespace pe

@@ -1,0 +1,44 @@
+# pe-bench: `make run` (install, build, run the tournament) and `make test` (install, build, every test).
+BUILD      ?= build
+BUILD_NOMP ?= build-noomp
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+NATIVE     ?= ON
+CMAKE_ARGS ?=
+
+.PHONY: all deps build run test test-noomp bench gradcheck clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DPEBENCH_NATIVE=$(NATIVE) $(CMAKE_ARGS) >/dev/null
+	@cmake --build $(BUILD) -j$(JOBS)
+
+# The tournament: 5 schemes x 3 seeds, trained at 32 and read at 32-256; prints the table and
+# writes results/tournament/ (results.json, table.md, run directories).
+run: build
+	$(BUILD)/pe-bench run experiments/tournament.json
+
+# Every test: the doctest suite and the CLI error checks (through ctest), then the same suite built
+# with OpenMP disabled.
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+	@$(MAKE) --no-print-directory test-noomp
+
+test-noomp: deps
+	@cmake -S . -B $(BUILD_NOMP) -DCMAKE_BUILD_TYPE=Release -DPEBENCH_OPENMP=OFF -DPEBENCH_BENCHMARKS=OFF \
+	  -DPEBENCH_NATIVE=$(NATIVE) $(CMAKE_ARGS) >/dev/null
+	@cmake --build $(BUILD_NOMP) -j$(JOBS) --target pe_tests pe-bench
+	cd $(BUILD_NOMP) && ctest --output-on-failure -j$(JOBS)
+
+# Benchmarks (Google Benchmark): training steps/s per scheme, and the whole tournament.
+bench: build
+	$(BUILD)/pe_benchmarks
+
+gradcheck: build
+	$(BUILD)/pe-bench gradcheck
+
+clean:
+	rm -rf $(BUILD) $(BUILD_NOMP)

@@ -1,0 +1,164 @@
+// The harness: learned-table nulls, determinism across threads, checkpoints, config, bad input.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/errors.h"
+#include "core/files.h"
+#include "core/parallel.h"
+#include "experiments/checkpoint.h"
+#include "experiments/config.h"
+#include "experiments/evaluate.h"
+#include "experiments/train.h"
+
+using namespace pe;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+std::string temp_dir(const std::string& name) {
+  const auto d = fs::temp_directory_path() / ("pe-bench-test-" + name);
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d.string();
+}
+json quick_config(const std::string& dir) {
+  json c = default_config();
+  c["steps"] = 40;
+  c["batch_size"] = 96;  // not a multiple of the chunk size on purpose
+  c["test_size"] = 300;
+  c["runs_dir"] = dir + "/runs";
+  c["out_dir"] = dir;
+  return c;
+}
+}  // namespace
+
+TEST_CASE("the learned table cannot read past its rows: null in JSON, a dash in tables") {
+  const std::string dir = temp_dir("learned");
+  const json cfg = quick_config(dir);
+  const auto e = ExperimentConfig::from_json(cfg);
+  const auto out = train_cue(e, cfg, "learned", 0);
+  const EvalSettings s{{32, 33, 64}, 200, 5};
+  const auto rows = evaluate_checkpoints({out.checkpoint}, s, false);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].seeds[0].accuracy[0].has_value());
+  CHECK_FALSE(rows[0].seeds[0].accuracy[1].has_value());
+  CHECK_FALSE(rows[0].seeds[0].accuracy[2].has_value());
+  const json r = results_json(rows, s, CueTaskConfig{});
+  CHECK(r["rows"][0]["mean"][0].is_number());
+  CHECK(r["rows"][0]["mean"][1].is_null());
+  CHECK(r["rows"][0]["seeds"][0]["accuracy"][2].is_null());
+  CHECK(format_results_table(r).find("—") != std::string::npos);
+  CHECK(format_results_markdown(r, nullptr).find("—") != std::string::npos);
+}
+
+TEST_CASE("same config and seed give byte-identical checkpoints with 1 thread or 2") {
+  const std::string d1 = temp_dir("det1"), d2 = temp_dir("det2");
+  for (auto scheme : {"rope", "learned"}) {
+    json c1 = quick_config(d1), c2 = quick_config(d2);
+    c2["runs_dir"] = c1["runs_dir"];  // same recorded config; written to different places below
+    set_threads(1);
+    const auto m1 = train_cue_model(ExperimentConfig::from_json(c1), scheme, 3);
+    set_threads(2);
+    const auto m2 = train_cue_model(ExperimentConfig::from_json(c2), scheme, 3);
+    set_threads(0);
+    CHECK(make_checkpoint(m1, {}).dump() == make_checkpoint(m2, {}).dump());
+    const CueBatch test = cue_test_set(m1.config().task, 1, 32, 500);
+    set_threads(1);
+    const auto a1 = cue_accuracy(m1, test);
+    set_threads(2);
+    const auto a2 = cue_accuracy(m1, test);
+    CHECK(*a1 == *a2);
+  }
+  set_threads(0);
+}
+
+TEST_CASE("a checkpoint round-trips: same parameters, same accuracy") {
+  const std::string dir = temp_dir("roundtrip");
+  const json cfg = quick_config(dir);
+  const auto out = train_cue(cfg.is_null() ? ExperimentConfig{} : ExperimentConfig::from_json(cfg), cfg, "alibi", 1);
+  const auto cp = load_checkpoint(out.checkpoint);
+  CHECK(cp.model->config().scheme.name == "alibi");
+  CHECK(cp.meta["training"]["seed"] == 1);
+  const auto model = train_cue_model(ExperimentConfig::from_json(cfg), "alibi", 1);
+  CHECK(cp.model->params() == model.params());
+  CHECK(fs::exists(out.run_dir + "/config.json"));
+  CHECK(fs::exists(out.run_dir + "/metrics.jsonl"));
+  // no temporary files left behind
+  for (auto& f : fs::directory_iterator(out.run_dir)) CHECK(f.path().string().find(".tmp.") == std::string::npos);
+}
+
+TEST_CASE("bad checkpoints are clear errors: missing, corrupt, other version, mismatched shape") {
+  const std::string dir = temp_dir("badcp");
+  const json cfg = quick_config(dir);
+  const auto out = train_cue(ExperimentConfig::from_json(cfg), cfg, "learned", 0);
+  CHECK_THROWS_AS(load_checkpoint(dir + "/nope.json"), CheckpointError);
+  const std::string text = read_file(out.checkpoint);
+  write_file_atomic(dir + "/truncated.json", text.substr(0, text.size() / 2));
+  CHECK_THROWS_WITH_AS(load_checkpoint(dir + "/truncated.json"), doctest::Contains("not valid JSON"), CheckpointError);
+  json j = json::parse(text);
+  j["version"] = 99;
+  write_json_atomic(dir + "/v99.json", j);
+  CHECK_THROWS_WITH_AS(load_checkpoint(dir + "/v99.json"), doctest::Contains("version 99"), CheckpointError);
+  j = json::parse(text);
+  j["scheme"]["learned_rows"] = 16;  // the table in the file has 32 rows
+  write_json_atomic(dir + "/shape.json", j);
+  CHECK_THROWS_WITH_AS(load_checkpoint(dir + "/shape.json"), doctest::Contains("pos.table"), CheckpointError);
+  j = json::parse(text);
+  j["params"][0]["name"] = "renamed";
+  write_json_atomic(dir + "/name.json", j);
+  CHECK_THROWS_WITH_AS(load_checkpoint(dir + "/name.json"), doctest::Contains("missing"), CheckpointError);
+  j = json::parse(text);
+  j["scheme"]["name"] = "fourier";
+  write_json_atomic(dir + "/scheme.json", j);
+  CHECK_THROWS_AS(load_checkpoint(dir + "/scheme.json"), CheckpointError);
+}
+
+TEST_CASE("experiment files list what differs; --set applies last; unknown keys and wrong types are errors") {
+  const std::string dir = temp_dir("config");
+  write_file_atomic(dir + "/exp.json", R"({"steps": 10, "schemes": ["rope"]})");
+  json c = load_experiment(dir + "/exp.json");
+  CHECK(c["steps"] == 10);
+  CHECK(c["batch_size"] == 256);  // default kept
+  apply_override(c, "steps=20");
+  apply_override(c, "eval_lengths=32,64");
+  apply_override(c, "lr=0.003");
+  CHECK(c["steps"] == 20);
+  CHECK(c["eval_lengths"] == json::array({32, 64}));
+  CHECK(c["lr"] == 0.003);
+  write_file_atomic(dir + "/typo.json", R"({"step": 10})");
+  CHECK_THROWS_WITH_AS(load_experiment(dir + "/typo.json"), doctest::Contains("unknown key 'step'"), ConfigError);
+  write_file_atomic(dir + "/type.json", R"({"steps": "many"})");
+  CHECK_THROWS_WITH_AS(load_experiment(dir + "/type.json"), doctest::Contains("'steps' must be an integer"), ConfigError);
+  write_file_atomic(dir + "/broken.json", R"({"steps": 10,)");
+  CHECK_THROWS_WITH_AS(load_experiment(dir + "/broken.json"), doctest::Contains("not valid JSON"), ConfigError);
+  CHECK_THROWS_AS(load_experiment(dir + "/absent.json"), ConfigError);
+  CHECK_THROWS_WITH_AS(apply_override(c, "stepz=3"), doctest::Contains("unknown key 'stepz'"), ConfigError);
+  CHECK_THROWS_WITH_AS(apply_override(c, "steps=3.5"), doctest::Contains("steps"), ConfigError);
+  CHECK_THROWS_AS(apply_override(c, "steps"), ConfigError);
+  c["schemes"] = json::array({"rope", "fourier"});
+  CHECK_THROWS_WITH_AS(validate_config(c), doctest::Contains("unknown scheme 'fourier'"), UsageError);
+  c = default_config();
+  c["task"] = "filings2";
+  CHECK_THROWS_WITH_AS(validate_config(c), doctest::Contains("unknown task"), ConfigError);
+}
+
+TEST_CASE("length lists must be positive integers") {
+  CHECK(parse_length_list("32,64, 128", "--lengths") == std::vector<int>{32, 64, 128});
+  for (auto bad : {"", "32,,64", "32,abc", "0", "-5", "32;64", "1e3", "64,"})
+    CHECK_THROWS_AS(parse_length_list(bad, "--lengths"), UsageError);
+}
+
+TEST_CASE("unknown schemes are named, with the known ones") {
+  SchemeConfig c;
+  c.name = "fourier";
+  CHECK_THROWS_WITH_AS(make_scheme<float>(c), doctest::Contains("known: none, sinusoidal, learned, rope, alibi"), UsageError);
+}
+
+TEST_CASE("results are written atomically: a failed write leaves the old file intact") {
+  const std::string dir = temp_dir("atomic");
+  write_file_atomic(dir + "/r.json", "old");
+  CHECK_THROWS_AS(write_file_atomic(dir + "/r.json/x", "new"), IoError);  // parent is a file
+  CHECK(read_file(dir + "/r.json") == "old");
+}

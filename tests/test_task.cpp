@@ -1,0 +1,102 @@
+// The cue task: the data stream, the exact no-position reader, pairing of the test stream.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/rng.h"
+#include "tasks/cue_exact.h"
+#include "tasks/cue_task.h"
+
+using namespace pe;
+
+namespace {
+// Brute force over every sequence of N content tokens (symbols and marks), with the forced-mark rule
+// averaged over its uniform choice: the exact accuracy of the mode-guessing reader. Independent of
+// the counting route in cue_exact.cpp.
+double brute_force_reader(int N, int A, double p) {
+  double total = 0;
+  std::vector<int> sym(N);
+  const int nsym = int(std::pow(A, N));
+  for (int mask = 0; mask < (1 << N); ++mask) {
+    const int k = __builtin_popcount(unsigned(mask));
+    const double pmask = std::pow(p, k) * std::pow(1 - p, N - k);
+    for (int code = 0; code < nsym; ++code) {
+      int c = code;
+      for (int t = 0; t < N; ++t) sym[t] = c % A, c /= A;
+      const double pseq = pmask / nsym;
+      auto score = [&](int m) {  // m: the set of marked positions
+        std::vector<int> count(A, 0);
+        int last = -1;
+        for (int t = 0; t < N; ++t)
+          if (m >> t & 1) ++count[sym[t]], last = t;
+        const int mx = *std::max_element(count.begin(), count.end());
+        const int ties = int(std::count(count.begin(), count.end(), mx));
+        return count[sym[last]] == mx ? 1.0 / ties : 0.0;
+      };
+      if (mask == 0) {
+        double s = 0;
+        for (int t = 0; t < N; ++t) s += score(1 << t);
+        total += pseq * s / N;
+      } else {
+        total += pseq * score(mask);
+      }
+    }
+  }
+  return total;
+}
+}  // namespace
+
+TEST_CASE("the exact no-position reader agrees with brute-force enumeration") {
+  for (int n : {3, 5, 7}) {
+    INFO("n = ", n);
+    CHECK(cue_best_reader_without_positions(n, 3, 0.3) == doctest::Approx(brute_force_reader(n - 1, 3, 0.3)).epsilon(1e-12));
+  }
+  CHECK(cue_best_reader_without_positions(6, 8, 0.1) == doctest::Approx(brute_force_reader(5, 8, 0.1)).epsilon(1e-10));
+}
+
+TEST_CASE("the exact reader's values at the tournament lengths") {
+  // The published table gives 0.547 at 32 and 0.234 at 256.
+  CHECK(cue_best_reader_without_positions(32) == doctest::Approx(0.5466).epsilon(5e-4));
+  CHECK(cue_best_reader_without_positions(256) == doctest::Approx(0.2341).epsilon(5e-4));
+  // and the bag rule on a large sample of the real stream lands within 4 standard errors
+  CueTaskConfig cfg;
+  for (int n : {32, 128}) {
+    const CueBatch big = cue_test_set(cfg, 99, n, 40000);
+    const double exact = cue_best_reader_without_positions(n), sampled = cue_bag_reader_accuracy(cfg, big);
+    CHECK(std::abs(sampled - exact) < 4 * std::sqrt(exact * (1 - exact) / 40000));
+  }
+  CHECK(cue_accuracy_given_marks(1) == 1.0);
+  CHECK(cue_accuracy_given_marks(2, 8) == doctest::Approx((1.0 / 8 * 2 + 7.0 / 8 * 1) / 2));
+}
+
+TEST_CASE("sequences follow the task: query last, target = symbol of the last mark, always a mark") {
+  CueTaskConfig cfg;
+  const CueBatch b = cue_train_batch(cfg, 1, 1, 500, 20);
+  for (int i = 0; i < b.B; ++i) {
+    const int* tok = &b.tokens[size_t(i) * 20];
+    CHECK(tok[19] == cfg.query_token());
+    int last = -1;
+    for (int t = 0; t < 19; ++t) {
+      CHECK(tok[t] >= 0);
+      CHECK(tok[t] < 2 * cfg.alphabet);
+      if (tok[t] >= cfg.alphabet) last = t;
+    }
+    REQUIRE(last >= 0);
+    CHECK(b.targets[i] == tok[last] - cfg.alphabet);
+  }
+}
+
+TEST_CASE("the test stream is fixed by (test seed, length) and independent of training") {
+  CueTaskConfig cfg;
+  const CueBatch a = cue_test_set(cfg, 777, 64, 100), b = cue_test_set(cfg, 777, 64, 100);
+  CHECK(a.tokens == b.tokens);
+  CHECK(a.targets == b.targets);
+  const CueBatch other = cue_test_set(cfg, 778, 64, 100);
+  CHECK(a.tokens != other.tokens);
+  const CueBatch train = cue_train_batch(cfg, 777, 64, 100, 64);
+  CHECK(a.tokens != train.tokens);
+  // a prefix of a larger test set is the smaller one: sequences are named by their index
+  const CueBatch bigger = cue_test_set(cfg, 777, 64, 200);
+  CHECK(std::equal(a.tokens.begin(), a.tokens.end(), bigger.tokens.begin()));
+}
