@@ -7,10 +7,8 @@
 
 #include "cli/common.h"
 #include "core/errors.h"
-#include "core/fpenv.h"
 
 int main(int argc, char** argv) {
-  pe::flush_subnormals_to_zero();
   CLI::App app{"pe-bench: train tiny attention models with each positional scheme and read them past their "
                "training length.\nExample: pe-bench run experiments/tournament.json"};
   app.require_subcommand(1);
@@ -20,7 +18,8 @@ int main(int argc, char** argv) {
                        a && a->get_parent() ? a->get_name() + " " : std::string());
   });
   const pe::cli::Register commands[] = {pe::cli::register_train, pe::cli::register_eval, pe::cli::register_run,
-                                        pe::cli::register_gradcheck, pe::cli::register_schemes};
+                                        pe::cli::register_gradcheck, pe::cli::register_schemes,
+                                        pe::cli::register_analyze};
   for (auto reg : commands) reg(app);
   try {
     app.parse(argc, argv);

@@ -38,7 +38,8 @@ TEST_CASE("theory: ALiBi tail mass — worst case closed form, random heads belo
   // with no content preference the tail is geometric: mass = q^D (1 - q^(len-D)) / (1 - q^len)
   std::vector<double> flat(len, 0.0);
   const double q = std::exp(-s);
-  CHECK(alibi_tail_mass(flat, s, 10) == doctest::Approx(std::pow(q, 10) * (1 - std::pow(q, len - 10)) / (1 - std::pow(q, len))));
+  CHECK(alibi_tail_mass(flat, s, 10) ==
+        doctest::Approx(std::pow(q, 10) * (1 - std::pow(q, len - 10)) / (1 - std::pow(q, len))));
   const auto j = alibi_bound_report();
   for (const auto& r : j["rows"]) CHECK(r["holds"] == true);
 }

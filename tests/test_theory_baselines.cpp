@@ -47,9 +47,12 @@ double brute_force_cue_reader(int n, int alphabet, double p) {
 }  // namespace
 
 TEST_CASE("theory: no-position cue reader equals brute-force enumeration") {
-  CHECK(pe::cue_best_reader_without_positions(6, 3, 0.1) == doctest::Approx(brute_force_cue_reader(6, 3, 0.1)).epsilon(1e-12));
-  CHECK(pe::cue_best_reader_without_positions(7, 3, 0.35) == doctest::Approx(brute_force_cue_reader(7, 3, 0.35)).epsilon(1e-12));
-  CHECK(pe::cue_best_reader_without_positions(5, 4, 0.6) == doctest::Approx(brute_force_cue_reader(5, 4, 0.6)).epsilon(1e-12));
+  CHECK(pe::cue_best_reader_without_positions(6, 3, 0.1) ==
+        doctest::Approx(brute_force_cue_reader(6, 3, 0.1)).epsilon(1e-12));
+  CHECK(pe::cue_best_reader_without_positions(7, 3, 0.35) ==
+        doctest::Approx(brute_force_cue_reader(7, 3, 0.35)).epsilon(1e-12));
+  CHECK(pe::cue_best_reader_without_positions(5, 4, 0.6) ==
+        doctest::Approx(brute_force_cue_reader(5, 4, 0.6)).epsilon(1e-12));
   // The report calls it at 32..256 with the task's alphabet 8 and mark probability 0.1.
   const auto j = pe::theory::cue_baseline_report();
   REQUIRE(j["rows"].size() == 4);

@@ -36,10 +36,12 @@ std::vector<double> test_values(unsigned seed) {
     for (int k = 0; k < 2000; ++k) {
       const double base = std::ldexp(1.0 + k / 4096.0, k % 40 - 20);
       const double half = std::ldexp(1.0, std::ilogb(base) - p);
-      for (double t : {base + half, base - half, base + 3 * half, std::nextafter(base + half, 0.0), std::nextafter(base + half, 1e9)})
+      for (double t : {base + half, base - half, base + 3 * half, std::nextafter(base + half, 0.0),
+                       std::nextafter(base + half, 1e9)})
         v.push_back(t);
     }
-  for (double t : {65504.0, 65519.99, 65520.0, 3.4e38, 3.5e38, 1e-8, 6e-8, 2.9802322387695312e-08, 1e-40, 1e-45, 1e-310})
+  for (double t :
+       {65504.0, 65519.99, 65520.0, 3.4e38, 3.5e38, 1e-8, 6e-8, 2.9802322387695312e-08, 1e-40, 1e-45, 1e-310})
     v.push_back(t), v.push_back(-t);
   return v;
 }

@@ -12,8 +12,12 @@ using namespace pe::theory;
 namespace {
 
 // sum_{m=0}^{N-1} cos(m x) and sin(m x) in closed form (Lagrange).
-double sum_cos(double x, int N) { return x == 0 ? N : std::sin(N * x / 2) * std::cos((N - 1) * x / 2) / std::sin(x / 2); }
-double sum_sin(double x, int N) { return x == 0 ? 0 : std::sin(N * x / 2) * std::sin((N - 1) * x / 2) / std::sin(x / 2); }
+double sum_cos(double x, int N) {
+  return x == 0 ? N : std::sin(N * x / 2) * std::cos((N - 1) * x / 2) / std::sin(x / 2);
+}
+double sum_sin(double x, int N) {
+  return x == 0 ? 0 : std::sin(N * x / 2) * std::sin((N - 1) * x / 2) / std::sin(x / 2);
+}
 
 // <column a, column b> of the [N x d] sinusoidal matrix, by product-to-sum identities.
 double column_dot(int a, int b, int N, int d, double base) {
@@ -34,7 +38,8 @@ TEST_CASE("theory: sinusoidal shift is a rotation with the group law and constan
     const auto R = shift_rotation(k, d, b);
     CHECK((R.transpose() * R - Eigen::MatrixXd::Identity(d, d)).norm() < 1e-13);
     CHECK(R.determinant() == doctest::Approx(1.0));
-    for (int m : {0, 7, 2000}) CHECK((sinusoidal_position(m + k, d, b) - R * sinusoidal_position(m, d, b)).norm() < 1e-12);
+    for (int m : {0, 7, 2000})
+      CHECK((sinusoidal_position(m + k, d, b) - R * sinusoidal_position(m, d, b)).norm() < 1e-12);
   }
   CHECK((shift_rotation(3, d, b) * shift_rotation(-10, d, b) - shift_rotation(-7, d, b)).norm() < 1e-13);
   // a wrong layout (cosine first in p, sine-first R) would fail the shift identity: guard the convention

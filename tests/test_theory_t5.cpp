@@ -18,8 +18,10 @@ int integer_bucket(int r, int B, int M) {
   while (k + 1 <= B - 1 - E) {
     const cpp_int lhs = pow(cpp_int(r), B - E) * pow(cpp_int(E), k + 1);
     const cpp_int rhs = pow(cpp_int(E), B - E) * pow(cpp_int(M), k + 1);
-    if (lhs >= rhs) ++k;
-    else break;
+    if (lhs >= rhs)
+      ++k;
+    else
+      break;
   }
   return E + k;
 }

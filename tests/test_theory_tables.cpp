@@ -27,9 +27,9 @@ TEST_CASE("theory: format_tables renders each section") {
   all["interpolation_bound"] = interpolation_bound_report();
   all["finite_precision"] = finite_precision_report(256, 16);
   const std::string out = format_tables(all);
-  for (const char* h : {"Best cue reader", "Causal counter", "Logarithmic ruler", "Largest |cosine|", "T5 causal buckets",
-                        "ALiBi tail bound", "decay envelope", "Wavelength census", "Interpolation bound",
-                        "position scalars", "sinusoidal table"})
+  for (const char* h : {"Best cue reader", "Causal counter", "Logarithmic ruler", "Largest |cosine|",
+                        "T5 causal buckets", "ALiBi tail bound", "decay envelope", "Wavelength census",
+                        "Interpolation bound", "position scalars", "sinusoidal table"})
     CHECK(out.find(h) != std::string::npos);
   CHECK(out.find("first distance in the last bucket: 113") != std::string::npos);
   CHECK(out.find("Window conditioning") == std::string::npos);  // absent section skipped

@@ -1,6 +1,8 @@
-// Flush subnormal floats to zero (FTZ) and treat subnormal inputs as zero (DAZ) on this thread.
-// Sharp softmaxes produce subnormals, which are ~100x slower on x86; call this on every thread
-// that computes (the main thread and each OpenMP worker) so results do not depend on scheduling.
+// Flush subnormal floats to zero (FTZ) and treat subnormal inputs as zero (DAZ), for the lifetime
+// of a scope on this thread. Sharp softmaxes produce subnormals, which are ~100x slower on x86.
+// Training and evaluation open one of these on every thread that computes (the caller and each
+// OpenMP chunk), so results do not depend on scheduling; the previous state is restored after, so
+// code that needs IEEE subnormals (the finite-precision analyses) is unaffected.
 #pragma once
 #if defined(__SSE__) || defined(__x86_64__)
 #include <xmmintrin.h>
@@ -8,10 +10,20 @@
 
 namespace pe {
 
-inline void flush_subnormals_to_zero() {
+class ScopedFlushToZero {
+ public:
 #if defined(__SSE__) || defined(__x86_64__)
-  _mm_setcsr(_mm_getcsr() | 0x8040);  // FTZ (bit 15) | DAZ (bit 6)
+  ScopedFlushToZero() : saved_(_mm_getcsr()) { _mm_setcsr(saved_ | 0x8040); }  // FTZ bit 15 | DAZ bit 6
+  ~ScopedFlushToZero() { _mm_setcsr(saved_); }
+
+ private:
+  unsigned saved_;
+#else
+  ScopedFlushToZero() {}
 #endif
-}
+ public:
+  ScopedFlushToZero(const ScopedFlushToZero&) = delete;
+  ScopedFlushToZero& operator=(const ScopedFlushToZero&) = delete;
+};
 
 }  // namespace pe

@@ -26,7 +26,7 @@ std::optional<double> cue_accuracy(const CueHead<float>& model, const CueBatch& 
   std::vector<int> correct(chunks, 0);
 #pragma omp parallel for schedule(dynamic) if (!in_parallel() && chunks > 1)
   for (int c = 0; c < chunks; ++c) {
-    flush_subnormals_to_zero();
+    const ScopedFlushToZero ftz;
     CueWorkspace<float> ws;
     const int b0 = c * kChunk, nb = std::min(kChunk, test.B - b0);
     correct[c] = model.forward(&test.tokens[size_t(b0) * test.T], &test.targets[b0], nb, test.T, ws).correct;

@@ -40,7 +40,7 @@ std::string run_dir_for(const ExperimentConfig& e, const std::string& scheme, in
 
 CueHead<float> train_cue_model(const ExperimentConfig& e, const std::string& scheme, int seed, json* metrics_log,
                                const ProgressFn& progress) {
-  flush_subnormals_to_zero();
+  const ScopedFlushToZero ftz;
   CueHead<float> model(cue_model_config(e, scheme));
   model.init(uint64_t(seed));
   model.prepare(e.train_length);
@@ -57,7 +57,7 @@ CueHead<float> train_cue_model(const ExperimentConfig& e, const std::string& sch
     const CueBatch batch = cue_train_batch(model.config().task, uint64_t(seed), step, B, T);
 #pragma omp parallel for schedule(static) if (!in_parallel() && chunks > 1)
     for (int c = 0; c < chunks; ++c) {
-      flush_subnormals_to_zero();
+      const ScopedFlushToZero ftz;
       const int b0 = c * kChunk, nb = std::min(kChunk, B - b0);
       std::fill(grads[c].begin(), grads[c].end(), 0.0f);
       stats[c] = model.forward_backward(&batch.tokens[size_t(b0) * T], &batch.targets[b0], nb, T, scale,

@@ -16,8 +16,7 @@ nlohmann::json cue_baseline_report() {
   return {{"alphabet", alphabet}, {"mark_prob", mark_prob}, {"rows", rows}};
 }
 
-std::vector<double> causal_attention_equal_scores(const std::vector<double>& values, int len, int width,
-                                                  double score) {
+std::vector<double> causal_attention_equal_scores(const std::vector<double>& values, int len, int width, double score) {
   std::vector<double> out(size_t(len) * width, 0.0);
   std::vector<double> w;
   for (int t = 0; t < len; ++t) {

@@ -65,6 +65,7 @@ RowDistance min_row_distance(const Eigen::MatrixXd& X) {
     for (int bj = bi; bj < nb; ++bj) blocks.push_back({bi, bj});
   std::vector<double> block_min(blocks.size(), INFINITY);
   std::vector<std::vector<Candidate>> block_cands(blocks.size());
+  Eigen::initParallel();  // Eigen products run concurrently in the threads below
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic)
 #endif
@@ -98,7 +99,8 @@ RowDistance min_row_distance(const Eigen::MatrixXd& X) {
       if (c.approx > global + margin) continue;
       ++out.candidates;
       const double d2 = (X.row(c.i) - X.row(c.j)).squaredNorm();
-      if (d2 < best || (d2 == best && (c.j < out.n || (c.j == out.n && c.i < out.m)))) best = d2, out.m = c.i, out.n = c.j;
+      if (d2 < best || (d2 == best && (c.j < out.n || (c.j == out.n && c.i < out.m))))
+        best = d2, out.m = c.i, out.n = c.j;
     }
   out.min_distance = std::sqrt(best);
   return out;
@@ -119,10 +121,17 @@ RowCollisions identical_rows(const Eigen::MatrixXd& X) {
   return out;
 }
 
+namespace {
+
+Eigen::MatrixXd round_all(const Eigen::MatrixXd& P, const FloatFormat& f) {
+  return P.unaryExpr([&f](double v) { return round_to_format(v, f); });
+}
+
+}  // namespace
+
 Eigen::MatrixXd stored_sinusoidal_table(int positions, int d, double base, const FloatFormat* f) {
-  Eigen::MatrixXd X = sinusoidal_matrix(positions, d, base);
-  if (f) X = X.unaryExpr([f](double v) { return round_to_format(v, *f); });
-  return X;
+  const Eigen::MatrixXd P = sinusoidal_matrix(positions, d, base);
+  return f ? round_all(P, *f) : P;
 }
 
 nlohmann::json finite_precision_report(int positions, int d) {
@@ -144,9 +153,10 @@ nlohmann::json finite_precision_report(int positions, int d) {
     const double v = d - 2.0 * stationary_kernel(delta, d, base);
     if (v < ref2) ref2 = v, ref_offset = delta;
   }
+  const Eigen::MatrixXd P = sinusoidal_matrix(positions, d, base);  // computed in double once
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& f : formats) {
-    const Eigen::MatrixXd X = stored_sinusoidal_table(positions, d, base, &f);
+    const Eigen::MatrixXd X = round_all(P, f);
     const RowDistance rd = min_row_distance(X);
     const RowCollisions rc = identical_rows(X);
     nlohmann::json first = nullptr;

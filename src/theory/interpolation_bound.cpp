@@ -41,7 +41,7 @@ nlohmann::json interpolation_bound_report() {
   const std::vector<std::complex<double>> h(d / 2, 1.0);
   const double pre = 0.5 * (delta - D1) * (D2 - delta);
   const double actual = interpolation_error(h, D1, D2, delta, base);
-  const double corrected = pre * sum_theta_sq(d, base);  // sum_j |h_j| theta_j^2 with |h_j| = 1
+  const double corrected = pre * sum_theta_sq(d, base);                 // sum_j |h_j| theta_j^2 with |h_j| = 1
   const double published = pre * published_theta_sq_constant(d, base);  // d max|h| / (4 ln b)
   return {{"base", base},
           {"constants", constants},

@@ -8,15 +8,14 @@
 
 namespace pe::theory {
 
-double sum_theta_sq(int d, double base);                  // sum_j theta_j^2 (the correct constant)
-double published_theta_sq_constant(int d, double base);   // d / (4 ln b)
+double sum_theta_sq(int d, double base);                 // sum_j theta_j^2 (the correct constant)
+double published_theta_sq_constant(int d, double base);  // d / (4 ln b)
 
 // a(Delta) for complex weights h (size d/2).
 double rope_score_curve(const std::vector<std::complex<double>>& h, double delta, double base);
 
 // |a(Delta) - linear interpolation of a between D1 and D2 at Delta|.
-double interpolation_error(const std::vector<std::complex<double>>& h, double D1, double D2, double delta,
-                           double base);
+double interpolation_error(const std::vector<std::complex<double>>& h, double D1, double D2, double delta, double base);
 
 nlohmann::json interpolation_bound_report();
 

@@ -6,9 +6,9 @@
 namespace pe::theory {
 
 template <unsigned Bits>
-using BinFloat = boost::multiprecision::number<
-    boost::multiprecision::cpp_bin_float<Bits, boost::multiprecision::digit_base_2>,
-    boost::multiprecision::et_off>;
+using BinFloat =
+    boost::multiprecision::number<boost::multiprecision::cpp_bin_float<Bits, boost::multiprecision::digit_base_2>,
+                                  boost::multiprecision::et_off>;
 
 inline constexpr unsigned kHighPrecisionBits = 700;
 using HighFloat = BinFloat<kHighPrecisionBits>;

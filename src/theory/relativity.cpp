@@ -15,8 +15,8 @@ Eigen::MatrixXd relative_projection(const Eigen::MatrixXd& M) {
   const Eigen::Index d = M.rows();
   Eigen::MatrixXd P = Eigen::MatrixXd::Zero(d, d);
   for (Eigen::Index i = 0; i < d; i += 2) {
-    const double a = 0.5 * (M(i, i) + M(i + 1, i + 1));      // tr B / 2
-    const double c = 0.5 * (M(i + 1, i) - M(i, i + 1));      // (B21 - B12) / 2
+    const double a = 0.5 * (M(i, i) + M(i + 1, i + 1));  // tr B / 2
+    const double c = 0.5 * (M(i + 1, i) - M(i, i + 1));  // (B21 - B12) / 2
     P(i, i) = a, P(i + 1, i + 1) = a;
     P(i, i + 1) = -c, P(i + 1, i) = c;
   }
@@ -78,12 +78,12 @@ nlohmann::json relativity_report() {
       {"offsets", offsets},
       {"positions_per_offset", per_offset},
       {"position_range", max_pos},
-      {"defect_zero_matrix", {{"defect", relativity_defect(commuting)},
-                              {"max_score_spread_at_fixed_offset",
-                               offset_score_spread(commuting, base, offsets, per_offset, max_pos, 3)}}},
-      {"random_matrix", {{"defect", relativity_defect(random)},
-                         {"max_score_spread_at_fixed_offset",
-                          offset_score_spread(random, base, offsets, per_offset, max_pos, 3)}}}};
+      {"defect_zero_matrix",
+       {{"defect", relativity_defect(commuting)},
+        {"max_score_spread_at_fixed_offset", offset_score_spread(commuting, base, offsets, per_offset, max_pos, 3)}}},
+      {"random_matrix",
+       {{"defect", relativity_defect(random)},
+        {"max_score_spread_at_fixed_offset", offset_score_spread(random, base, offsets, per_offset, max_pos, 3)}}}};
   nlohmann::json gauss = nlohmann::json::array();
   for (int dd : {4, 16, 64}) {
     const int samples = 4000;

@@ -139,8 +139,14 @@ nlohmann::json rope_offset_distribution_report() {
       auto quant = [&](double p) { return sorted[size_t(p * (samples - 1))]; };
       // exact variance: independent planes d/4; coupled two planes 1 + cos(Delta (theta_0 - theta_1))
       const double exact_var = cs.coupled ? 1.0 + std::cos(delta * (th0 - th1)) : cs.d / 4.0;
-      rows.push_back({{"delta", delta}, {"mean", m1}, {"variance", var}, {"exact_variance", exact_var},
-                      {"q05", quant(0.05)}, {"q50", quant(0.5)}, {"q95", quant(0.95)}, {"ks_vs_delta0", ks}});
+      rows.push_back({{"delta", delta},
+                      {"mean", m1},
+                      {"variance", var},
+                      {"exact_variance", exact_var},
+                      {"q05", quant(0.05)},
+                      {"q50", quant(0.5)},
+                      {"q95", quant(0.95)},
+                      {"ks_vs_delta0", ks}});
       if (ref.empty()) ref = std::move(s);
     }
     cases.push_back({{"d", cs.d},

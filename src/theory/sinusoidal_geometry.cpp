@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <random>
+#include <string>
 
 #include "core/frequencies.h"
 #include "theory/cosine_integral.h"
@@ -86,15 +87,17 @@ nlohmann::json rotation_report() {
     for (int k : {1, 2, 3, 17, 100, 1000, 4095}) {
       const Eigen::MatrixXd R = shift_rotation(k, d, base);
       for (int m = 0; m < positions; ++m)
-        shift_err = std::max(shift_err, (sinusoidal_position(m + k, d, base) - R * sinusoidal_position(m, d, base))
-                                            .cwiseAbs().maxCoeff());
+        shift_err =
+            std::max(shift_err,
+                     (sinusoidal_position(m + k, d, base) - R * sinusoidal_position(m, d, base)).cwiseAbs().maxCoeff());
     }
     // R(a) R(b) = R(a+b) and R orthogonal, on random shifts
     double group_err = 0.0, orth_err = 0.0;
     for (int t = 0; t < 200; ++t) {
       const int a = pos(rng), b = pos(rng);
       const Eigen::MatrixXd Ra = shift_rotation(a, d, base);
-      group_err = std::max(group_err, (Ra * shift_rotation(b, d, base) - shift_rotation(a + b, d, base)).cwiseAbs().maxCoeff());
+      group_err =
+          std::max(group_err, (Ra * shift_rotation(b, d, base) - shift_rotation(a + b, d, base)).cwiseAbs().maxCoeff());
       orth_err = std::max(orth_err, (Ra.transpose() * Ra - Eigen::MatrixXd::Identity(d, d)).cwiseAbs().maxCoeff());
     }
     double norm_err = 0.0;
@@ -121,7 +124,8 @@ nlohmann::json log_ruler_report() {
   const double base = pe::kDefaultBase;
   nlohmann::json rows = nlohmann::json::array();
   for (int delta : {1, 4, 16, 64, 256, 1024}) {
-    nlohmann::json r = {{"delta", delta}, {"limit", log_ruler_limit(delta, base)}, {"line", log_ruler_line(delta, base)}};
+    nlohmann::json r = {
+        {"delta", delta}, {"limit", log_ruler_limit(delta, base)}, {"line", log_ruler_line(delta, base)}};
     nlohmann::json by_d = nlohmann::json::array();
     for (int d : {64, 512, 8192}) by_d.push_back({{"d", d}, {"ratio", 2.0 / d * stationary_kernel(delta, d, base)}});
     r["by_d"] = by_d;
@@ -129,6 +133,13 @@ nlohmann::json log_ruler_report() {
   }
   return {{"base", base}, {"quantity", "(2/d) kappa_d(delta)"}, {"rows", rows}};
 }
+
+namespace {
+
+// Column 2j is sin(m theta_j), column 2j+1 is cos(m theta_j).
+std::string column_name(int col) { return std::string(col % 2 ? "cos" : "sin") + " plane " + std::to_string(col / 2); }
+
+}  // namespace
 
 nlohmann::json column_cosine_report() {
   const double base = pe::kDefaultBase;
@@ -141,7 +152,8 @@ nlohmann::json column_cosine_report() {
                     {"positions", positions},
                     {"max_cosine", c.value},
                     {"signed_cosine", c.signed_value},
-                    {"columns", {c.col_a, c.col_b}}});
+                    {"columns", {c.col_a, c.col_b}},
+                    {"column_names", {column_name(c.col_a), column_name(c.col_b)}}});
   }
   return {{"rows", rows}};
 }

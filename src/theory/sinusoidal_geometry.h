@@ -43,8 +43,8 @@ struct MinDistance {
 };
 MinDistance min_code_distance(int positions, int d, double base);
 
-nlohmann::json rotation_report();     // shift = rotation, group law, norm, injectivity
-nlohmann::json log_ruler_report();    // the (2/d) kappa_d table beside I_b and the line
+nlohmann::json rotation_report();   // shift = rotation, group law, norm, injectivity
+nlohmann::json log_ruler_report();  // the (2/d) kappa_d table beside I_b and the line
 nlohmann::json column_cosine_report();
 
 }  // namespace pe::theory

@@ -17,9 +17,7 @@ std::string pair_str(const json& v) {
   return v.is_null() ? std::string("none") : fmt::format("({}, {})", v[0].dump(), v[1].dump());
 }
 
-void heading(std::string& out, const std::string& title) {
-  out += fmt::format("\n== {} ==\n", title);
-}
+void heading(std::string& out, const std::string& title) { out += fmt::format("\n== {} ==\n", title); }
 
 void cue(std::string& out, const json& j) {
   heading(out, fmt::format("Best cue reader without positions (exact; alphabet {}, mark prob {})",
@@ -30,10 +28,11 @@ void cue(std::string& out, const json& j) {
 
 void counter(std::string& out, const json& j) {
   heading(out, "Causal counter: equal scores, value e at 0 -> output e/(t+1)");
-  out += fmt::format("t = 0..{} (width {}): max |o_t - e/(t+1)| = {:.3e}, max |1/<o_t,e> - 1 - t| = {:.3e}, "
-                     "t recovered exactly: {}\n",
-                     j["len"].get<int>() - 1, j["width"].get<int>(), num(j["max_output_error"]),
-                     num(j["max_recovered_t_error"]), yes_no(j["t_recovered_exactly"]));
+  out += fmt::format(
+      "t = 0..{} (width {}): max |o_t - e/(t+1)| = {:.3e}, max |1/<o_t,e> - 1 - t| = {:.3e}, "
+      "t recovered exactly: {}\n",
+      j["len"].get<int>() - 1, j["width"].get<int>(), num(j["max_output_error"]), num(j["max_recovered_t_error"]),
+      yes_no(j["t_recovered_exactly"]));
 }
 
 void rotation(std::string& out, const json& j) {
@@ -61,10 +60,12 @@ void ruler(std::string& out, const json& j) {
 
 void columns(std::string& out, const json& j) {
   heading(out, "Largest |cosine| between two columns of the [positions x d] sinusoidal matrix");
-  out += fmt::format("{:>4} {:>9} {:>20} {:>10}\n", "d", "positions", "max |cosine|", "columns");
+  out += fmt::format("{:>4} {:>9} {:>20} {:>10}  {}\n", "d", "positions", "max |cosine|", "columns",
+                     "(col 2j = sin, 2j+1 = cos)");
   for (const auto& r : j["rows"])
-    out += fmt::format("{:>4} {:>9} {:>20.15f} {:>10}\n", r["d"].get<int>(), r["positions"].get<int>(),
-                       num(r["max_cosine"]), pair_str(r["columns"]));
+    out += fmt::format("{:>4} {:>9} {:>20.15f} {:>10}  {} / {}\n", r["d"].get<int>(), r["positions"].get<int>(),
+                       num(r["max_cosine"]), pair_str(r["columns"]), r["column_names"][0].get<std::string>(),
+                       r["column_names"][1].get<std::string>());
 }
 
 void windows(std::string& out, const json& j) {
@@ -93,7 +94,8 @@ void relativity(std::string& out, const json& j) {
                      c["d"].get<int>(), c["offsets"].get<int>(), c["positions_per_offset"].get<int>(),
                      c["position_range"].get<int>());
   out += fmt::format("  defect-0 matrix (Pi of a Gaussian): defect {:.2e}, max spread {:.3e}\n",
-                     num(c["defect_zero_matrix"]["defect"]), num(c["defect_zero_matrix"]["max_score_spread_at_fixed_offset"]));
+                     num(c["defect_zero_matrix"]["defect"]),
+                     num(c["defect_zero_matrix"]["max_score_spread_at_fixed_offset"]));
   out += fmt::format("  random Gaussian matrix:            defect {:.4f}, max spread {:.3e}\n",
                      num(c["random_matrix"]["defect"]), num(c["random_matrix"]["max_score_spread_at_fixed_offset"]));
   out += fmt::format("{:>4} {:>8} {:>12} {:>10} {:>10}\n", "d", "samples", "mean delta^2", "stderr", "1 - 1/d");
@@ -105,11 +107,11 @@ void relativity(std::string& out, const json& j) {
 void t5(std::string& out, const json& j) {
   heading(out, fmt::format("T5 causal buckets ({} buckets, max distance {})", j["buckets"].get<int>(),
                            j["max_distance"].get<int>()));
-  out += fmt::format("{:>6} {:>12} {:>6}   {:>6} {:>12} {:>6}\n", "bucket", "distances", "count", "bucket",
-                     "distances", "count");
+  out += fmt::format("{:>6} {:>12} {:>6}   {:>6} {:>12} {:>6}\n", "bucket", "distances", "count", "bucket", "distances",
+                     "count");
   auto cell = [](const json& r) {
-    std::string dist = r["first"].is_null()  ? std::string("empty")
-                       : r["last"].is_null() ? fmt::format("{}..", r["first"].get<int>())
+    std::string dist = r["first"].is_null()      ? std::string("empty")
+                       : r["last"].is_null()     ? fmt::format("{}..", r["first"].get<int>())
                        : r["first"] == r["last"] ? fmt::format("{}", r["first"].get<int>())
                                                  : fmt::format("{}..{}", r["first"].get<int>(), r["last"].get<int>());
     std::string count = r["count"].is_null() ? std::string("open") : r["count"].dump();
@@ -148,7 +150,8 @@ void rope_decay(std::string& out, const json& j) {
                            j["d"].get<int>(), num(j["envelope_at_0"])));
   out += fmt::format("{:>12} {:>12} {:>12}\n", "Delta", "mean", "mean/(d/2)");
   for (const auto& r : j["rows"])
-    out += fmt::format("{:>12} {:>12.4f} {:>12.4f}\n", fmt::format("{}..{}", r["octave"][0].get<int>(), r["octave"][1].get<int>()),
+    out += fmt::format("{:>12} {:>12.4f} {:>12.4f}\n",
+                       fmt::format("{}..{}", r["octave"][0].get<int>(), r["octave"][1].get<int>()),
                        num(r["mean_envelope"]), num(r["mean_relative"]));
 }
 
@@ -174,7 +177,8 @@ void census(std::string& out, const json& j) {
   const auto& kappas = j["kappas"];
   out += fmt::format("{:>5} {:>10} {:>7} {:>6}", "plane", "lambda", "turns", "full");
   for (const char* map : {"pi", "ntk", "yarn", "selective"})
-    for (const auto& k : kappas) out += fmt::format(" {:>8}", fmt::format("{}{}", map == std::string("selective") ? "sel" : map, k.get<double>()));
+    for (const auto& k : kappas)
+      out += fmt::format(" {:>8}", fmt::format("{}{}", map == std::string("selective") ? "sel" : map, k.get<double>()));
   out += "\n";
   for (const auto& p : j["planes"]) {
     out += fmt::format("{:>5} {:>10.2f} {:>7.3f} {:>6}", p["plane"].get<int>(), num(p["wavelength"]),
@@ -197,11 +201,11 @@ void interp(std::string& out, const json& j) {
     out += fmt::format("{:>5} {:>14.6f} {:>14.6f}\n", c["d"].get<int>(), num(c["sum_theta_sq"]),
                        num(c["published_d_over_4lnb"]));
   const auto& e = j["example"];
-  out += fmt::format("d = {}, all h_j = 1, on [{}, {}] at Delta = {}: actual error {:.6f}, published bound {:.6f} "
-                     "(holds: {}), corrected bound {:.6f} (holds: {})\n",
-                     e["d"].get<int>(), num(e["interval"][0]), num(e["interval"][1]), num(e["delta"]),
-                     num(e["actual_error"]), num(e["published_bound"]), yes_no(e["published_holds"]),
-                     num(e["corrected_bound"]), yes_no(e["corrected_holds"]));
+  out += fmt::format(
+      "d = {}, all h_j = 1, on [{}, {}] at Delta = {}: actual error {:.6f}, published bound {:.6f} "
+      "(holds: {}), corrected bound {:.6f} (holds: {})\n",
+      e["d"].get<int>(), num(e["interval"][0]), num(e["interval"][1]), num(e["delta"]), num(e["actual_error"]),
+      num(e["published_bound"]), yes_no(e["published_holds"]), num(e["corrected_bound"]), yes_no(e["corrected_holds"]));
 }
 
 void precision(std::string& out, const json& j) {
@@ -219,24 +223,31 @@ void precision(std::string& out, const json& j) {
   out += fmt::format("{:>9} {:>12} {:>14} {:>10} {:>9} {:>14} {:>14}\n", "dtype", "min dist", "at pair", "rechecked",
                      "certified", "repeated rows", "first collision");
   for (const auto& r : t["rows"])
-    out += fmt::format("{:>9} {:>12.6f} {:>14} {:>10} {:>9} {:>14} {:>14}\n", r["dtype"].get<std::string>(),
-                       num(r["min_distance"]), pair_str(r["min_pair"]), r["rechecked_candidates"].get<long long>(),
-                       yes_no(r["certified"]), r["repeated_rows"].get<long long>(), pair_str(r["first_colliding_pair"]));
+    out +=
+        fmt::format("{:>9} {:>12.6f} {:>14} {:>10} {:>9} {:>14} {:>14}\n", r["dtype"].get<std::string>(),
+                    num(r["min_distance"]), pair_str(r["min_pair"]), r["rechecked_candidates"].get<long long>(),
+                    yes_no(r["certified"]), r["repeated_rows"].get<long long>(), pair_str(r["first_colliding_pair"]));
 }
 
 }  // namespace
 
 std::string format_tables(const json& all) {
   std::string out;
-  const std::pair<const char*, void (*)(std::string&, const json&)> parts[] = {
-      {"cue_baseline", cue},           {"causal_counter", counter},
-      {"sinusoidal_rotation", rotation}, {"log_ruler", ruler},
-      {"column_cosines", columns},     {"window_conditioning", windows},
-      {"relativity", relativity},      {"t5_buckets", t5},
-      {"alibi_bound", alibi},          {"rope_relative", rope_rel},
-      {"rope_decay", rope_decay},      {"rope_offset_distribution", rope_dist},
-      {"wavelength_census", census},   {"interpolation_bound", interp},
-      {"finite_precision", precision}};
+  const std::pair<const char*, void (*)(std::string&, const json&)> parts[] = {{"cue_baseline", cue},
+                                                                               {"causal_counter", counter},
+                                                                               {"sinusoidal_rotation", rotation},
+                                                                               {"log_ruler", ruler},
+                                                                               {"column_cosines", columns},
+                                                                               {"window_conditioning", windows},
+                                                                               {"relativity", relativity},
+                                                                               {"t5_buckets", t5},
+                                                                               {"alibi_bound", alibi},
+                                                                               {"rope_relative", rope_rel},
+                                                                               {"rope_decay", rope_decay},
+                                                                               {"rope_offset_distribution", rope_dist},
+                                                                               {"wavelength_census", census},
+                                                                               {"interpolation_bound", interp},
+                                                                               {"finite_precision", precision}};
   for (const auto& [key, render] : parts)
     if (all.contains(key)) render(out, all.at(key));
   return out;
