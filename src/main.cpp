@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
   });
   const pe::cli::Register commands[] = {pe::cli::register_train, pe::cli::register_eval, pe::cli::register_run,
                                         pe::cli::register_gradcheck, pe::cli::register_schemes,
-                                        pe::cli::register_analyze};
+                                        pe::cli::register_analyze, pe::cli::register_census};
   for (auto reg : commands) reg(app);
   try {
     app.parse(argc, argv);

@@ -1,6 +1,8 @@
 // pe-bench eval: evaluate every checkpoint under a runs directory (or the ones given) at some lengths.
 #include <fmt/format.h>
 
+#include <sstream>
+
 #include "cli/common.h"
 #include "core/files.h"
 #include "core/parallel.h"
@@ -12,7 +14,7 @@ namespace pe::cli {
 
 void register_eval(CLI::App& app) {
   struct Opts {
-    std::string lengths = "32,64,128,256", runs_dir = "results/runs", out = "results/eval.json", markdown;
+    std::string lengths = "32,64,128,256", runs_dir = "results/runs", out = "results/eval.json", markdown, rescale;
     std::vector<std::string> checkpoints, sets;
     int threads = 0;
     bool quiet = false;
@@ -23,6 +25,9 @@ void register_eval(CLI::App& app) {
   sub->add_option("--lengths", o->lengths, "comma-separated test lengths")->capture_default_str();
   sub->add_option("--runs-dir", o->runs_dir, "evaluate every checkpoint.json below this directory")->capture_default_str();
   sub->add_option("--checkpoint", o->checkpoints, "evaluate this checkpoint instead (repeatable)");
+  sub->add_option("--rescale", o->rescale,
+                  "also re-read every RoPE checkpoint with these context-extension maps (comma-separated: pi, ntk, "
+                  "yarn, selective, base=B), at kappa = length / training length, without retraining");
   sub->add_option("--out", o->out, "results JSON to write (atomically)")->capture_default_str();
   sub->add_option("--markdown", o->markdown, "also write the table as Markdown to this file");
   sub->add_option("--set", o->sets, "test settings: --set test_size=N, --set test_seed=N");
@@ -35,7 +40,16 @@ void register_eval(CLI::App& app) {
     const nlohmann::json cfg = resolve_config("", o->sets);
     set_threads(o->threads);
     const auto paths = o->checkpoints.empty() ? find_checkpoints(o->runs_dir) : o->checkpoints;
-    const EvalSettings s{lengths, cfg["test_size"], cfg["test_seed"]};
+    EvalSettings s{lengths, cfg["test_size"], cfg["test_seed"], {}};
+    if (!o->rescale.empty()) {
+      std::string part;
+      std::istringstream in(o->rescale);
+      while (std::getline(in, part, ','))
+        if (!is_known_map(part))
+          throw UsageError(fmt::format("--rescale: unknown map '{}' (known: {})", part, known_maps()));
+        else
+          s.maps.push_back(part);
+    }
     const auto rows = evaluate_checkpoints(paths, s, !o->quiet);
     const auto task = load_checkpoint(paths.front()).model->config().task;
     const nlohmann::json results = results_json(rows, s, task);

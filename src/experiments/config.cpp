@@ -37,6 +37,7 @@ const std::vector<KeySpec>& config_keys() {
       {"learned_rows", KeyType::Int, 0, "rows of the learned table (0: the training length)"},
       {"alibi_slopes", KeyType::FloatList, json::array({0.5}), "ALiBi slope per head (empty: reference rule)"},
       {"rotary_fraction", KeyType::Float, 1.0, "rope: fraction of planes that rotate"},
+      {"rescale", KeyType::StringList, json::array(), "context-extension maps to re-read RoPE with: pi, ntk, yarn, selective, base=B"},
       {"log_every", KeyType::Int, 50, "steps between metrics-log lines"},
       {"runs_dir", KeyType::String, "results/runs", "where run directories go"},
       {"out_dir", KeyType::String, "results", "where experiment results go"},
@@ -244,6 +245,9 @@ void validate_config(const json& cfg) {
   if (cfg.at("seeds").empty()) throw ConfigError("seeds: the list is empty");
   for (auto& n : cfg.at("eval_lengths"))
     if (n.get<long long>() < 2) throw ConfigError(fmt::format("eval_lengths: {} is not a length >= 2", n.dump()));
+  for (auto& m : cfg.at("rescale"))
+    if (!is_known_map(m.get<std::string>()))
+      throw ConfigError(fmt::format("rescale: unknown map '{}' (known: {})", m.get<std::string>(), known_maps()));
   for (auto& n : cfg.at("seeds"))
     if (n.get<long long>() < 0) throw ConfigError(fmt::format("seeds: {} is negative", n.dump()));
 }
@@ -283,6 +287,7 @@ ExperimentConfig ExperimentConfig::from_json(const json& c) {
   e.mark_prob = c["mark_prob"];
   e.rotary_fraction = c["rotary_fraction"];
   e.alibi_slopes = c["alibi_slopes"].get<std::vector<double>>();
+  e.rescale = c["rescale"].get<std::vector<std::string>>();
   return e;
 }
 

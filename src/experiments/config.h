@@ -35,7 +35,7 @@ std::string describe_keys();  // for --help
 // The typed view of a resolved config used by the runners.
 struct ExperimentConfig {
   std::string name, task, runs_dir, out_dir, reference;
-  std::vector<std::string> schemes;
+  std::vector<std::string> schemes, rescale;
   std::vector<int> seeds, eval_lengths;
   int steps, batch_size, train_length, test_size, d_model, learned_rows, log_every, alphabet;
   long long test_seed;

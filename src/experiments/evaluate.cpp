@@ -57,18 +57,35 @@ std::vector<SchemeResult> evaluate_checkpoints(const std::vector<std::string>& p
     if (c.model->config().task.alphabet != task.alphabet || c.model->config().task.mark_prob != task.mark_prob)
       throw UsageError(fmt::format("{} was trained on other task settings than {}; evaluate them separately",
                                    c.path, cps.front().path));
-  // group by scheme in registry order, seeds ascending
+  for (auto& m : s.maps)
+    if (!is_known_map(m)) throw UsageError(fmt::format("unknown context-extension map '{}' (known: {})", m, known_maps()));
+  // group by scheme in registry order, seeds ascending; each map's rows follow their scheme's row
   std::vector<SchemeResult> rows;
   for (auto& info : scheme_list()) {
-    SchemeResult r{info.name, {}};
+    SchemeResult r{info.name, "none", {}};
+    bool plans = false;
     for (auto& c : cps)
-      if (c.model->config().scheme.name == info.name)
+      if (c.model->config().scheme.name == info.name) {
         r.seeds.push_back({c.meta.at("training").value("seed", 0), c.path, {}});
+        plans |= c.model->scheme().accepts_frequency_plan();
+      }
     std::sort(r.seeds.begin(), r.seeds.end(), [](auto& a, auto& b) { return a.seed < b.seed || (a.seed == b.seed && a.checkpoint < b.checkpoint); });
-    if (!r.seeds.empty()) rows.push_back(std::move(r));
+    if (r.seeds.empty()) continue;
+    rows.push_back(r);
+    if (plans)
+      for (auto& m : s.maps) {
+        r.map = m;
+        rows.push_back(r);
+      }
   }
   std::map<std::string, CueHead<float>*> by_path;
-  for (auto& c : cps) by_path[c.path] = c.model.get();
+  std::map<std::string, int> train_len;
+  for (auto& c : cps) {
+    by_path[c.path] = c.model.get();
+    train_len[c.path] = c.meta.at("training").value("train_length", 0);
+    if (train_len[c.path] < 2 && c.model->scheme().accepts_frequency_plan() && !s.maps.empty())
+      throw CheckpointError(fmt::format("checkpoint {}: no training.train_length, needed to rescale", c.path));
+  }
   const bool tty = progress && isatty(fileno(stderr));
   for (size_t li = 0; li < s.lengths.size(); ++li) {
     const int n = s.lengths[li];
@@ -76,8 +93,11 @@ std::vector<SchemeResult> evaluate_checkpoints(const std::vector<std::string>& p
     for (auto& r : rows)
       for (auto& sd : r.seeds) {
         CueHead<float>* m = by_path.at(sd.checkpoint);
+        const bool rescaled = r.map != "none";
+        if (rescaled) m->scheme().set_frequency_plan(m->scheme().plan_for(r.map, train_len.at(sd.checkpoint), n));
         m->prepare(n);
         sd.accuracy.push_back(cue_accuracy(*m, test));
+        if (rescaled) m->scheme().set_frequency_plan(m->scheme().plan_for("none", train_len.at(sd.checkpoint), n));
       }
     if (tty) fmt::print(stderr, "\r[eval] length {} done ({}/{})   ", n, li + 1, s.lengths.size());
   }
@@ -110,6 +130,7 @@ std::vector<double> bag_reader_on_test_sets(const EvalSettings& s, const CueTask
 
 json results_json(const std::vector<SchemeResult>& rows, const EvalSettings& s, const CueTaskConfig& task) {
   json j = {{"format", "pe-bench-results"},
+            {"maps", s.maps},
             {"version", 1},
             {"task", "cue"},
             {"metric", "accuracy"},
@@ -124,7 +145,7 @@ json results_json(const std::vector<SchemeResult>& rows, const EvalSettings& s, 
   j["bag_reader_on_test_set"] = bag_reader_on_test_sets(s, task);
   json out = json::array();
   for (auto& r : rows) {
-    json row = {{"scheme", r.scheme}, {"map", "none"}};
+    json row = {{"scheme", r.scheme}, {"map", r.map}};
     json mean = json::array(), seeds = json::array();
     for (size_t li = 0; li < s.lengths.size(); ++li) mean.push_back(opt(mean_of(r.seeds, li)));
     for (auto& sd : r.seeds) {
@@ -168,6 +189,8 @@ std::string format_results_table(const json& r) {
     }
   }
   s += "* the best possible reader without positions (guesses the most frequent marked symbol), exact by counting\n";
+  if (!r["maps"].empty())
+    s += "scheme + map: the same checkpoints read with a context-extension map at kappa = length / training length\n";
   s += "** that reader's rule applied to these very test sequences (paired with the heads)\n";
   s += "— the learned table has no row for these positions\n";
   return s;

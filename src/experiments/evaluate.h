@@ -16,6 +16,9 @@ struct EvalSettings {
   std::vector<int> lengths;
   int test_size = 2000;
   long long test_seed = 777;
+  // Context-extension maps: each scheme that reads a frequency plan is also evaluated under each map
+  // at kappa = n / training length (no retraining), as extra rows.
+  std::vector<std::string> maps;
 };
 
 // Accuracy on `test`; nullopt when the scheme has no representation for its positions (learned
@@ -29,6 +32,7 @@ struct SeedResult {
 };
 struct SchemeResult {
   std::string scheme;
+  std::string map = "none";
   std::vector<SeedResult> seeds;
 };
 

@@ -64,7 +64,7 @@ ExperimentOutcome run_experiment(const json& resolved, bool quiet, int threads) 
   out.total_steps = (long long)jobs.size() * e.steps;
   if (tty) fmt::print(stderr, "\r{:70}\r", "");
   const auto t1 = std::chrono::steady_clock::now();
-  const EvalSettings settings{e.eval_lengths, e.test_size, e.test_seed};
+  const EvalSettings settings{e.eval_lengths, e.test_size, e.test_seed, e.rescale};
   const auto rows = evaluate_checkpoints(checkpoints, settings, !quiet);
   CueTaskConfig task;
   task.alphabet = e.alphabet;

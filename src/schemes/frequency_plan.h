@@ -1,6 +1,6 @@
 // A frequency plan: the per-plane angular frequencies RoPE reads its angles from, and a multiplier
-// on the content score. Context-extension maps (pi, ntk, yarn, ...) are plans applied at read time;
-// the identity plan is plain RoPE.
+// on the content score. Context-extension maps (schemes.md) are plans applied at read time, with
+// no retraining; the identity plan is plain RoPE, bit for bit.
 #pragma once
 #include <string>
 #include <vector>
@@ -10,17 +10,35 @@
 namespace pe {
 
 struct FrequencyPlan {
-  std::string name = "identity";
-  std::vector<double> theta;  // theta'_j for every plane j = 0 .. d/2-1
+  std::string name = "none";
+  double kappa = 1.0;         // read length / training length (1: no change)
+  std::vector<double> theta;  // theta'_j for every plane j = 0 .. d/2-1 (0: the plane does not turn)
   double logit_scale = 1.0;   // multiplies q.k/sqrt(d)
 };
 
-// theta_j = base^(-2j/d); planes j >= rotating_planes get theta 0 (they pass through unrotated).
-inline FrequencyPlan identity_plan(int d_head, double base, int rotating_planes) {
-  FrequencyPlan p;
-  p.theta.assign(d_head / 2, 0.0);
-  for (int j = 0; j < rotating_planes && j < d_head / 2; ++j) p.theta[j] = plane_frequency(j, d_head, base);
-  return p;
-}
+// YaRN ramp bounds: g_j = clamp((L/lambda_j - alpha) / (beta - alpha), 0, 1).
+inline constexpr double kYarnAlpha = 1.0;
+inline constexpr double kYarnBeta = 32.0;
+
+// The map names `eval --rescale` and `census` accept: none, pi, ntk, yarn, selective, base=B.
+bool is_known_map(const std::string& map);
+std::string known_maps();
+
+// theta'_j / theta_j for j = 0..d/2-1 under `map` for a head of width d trained at train_len and read
+// at kappa * train_len. kappa <= 1: every factor is 1. (base=B is not a factor map; see make_plan.)
+//   pi: 1/kappa.   ntk: kappa^(-2j/(d-2)) (base -> base kappa^(d/(d-2))).
+//   yarn: (1 - g_j)/kappa + g_j.   selective: 1/kappa where lambda_j > train_len, else 1.
+// Throws UsageError for an unknown map or bad arguments.
+std::vector<double> plane_factors(const std::string& map, int d, double base, int train_len, double kappa);
+
+// YaRN's multiplier on every RoPE content score: (0.1 ln kappa + 1)^2 (1 when kappa <= 1).
+double yarn_logit_scale(double kappa);
+
+// theta_j = base^(-2j/d) for the first `rotating_planes` planes, 0 for the rest.
+FrequencyPlan identity_plan(int d_head, double base, int rotating_planes);
+
+// The plan of `map` for a head trained at train_len read at read_len (kappa = read_len/train_len).
+FrequencyPlan make_plan(const std::string& map, int d_head, double base, int rotating_planes, int train_len,
+                        int read_len);
 
 }  // namespace pe

@@ -26,6 +26,11 @@ class RopeScheme final : public Scheme<S> {
   bool acts_on_qk() const override { return true; }
   int rotating_planes() const { return rotating_; }
 
+  bool accepts_frequency_plan() const override { return true; }
+  FrequencyPlan plan_for(const std::string& map, int train_len, int read_len) const override {
+    return make_plan(map, this->cfg_.d_head, this->cfg_.base, rotating_, train_len, read_len);
+  }
+  void set_frequency_plan(FrequencyPlan plan) override { set_plan(std::move(plan)); }
   // Replaces the frequencies (a context-extension map); clears the angle cache.
   void set_plan(FrequencyPlan plan) {
     plan_ = std::move(plan);

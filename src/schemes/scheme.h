@@ -8,8 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/errors.h"
 #include "core/params.h"
 #include "core/rng.h"
+#include "schemes/frequency_plan.h"
 
 namespace pe {
 
@@ -61,6 +63,14 @@ class Scheme {
   virtual void qk_backward(const int* pos, int n, S* dx) const {}
   // Multiplier on the content score q.k/sqrt(d) (1 except for maps such as YaRN).
   virtual S content_scale() const { return S(1); }
+
+  // Context-extension maps: a scheme that reads its angles from a FrequencyPlan builds the plan of
+  // a map for a (training length, read length) pair and accepts it at read time.
+  virtual bool accepts_frequency_plan() const { return false; }
+  virtual FrequencyPlan plan_for(const std::string& map, int train_len, int read_len) const {
+    throw UsageError(name() + " has no frequencies to rescale");
+  }
+  virtual void set_frequency_plan(FrequencyPlan plan) { throw UsageError(name() + " has no frequencies to rescale"); }
 
   // Score bias. scores: [nk], the scaled content scores of one query row of one head; adds
   // the bias for keys at kpos. Only visible keys are passed.

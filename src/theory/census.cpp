@@ -8,37 +8,6 @@
 
 namespace pe::theory {
 
-std::vector<double> plane_factors(const std::string& map, int d, double base, int train_len, double kappa) {
-  if (d < 4 || d % 2 != 0) throw pe::UsageError("plane_factors: head width must be even and >= 4");
-  if (!(base > 1.0) || train_len < 1 || !(kappa > 0.0))
-    throw pe::UsageError("plane_factors: need base > 1, train_len >= 1, kappa > 0");
-  const int h = d / 2;
-  std::vector<double> f(h, 1.0);
-  if (map != "none" && map != "pi" && map != "ntk" && map != "yarn" && map != "selective")
-    throw pe::UsageError("unknown context-extension map '" + map + "' (none, pi, ntk, yarn, selective)");
-  if (map == "none" || kappa <= 1.0) return f;
-  for (int j = 0; j < h; ++j) {
-    const double lambda = pe::plane_wavelength(j, d, base);
-    if (map == "pi") {
-      f[j] = 1.0 / kappa;
-    } else if (map == "ntk") {
-      f[j] = std::pow(kappa, -2.0 * j / (d - 2));
-    } else if (map == "yarn") {
-      const double g = std::clamp((train_len / lambda - kYarnAlpha) / (kYarnBeta - kYarnAlpha), 0.0, 1.0);
-      f[j] = (1.0 - g) / kappa + g;
-    } else {  // selective
-      f[j] = lambda > train_len ? 1.0 / kappa : 1.0;
-    }
-  }
-  return f;
-}
-
-double yarn_logit_scale(double kappa) {
-  if (kappa <= 1.0) return 1.0;
-  const double t = 0.1 * std::log(kappa) + 1.0;
-  return t * t;
-}
-
 nlohmann::json wavelength_census_report(int d, int train_len) {
   const double base = pe::kDefaultBase;
   const std::vector<double> kappas = {2.0, 4.0, 8.0};
