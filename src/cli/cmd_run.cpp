@@ -26,6 +26,7 @@ void register_run(CLI::App& app) {
     const nlohmann::json cfg = resolve_config(o->experiment, o->sets);
     const auto out = run_experiment(cfg, o->quiet, o->threads);
     fmt::print("{}", out.table);
+    if (!out.geometry.empty()) fmt::print("\n{}\n", out.geometry);
     fmt::print("{} runs x {} steps trained in {:.2f} s ({:.0f} training steps/s overall); evaluation {:.2f} s\n",
                out.runs, out.total_steps / std::max(1, out.runs), out.train_seconds,
                out.total_steps / out.train_seconds, out.eval_seconds);

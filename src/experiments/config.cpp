@@ -38,6 +38,7 @@ const std::vector<KeySpec>& config_keys() {
       {"alibi_slopes", KeyType::FloatList, json::array({0.5}), "ALiBi slope per head (empty: reference rule)"},
       {"rotary_fraction", KeyType::Float, 1.0, "rope: fraction of planes that rotate"},
       {"rescale", KeyType::StringList, json::array(), "context-extension maps to re-read RoPE with: pi, ntk, yarn, selective, base=B"},
+      {"analyze", KeyType::Bool, false, "after evaluation, analyse the trained heads into <out_dir>/geometry.json"},
       {"log_every", KeyType::Int, 50, "steps between metrics-log lines"},
       {"runs_dir", KeyType::String, "results/runs", "where run directories go"},
       {"out_dir", KeyType::String, "results", "where experiment results go"},
@@ -288,6 +289,7 @@ ExperimentConfig ExperimentConfig::from_json(const json& c) {
   e.rotary_fraction = c["rotary_fraction"];
   e.alibi_slopes = c["alibi_slopes"].get<std::vector<double>>();
   e.rescale = c["rescale"].get<std::vector<std::string>>();
+  e.analyze = c["analyze"];
   return e;
 }
 

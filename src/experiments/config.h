@@ -41,6 +41,7 @@ struct ExperimentConfig {
   long long test_seed;
   double lr, beta1, beta2, eps, embed_init_std, base, mark_prob, rotary_fraction;
   std::vector<double> alibi_slopes;
+  bool analyze = false;
   static ExperimentConfig from_json(const nlohmann::json& cfg);
 };
 

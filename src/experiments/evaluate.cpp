@@ -19,8 +19,10 @@ namespace pe {
 
 using nlohmann::json;
 
-std::optional<double> cue_accuracy(const CueHead<float>& model, const CueBatch& test) {
-  if (!model.scheme().can_read(test.T - 1)) return std::nullopt;
+std::optional<double> cue_accuracy(const CueHead<float>& model, const CueBatch& test, int p0,
+                                   std::vector<int>* predictions) {
+  if (!model.scheme().can_read(p0 + test.T - 1)) return std::nullopt;
+  if (predictions) predictions->assign(test.B, -1);
   constexpr int kChunk = 100;
   const int chunks = (test.B + kChunk - 1) / kChunk;
   std::vector<int> correct(chunks, 0);
@@ -29,7 +31,10 @@ std::optional<double> cue_accuracy(const CueHead<float>& model, const CueBatch& 
     const ScopedFlushToZero ftz;
     CueWorkspace<float> ws;
     const int b0 = c * kChunk, nb = std::min(kChunk, test.B - b0);
-    correct[c] = model.forward(&test.tokens[size_t(b0) * test.T], &test.targets[b0], nb, test.T, ws).correct;
+    correct[c] = model
+                     .forward(&test.tokens[size_t(b0) * test.T], &test.targets[b0], nb, test.T, ws,
+                              predictions ? predictions->data() + b0 : nullptr, p0)
+                     .correct;
   }
   int total = 0;
   for (int c : correct) total += c;

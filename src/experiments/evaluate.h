@@ -23,7 +23,9 @@ struct EvalSettings {
 
 // Accuracy on `test`; nullopt when the scheme has no representation for its positions (learned
 // table past its rows). Parallel over fixed chunks; the count is exact whatever the threads.
-std::optional<double> cue_accuracy(const CueHead<float>& model, const CueBatch& test);
+// p0: the first position of every sequence (default 0). predictions (optional): [test.B] argmax classes.
+std::optional<double> cue_accuracy(const CueHead<float>& model, const CueBatch& test, int p0 = 0,
+                                   std::vector<int>* predictions = nullptr);
 
 struct SeedResult {
   int seed = 0;

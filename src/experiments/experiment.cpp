@@ -13,6 +13,7 @@
 #include "core/parallel.h"
 #include "experiments/config.h"
 #include "experiments/evaluate.h"
+#include "experiments/geometry.h"
 #include "experiments/train.h"
 
 namespace pe {
@@ -76,6 +77,14 @@ ExperimentOutcome run_experiment(const json& resolved, bool quiet, int threads) 
   out.markdown = format_results_markdown(out.results, reference);
   write_json_atomic(e.out_dir + "/results.json", out.results);
   write_file_atomic(e.out_dir + "/table.md", out.markdown);
+  if (e.analyze) {
+    std::vector<int> past;
+    for (int n : e.eval_lengths)
+      if (n > e.train_length) past.push_back(n);
+    const json g = analyze_checkpoints(checkpoints, EvalSettings{past, e.test_size, e.test_seed, {}});
+    write_json_atomic(e.out_dir + "/geometry.json", g);
+    out.geometry = format_geometry(g);
+  }
   return out;
 }
 

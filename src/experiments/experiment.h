@@ -9,7 +9,7 @@ namespace pe {
 
 struct ExperimentOutcome {
   nlohmann::json results;
-  std::string table, markdown;
+  std::string table, markdown, geometry;  // geometry: empty unless the experiment analyses its heads
   double train_seconds = 0, eval_seconds = 0;
   long long total_steps = 0;
   int runs = 0;

@@ -45,6 +45,17 @@ void CueHead<S>::init(uint64_t seed) {
   scheme_->init(P, rng);
 }
 
+template <class S>
+void CueHead<S>::swap_scheme(std::unique_ptr<Scheme<S>> scheme) {
+  ParamLayout probe;
+  probe.add("tok_emb", cfg_.task.vocab(), cfg_.d_model);
+  probe.add("w_qkv", cfg_.d_model, 3 * cfg_.d_model);
+  probe.add("w_out", cfg_.d_model, cfg_.task.alphabet);
+  scheme->declare(probe);
+  if (probe.total() != layout_.total()) throw Error("swap_scheme: the new scheme declares other parameters");
+  scheme_ = std::move(scheme);
+}
+
 namespace {
 template <class S>
 void resize(std::vector<S>& v, size_t n) {

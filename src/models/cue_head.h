@@ -54,6 +54,9 @@ class CueHead {
   CParamView<S> cview() const { return {params_.data(), &layout_}; }
 
   void init(uint64_t seed);
+  // Replaces the scheme with one that declares the same parameters (analyses read a trained head
+  // through a modified scheme). Throws if the parameter layout would change.
+  void swap_scheme(std::unique_ptr<Scheme<S>> scheme);
   // Fill the scheme's caches for positions up to end - 1 (call before parallel work).
   void prepare(int end) { scheme_->prepare(end - 1); }
   // Forward over B sequences of length T whose tokens sit at positions p0 .. p0+T-1 (the query at

@@ -1,0 +1,261 @@
+#include "experiments/geometry.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/frequencies.h"
+#include "experiments/checkpoint.h"
+#include "theory/relativity.h"
+
+namespace pe {
+
+using nlohmann::json;
+
+namespace {
+
+// Rows of E W_Q and E W_K for every token (no positional state): [V, d] each.
+void projected_tokens(const CueHead<float>& m, Eigen::MatrixXd& Qt, Eigen::MatrixXd& Kt) {
+  const int d = m.config().d_model;
+  const auto P = m.cview();
+  const Eigen::MatrixXd E = P(m.layout().find("tok_emb")).cast<double>();
+  const Eigen::MatrixXd W = P(m.layout().find("w_qkv")).cast<double>();
+  Qt = E * W.leftCols(d);
+  Kt = E * W.middleCols(d, d);
+}
+
+// M = W_Q W_K^T: the matrix of the position-position term p(m)^T M p(n).
+Eigen::MatrixXd qk_matrix(const CueHead<float>& m) {
+  const int d = m.config().d_model;
+  const Eigen::MatrixXd W = m.cview()(m.layout().find("w_qkv")).cast<double>();
+  return W.leftCols(d) * W.middleCols(d, d).transpose();
+}
+
+// Sinusoidal head read with its position-position term replaced by the offset-only projection:
+// adds -p(m)^T (M - Pi M) p(n) / sqrt(d) to every score (an analysis-only scheme, no parameters).
+class ProjectedSinusoidal final : public Scheme<float> {
+ public:
+  ProjectedSinusoidal(const SchemeConfig& cfg, const Eigen::MatrixXd& M) : Scheme<float>(cfg), inner_(make_scheme<float>(cfg)) {
+    D_ = M - theory::relative_projection(M);
+  }
+  std::string name() const override { return "sinusoidal-offset-projected"; }
+  bool acts_on_embedding() const override { return true; }
+  bool acts_on_scores() const override { return true; }
+  void embed_forward(CParamView<float> P, const int* pos, int n, float* out) const override {
+    inner_->embed_forward(P, pos, n, out);
+  }
+  void bias_forward(CParamView<float>, int, int qpos, const int* kpos, int nk, float* scores) const override {
+    const int d = cfg_.d_model;
+    std::vector<double> pm(d), pn(d);
+    sinusoidal_code(qpos, d, cfg_.base, pm.data());
+    const Eigen::Map<const Eigen::RowVectorXd> a(pm.data(), d);
+    const Eigen::RowVectorXd aD = a * D_;
+    for (int j = 0; j < nk; ++j) {
+      sinusoidal_code(kpos[j], d, cfg_.base, pn.data());
+      scores[j] -= float(aD.dot(Eigen::Map<const Eigen::VectorXd>(pn.data(), d)) / std::sqrt(double(d)));
+    }
+  }
+
+ private:
+  std::unique_ptr<Scheme<float>> inner_;
+  Eigen::MatrixXd D_;
+};
+
+json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+json rope_section(const CueHead<float>& m, int train_len, int max_age) {
+  const auto curve = rope_offset_curve(m, max_age);
+  // first trough: the first local minimum
+  int trough = -1;
+  for (int r = 1; r + 1 < int(curve.size()); ++r)
+    if (curve[r] < curve[r - 1] && curve[r] <= curve[r + 1]) {
+      trough = r;
+      break;
+    }
+  const auto deepest = std::min_element(curve.begin() + train_len, curve.end()) - curve.begin();
+  const auto rebound = deepest + 1 < long(curve.size())
+                           ? std::max_element(curve.begin() + deepest + 1, curve.end()) - curve.begin()
+                           : deepest;
+  // per-plane amplitude |q_j| |k_j|, averaged over marked symbols
+  Eigen::MatrixXd Qt, Kt;
+  projected_tokens(m, Qt, Kt);
+  const int A = m.config().task.alphabet, qt = m.config().task.query_token(), P = m.config().d_model / 2;
+  std::vector<double> amp(P, 0.0);
+  for (int s = 0; s < A; ++s)
+    for (int j = 0; j < P; ++j)
+      amp[j] += std::hypot(Qt(qt, 2 * j), Qt(qt, 2 * j + 1)) * std::hypot(Kt(A + s, 2 * j), Kt(A + s, 2 * j + 1)) /
+                std::sqrt(2.0 * P) / A;
+  const int top = int(std::max_element(amp.begin(), amp.end()) - amp.begin());
+  return {{"score_by_age", curve},
+          {"in_window_start", curve[0]},
+          {"in_window_end", curve[train_len - 1]},
+          {"first_trough", {{"age", trough}, {"score", trough >= 0 ? json(curve[trough]) : json(nullptr)}}},
+          {"deepest_past_window", {{"age", deepest}, {"score", curve[deepest]}}},
+          {"highest_after_deepest", {{"age", rebound}, {"score", curve[rebound]}}},
+          {"plane_amplitudes", amp},
+          {"largest_plane", top},
+          {"largest_plane_wavelength", plane_wavelength(top, 2 * P, m.config().scheme.base)}};
+}
+
+json sinusoidal_section(CueHead<float>& m, const json& meta, const EvalSettings& s, int train_len) {
+  CueHead<float> fresh(m.config());
+  fresh.init(uint64_t(meta.at("training").value("seed", 0)));
+  const double d_init = theory::relativity_defect(qk_matrix(fresh)), d_trained = theory::relativity_defect(qk_matrix(m));
+  json acc = json::array(), proj = json::array(), shifted = json::array();
+  const auto task = m.config().task;
+  std::vector<CueBatch> tests;
+  for (int n : s.lengths) tests.push_back(cue_test_set(task, uint64_t(s.test_seed), n, s.test_size));
+  for (size_t i = 0; i < tests.size(); ++i) {
+    m.prepare(tests[i].T);
+    acc.push_back(opt(cue_accuracy(m, tests[i])));
+    // the query at position train_len - 1 again: positions train_len - n .. train_len - 1
+    shifted.push_back(opt(cue_accuracy(m, tests[i], train_len - tests[i].T)));
+  }
+  auto original = make_scheme<float>(m.config().scheme);
+  m.swap_scheme(std::make_unique<ProjectedSinusoidal>(m.config().scheme, qk_matrix(m)));
+  for (auto& t : tests) proj.push_back(opt(cue_accuracy(m, t)));
+  m.swap_scheme(std::move(original));
+  return {{"defect_at_init", d_init},
+          {"defect_trained", d_trained},
+          {"accuracy", acc},
+          {"accuracy_offset_projected", proj},
+          {"accuracy_query_at_train_end", shifted}};
+}
+
+json alibi_section(CueHead<float>& m, const EvalSettings& s) {
+  Eigen::MatrixXd Qt, Kt;
+  projected_tokens(m, Qt, Kt);
+  const auto task = m.config().task;
+  const int qt = task.query_token(), V = task.vocab(), d = m.config().d_model;
+  // content scores of the query against every key the task produces (content tokens and itself)
+  double lo = 1e300, hi = -1e300;
+  for (int x = 0; x < V; ++x) {
+    const double c = Qt.row(qt).dot(Kt.row(x)) / std::sqrt(double(d));
+    lo = std::min(lo, c), hi = std::max(hi, c);
+  }
+  const double W = hi - lo, slope = m.config().scheme.alibi_slopes.at(0), horizon = W / slope;
+  long inside = 0, inside_ok = 0, beyond = 0, beyond_ok = 0;
+  for (int n : s.lengths) {
+    const CueBatch t = cue_test_set(task, uint64_t(s.test_seed), n, s.test_size);
+    std::vector<int> pred;
+    m.prepare(n);
+    cue_accuracy(m, t, 0, &pred);
+    for (int b = 0; b < t.B; ++b) {
+      int last = -1;
+      for (int i = 0; i < n - 1; ++i)
+        if (t.tokens[size_t(b) * n + i] >= task.alphabet) last = i;
+      const int age = (n - 1) - last;
+      if (age <= horizon / 2) inside++, inside_ok += (pred[b] == t.targets[b]);
+      if (age > horizon) beyond++, beyond_ok += (pred[b] == t.targets[b]);
+    }
+  }
+  return {{"content_width", W},
+          {"slope", slope},
+          {"horizon", horizon},
+          {"lengths", s.lengths},
+          {"queries_inside_half_horizon", inside},
+          {"accuracy_inside_half_horizon", inside ? json(double(inside_ok) / inside) : json(nullptr)},
+          {"queries_beyond_horizon", beyond},
+          {"accuracy_beyond_horizon", beyond ? json(double(beyond_ok) / beyond) : json(nullptr)}};
+}
+
+}  // namespace
+
+std::vector<double> rope_offset_curve(const CueHead<float>& m, int max_age) {
+  Eigen::MatrixXd Qt, Kt;
+  projected_tokens(m, Qt, Kt);
+  const auto task = m.config().task;
+  const int d = m.config().d_model, A = task.alphabet, qpos = max_age;
+  // rotate with the scheme's own hook, in double, at explicit positions
+  SchemeConfig sc = m.config().scheme;
+  auto rope = make_scheme<double>(sc);
+  rope->prepare(qpos);
+  std::vector<double> q(d);
+  for (int c = 0; c < d; ++c) q[c] = Qt(task.query_token(), c);  // (Qt is column-major: copy by element)
+  rope->qk_forward(&qpos, 1, q.data());
+  std::vector<double> curve(max_age + 1, 0.0);
+  for (int s = 0; s < A; ++s)
+    for (int r = 0; r <= max_age; ++r) {
+      std::vector<double> k(d);
+      for (int c = 0; c < d; ++c) k[c] = Kt(A + s, c);
+      const int kpos = qpos - r;
+      rope->qk_forward(&kpos, 1, k.data());
+      double dot = 0;
+      for (int c = 0; c < d; ++c) dot += q[c] * k[c];
+      curve[r] += dot / std::sqrt(double(d)) / A;
+    }
+  return curve;
+}
+
+json analyze_checkpoints(const std::vector<std::string>& paths, const EvalSettings& s, int max_age) {
+  json rope = json::array(), sinus = json::array(), alibi = json::array();
+  for (auto& p : paths) {
+    auto cp = load_checkpoint(p);
+    auto& m = *cp.model;
+    const std::string name = m.config().scheme.name;
+    const int L = cp.meta.at("training").value("train_length", 32);
+    json head = {{"checkpoint", p}, {"seed", cp.meta.at("training").value("seed", 0)}, {"train_length", L}};
+    if (name == "rope") {
+      head.update(rope_section(m, L, max_age));
+      rope.push_back(head);
+    } else if (name == "sinusoidal") {
+      head.update(sinusoidal_section(m, cp.meta, s, L));
+      sinus.push_back(head);
+    } else if (name == "alibi") {
+      head.update(alibi_section(m, s));
+      alibi.push_back(head);
+    }
+  }
+  return {{"format", "pe-bench-geometry"}, {"version", 1}, {"lengths", s.lengths}, {"test_size", s.test_size},
+          {"test_seed", s.test_seed}, {"rope", rope}, {"sinusoidal", sinus}, {"alibi", alibi}};
+}
+
+std::string format_geometry(const json& g) {
+  auto num = [](const json& v, const char* f = "{:.3f}") {
+    return v.is_null() ? std::string("—") : fmt::format(fmt::runtime(f), v.get<double>());
+  };
+  std::string out;
+  if (!g["rope"].empty()) {
+    out += "RoPE heads: score of a marked key at age r (query token at the query position), mean over symbols\n";
+    out += fmt::format("{:>5} {:>9} {:>9} {:>16} {:>20} {:>20} {:>14}\n", "seed", "r=0", "r=31", "first trough",
+                       "deepest past window", "highest after it", "top plane");
+    for (auto& h : g["rope"])
+      out += fmt::format("{:>5} {:>9.3f} {:>9.3f} {:>16} {:>20} {:>20} {:>14}\n", h["seed"].get<int>(),
+                         h["in_window_start"].get<double>(), h["in_window_end"].get<double>(),
+                         fmt::format("r={} ({})", h["first_trough"]["age"].get<int>(), num(h["first_trough"]["score"])),
+                         fmt::format("r={} ({})", h["deepest_past_window"]["age"].get<long>(), num(h["deepest_past_window"]["score"])),
+                         fmt::format("r={} ({})", h["highest_after_deepest"]["age"].get<long>(), num(h["highest_after_deepest"]["score"])),
+                         fmt::format("{} (λ={:.0f})", h["largest_plane"].get<int>(), h["largest_plane_wavelength"].get<double>()));
+  }
+  std::string lens;
+  for (auto& n : g["lengths"]) lens += fmt::format(" {:>5}", n.get<int>());
+  if (!g["sinusoidal"].empty()) {
+    out += fmt::format("\nSinusoidal heads: relativity defect of W_Q W_K^T, and accuracy at{}\n", lens);
+    for (auto& h : g["sinusoidal"]) {
+      out += fmt::format("  seed {}: defect {:.3f} at init -> {:.3f} trained\n", h["seed"].get<int>(),
+                         h["defect_at_init"].get<double>(), h["defect_trained"].get<double>());
+      auto row = [&](const char* label, const json& v) {
+        std::string r = fmt::format("    {:<36}", label);
+        for (auto& x : v) r += fmt::format(" {:>5}", num(x));
+        return r + "\n";
+      };
+      out += row("as trained", h["accuracy"]);
+      out += row("pos-pos term projected onto offsets", h["accuracy_offset_projected"]);
+      out += row("shifted: query at position L-1 again", h["accuracy_query_at_train_end"]);
+    }
+  }
+  if (!g["alibi"].empty()) {
+    out += fmt::format("\nALiBi heads: content width W, horizon W/s; accuracy on test queries (lengths{})\n", lens);
+    for (auto& h : g["alibi"])
+      out += fmt::format("  seed {}: W = {:.2f}, s = {}, horizon {:.1f}; inside half the horizon {} ({} queries), "
+                         "beyond the horizon {} ({} queries)\n",
+                         h["seed"].get<int>(), h["content_width"].get<double>(), h["slope"].get<double>(),
+                         h["horizon"].get<double>(), num(h["accuracy_inside_half_horizon"]),
+                         h["queries_inside_half_horizon"].get<long>(), num(h["accuracy_beyond_horizon"]),
+                         h["queries_beyond_horizon"].get<long>());
+  }
+  return out;
+}
+
+}  // namespace pe

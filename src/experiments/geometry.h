@@ -1,0 +1,25 @@
+// The trained heads, read (analysis.md: RoPE offset curves, the sinusoidal relativity defect,
+// ALiBi content widths and horizons). Every number comes from the checkpoints named in the output.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "experiments/evaluate.h"
+
+namespace pe {
+
+// Analyses every checkpoint: RoPE heads (offset curve r = 0..max_age), sinusoidal heads (defect at
+// init and after training; accuracy with the position-position term projected onto offsets only, and
+// with long sequences shifted so the query sits at train_length - 1), ALiBi heads (width, horizon,
+// accuracy inside half the horizon and beyond it). Test sequences: s (lengths past training).
+nlohmann::json analyze_checkpoints(const std::vector<std::string>& checkpoints, const EvalSettings& s,
+                                   int max_age = 255);
+std::string format_geometry(const nlohmann::json& g);
+
+// The offset curve of a RoPE head: the content score (after the 1/sqrt(d) scale) of the query token
+// at position m against a marked key at position m - r, averaged over the marked symbols.
+std::vector<double> rope_offset_curve(const CueHead<float>& model, int max_age);
+
+}  // namespace pe
