@@ -13,9 +13,10 @@ inline int max_threads() {
   return 1;
 #endif
 }
+// n > 0: use n threads; n <= 0: every core.
 inline void set_threads(int n) {
 #ifdef _OPENMP
-  if (n > 0) omp_set_num_threads(n);
+  omp_set_num_threads(n > 0 ? n : omp_get_num_procs());
 #else
   (void)n;
 #endif
