@@ -23,6 +23,25 @@ inline S dot(const S* a, const S* b, int n) {
   }
 }
 
+// Where head h of key j of sequence b starts: row b*Tk + j of K/V, or row kv_index[b*Tk + j] of a table.
+struct KeyRows {
+  const AttnShape& sh;
+  int dh, W;
+  const int* kv_index;
+  size_t operator()(int b, int h, int j) const {
+    const size_t r = kv_index ? size_t(kv_index[size_t(b) * sh.Tk + j]) : size_t(b) * sh.Tk + j;
+    return r * W + size_t(h) * dh;
+  }
+};
+
+// The keys a query at position m may see, from positions alone: their indices and positions.
+inline int visible_keys(const Visibility& vis, int m, const int* kpos, int Tk, int* keys, int* vpos) {
+  int nk = 0;
+  for (int j = 0; j < Tk; ++j)
+    if (vis.visible(m, kpos[j])) keys[nk] = j, vpos[nk] = kpos[j], ++nk;
+  return nk;
+}
+
 // DH > 0: the head width known at compile time (vectorised inner loops); DH = 0: sh.dh at run time.
 template <class S, int DH>
 void forward_impl(const AttnShape& sh0, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
@@ -35,23 +54,15 @@ void forward_impl(const AttnShape& sh0, const S* Q, const S* K, const S* V, cons
   const S scale = scheme.content_scale() / std::sqrt(S(dh));
   std::vector<int> keys(sh.Tk), vpos(sh.Tk);
   std::vector<S> sc(sh.Tk);
-  int h = 0;
-  // offset of head h of key j of sequence b
-  auto key_row = [&](int b, int j) {
-    const size_t r = kv_index ? size_t(kv_index[size_t(b) * sh.Tk + j]) : size_t(b) * sh.Tk + j;
-    return r * W + size_t(h) * dh;
-  };
+  const KeyRows key_rows{sh, dh, W, kv_index};
   for (int b = 0; b < sh.B; ++b)
-    for (h = 0; h < sh.H; ++h)
+    for (int h = 0; h < sh.H; ++h)
       for (int i = 0; i < sh.Tq; ++i) {
         const S* q = Q + (size_t(b) * sh.Tq + i) * W + size_t(h) * dh;
         S* p = probs + ((size_t(b) * sh.H + h) * sh.Tq + i) * sh.Tk;
-        // visible keys of this query, from positions
-        int nk = 0;
-        for (int j = 0; j < sh.Tk; ++j)
-          if (vis.visible(qpos[i], kpos[j])) keys[nk] = j, vpos[nk] = kpos[j], ++nk;
+        const int nk = visible_keys(vis, qpos[i], kpos, sh.Tk, keys.data(), vpos.data());
         // s_j = scale * q.k_j  (+ bias)
-        for (int t = 0; t < nk; ++t) sc[t] = scale * dot<DH>(q, K + key_row(b, keys[t]), dh);
+        for (int t = 0; t < nk; ++t) sc[t] = scale * dot<DH>(q, K + key_rows(b, h, keys[t]), dh);
         if (scheme.acts_on_scores()) scheme.bias_forward(P, h, qpos[i], vpos.data(), nk, sc.data());
         // p = softmax(s) over visible keys; masked keys exactly 0
         S mx = -std::numeric_limits<S>::infinity();
@@ -66,7 +77,7 @@ void forward_impl(const AttnShape& sh0, const S* Q, const S* K, const S* V, cons
         for (int c = 0; c < dh; ++c) o[c] = 0;
         for (int t = 0; t < nk; ++t) {
           const S pj = p[keys[t]];
-          const S* v = V + key_row(b, keys[t]);
+          const S* v = V + key_rows(b, h, keys[t]);
           for (int c = 0; c < dh; ++c) o[c] += pj * v[c];
         }
       }
@@ -83,26 +94,19 @@ void backward_impl(const AttnShape& sh0, const S* Q, const S* K, const S* V, con
   const S scale = scheme.content_scale() / std::sqrt(S(dh));
   std::vector<int> keys(sh.Tk), vpos(sh.Tk);
   std::vector<S> dp(sh.Tk), ds(sh.Tk);
-  int h = 0;
-  // offset of head h of key j of sequence b
-  auto key_row = [&](int b, int j) {
-    const size_t r = kv_index ? size_t(kv_index[size_t(b) * sh.Tk + j]) : size_t(b) * sh.Tk + j;
-    return r * W + size_t(h) * dh;
-  };
+  const KeyRows key_rows{sh, dh, W, kv_index};
   for (int b = 0; b < sh.B; ++b)
-    for (h = 0; h < sh.H; ++h)
+    for (int h = 0; h < sh.H; ++h)
       for (int i = 0; i < sh.Tq; ++i) {
         const size_t qrow = (size_t(b) * sh.Tq + i) * W + size_t(h) * dh;
         const S* q = Q + qrow;
         const S* go = dout + qrow;
         const S* p = probs + ((size_t(b) * sh.H + h) * sh.Tq + i) * sh.Tk;
-        int nk = 0;
-        for (int j = 0; j < sh.Tk; ++j)
-          if (vis.visible(qpos[i], kpos[j])) keys[nk] = j, vpos[nk] = kpos[j], ++nk;
+        const int nk = visible_keys(vis, qpos[i], kpos, sh.Tk, keys.data(), vpos.data());
         // undoes o = sum_j p_j v_j: dp_j = go.v_j, dv_j += p_j go
         S pdp = 0;
         for (int t = 0; t < nk; ++t) {
-          const size_t krow = key_row(b, keys[t]);
+          const size_t krow = key_rows(b, h, keys[t]);
           const S pj = p[keys[t]];
           dp[t] = dot<DH>(go, V + krow, dh);
           pdp += pj * dp[t];
@@ -116,7 +120,7 @@ void backward_impl(const AttnShape& sh0, const S* Q, const S* K, const S* V, con
         // undoes s_j = scale * q.k_j: dq += scale ds_j k_j, dk_j += scale ds_j q
         S* dq = dQ + qrow;
         for (int t = 0; t < nk; ++t) {
-          const size_t krow = key_row(b, keys[t]);
+          const size_t krow = key_rows(b, h, keys[t]);
           const S g = scale * ds[t];
           const S* k = K + krow;
           S* dk = dK + krow;
