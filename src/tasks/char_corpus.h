@@ -1,0 +1,30 @@
+// The character-LM corpus (tasks.md section 3): The Time Machine, d2l's preprocessing, vocabulary
+// and window layout. Not yet used by a model: the character LM (issue 4) builds on this.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace pe {
+
+inline constexpr const char* kTimeMachinePath = "data/timemachine.txt";
+inline constexpr const char* kTimeMachineSha1 = "090b5e7e70c295757f55df93cb0a180b9691891a";
+
+// Every run of non-letters becomes one space, then lower case ([^A-Za-z]+ -> ' ').
+std::string d2l_preprocess(const std::string& text);
+
+struct CharCorpus {
+  std::string path, sha1;
+  std::vector<std::string> vocab;  // id -> token: d2l's order, sorted: ' ', '<unk>', 'a' .. 'z'
+  std::vector<int> ids;            // the preprocessed text as ids
+  int unk() const { return 1; }
+  int id_of(char c) const;         // <unk> for characters not in the vocabulary
+};
+
+// Reads `path` through the pipeline. expected_sha1 non-empty: the file must have that digest
+// (DataError saying so otherwise); a missing file is a DataError that says where to get it.
+CharCorpus load_char_corpus(const std::string& path, const std::string& expected_sha1);
+
+// Window starting at `start`: x = ids[start : start+T], y = ids[start+1 : start+T+1]. x, y: [T].
+void char_window(const CharCorpus& c, int start, int T, int* x, int* y);
+
+}  // namespace pe
