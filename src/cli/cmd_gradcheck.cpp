@@ -15,7 +15,7 @@ struct GradCheckFailed : Error {
 void register_gradcheck(CLI::App& app) {
   auto scheme = std::make_shared<std::string>("all");
   auto* sub = app.add_subcommand("gradcheck", "Check every parameter gradient of every scheme (cue model) and of the "
-                                              "multi-head attention layer against central differences in double; "
+                                              "multi-head attention layer and of the character LM against central differences in double; "
                                               "prints the worst relative error per tensor; non-zero exit on failure");
   sub->add_option("--scheme", *scheme, "one scheme, or all")->capture_default_str();
   sub->callback([scheme] {
@@ -36,6 +36,8 @@ void register_gradcheck(CLI::App& app) {
       auto rows = gradcheck_cue(n);
       auto att = gradcheck_attention(n);
       rows.insert(rows.end(), att.begin(), att.end());
+      auto lm = gradcheck_charlm(n);
+      rows.insert(rows.end(), lm.begin(), lm.end());
       for (auto& r : rows) {
         fmt::print("{:<22} {:<10} {:>6} {:>12.2e} {:>12.2e}  {}\n", r.what, r.tensor, r.count, r.max_rel, r.max_abs,
                    r.ok ? "ok" : "FAIL");

@@ -5,6 +5,7 @@
 
 #include "core/rng.h"
 #include "models/attention.h"
+#include "models/char_lm.h"
 #include "models/cue_head.h"
 #include "tasks/cue_task.h"
 
@@ -61,6 +62,37 @@ std::vector<GradCheckRow> gradcheck_cue(const std::string& scheme) {
   std::vector<GradCheckRow> rows;
   for (auto& t : model.layout().tensors())
     rows.push_back(compare("cue/" + scheme, t.name, model.params().data() + t.offset, grad.data() + t.offset,
+                           t.size(), loss));
+  return rows;
+}
+
+std::vector<GradCheckRow> gradcheck_charlm(const std::string& scheme) {
+  CharLMConfig cfg;
+  cfg.vocab = 7;
+  cfg.d_model = 8;
+  cfg.n_heads = 2;
+  cfg.n_layers = 2;
+  cfg.embed_init_std = 0.5;  // large enough that every path carries gradient
+  cfg.scheme.name = scheme;
+  cfg.scheme.learned_rows = 16;
+  CharLM<double> model(cfg);
+  model.init(5);
+  const int B = 2, T = 6, p0 = 3;
+  Rng rng(stream_key({kTagCheck, 3}));
+  std::vector<int> x(B * T), y(B * T);
+  for (auto& v : x) v = rng.below(cfg.vocab);
+  for (auto& v : y) v = rng.below(cfg.vocab);
+  model.prepare(p0 + T);
+  CharLMCache<double> cache;
+  std::vector<double> grad(model.layout().total(), 0.0);
+  model.forward_backward(x.data(), y.data(), B, T, grad.data(), cache, p0);
+  auto loss = [&] {
+    CharLMCache<double> c;
+    return model.forward(x.data(), y.data(), B, T, c, p0);
+  };
+  std::vector<GradCheckRow> rows;
+  for (auto& t : model.layout().tensors())
+    rows.push_back(compare("charlm/" + scheme, t.name, model.params().data() + t.offset, grad.data() + t.offset,
                            t.size(), loss));
   return rows;
 }

@@ -22,5 +22,7 @@ std::vector<GradCheckRow> gradcheck_cue(const std::string& scheme);
 // The general attention layer (batch 2, 3 heads, 5 queries x 6 keys, causal, shifted positions),
 // composed with the scheme's Q/K transform and bias: gradients of Q, K, V and scheme parameters.
 std::vector<GradCheckRow> gradcheck_attention(const std::string& scheme);
+// The character LM (small: vocab 7, width 8, 2 heads, 2 blocks, batch 2, length 6, positions from 3).
+std::vector<GradCheckRow> gradcheck_charlm(const std::string& scheme);
 
 }  // namespace pe

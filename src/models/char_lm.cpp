@@ -1,0 +1,149 @@
+#include "models/char_lm.h"
+
+#include <cmath>
+
+#include "core/rng.h"
+
+namespace pe {
+
+template <class S>
+CharLM<S>::CharLM(const CharLMConfig& cfg) : cfg_(cfg) {
+  cfg_.scheme.d_model = cfg_.d_model;
+  cfg_.scheme.n_heads = cfg_.n_heads;
+  cfg_.scheme.d_head = cfg_.d_model / cfg_.n_heads;
+  scheme_ = make_scheme<S>(cfg_.scheme);
+  const int D = cfg_.d_model;
+  emb_ = layout_.add("tok_emb", cfg_.vocab, D);
+  for (int l = 0; l < cfg_.n_layers; ++l) {
+    wqkv_.push_back(layout_.add("block" + std::to_string(l) + ".w_qkv", D, 3 * D));
+    wproj_.push_back(layout_.add("block" + std::to_string(l) + ".w_proj", D, D));
+  }
+  scheme_->declare(layout_);
+  params_.assign(layout_.total(), S(0));
+}
+
+template <class S>
+void CharLM<S>::init(uint64_t seed) {
+  Rng rng(stream_key({kTagInit, seed, 2}));
+  ParamView<S> P{params_.data(), &layout_};
+  auto E = P(emb_);
+  for (Eigen::Index i = 0; i < E.size(); ++i) E.data()[i] = S(cfg_.embed_init_std * rng.normal());
+  const double bound = 1.0 / std::sqrt(double(cfg_.d_model));  // nn.Linear's default
+  for (int l = 0; l < cfg_.n_layers; ++l)
+    for (int id : {wqkv_[l], wproj_[l]}) {
+      auto W = P(id);
+      for (Eigen::Index i = 0; i < W.size(); ++i) W.data()[i] = S(bound * (2.0 * rng.uniform() - 1.0));
+    }
+  scheme_->init(P, rng);
+}
+
+template <class S>
+double CharLM<S>::forward(const int* x, const int* y, int B, int T, CharLMCache<S>& c, int p0,
+                          const Visibility& vis) const {
+  const int D = cfg_.d_model, V = cfg_.vocab, N = B * T, L = cfg_.n_layers;
+  const CParamView<S> P{params_.data(), &layout_};
+  c.pos.resize(T);
+  for (int t = 0; t < T; ++t) c.pos[t] = p0 + t;
+  c.row_pos.resize(N);
+  for (int i = 0; i < N; ++i) c.row_pos[i] = p0 + i % T;
+  // h0 = E[x] (+ p(pos)): [N, D]
+  c.h0.assign(size_t(N) * D, S(0));
+  const auto E = P(emb_);
+  for (int i = 0; i < N; ++i)
+    for (int k = 0; k < D; ++k) c.h0[size_t(i) * D + k] = E(x[i], k);
+  if (scheme_->acts_on_embedding()) scheme_->embed_forward(P, c.row_pos.data(), N, c.h0.data());
+  c.h_in.resize(L), c.Q.resize(L), c.K.resize(L), c.V.resize(L), c.probs.resize(L), c.O.resize(L);
+  Mat<S> h = CMatMap<S>(c.h0.data(), N, D);
+  const AttnShape sh{B, T, T, cfg_.n_heads, D / cfg_.n_heads};
+  for (int l = 0; l < L; ++l) {
+    c.h_in[l].assign(h.data(), h.data() + h.size());
+    // qkv = h W_qkv: [N, 3D]; Q, K, V: [N, D] each
+    const Mat<S> qkv = h * P(wqkv_[l]);
+    for (auto* buf : {&c.Q[l], &c.K[l], &c.V[l]}) buf->resize(size_t(N) * D);
+    MatMap<S>(c.Q[l].data(), N, D) = qkv.leftCols(D);
+    MatMap<S>(c.K[l].data(), N, D) = qkv.middleCols(D, D);
+    MatMap<S>(c.V[l].data(), N, D) = qkv.rightCols(D);
+    if (scheme_->acts_on_qk()) {
+      scheme_->qk_forward(c.row_pos.data(), N, c.Q[l].data());
+      scheme_->qk_forward(c.row_pos.data(), N, c.K[l].data());
+    }
+    // O = attention(Q, K, V): [N, D]
+    c.probs[l].resize(size_t(B) * sh.H * T * T);
+    c.O[l].resize(size_t(N) * D);
+    attention_forward(sh, c.Q[l].data(), c.K[l].data(), c.V[l].data(), c.pos.data(), c.pos.data(), vis, *scheme_, P,
+                      c.probs[l].data(), c.O[l].data());
+    // h = h + O W_proj
+    h.noalias() += CMatMap<S>(c.O[l].data(), N, D) * P(wproj_[l]);
+  }
+  // logits = h E^T: [N, V]; loss = mean CE
+  c.h_in.resize(L + 1);
+  c.h_in[L].assign(h.data(), h.data() + h.size());
+  c.logits.resize(size_t(N) * V);
+  MatMap<S>(c.logits.data(), N, V).noalias() = h * E.transpose();
+  double loss = 0;
+  for (int i = 0; i < N; ++i) {
+    const S* l = &c.logits[size_t(i) * V];
+    const S mx = *std::max_element(l, l + V);
+    double sum = 0;
+    for (int v = 0; v < V; ++v) sum += std::exp(double(l[v] - mx));
+    loss += std::log(sum) - double(l[y[i]] - mx);
+  }
+  return loss / N;
+}
+
+template <class S>
+double CharLM<S>::forward_backward(const int* x, const int* y, int B, int T, S* grad, CharLMCache<S>& c,
+                                   int p0) const {
+  const double loss = forward(x, y, B, T, c, p0);
+  const int D = cfg_.d_model, V = cfg_.vocab, N = B * T, L = cfg_.n_layers;
+  const CParamView<S> P{params_.data(), &layout_};
+  const ParamView<S> G{grad, &layout_};
+  const auto E = P(emb_);
+  // undoes loss = mean CE: dlogits = (softmax - onehot) / N
+  Mat<S> dlogits(N, V);
+  for (int i = 0; i < N; ++i) {
+    const S* l = &c.logits[size_t(i) * V];
+    const S mx = *std::max_element(l, l + V);
+    S sum = 0;
+    for (int v = 0; v < V; ++v) sum += (dlogits(i, v) = std::exp(l[v] - mx));
+    for (int v = 0; v < V; ++v) dlogits(i, v) /= sum * S(N);
+    dlogits(i, y[i]) -= S(1) / S(N);
+  }
+  // undoes logits = h E^T
+  const CMatMap<S> hL(c.h_in[L].data(), N, D);
+  G(emb_).noalias() += dlogits.transpose() * hL;
+  Mat<S> dh = dlogits * E;
+  const AttnShape sh{B, T, T, cfg_.n_heads, D / cfg_.n_heads};
+  for (int l = L - 1; l >= 0; --l) {
+    // undoes h = h + O W_proj (the residual passes dh through)
+    const CMatMap<S> O(c.O[l].data(), N, D);
+    G(wproj_[l]).noalias() += O.transpose() * dh;
+    Mat<S> dO = dh * P(wproj_[l]).transpose();
+    // undoes O = attention(Q, K, V)
+    Mat<S> dQ = Mat<S>::Zero(N, D), dK = Mat<S>::Zero(N, D), dV = Mat<S>::Zero(N, D);
+    attention_backward(sh, c.Q[l].data(), c.K[l].data(), c.V[l].data(), c.pos.data(), c.pos.data(), Visibility{},
+                       *scheme_, P, G, c.probs[l].data(), dO.data(), dQ.data(), dK.data(), dV.data());
+    // undoes the Q/K transform
+    if (scheme_->acts_on_qk()) {
+      scheme_->qk_backward(c.row_pos.data(), N, dQ.data());
+      scheme_->qk_backward(c.row_pos.data(), N, dK.data());
+    }
+    // undoes qkv = h W_qkv
+    Mat<S> dqkv(N, 3 * D);
+    dqkv << dQ, dK, dV;
+    const CMatMap<S> hin(c.h_in[l].data(), N, D);
+    G(wqkv_[l]).noalias() += hin.transpose() * dqkv;
+    dh.noalias() += dqkv * P(wqkv_[l]).transpose();
+  }
+  // undoes h0 = E[x] + p(pos)
+  auto dE = G(emb_);
+  for (int i = 0; i < N; ++i)
+    for (int k = 0; k < D; ++k) dE(x[i], k) += dh(i, k);
+  if (scheme_->acts_on_embedding()) scheme_->embed_backward(P, G, c.row_pos.data(), N, dh.data());
+  return loss;
+}
+
+template class CharLM<float>;
+template class CharLM<double>;
+
+}  // namespace pe

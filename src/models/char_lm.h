@@ -1,0 +1,56 @@
+// TinyCharLM (tasks.md section 3): token embedding, L residual causal attention blocks (fused qkv
+// and proj, no bias, no MLP, no normalisation), H heads of width dh, output head tied to the
+// embedding (logits = h E^T). The scheme is the same object the tournament uses, now multi-head: its
+// embedding state is added once at the input, its Q/K transform and score bias act in every block.
+// Groundwork for the character-LM experiment (issue 4): forward, backward, gradient-checked.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "core/params.h"
+#include "models/attention.h"
+#include "schemes/scheme.h"
+
+namespace pe {
+
+struct CharLMConfig {
+  int vocab = 28, d_model = 128, n_heads = 4, n_layers = 2;
+  double embed_init_std = 0.02;
+  SchemeConfig scheme;  // d_model, n_heads, d_head are filled in from the above
+};
+
+template <class S>
+struct CharLMCache {
+  std::vector<S> h0, logits;                     // [B*T, D], [B*T, V]
+  std::vector<std::vector<S>> h_in, Q, K, V, probs, O;  // per block
+  std::vector<int> row_pos, pos;                 // [B*T] positions per row, [T]
+};
+
+template <class S>
+class CharLM {
+ public:
+  explicit CharLM(const CharLMConfig& cfg);
+  const CharLMConfig& config() const { return cfg_; }
+  const ParamLayout& layout() const { return layout_; }
+  std::vector<S>& params() { return params_; }
+  const std::vector<S>& params() const { return params_; }
+  Scheme<S>& scheme() { return *scheme_; }
+  void init(uint64_t seed);
+  void prepare(int end) { scheme_->prepare(end - 1); }
+  // Mean next-token cross-entropy over B sequences of T tokens at positions p0..p0+T-1.
+  // x, y: [B, T]. vis: visibility (causal by default; a band limits the age).
+  double forward(const int* x, const int* y, int B, int T, CharLMCache<S>& c, int p0 = 0,
+                 const Visibility& vis = Visibility{}) const;
+  // Forward then backward; adds dLoss/dparam into grad (flat, layout()).
+  double forward_backward(const int* x, const int* y, int B, int T, S* grad, CharLMCache<S>& c, int p0 = 0) const;
+
+ private:
+  CharLMConfig cfg_;
+  ParamLayout layout_;
+  std::unique_ptr<Scheme<S>> scheme_;
+  std::vector<S> params_;
+  int emb_ = -1;
+  std::vector<int> wqkv_, wproj_;
+};
+
+}  // namespace pe
