@@ -34,36 +34,42 @@ struct KeyRows {
   }
 };
 
-// The keys a query at position m may see, from positions alone: their indices and positions.
-inline int visible_keys(const Visibility& vis, int m, const int* kpos, int Tk, int* keys, int* vpos) {
-  int nk = 0;
-  for (int j = 0; j < Tk; ++j)
-    if (vis.visible(m, kpos[j])) keys[nk] = j, vpos[nk] = kpos[j], ++nk;
-  return nk;
-}
+// The keys each query row may see. Positions are shared by the batch, so this is decided once per
+// call, not once per (sequence, head, query). Query i sees keys[start[i] .. start[i+1]) at positions pos[...].
+struct VisibleSets {
+  std::vector<int> start, keys, pos;
+  VisibleSets(const Visibility& vis, const int* qpos, int Tq, const int* kpos, int Tk) : start(Tq + 1, 0) {
+    for (int i = 0; i < Tq; ++i) {
+      for (int j = 0; j < Tk; ++j)
+        if (vis.visible(qpos[i], kpos[j])) keys.push_back(j), pos.push_back(kpos[j]);
+      start[i + 1] = int(keys.size());
+    }
+  }
+  int count(int i) const { return start[i + 1] - start[i]; }
+  const int* keys_of(int i) const { return keys.data() + start[i]; }
+  const int* pos_of(int i) const { return pos.data() + start[i]; }
+};
 
 // DH > 0: the head width known at compile time (vectorised inner loops); DH = 0: sh.dh at run time.
 template <class S, int DH>
-void forward_impl(const AttnShape& sh0, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
+void forward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
                        const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* probs, S* out,
                   const int* kv_index) {
-  AttnShape sh = sh0;
-  if constexpr (DH > 0) sh.dh = DH;
-  const int dh = DH > 0 ? DH : sh0.dh;
-  const int W = sh.H * dh;
+  const int dh = DH > 0 ? DH : sh.dh, W = sh.H * dh;
   const S scale = scheme.content_scale() / std::sqrt(S(dh));
-  std::vector<int> keys(sh.Tk), vpos(sh.Tk);
-  std::vector<S> sc(sh.Tk);
+  const VisibleSets visible(vis, qpos, sh.Tq, kpos, sh.Tk);
   const KeyRows key_rows{sh, dh, W, kv_index};
+  std::vector<S> sc(sh.Tk);
   for (int b = 0; b < sh.B; ++b)
     for (int h = 0; h < sh.H; ++h)
       for (int i = 0; i < sh.Tq; ++i) {
         const S* q = Q + (size_t(b) * sh.Tq + i) * W + size_t(h) * dh;
         S* p = probs + ((size_t(b) * sh.H + h) * sh.Tq + i) * sh.Tk;
-        const int nk = visible_keys(vis, qpos[i], kpos, sh.Tk, keys.data(), vpos.data());
+        const int nk = visible.count(i);
+        const int *keys = visible.keys_of(i), *vpos = visible.pos_of(i);
         // s_j = scale * q.k_j  (+ bias)
         for (int t = 0; t < nk; ++t) sc[t] = scale * dot<DH>(q, K + key_rows(b, h, keys[t]), dh);
-        if (scheme.acts_on_scores()) scheme.bias_forward(P, h, qpos[i], vpos.data(), nk, sc.data());
+        if (scheme.acts_on_scores()) scheme.bias_forward(P, h, qpos[i], vpos, nk, sc.data());
         // p = softmax(s) over visible keys; masked keys exactly 0
         S mx = -std::numeric_limits<S>::infinity();
         for (int t = 0; t < nk; ++t) mx = std::max(mx, sc[t]);
@@ -84,17 +90,14 @@ void forward_impl(const AttnShape& sh0, const S* Q, const S* K, const S* V, cons
 }
 
 template <class S, int DH>
-void backward_impl(const AttnShape& sh0, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
+void backward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
                         const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G,
                         const S* probs, const S* dout, S* dQ, S* dK, S* dV, const int* kv_index) {
-  AttnShape sh = sh0;
-  if constexpr (DH > 0) sh.dh = DH;
-  const int dh = DH > 0 ? DH : sh0.dh;
-  const int W = sh.H * dh;
+  const int dh = DH > 0 ? DH : sh.dh, W = sh.H * dh;
   const S scale = scheme.content_scale() / std::sqrt(S(dh));
-  std::vector<int> keys(sh.Tk), vpos(sh.Tk);
-  std::vector<S> dp(sh.Tk), ds(sh.Tk);
+  const VisibleSets visible(vis, qpos, sh.Tq, kpos, sh.Tk);
   const KeyRows key_rows{sh, dh, W, kv_index};
+  std::vector<S> dp(sh.Tk), ds(sh.Tk);
   for (int b = 0; b < sh.B; ++b)
     for (int h = 0; h < sh.H; ++h)
       for (int i = 0; i < sh.Tq; ++i) {
@@ -102,7 +105,8 @@ void backward_impl(const AttnShape& sh0, const S* Q, const S* K, const S* V, con
         const S* q = Q + qrow;
         const S* go = dout + qrow;
         const S* p = probs + ((size_t(b) * sh.H + h) * sh.Tq + i) * sh.Tk;
-        const int nk = visible_keys(vis, qpos[i], kpos, sh.Tk, keys.data(), vpos.data());
+        const int nk = visible.count(i);
+        const int *keys = visible.keys_of(i), *vpos = visible.pos_of(i);
         // undoes o = sum_j p_j v_j: dp_j = go.v_j, dv_j += p_j go
         S pdp = 0;
         for (int t = 0; t < nk; ++t) {
@@ -116,7 +120,7 @@ void backward_impl(const AttnShape& sh0, const S* Q, const S* K, const S* V, con
         // undoes p = softmax(s): ds_j = p_j (dp_j - sum_k p_k dp_k)
         for (int t = 0; t < nk; ++t) ds[t] = p[keys[t]] * (dp[t] - pdp);
         // undoes s += bias
-        if (scheme.acts_on_scores()) scheme.bias_backward(P, G, h, qpos[i], vpos.data(), nk, ds.data());
+        if (scheme.acts_on_scores()) scheme.bias_backward(P, G, h, qpos[i], vpos, nk, ds.data());
         // undoes s_j = scale * q.k_j: dq += scale ds_j k_j, dk_j += scale ds_j q
         S* dq = dQ + qrow;
         for (int t = 0; t < nk; ++t) {
