@@ -174,4 +174,13 @@ TEST_CASE("the sinusoidal code is sine-first at full amplitude") {
   CHECK(out[1] == doctest::Approx(std::cos(3.0)));
   CHECK(out[2] == doctest::Approx(std::sin(3.0 / 100.0)));
   CHECK(out[3] == doctest::Approx(std::cos(3.0 / 100.0)));
+  // the cache prepare() fills holds the same code; positions outside it (negative) are computed
+  s->prepare(10);
+  std::vector<double> cached(4, 0.0), neg(4, 0.0);
+  s->embed_forward({}, &pos, 1, cached.data());
+  CHECK(cached == out);
+  const int m = -3;
+  s->embed_forward({}, &m, 1, neg.data());
+  CHECK(neg[0] == doctest::Approx(-std::sin(3.0)));
+  CHECK(neg[1] == doctest::Approx(std::cos(3.0)));
 }

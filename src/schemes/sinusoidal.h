@@ -14,16 +14,39 @@ class SinusoidalScheme final : public Scheme<S> {
   nlohmann::json describe() const override { return {{"name", name()}, {"base", this->cfg_.base}}; }
   bool acts_on_embedding() const override { return true; }
 
-  // out: [n, d]; out[i] += p(pos[i]).
+  // Caches p(m) for m = 0..max_pos (the same rows every training step).
+  void prepare(int max_pos) override {
+    const int d = this->cfg_.d_model;
+    if (max_pos <= cached_) return;
+    code_.resize(size_t(max_pos + 1) * d);
+    std::vector<double> row(d);
+    for (int m = cached_ + 1; m <= max_pos; ++m) {
+      sinusoidal_code(double(m), d, this->cfg_.base, row.data());
+      for (int c = 0; c < d; ++c) code_[size_t(m) * d + c] = S(row[c]);
+    }
+    cached_ = max_pos;
+  }
+
+  // out: [n, d]; out[i] += p(pos[i]) (from the cache, or computed for positions outside it).
   void embed_forward(CParamView<S> P, const int* pos, int n, S* out) const override {
     const int d = this->cfg_.d_model;
-    std::vector<double> code(d);
+    std::vector<double> row(d);
     for (int i = 0; i < n; ++i) {
-      sinusoidal_code(double(pos[i]), d, this->cfg_.base, code.data());
-      for (int c = 0; c < d; ++c) out[size_t(i) * d + c] += S(code[c]);
+      S* o = out + size_t(i) * d;
+      if (pos[i] >= 0 && pos[i] <= cached_) {
+        const S* p = &code_[size_t(pos[i]) * d];
+        for (int c = 0; c < d; ++c) o[c] += p[c];
+      } else {
+        sinusoidal_code(double(pos[i]), d, this->cfg_.base, row.data());
+        for (int c = 0; c < d; ++c) o[c] += S(row[c]);
+      }
     }
   }
   // No parameters: nothing to accumulate.
+
+ private:
+  int cached_ = -1;
+  std::vector<S> code_;  // [cached_ + 1, d]
 };
 
 }  // namespace pe
