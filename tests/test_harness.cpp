@@ -40,12 +40,14 @@ TEST_CASE("the learned table cannot read past its rows: null in JSON, a dash in 
   const auto e = ExperimentConfig::from_json(cfg);
   const auto out = train_cue(e, cfg, "learned", 0);
   const EvalSettings s{{32, 33, 64}, 200, 5};
-  const auto rows = evaluate_checkpoints({out.checkpoint}, s, false);
+  const Evaluation ev = evaluate_checkpoints({out.checkpoint}, s, false);
+  const auto& rows = ev.rows;
   REQUIRE(rows.size() == 1);
   CHECK(rows[0].seeds[0].accuracy[0].has_value());
   CHECK_FALSE(rows[0].seeds[0].accuracy[1].has_value());
   CHECK_FALSE(rows[0].seeds[0].accuracy[2].has_value());
-  const json r = results_json(rows, s, CueTaskConfig{});
+  const json r = results_json(ev, s);
+  CHECK(r["bag_reader_on_test_set"].size() == 3);
   CHECK(r["rows"][0]["mean"][0].is_number());
   CHECK(r["rows"][0]["mean"][1].is_null());
   CHECK(r["rows"][0]["seeds"][0]["accuracy"][2].is_null());

@@ -6,7 +6,6 @@
 #include "cli/common.h"
 #include "core/files.h"
 #include "core/parallel.h"
-#include "experiments/checkpoint.h"
 #include "experiments/config.h"
 #include "experiments/evaluate.h"
 
@@ -50,9 +49,7 @@ void register_eval(CLI::App& app) {
         else
           s.maps.push_back(part);
     }
-    const auto rows = evaluate_checkpoints(paths, s, !o->quiet);
-    const auto task = load_checkpoint(paths.front()).model->config().task;
-    const nlohmann::json results = results_json(rows, s, task);
+    const nlohmann::json results = results_json(evaluate_checkpoints(paths, s, !o->quiet), s);
     write_json_atomic(o->out, results);
     if (!o->markdown.empty()) write_file_atomic(o->markdown, format_results_markdown(results, nullptr));
     fmt::print("{}", format_results_table(results));

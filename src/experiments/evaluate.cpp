@@ -53,8 +53,7 @@ std::vector<std::string> find_checkpoints(const std::string& dir) {
   return out;
 }
 
-std::vector<SchemeResult> evaluate_checkpoints(const std::vector<std::string>& paths, const EvalSettings& s,
-                                               bool progress) {
+Evaluation evaluate_checkpoints(const std::vector<std::string>& paths, const EvalSettings& s, bool progress) {
   std::vector<LoadedCheckpoint> cps;
   for (auto& p : paths) cps.push_back(load_checkpoint(p));
   const CueTaskConfig task = cps.front().model->config().task;
@@ -92,9 +91,11 @@ std::vector<SchemeResult> evaluate_checkpoints(const std::vector<std::string>& p
       throw CheckpointError(fmt::format("checkpoint {}: no training.train_length, needed to rescale", c.path));
   }
   const bool tty = progress && isatty(fileno(stderr));
+  std::vector<double> bag_reader;
   for (size_t li = 0; li < s.lengths.size(); ++li) {
     const int n = s.lengths[li];
     const CueBatch test = cue_test_set(task, uint64_t(s.test_seed), n, s.test_size);
+    bag_reader.push_back(cue_bag_reader_accuracy(task, test));
     for (auto& r : rows)
       for (auto& sd : r.seeds) {
         CueHead<float>* m = by_path.at(sd.checkpoint);
@@ -107,7 +108,7 @@ std::vector<SchemeResult> evaluate_checkpoints(const std::vector<std::string>& p
     if (tty) fmt::print(stderr, "\r[eval] length {} done ({}/{})   ", n, li + 1, s.lengths.size());
   }
   if (tty) fmt::print(stderr, "\r{:40}\r", "");
-  return rows;
+  return {std::move(rows), task, std::move(bag_reader)};
 }
 
 namespace {
@@ -127,13 +128,8 @@ std::string cell(const json& v, int width = 7) {
 }
 }  // namespace
 
-std::vector<double> bag_reader_on_test_sets(const EvalSettings& s, const CueTaskConfig& task) {
-  std::vector<double> out;
-  for (int n : s.lengths) out.push_back(cue_bag_reader_accuracy(task, cue_test_set(task, uint64_t(s.test_seed), n, s.test_size)));
-  return out;
-}
-
-json results_json(const std::vector<SchemeResult>& rows, const EvalSettings& s, const CueTaskConfig& task) {
+json results_json(const Evaluation& ev, const EvalSettings& s) {
+  const CueTaskConfig& task = ev.task;
   json j = {{"format", "pe-bench-results"},
             {"maps", s.maps},
             {"version", 1},
@@ -147,9 +143,9 @@ json results_json(const std::vector<SchemeResult>& rows, const EvalSettings& s, 
   json exact = json::array();
   for (int n : s.lengths) exact.push_back(cue_best_reader_without_positions(n, task.alphabet, task.mark_prob));
   j["exact_best_reader_without_positions"] = exact;
-  j["bag_reader_on_test_set"] = bag_reader_on_test_sets(s, task);
+  j["bag_reader_on_test_set"] = ev.bag_reader;
   json out = json::array();
-  for (auto& r : rows) {
+  for (auto& r : ev.rows) {
     json row = {{"scheme", r.scheme}, {"map", r.map}};
     json mean = json::array(), seeds = json::array();
     for (size_t li = 0; li < s.lengths.size(); ++li) mean.push_back(opt(mean_of(r.seeds, li)));

@@ -38,15 +38,21 @@ struct SchemeResult {
   std::vector<SeedResult> seeds;
 };
 
+// What an evaluation found: one row per scheme (and map), the checkpoints' task settings, and the
+// no-position bag reader's rule scored on the very test sequences the heads read (per length).
+struct Evaluation {
+  std::vector<SchemeResult> rows;
+  CueTaskConfig task;
+  std::vector<double> bag_reader;
+};
+
 // Evaluates the checkpoints (grouped by scheme, in registry order, seeds ascending).
-std::vector<SchemeResult> evaluate_checkpoints(const std::vector<std::string>& checkpoints, const EvalSettings& s,
-                                               bool progress);
+Evaluation evaluate_checkpoints(const std::vector<std::string>& checkpoints, const EvalSettings& s, bool progress);
 // Every checkpoint.json below dir, sorted. Throws UsageError when there is none.
 std::vector<std::string> find_checkpoints(const std::string& dir);
 
-nlohmann::json results_json(const std::vector<SchemeResult>& rows, const EvalSettings& s, const CueTaskConfig& task);
-// The bag reader's rule scored on the test sequences at each length (paired with the heads).
-std::vector<double> bag_reader_on_test_sets(const EvalSettings& s, const CueTaskConfig& task);
+// The results JSON of an evaluation (docs/results-format.md).
+nlohmann::json results_json(const Evaluation& ev, const EvalSettings& s);
 // Plain-text table: the mean over seeds per scheme, each seed's value under it, the exact reader.
 std::string format_results_table(const nlohmann::json& results);
 // Markdown with published figures (reference JSON, may be null) beside pe-bench's.

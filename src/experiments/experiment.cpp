@@ -66,11 +66,7 @@ ExperimentOutcome run_experiment(const json& resolved, bool quiet, int threads) 
   if (tty) fmt::print(stderr, "\r{:70}\r", "");
   const auto t1 = std::chrono::steady_clock::now();
   const EvalSettings settings{e.eval_lengths, e.test_size, e.test_seed, e.rescale};
-  const auto rows = evaluate_checkpoints(checkpoints, settings, !quiet);
-  CueTaskConfig task;
-  task.alphabet = e.alphabet;
-  task.mark_prob = e.mark_prob;
-  out.results = results_json(rows, settings, task);
+  out.results = results_json(evaluate_checkpoints(checkpoints, settings, !quiet), settings);
   out.results["experiment"] = resolved;
   out.eval_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   out.table = format_results_table(out.results);
