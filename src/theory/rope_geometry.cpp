@@ -6,6 +6,7 @@
 #include <random>
 
 #include "core/frequencies.h"
+#include "schemes/rope.h"
 
 namespace pe::theory {
 
@@ -24,14 +25,28 @@ RopeRelativeCheck rope_relative_check(int d, double base, int trials, int max_po
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> g;
   std::uniform_int_distribution<int> pos(0, max_pos - 1);
+  // the harness's own RoPE (schemes/rope.h), one head of width d
+  SchemeConfig sc;
+  sc.name = "rope";
+  sc.d_model = sc.d_head = d;
+  sc.base = base;
+  RopeScheme<double> rope(sc);
+  rope.prepare(max_pos);
   RopeRelativeCheck out;
   for (int t = 0; t < trials; ++t) {
     Eigen::VectorXd q(d), k(d);
     for (int i = 0; i < d; ++i) q(i) = g(rng), k(i) = g(rng);
     const int m = pos(rng), n = pos(rng);
-    const Eigen::VectorXd qm = rope_rotate(q, m, base);
-    const double lhs = qm.dot(rope_rotate(k, n, base));
-    const double rhs = q.dot(rope_rotate(k, n - m, base));
+    Eigen::VectorXd qm = q, kn = k, kr = k;
+    rope.qk_forward(&m, 1, qm.data());
+    rope.qk_forward(&n, 1, kn.data());
+    // R(n - m) k: turn forward by n - m, or back (the transpose) by m - n
+    const int off = std::abs(n - m);
+    if (n >= m)
+      rope.qk_forward(&off, 1, kr.data());
+    else
+      rope.qk_backward(&off, 1, kr.data());
+    const double lhs = qm.dot(kn), rhs = q.dot(kr);
     out.max_relative_error = std::max(out.max_relative_error, std::abs(lhs - rhs));
     out.max_norm_error = std::max(out.max_norm_error, std::abs(qm.norm() - q.norm()));
   }

@@ -1,7 +1,6 @@
 // RoPE geometry (analysis.md "RoPE"): relative by construction, isometric, the long-term decay
 // envelope, and whether the score's distribution depends on the offset.
-// Rotation as schemes.md: plane j of a vector at position m turns by m theta_j,
-// (x, y) -> (x cos a - y sin a, x sin a + y cos a).
+// The identities are checked on the harness's own RoPE scheme (schemes/rope.h).
 #pragma once
 #include <Eigen/Dense>
 #include <nlohmann/json.hpp>
@@ -9,6 +8,8 @@
 
 namespace pe::theory {
 
+// R(pos) x by the formula, for real-valued pos (the scheme object, schemes/rope.h, turns integer
+// positions from a cache; the relative check below runs on it).
 Eigen::VectorXd rope_rotate(const Eigen::VectorXd& x, double pos, double base);
 
 struct RopeRelativeCheck {
