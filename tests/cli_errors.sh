@@ -52,6 +52,8 @@ expect_error "experiment wrong type" "'steps' must be an integer" run "$TMP/type
 expect_error "missing experiment" "experiment file not found" run "$TMP/absent.json" --quiet
 expect_error "bad --set key" "unknown key 'stepz'" train --scheme rope --set stepz=3 --runs-dir "$TMP/r2" --quiet
 expect_error "bad --set value" "is not an integer" train --scheme rope --set steps=many --runs-dir "$TMP/r2" --quiet
+expect_error "census bad kappa" "is not a positive number" census --kappa 2,x
+expect_error "census bad map" "is not a factor map" census --maps pi,dynamic
 expect_error "gradcheck unknown scheme" "unknown scheme" gradcheck --scheme fourier
 expect_error "unknown subcommand" "error" frobnicate
 expect_error "missing required option" "--scheme is required" train

@@ -3,15 +3,15 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "core/errors.h"
 #include "core/frequencies.h"
 
 namespace pe::theory {
 
-nlohmann::json wavelength_census_report(int d, int train_len) {
-  const double base = pe::kDefaultBase;
-  const std::vector<double> kappas = {2.0, 4.0, 8.0};
-  const std::vector<std::string> maps = {"pi", "ntk", "yarn", "selective"};
+nlohmann::json wavelength_census_report(int d, int train_len, double base, const std::vector<double>& kappas,
+                                        const std::vector<std::string>& maps) {
   nlohmann::json planes = nlohmann::json::array();
   for (int j = 0; j < d / 2; ++j) {
     const double theta = pe::plane_frequency(j, d, base), lambda = pe::plane_wavelength(j, d, base);
@@ -25,7 +25,7 @@ nlohmann::json wavelength_census_report(int d, int train_len) {
     nlohmann::json factors = nlohmann::json::object();
     for (const auto& map : maps) {
       nlohmann::json per_kappa = nlohmann::json::object();
-      for (double k : kappas) per_kappa[std::to_string(int(k))] = plane_factors(map, d, base, train_len, k)[j];
+      for (double k : kappas) per_kappa[fmt::format("{:g}", k)] = plane_factors(map, d, base, train_len, k)[j];
       factors[map] = per_kappa;
     }
     row["factors"] = factors;
@@ -40,8 +40,30 @@ nlohmann::json wavelength_census_report(int d, int train_len) {
           {"yarn_alpha", kYarnAlpha},
           {"yarn_beta", kYarnBeta},
           {"kappas", kappas},
+          {"maps", maps},
           {"planes", planes},
           {"yarn_logit_scale", scale}};
+}
+
+std::string format_census(const nlohmann::json& j) {
+  auto num = [](const nlohmann::json& v) { return v.get<double>(); };
+  std::string out = fmt::format("completes a turn: {}\n", j["completes_turn_rule"].get<std::string>());
+  out += fmt::format("{:>5} {:>10} {:>7} {:>6}", "plane", "lambda", "turns", "full");
+  for (const auto& map : j["maps"])
+    for (const auto& k : j["kappas"])
+      out += fmt::format(" {:>9}", fmt::format("{}{:g}", map == "selective" ? "sel" : map.get<std::string>(), num(k)));
+  out += "\n";
+  for (const auto& p : j["planes"]) {
+    out += fmt::format("{:>5} {:>10.2f} {:>7.3f} {:>6}", p["plane"].get<int>(), num(p["wavelength"]),
+                       num(p["turns_over_training_offsets"]), p["completes_turn"].get<bool>() ? "yes" : "no");
+    for (const auto& map : j["maps"])
+      for (const auto& k : j["kappas"]) out += fmt::format(" {:>9.4f}", num(p["factors"][map.get<std::string>()][fmt::format("{:g}", num(k))]));
+    out += "\n";
+  }
+  out += "YaRN logit scale (0.1 ln kappa + 1)^2:";
+  for (const auto& s : j["yarn_logit_scale"])
+    out += fmt::format("  kappa {:g}: {:.6f}", num(s["kappa"]), num(s["yarn_logit_scale"]));
+  return out + "\n";
 }
 
 }  // namespace pe::theory

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/frequencies.h"
 #include "schemes/frequency_plan.h"
 
 namespace pe::theory {
@@ -16,8 +17,13 @@ using pe::kYarnBeta;
 using pe::plane_factors;
 using pe::yarn_logit_scale;
 
-// d = 16, L = 32: each plane's wavelength, turns over the training offsets, whether it completes a
-// turn, and the factors of pi, ntk, yarn, selective at kappa = 2, 4, 8; YaRN's logit scale.
-nlohmann::json wavelength_census_report(int d = 16, int train_len = 32);
+// Per plane: wavelength, turns over the training offsets 0..L-1, whether it completes a turn, and the
+// factor theta'_j/theta_j of each map at each kappa; YaRN's logit scale per kappa. (analysis.md uses
+// d = 16, L = 32, kappa = 2, 4, 8; `pe-bench census` takes any.) Factors are keyed by "{:g}" of kappa.
+nlohmann::json wavelength_census_report(int d = 16, int train_len = 32, double base = pe::kDefaultBase,
+                                        const std::vector<double>& kappas = {2.0, 4.0, 8.0},
+                                        const std::vector<std::string>& maps = {"pi", "ntk", "yarn", "selective"});
+// The census as a plain-text table.
+std::string format_census(const nlohmann::json& census);
 
 }  // namespace pe::theory

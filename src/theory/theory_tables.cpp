@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "theory/census.h"
 #include "theory/theory.h"
 
 namespace pe::theory {
@@ -173,25 +174,7 @@ void rope_dist(std::string& out, const json& j) {
 void census(std::string& out, const json& j) {
   heading(out, fmt::format("Wavelength census, d = {}, L = {}, b = {} (factor theta'_j/theta_j)", j["d"].get<int>(),
                            j["train_len"].get<int>(), num(j["base"])));
-  out += fmt::format("completes a turn: {}\n", j["completes_turn_rule"].get<std::string>());
-  const auto& kappas = j["kappas"];
-  out += fmt::format("{:>5} {:>10} {:>7} {:>6}", "plane", "lambda", "turns", "full");
-  for (const char* map : {"pi", "ntk", "yarn", "selective"})
-    for (const auto& k : kappas)
-      out += fmt::format(" {:>8}", fmt::format("{}{}", map == std::string("selective") ? "sel" : map, k.get<double>()));
-  out += "\n";
-  for (const auto& p : j["planes"]) {
-    out += fmt::format("{:>5} {:>10.2f} {:>7.3f} {:>6}", p["plane"].get<int>(), num(p["wavelength"]),
-                       num(p["turns_over_training_offsets"]), yes_no(p["completes_turn"]));
-    for (const char* map : {"pi", "ntk", "yarn", "selective"})
-      for (const auto& k : kappas)
-        out += fmt::format(" {:>8.4f}", num(p["factors"][map][std::to_string(int(k.get<double>()))]));
-    out += "\n";
-  }
-  out += "YaRN logit scale (0.1 ln kappa + 1)^2:";
-  for (const auto& s : j["yarn_logit_scale"])
-    out += fmt::format("  kappa {}: {:.6f}", num(s["kappa"]), num(s["yarn_logit_scale"]));
-  out += "\n";
+  out += format_census(j);
 }
 
 void interp(std::string& out, const json& j) {
