@@ -1,5 +1,6 @@
 #include "models/cue_head.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/rng.h"
@@ -22,12 +23,17 @@ CueHead<S>::CueHead(const CueModelConfig& cfg) : cfg_(cfg) {
   cfg_.scheme.d_head = cfg_.d_model;
   cfg_.scheme.n_heads = 1;
   scheme_ = make_scheme<S>(cfg_.scheme);
-  const int d = cfg_.d_model;
-  emb_ = layout_.add("tok_emb", cfg_.task.vocab(), d);
-  wqkv_ = layout_.add("w_qkv", d, 3 * d);
-  wout_ = layout_.add("w_out", d, cfg_.task.alphabet);
-  scheme_->declare(layout_);
+  declare_into(layout_, *scheme_);
   params_.assign(layout_.total(), S(0));
+}
+
+template <class S>
+void CueHead<S>::declare_into(ParamLayout& layout, Scheme<S>& scheme) {
+  const int d = cfg_.d_model;
+  emb_ = layout.add("tok_emb", cfg_.task.vocab(), d);
+  wqkv_ = layout.add("w_qkv", d, 3 * d);
+  wout_ = layout.add("w_out", d, cfg_.task.alphabet);
+  scheme.declare(layout);
 }
 
 template <class S>
@@ -47,12 +53,13 @@ void CueHead<S>::init(uint64_t seed) {
 
 template <class S>
 void CueHead<S>::swap_scheme(std::unique_ptr<Scheme<S>> scheme) {
-  ParamLayout probe;
-  probe.add("tok_emb", cfg_.task.vocab(), cfg_.d_model);
-  probe.add("w_qkv", cfg_.d_model, 3 * cfg_.d_model);
-  probe.add("w_out", cfg_.d_model, cfg_.task.alphabet);
-  scheme->declare(probe);
-  if (probe.total() != layout_.total()) throw Error("swap_scheme: the new scheme declares other parameters");
+  ParamLayout layout;
+  declare_into(layout, *scheme);
+  const auto &now = layout_.tensors(), &next = layout.tensors();
+  const bool same = now.size() == next.size() && std::equal(now.begin(), now.end(), next.begin(), [](auto& a, auto& b) {
+                      return a.name == b.name && a.rows == b.rows && a.cols == b.cols && a.offset == b.offset;
+                    });
+  if (!same) throw Error("swap_scheme: the new scheme declares other parameters");
   scheme_ = std::move(scheme);
 }
 

@@ -68,6 +68,9 @@ class CueHead {
                               CueWorkspace<S>& ws, int p0 = 0) const;
 
  private:
+  // The model's tensors, then the scheme's: the one place the layout is declared.
+  void declare_into(ParamLayout& layout, Scheme<S>& scheme);
+
   CueModelConfig cfg_;
   ParamLayout layout_;
   std::unique_ptr<Scheme<S>> scheme_;

@@ -35,6 +35,15 @@ GradCheckRow compare(const std::string& what, const std::string& tensor, double*
   return row;
 }
 
+// Every tensor of a model's layout: analytic `grad` against central differences of `loss` in `params`.
+std::vector<GradCheckRow> compare_all(const std::string& what, const ParamLayout& layout, std::vector<double>& params,
+                                      const std::vector<double>& grad, const std::function<double()>& loss) {
+  std::vector<GradCheckRow> rows;
+  for (auto& t : layout.tensors())
+    rows.push_back(compare(what, t.name, params.data() + t.offset, grad.data() + t.offset, t.size(), loss));
+  return rows;
+}
+
 }  // namespace
 
 std::vector<GradCheckRow> gradcheck_cue(const std::string& scheme) {
@@ -59,11 +68,7 @@ std::vector<GradCheckRow> gradcheck_cue(const std::string& scheme) {
     CueWorkspace<double> w;
     return model.forward(batch.tokens.data(), batch.targets.data(), B, T, w).loss_sum / B;
   };
-  std::vector<GradCheckRow> rows;
-  for (auto& t : model.layout().tensors())
-    rows.push_back(compare("cue/" + scheme, t.name, model.params().data() + t.offset, grad.data() + t.offset,
-                           t.size(), loss));
-  return rows;
+  return compare_all("cue/" + scheme, model.layout(), model.params(), grad, loss);
 }
 
 std::vector<GradCheckRow> gradcheck_charlm(const std::string& scheme) {
@@ -90,11 +95,7 @@ std::vector<GradCheckRow> gradcheck_charlm(const std::string& scheme) {
     CharLMCache<double> c;
     return model.forward(x.data(), y.data(), B, T, c, p0);
   };
-  std::vector<GradCheckRow> rows;
-  for (auto& t : model.layout().tensors())
-    rows.push_back(compare("charlm/" + scheme, t.name, model.params().data() + t.offset, grad.data() + t.offset,
-                           t.size(), loss));
-  return rows;
+  return compare_all("charlm/" + scheme, model.layout(), model.params(), grad, loss);
 }
 
 std::vector<GradCheckRow> gradcheck_attention(const std::string& scheme) {
@@ -164,8 +165,7 @@ std::vector<GradCheckRow> gradcheck_attention(const std::string& scheme) {
   rows.push_back(compare(what, "V", V.data(), dV.data(), V.size(), loss));
   // Score-bias parameters (schemes with learned biases) are checked here too.
   if (sch->acts_on_scores())
-    for (auto& t : layout.tensors())
-      rows.push_back(compare(what, t.name, params.data() + t.offset, grad.data() + t.offset, t.size(), loss));
+    for (auto& r : compare_all(what, layout, params, grad, loss)) rows.push_back(r);
   return rows;
 }
 
