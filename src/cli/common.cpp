@@ -1,9 +1,7 @@
 #include "cli/common.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
-#include <cstdio>
 
 #include "experiments/config.h"
 
@@ -14,14 +12,6 @@ nlohmann::json resolve_config(const std::string& experiment, const std::vector<s
   for (auto& s : sets) apply_override(cfg, s);
   validate_config(cfg);
   return cfg;
-}
-
-Progress::Progress(bool quiet) : on_(!quiet && isatty(fileno(stderr))) {}
-void Progress::update(const std::string& line) {
-  if (on_) fmt::print(stderr, "\r{:<78}", line.substr(0, 78));
-}
-void Progress::done() {
-  if (on_) fmt::print(stderr, "\r{:<78}\r", "");
 }
 
 }  // namespace pe::cli

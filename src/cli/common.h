@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/progress.h"
+
 namespace pe::cli {
 
 // Each subcommand file defines one of these; main.cpp lists them.
@@ -22,14 +24,6 @@ void register_census(CLI::App& app);
 // Loads the experiment file (or the defaults when empty) and applies --set overrides last.
 nlohmann::json resolve_config(const std::string& experiment, const std::vector<std::string>& sets);
 
-// Prints a progress line to stderr, overwritten in place, only when stderr is a terminal.
-class Progress {
- public:
-  explicit Progress(bool quiet);
-  void update(const std::string& line);
-  void done();  // clears the line
- private:
-  bool on_ = false;
-};
+using pe::Progress;  // core/progress.h
 
 }  // namespace pe::cli

@@ -1,16 +1,15 @@
 #include "experiments/evaluate.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
 #include <map>
 
 #include "core/errors.h"
 #include "core/fpenv.h"
 #include "core/parallel.h"
+#include "core/progress.h"
 #include "experiments/checkpoint.h"
 #include "schemes/scheme.h"
 #include "tasks/cue_exact.h"
@@ -90,7 +89,7 @@ Evaluation evaluate_checkpoints(const std::vector<std::string>& paths, const Eva
     if (train_len[c.path] < 2 && c.model->scheme().accepts_frequency_plan() && !s.maps.empty())
       throw CheckpointError(fmt::format("checkpoint {}: no training.train_length, needed to rescale", c.path));
   }
-  const bool tty = progress && isatty(fileno(stderr));
+  Progress line(!progress);
   std::vector<double> bag_reader;
   for (size_t li = 0; li < s.lengths.size(); ++li) {
     const int n = s.lengths[li];
@@ -105,9 +104,9 @@ Evaluation evaluate_checkpoints(const std::vector<std::string>& paths, const Eva
         sd.accuracy.push_back(cue_accuracy(*m, test));
         if (rescaled) m->scheme().set_frequency_plan(m->scheme().plan_for("none", train_len.at(sd.checkpoint), n));
       }
-    if (tty) fmt::print(stderr, "\r[eval] length {} done ({}/{})   ", n, li + 1, s.lengths.size());
+    line.update(fmt::format("[eval] length {} done ({}/{})", n, li + 1, s.lengths.size()));
   }
-  if (tty) fmt::print(stderr, "\r{:40}\r", "");
+  line.done();
   return {std::move(rows), task, std::move(bag_reader)};
 }
 

@@ -1,16 +1,15 @@
 #include "experiments/experiment.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
-#include <cstdio>
 #include <exception>
 
 #include "core/errors.h"
 #include "core/files.h"
 #include "core/parallel.h"
+#include "core/progress.h"
 #include "experiments/config.h"
 #include "experiments/evaluate.h"
 #include "experiments/geometry.h"
@@ -40,7 +39,7 @@ ExperimentOutcome run_experiment(const json& resolved, bool quiet, int threads) 
     for (int seed : e.seeds) jobs.push_back({s, seed});
   std::vector<std::string> checkpoints(jobs.size());
   std::vector<std::exception_ptr> errors(jobs.size());
-  const bool tty = !quiet && isatty(fileno(stderr));
+  Progress progress(quiet);
   std::atomic<int> done{0};
   const auto t0 = std::chrono::steady_clock::now();
 #pragma omp parallel for schedule(dynamic, 1)
@@ -51,11 +50,8 @@ ExperimentOutcome run_experiment(const json& resolved, bool quiet, int threads) 
       errors[i] = std::current_exception();
     }
     const int d = ++done;
-    if (tty) {
-#pragma omp critical(progress)
-      fmt::print(stderr, "\r[{}] trained {}/{} runs (last: {} seed {})      ", e.name, d, jobs.size(), jobs[i].scheme,
-                 jobs[i].seed);
-    }
+    progress.update(fmt::format("[{}] trained {}/{} runs (last: {} seed {})", e.name, d, jobs.size(), jobs[i].scheme,
+                                jobs[i].seed));
   }
   for (auto& err : errors)
     if (err) std::rethrow_exception(err);
@@ -63,7 +59,7 @@ ExperimentOutcome run_experiment(const json& resolved, bool quiet, int threads) 
   out.train_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   out.runs = int(jobs.size());
   out.total_steps = (long long)jobs.size() * e.steps;
-  if (tty) fmt::print(stderr, "\r{:70}\r", "");
+  progress.done();
   const auto t1 = std::chrono::steady_clock::now();
   const EvalSettings settings{e.eval_lengths, e.test_size, e.test_seed, e.rescale};
   out.results = results_json(evaluate_checkpoints(checkpoints, settings, !quiet), settings);
