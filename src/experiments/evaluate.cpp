@@ -122,6 +122,21 @@ std::optional<double> mean_of(const std::vector<SeedResult>& seeds, size_t li) {
   return sum / seeds.size();
 }
 
+// "rope", or "rope<sep>pi" for a row read with a context-extension map.
+std::string row_label(const json& row, const std::string& sep) {
+  std::string label = row["scheme"].get<std::string>();
+  if (row["map"] != "none") label += sep + row["map"].get<std::string>();
+  return label;
+}
+
+// A Markdown header: the leading columns, then one per length.
+std::string md_header(const std::vector<std::string>& lead, const json& lengths) {
+  std::string s = "|", rule = "|";
+  for (auto& c : lead) s += " " + c + " |", rule += "---|";
+  for (auto& n : lengths) s += fmt::format(" {} |", n.get<int>()), rule += "---|";
+  return s + "\n" + rule + "\n";
+}
+
 std::string cell(const json& v, int width = 7) {
   return v.is_null() ? fmt::format("{:>{}}", "—", width + 2) : fmt::format("{:>{}.3f}", v.get<double>(), width);
 }
@@ -169,9 +184,7 @@ std::string format_results_table(const json& r) {
   for (auto& n : r["lengths"]) s += fmt::format("{:>9}", n.get<int>());
   s += "\n";
   for (auto& row : r["rows"]) {
-    std::string label = row["scheme"].get<std::string>();
-    if (row["map"] != "none") label += " + " + row["map"].get<std::string>();
-    s += fmt::format("{:<22}", label);
+    s += fmt::format("{:<22}", row_label(row, " + "));
     for (auto& v : row["mean"]) s += "  " + cell(v);
     s += "\n";
     for (auto& sd : row["seeds"]) {
@@ -214,14 +227,9 @@ std::string format_results_markdown(const json& r, const json& ref) {
   std::string s = fmt::format("# Cue task: accuracy by test length\n\nMean of the seeds, {} test sequences per length "
                               "(the same sequences for every scheme and seed). Each cell: **pe-bench** / published.\n\n",
                               r["test_size"].get<int>());
-  s += "| scheme |";
-  for (auto& n : r["lengths"]) s += fmt::format(" {} |", n.get<int>());
-  s += "\n|---|";
-  for (size_t i = 0; i < r["lengths"].size(); ++i) s += "---|";
-  s += "\n";
+  s += md_header({"scheme"}, r["lengths"]);
   for (auto& row : r["rows"]) {
-    std::string key = row["scheme"].get<std::string>();
-    if (row["map"] != "none") key += "+" + row["map"].get<std::string>();
+    const std::string key = row_label(row, "+");
     s += "| " + key + " |";
     for (size_t li = 0; li < row["mean"].size(); ++li)
       s += fmt::format(" **{}** / {} |", md(row["mean"][li]), md(published(key, li)));
@@ -235,14 +243,9 @@ std::string format_results_markdown(const json& r, const json& ref) {
       s += "\n";
     }
   }
-  s += "\n## Each seed\n\n| scheme | seed |";
-  for (auto& n : r["lengths"]) s += fmt::format(" {} |", n.get<int>());
-  s += "\n|---|---|";
-  for (size_t i = 0; i < r["lengths"].size(); ++i) s += "---|";
-  s += "\n";
+  s += "\n## Each seed\n\n" + md_header({"scheme", "seed"}, r["lengths"]);
   for (auto& row : r["rows"]) {
-    std::string key = row["scheme"].get<std::string>();
-    if (row["map"] != "none") key += "+" + row["map"].get<std::string>();
+    const std::string key = row_label(row, "+");
     for (auto& sd : row["seeds"]) {
       s += fmt::format("| {} | {} |", key, sd["seed"].get<int>());
       for (auto& v : sd["accuracy"]) s += " " + md(v) + " |";
