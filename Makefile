@@ -5,7 +5,7 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 NATIVE     ?= ON
 CMAKE_ARGS ?=
 
-.PHONY: all deps build run test test-noomp bench gradcheck clean
+.PHONY: all deps build run charlm charlm-quick test test-noomp bench gradcheck clean
 
 all: build
 
@@ -20,6 +20,15 @@ build: deps
 # writes results/tournament/ (results.json, table.md, run directories).
 run: build
 	$(BUILD)/pe-bench run experiments/tournament.json
+
+# The character LM: 5 schemes trained at 128 on The Time Machine, perplexity at 128/256/512, RoPE
+# through pi/selective, fine-tuned at 512, banded; writes results/charlm/ (about 30-40 minutes).
+charlm: build
+	$(BUILD)/pe-bench run experiments/charlm.json
+
+# Its quick variant (what CI runs): a couple of minutes, far from converged.
+charlm-quick: build
+	$(BUILD)/pe-bench run experiments/charlm-quick.json
 
 # Every test: the doctest suite and the CLI error checks (through ctest), then the same suite built
 # with OpenMP disabled.

@@ -3,7 +3,7 @@
 # Usage: scripts/install-deps.sh [--with-plots]
 set -euo pipefail
 pkgs=(build-essential cmake libeigen3-dev nlohmann-json3-dev libcli11-dev libfmt-dev doctest-dev
-      libbenchmark-dev libboost-dev)
+      libbenchmark-dev libboost-dev python3)
 if [[ "${1:-}" == "--with-plots" ]]; then pkgs+=(python3-matplotlib); fi
 missing=()
 for p in "${pkgs[@]}"; do

@@ -6,9 +6,11 @@
 #include <cstdio>
 
 #include "cli/common.h"
+#include "core/allocator.h"
 #include "core/errors.h"
 
 int main(int argc, char** argv) {
+  pe::keep_freed_memory();
   CLI::App app{"pe-bench: train tiny attention models with each positional scheme and read them past their "
                "training length.\nExample: pe-bench run experiments/tournament.json"};
   app.require_subcommand(1);
@@ -19,7 +21,9 @@ int main(int argc, char** argv) {
   });
   const pe::cli::Register commands[] = {pe::cli::register_train, pe::cli::register_eval, pe::cli::register_run,
                                         pe::cli::register_gradcheck, pe::cli::register_schemes,
-                                        pe::cli::register_analyze, pe::cli::register_census};
+                                        pe::cli::register_analyze, pe::cli::register_census,
+                                        pe::cli::register_finetune, pe::cli::register_sample,
+                                        pe::cli::register_table};
   for (auto reg : commands) reg(app);
   try {
     app.parse(argc, argv);

@@ -57,6 +57,20 @@ expect_error "census bad map" "is not a factor map" census --maps pi,dynamic
 expect_error "gradcheck unknown scheme" "unknown scheme" gradcheck --scheme fourier
 expect_error "unknown subcommand" "error" frobnicate
 expect_error "missing required option" "--scheme is required" train
+# The character LM.
+printf 'the time machine\n' >"$TMP/short.txt"
+expect_error "charlm missing corpus" "not found" train --task charlm --scheme rope --corpus "$TMP/nope.txt" --runs-dir "$TMP/r3" --quiet
+expect_error "charlm corpus too short" "characters after preprocessing" train --task charlm --scheme rope --corpus "$TMP/short.txt" --runs-dir "$TMP/r3" --quiet
+expect_error "charlm bad lengths" "'x' is not a positive integer" eval --task charlm --lengths 128,x --runs-dir "$TMP/runs" --out "$TMP/out.json" --quiet
+expect_error "charlm no checkpoints" "no charlm checkpoint.json" eval --task charlm --runs-dir "$TMP/runs" --out "$TMP/out.json" --quiet
+expect_error "eval unknown task" "unknown task 'poetry'" eval --task poetry --runs-dir "$TMP/runs" --out "$TMP/out.json" --quiet
+expect_error "sample a cue checkpoint" "not charlm" sample --checkpoint "$CP"
+expect_error "sample a corrupt checkpoint" "not valid JSON" sample --checkpoint "$TMP/corrupt.json"
+expect_error "finetune a cue checkpoint" "not charlm" finetune --checkpoint "$CP" --map pi --quiet
+expect_error "finetune missing checkpoint" "not found" finetune --checkpoint "$TMP/absent.json" --map pi --quiet
+expect_error "charlm eval bad map" "unknown map 'zoom'" eval --task charlm --rescale zoom --runs-dir "$TMP/runs" --out "$TMP/out.json" --quiet
+expect_error "table of a corrupt file" "not valid JSON" table "$TMP/corrupt.json"
+expect_error "table of a non-results file" "not a pe-bench results file" table "$TMP/typo.json"
 
 # The learned table past its rows is a null, not an error.
 "$BIN" eval --lengths 32,64 --runs-dir "$TMP/runs" --out "$TMP/ok.json" --quiet >"$TMP/stdout" 2>"$TMP/stderr"

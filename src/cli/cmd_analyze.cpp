@@ -33,7 +33,7 @@ void register_analyze(CLI::App& app) {
     if (o->runs.empty()) throw UsageError("analyze: give --runs DIR (trained heads) or the subcommand `theory`");
     const auto cfg = resolve_config("", o->sets);
     const EvalSettings s{parse_length_list(o->lengths, "--lengths"), cfg["test_size"], cfg["test_seed"], {}};
-    const nlohmann::json g = analyze_checkpoints(find_checkpoints(o->runs), s);
+    const nlohmann::json g = analyze_checkpoints(find_checkpoints(o->runs, "cue"), s);
     write_json_atomic(o->out, g);
     fmt::print("{}", format_geometry(g));
     fmt::print("written to {}\n", o->out);

@@ -6,22 +6,56 @@
 #include "cli/common.h"
 #include "core/files.h"
 #include "core/parallel.h"
+#include "experiments/charlm.h"
 #include "experiments/config.h"
 #include "experiments/evaluate.h"
 
 namespace pe::cli {
 
+namespace {
+
+// The character LM's reading: perplexity at each length; RoPE also through each --rescale map and
+// the --band; fine-tuned checkpoints under their own plan.
+template <class Opts>
+void eval_charlm(const Opts& o) {
+  std::vector<std::string> sets = {"task=charlm"};
+  if (!o.lengths.empty()) {
+    const auto lengths = parse_length_list(o.lengths, "--lengths");
+    std::string list;
+    for (int n : lengths) list += (list.empty() ? "" : ",") + std::to_string(n);
+    sets.push_back("eval_lengths=" + list);
+  }
+  if (!o.rescale.empty()) sets.push_back("rescale=" + o.rescale);
+  if (o.band >= 0) sets.push_back(fmt::format("band={}", o.band));
+  if (!o.corpus.empty()) sets.push_back("corpus=" + o.corpus);
+  sets.insert(sets.end(), o.sets.begin(), o.sets.end());
+  const nlohmann::json cfg = resolve_config("", sets);
+  const ExperimentConfig e = ExperimentConfig::from_json(cfg);
+  set_threads(o.threads);
+  const auto paths = o.checkpoints.empty() ? find_checkpoints(o.runs_dir, "charlm") : o.checkpoints;
+  nlohmann::json results = evaluate_charlm(paths, e, !o.quiet);
+  results["experiment"] = cfg;
+  write_json_atomic(o.out, results);
+  if (!o.markdown.empty()) write_file_atomic(o.markdown, format_charlm_markdown(results));
+  fmt::print("{}", format_charlm_table(results));
+  fmt::print("results: {}\n", o.out);
+}
+
+}  // namespace
+
 void register_eval(CLI::App& app) {
   struct Opts {
-    std::string lengths = "32,64,128,256", runs_dir = "results/runs", out = "results/eval.json", markdown, rescale;
+    std::string task = "cue", lengths, runs_dir = "results/runs", out = "results/eval.json", markdown, rescale, corpus;
     std::vector<std::string> checkpoints, sets;
-    int threads = 0;
+    int threads = 0, band = -1;
     bool quiet = false;
   };
   auto o = std::make_shared<Opts>();
   auto* sub = app.add_subcommand("eval", "Evaluate trained checkpoints at several lengths on the shared test stream; "
                                          "writes a results JSON and prints a table (mean over seeds and each seed)");
-  sub->add_option("--lengths", o->lengths, "comma-separated test lengths")->capture_default_str();
+  sub->add_option("--task", o->task, "cue, or charlm (validation perplexity of character LMs)")->capture_default_str();
+  sub->add_option("--lengths", o->lengths, "comma-separated test lengths (default: cue 32,64,128,256; charlm 128,256,512)");
+  sub->add_option("--band", o->band, "charlm: also read RoPE with only this many recent keys visible (0: no)");
   sub->add_option("--runs-dir", o->runs_dir, "evaluate every checkpoint.json below this directory")->capture_default_str();
   sub->add_option("--checkpoint", o->checkpoints, "evaluate this checkpoint instead (repeatable)");
   sub->add_option("--rescale", o->rescale,
@@ -29,16 +63,19 @@ void register_eval(CLI::App& app) {
                   "yarn, selective, base=B), at kappa = length / training length, without retraining");
   sub->add_option("--out", o->out, "results JSON to write (atomically)")->capture_default_str();
   sub->add_option("--markdown", o->markdown, "also write the table as Markdown to this file");
-  sub->add_option("--set", o->sets, "test settings: --set test_size=N, --set test_seed=N");
+  sub->add_option("--set", o->sets, "test settings: --set test_size=N, --set test_seed=N (charlm: val_start, val_windows, eval_batch, corpus, ...)");
+  sub->add_option("--corpus", o->corpus, "charlm: plain-text corpus read through the d2l pipeline (default data/timemachine.txt)");
   sub->add_option("--threads", o->threads, "OpenMP threads (0: all cores)");
   sub->add_flag("--quiet,-q", o->quiet, "no progress line");
   sub->callback([o] {
-    const auto lengths = parse_length_list(o->lengths, "--lengths");
+    if (o->task == "charlm") return eval_charlm(*o);
+    if (o->task != "cue") throw UsageError(fmt::format("--task: unknown task '{}' (known: cue, charlm)", o->task));
+    const auto lengths = parse_length_list(o->lengths.empty() ? "32,64,128,256" : o->lengths, "--lengths");
     for (int n : lengths)
       if (n < 2) throw UsageError(fmt::format("--lengths: {} is too short (a sequence needs content and a query)", n));
     const nlohmann::json cfg = resolve_config("", o->sets);
     set_threads(o->threads);
-    const auto paths = o->checkpoints.empty() ? find_checkpoints(o->runs_dir) : o->checkpoints;
+    const auto paths = o->checkpoints.empty() ? find_checkpoints(o->runs_dir, "cue") : o->checkpoints;
     EvalSettings s{lengths, cfg["test_size"], cfg["test_seed"], {}};
     if (!o->rescale.empty()) {
       std::string part;

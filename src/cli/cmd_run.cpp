@@ -2,6 +2,8 @@
 #include <fmt/format.h>
 
 #include "cli/common.h"
+#include "core/parallel.h"
+#include "experiments/charlm.h"
 #include "experiments/config.h"
 #include "experiments/experiment.h"
 
@@ -17,13 +19,21 @@ void register_run(CLI::App& app) {
   auto o = std::make_shared<Opts>();
   auto* sub = app.add_subcommand("run", "Run an experiment file: train every scheme x seed, evaluate at every length, "
                                         "write <out_dir>/results.json and table.md, print the table");
-  sub->add_option("experiment", o->experiment, "experiment JSON file, e.g. experiments/tournament.json")->required();
+  sub->add_option("experiment", o->experiment, "experiment JSON file, e.g. experiments/tournament.json or experiments/charlm.json")->required();
   sub->add_option("--set", o->sets, "override a key: --set key=value (repeatable; lists comma-separated)");
   sub->add_flag("--quiet,-q", o->quiet, "no progress line");
   sub->add_option("--threads", o->threads, "OpenMP threads (0: all cores); results do not depend on it");
   sub->footer(describe_keys());
   sub->callback([o] {
     const nlohmann::json cfg = resolve_config(o->experiment, o->sets);
+    if (cfg["task"] == "charlm") {
+      set_threads(o->threads);
+      const auto results = run_charlm_experiment(cfg, !o->quiet);
+      fmt::print("{}", format_charlm_table(results));
+      const std::string dir = cfg["out_dir"];
+      fmt::print("results: {}/results.json, {}/table.md\n", dir, dir);
+      return;
+    }
     const auto out = run_experiment(cfg, o->quiet, o->threads);
     fmt::print("{}", out.table);
     if (!out.geometry.empty()) fmt::print("\n{}\n", out.geometry);

@@ -3,6 +3,7 @@
 
 #include "cli/common.h"
 #include "core/parallel.h"
+#include "experiments/charlm.h"
 #include "experiments/config.h"
 #include "experiments/train.h"
 
@@ -10,7 +11,7 @@ namespace pe::cli {
 
 void register_train(CLI::App& app) {
   struct Opts {
-    std::string scheme, task = "cue", experiment, runs_dir;
+    std::string scheme, task = "cue", experiment, runs_dir, corpus;
     int seed = 0, steps = 0, threads = 0;
     std::vector<std::string> sets;
     bool quiet = false;
@@ -19,12 +20,14 @@ void register_train(CLI::App& app) {
   auto* sub = app.add_subcommand("train", "Train one model; writes <runs-dir>/<task>/<scheme>/seed<N>/ "
                                           "(config.json, metrics.jsonl, checkpoint.json)");
   sub->add_option("--scheme", o->scheme, "positional scheme (see `pe-bench schemes`)")->required();
-  sub->add_option("--task", o->task, "task to train on")->capture_default_str();
+  sub->add_option("--task", o->task, "task to train on: cue, or charlm (the character LM, with its own defaults)")
+      ->capture_default_str();
   sub->add_option("--seed", o->seed, "training seed (initialisation and data stream)")->capture_default_str();
-  sub->add_option("--steps", o->steps, "Adam steps (default: the experiment's, 1500)");
+  sub->add_option("--steps", o->steps, "Adam steps (default: the experiment's; cue 1500, charlm 3000)");
   sub->add_option("--experiment", o->experiment, "experiment JSON file whose settings to use (default: built-in defaults)");
   sub->add_option("--runs-dir", o->runs_dir, "root of run directories (default: results/runs)");
   sub->add_option("--set", o->sets, "override an experiment key: --set key=value (repeatable; lists comma-separated)");
+  sub->add_option("--corpus", o->corpus, "charlm: plain-text corpus read through the d2l pipeline (default data/timemachine.txt)");
   sub->add_option("--threads", o->threads, "OpenMP threads (0: all cores)");
   sub->add_flag("--quiet,-q", o->quiet, "no progress line");
   sub->footer(describe_keys());
@@ -32,6 +35,7 @@ void register_train(CLI::App& app) {
     std::vector<std::string> sets = {"task=" + o->task};
     if (o->steps > 0) sets.push_back(fmt::format("steps={}", o->steps));
     if (!o->runs_dir.empty()) sets.push_back("runs_dir=" + o->runs_dir);
+    if (!o->corpus.empty()) sets.push_back("corpus=" + o->corpus);
     sets.insert(sets.end(), o->sets.begin(), o->sets.end());
     nlohmann::json cfg = resolve_config(o->experiment, sets);
     cfg["schemes"] = {o->scheme};
@@ -39,6 +43,16 @@ void register_train(CLI::App& app) {
     const ExperimentConfig e = ExperimentConfig::from_json(cfg);
     set_threads(o->threads);
     Progress progress(o->quiet);
+    if (e.task == "charlm") {
+      const auto out = train_charlm(e, cfg, o->scheme, o->seed, [&](int step, int steps, double loss) {
+        progress.update(fmt::format("[train charlm {} seed {}] step {}/{} loss {:.4f}", o->scheme, o->seed, step, steps, loss));
+      });
+      progress.done();
+      fmt::print("trained charlm {} seed {}: {} steps in {:.1f} s ({:.0f} ms/step), final training loss {:.4f}\n",
+                 o->scheme, o->seed, out.steps, out.seconds, 1e3 * out.seconds / out.steps, out.final_loss);
+      fmt::print("run directory: {}\n", out.run_dir);
+      return;
+    }
     const auto out = train_cue(e, cfg, o->scheme, o->seed, [&](int step, int steps, double loss, double acc) {
       progress.update(fmt::format("[train {} seed {}] step {}/{} loss {:.4f} acc {:.3f}", o->scheme, o->seed, step,
                                   steps, loss, acc));

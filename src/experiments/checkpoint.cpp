@@ -5,6 +5,8 @@
 #include "core/errors.h"
 #include "core/files.h"
 
+#include <functional>
+
 namespace pe {
 
 using nlohmann::json;
@@ -35,21 +37,152 @@ SchemeConfig scheme_config_from_json(const json& j) {
   return c;
 }
 
-json make_checkpoint(const CueHead<float>& model, const json& training) {
+namespace {
+
+// Every tensor of a layout by name, with shape and row-major data.
+json params_json(const ParamLayout& layout, const float* values) {
   json params = json::array();
-  for (auto& t : model.layout().tensors()) {
+  for (auto& t : layout.tensors()) {
     json data = json::array();
-    const float* p = model.params().data() + t.offset;
+    const float* p = values + t.offset;
     for (size_t i = 0; i < t.size(); ++i) data.push_back(shortest_float(p[i]));
     params.push_back({{"name", t.name}, {"shape", {t.rows, t.cols}}, {"data", std::move(data)}});
   }
+  return params;
+}
+
+using FailFn = std::function<CheckpointError(const std::string&)>;
+
+// Fills dst (laid out by `layout`) from a checkpoint's params array; every tensor must be there
+// with its shape and only numbers.
+void read_params(const json& params, const ParamLayout& layout, float* values, const FailFn& fail) {
+  if (params.size() != layout.tensors().size())
+    throw fail(fmt::format("{} parameter tensors but the model has {}", params.size(), layout.tensors().size()));
+  for (auto& t : layout.tensors()) {
+    const json* found = nullptr;
+    for (auto& p : params)
+      if (p.at("name") == t.name) found = &p;
+    if (!found) throw fail(fmt::format("parameter '{}' is missing", t.name));
+    const auto shape = found->at("shape").get<std::vector<int>>();
+    if (shape != std::vector<int>{t.rows, t.cols})
+      throw fail(fmt::format("parameter '{}' has shape {} but the model expects [{}, {}]", t.name,
+                             found->at("shape").dump(), t.rows, t.cols));
+    const json& data = found->at("data");
+    if (!data.is_array() || data.size() != t.size())
+      throw fail(fmt::format("parameter '{}' holds {} values, expected {}", t.name, data.size(), t.size()));
+    float* dst = values + t.offset;
+    for (size_t i = 0; i < t.size(); ++i) {
+      if (!data[i].is_number()) throw fail(fmt::format("parameter '{}' value {} is not a number", t.name, i));
+      dst[i] = float(data[i].get<double>());
+    }
+  }
+}
+
+FailFn failure_for(const std::string& path) {
+  return [path](const std::string& why) {
+    return CheckpointError(
+        fmt::format("checkpoint {}: {}; retrain it with `pe-bench train` or pass another file", path, why));
+  };
+}
+
+// Reads and parses a checkpoint file and checks its format, version and task.
+json read_checkpoint_json(const std::string& path, const std::string& task) {
+  const FailFn fail = failure_for(path);
+  if (!file_exists(path)) throw CheckpointError(fmt::format("checkpoint {} not found; train one with `pe-bench train` first", path));
+  json j;
+  try {
+    j = json::parse(read_file(path));
+  } catch (const json::parse_error& e) {
+    throw fail(fmt::format("not valid JSON ({})", e.what()));
+  }
+  if (!j.is_object() || j.value("format", "") != kCheckpointFormat) throw fail("not a pe-bench checkpoint (format field missing or different)");
+  if (!j.contains("version") || !j["version"].is_number_integer()) throw fail("no format version");
+  const int version = j.at("version");
+  if (version != kCheckpointVersion)
+    throw fail(fmt::format("format version {} but this pe-bench reads version {}", version, kCheckpointVersion));
+  const json t = j.value("task", json());
+  if (!task.empty() && t != task)
+    throw fail(fmt::format("it holds a model of task {}, not {}", t.dump(), task));
+  return j;
+}
+
+}  // namespace
+
+json make_checkpoint(const CueHead<float>& model, const json& training) {
   return {{"format", kCheckpointFormat},
           {"version", kCheckpointVersion},
           {"task", "cue"},
           {"model", model.config().to_json()},
           {"scheme", scheme_config_to_json(model.config().scheme)},
           {"training", training},
-          {"params", std::move(params)}};
+          {"params", params_json(model.layout(), model.params().data())}};
+}
+
+json make_charlm_checkpoint(const CharLM<float>& model, const std::vector<std::string>& vocab, const json& training,
+                            const json& frequency_plan) {
+  const CharLMConfig& c = model.config();
+  json cp = {{"format", kCheckpointFormat},
+             {"version", kCheckpointVersion},
+             {"task", "charlm"},
+             {"model",
+              {{"vocab", c.vocab},
+               {"d_model", c.d_model},
+               {"n_heads", c.n_heads},
+               {"n_layers", c.n_layers},
+               {"embed_init_std", c.embed_init_std}}},
+             {"scheme", scheme_config_to_json(c.scheme)},
+             {"vocab", vocab},
+             {"training", training}};
+  if (!frequency_plan.is_null()) cp["frequency_plan"] = frequency_plan;
+  cp["params"] = params_json(model.layout(), model.params().data());
+  return cp;
+}
+
+std::string checkpoint_task(const std::string& path) {
+  const json j = read_checkpoint_json(path, "");
+  if (!j.contains("task") || !j["task"].is_string()) throw failure_for(path)("no task field");
+  return j["task"];
+}
+
+LoadedCharLM load_charlm_checkpoint(const std::string& path) {
+  const FailFn fail = failure_for(path);
+  json j = read_checkpoint_json(path, "charlm");
+  try {
+    CharLMConfig cfg;
+    const json& m = j.at("model");
+    cfg.vocab = m.at("vocab");
+    cfg.d_model = m.at("d_model");
+    cfg.n_heads = m.at("n_heads");
+    cfg.n_layers = m.at("n_layers");
+    cfg.embed_init_std = m.at("embed_init_std");
+    if (cfg.vocab < 2 || cfg.d_model < 2 || cfg.n_heads < 1 || cfg.n_layers < 1 || cfg.d_model % cfg.n_heads)
+      throw fail("model sizes do not make sense");
+    cfg.scheme = scheme_config_from_json(j.at("scheme"));
+    if (!scheme_exists(cfg.scheme.name)) throw fail(fmt::format("unknown scheme '{}'", cfg.scheme.name));
+    LoadedCharLM out;
+    out.vocab = j.at("vocab").get<std::vector<std::string>>();
+    if (int(out.vocab.size()) != cfg.vocab)
+      throw fail(fmt::format("{} vocabulary entries but the model reads {}", out.vocab.size(), cfg.vocab));
+    out.model = std::make_unique<CharLM<float>>(cfg);
+    read_params(j.at("params"), out.model->layout(), out.model->params().data(), fail);
+    j.erase("params");
+    if (j.contains("frequency_plan")) {
+      const json& fp = j["frequency_plan"];
+      out.plan_map = fp.at("map");
+      out.plan_train_length = fp.at("train_length");
+      out.plan_read_length = fp.at("read_length");
+      if (!out.model->scheme().accepts_frequency_plan()) throw fail("a frequency plan for a scheme without frequencies");
+      out.model->scheme().set_frequency_plan(
+          out.model->scheme().plan_for(out.plan_map, out.plan_train_length, out.plan_read_length));
+    }
+    out.meta = std::move(j);
+    out.path = path;
+    return out;
+  } catch (const json::exception& e) {
+    throw fail(fmt::format("malformed ({})", e.what()));
+  } catch (const UsageError& e) {
+    throw fail(e.what());
+  }
 }
 
 std::string checkpoint_text(const json& cp) {
@@ -69,22 +202,9 @@ std::string checkpoint_text(const json& cp) {
 }
 
 LoadedCheckpoint load_checkpoint(const std::string& path) {
-  auto fail = [&](const std::string& why) {
-    return CheckpointError(fmt::format("checkpoint {}: {}; retrain it with `pe-bench train` or pass another file", path, why));
-  };
-  if (!file_exists(path)) throw CheckpointError(fmt::format("checkpoint {} not found; train one with `pe-bench train` first", path));
-  json j;
+  const FailFn fail = failure_for(path);
+  json j = read_checkpoint_json(path, "cue");
   try {
-    j = json::parse(read_file(path));
-  } catch (const json::parse_error& e) {
-    throw fail(fmt::format("not valid JSON ({})", e.what()));
-  }
-  try {
-    if (!j.is_object() || j.value("format", "") != kCheckpointFormat) throw fail("not a pe-bench checkpoint (format field missing or different)");
-    const int version = j.at("version");
-    if (version != kCheckpointVersion)
-      throw fail(fmt::format("format version {} but this pe-bench reads version {}", version, kCheckpointVersion));
-    if (j.at("task") != "cue") throw fail(fmt::format("task '{}' is not known", j.at("task").dump()));
     CueModelConfig cfg;
     const json& m = j.at("model");
     cfg.task.alphabet = m.at("alphabet");
@@ -95,28 +215,7 @@ LoadedCheckpoint load_checkpoint(const std::string& path) {
     if (!scheme_exists(cfg.scheme.name)) throw fail(fmt::format("unknown scheme '{}'", cfg.scheme.name));
     LoadedCheckpoint out;
     out.model = std::make_unique<CueHead<float>>(cfg);
-    auto& model = *out.model;
-    const json& params = j.at("params");
-    if (params.size() != model.layout().tensors().size())
-      throw fail(fmt::format("{} parameter tensors but the model has {}", params.size(), model.layout().tensors().size()));
-    for (auto& t : model.layout().tensors()) {
-      const json* found = nullptr;
-      for (auto& p : params)
-        if (p.at("name") == t.name) found = &p;
-      if (!found) throw fail(fmt::format("parameter '{}' is missing", t.name));
-      const auto shape = found->at("shape").get<std::vector<int>>();
-      if (shape != std::vector<int>{t.rows, t.cols})
-        throw fail(fmt::format("parameter '{}' has shape {} but the model expects [{}, {}]", t.name,
-                               found->at("shape").dump(), t.rows, t.cols));
-      const json& data = found->at("data");
-      if (!data.is_array() || data.size() != t.size())
-        throw fail(fmt::format("parameter '{}' holds {} values, expected {}", t.name, data.size(), t.size()));
-      float* dst = model.params().data() + t.offset;
-      for (size_t i = 0; i < t.size(); ++i) {
-        if (!data[i].is_number()) throw fail(fmt::format("parameter '{}' value {} is not a number", t.name, i));
-        dst[i] = float(data[i].get<double>());
-      }
-    }
+    read_params(j.at("params"), out.model->layout(), out.model->params().data(), fail);
     j.erase("params");
     out.meta = std::move(j);
     out.path = path;

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/char_lm.h"
 #include "models/cue_head.h"
 
 namespace pe {
@@ -25,7 +26,23 @@ struct LoadedCheckpoint {
   nlohmann::json meta;  // the whole file minus the parameters
   std::string path;
 };
-// Throws CheckpointError (missing, not JSON, wrong format/version, names or shapes that differ).
+// Throws CheckpointError (missing, not JSON, wrong format/version/task, names or shapes that differ).
 LoadedCheckpoint load_checkpoint(const std::string& path);
+
+// The character LM: the same format with task "charlm", the vocabulary (id -> token) and, after a
+// fine-tune with a context-extension map, the frequency plan the weights were tuned under.
+nlohmann::json make_charlm_checkpoint(const CharLM<float>& model, const std::vector<std::string>& vocab,
+                                      const nlohmann::json& training, const nlohmann::json& frequency_plan = nullptr);
+struct LoadedCharLM {
+  std::unique_ptr<CharLM<float>> model;  // with its frequency plan applied, if the file has one
+  std::vector<std::string> vocab;
+  std::string plan_map;                  // empty: the scheme's own frequencies
+  int plan_train_length = 0, plan_read_length = 0;
+  nlohmann::json meta;
+  std::string path;
+};
+LoadedCharLM load_charlm_checkpoint(const std::string& path);
+// The task field of a checkpoint ("cue", "charlm"); CheckpointError when it is not a checkpoint.
+std::string checkpoint_task(const std::string& path);
 
 }  // namespace pe

@@ -15,7 +15,7 @@ using nlohmann::json;
 const std::vector<KeySpec>& config_keys() {
   static const std::vector<KeySpec> keys = {
       {"name", KeyType::String, "experiment", "experiment name (used in output file names)"},
-      {"task", KeyType::String, "cue", "task: cue"},
+      {"task", KeyType::String, "cue", "task: cue (the tournament) or charlm (the character LM; its own defaults)"},
       {"schemes", KeyType::StringList, json::array({"none", "sinusoidal", "learned", "rope", "alibi"}),
        "positional schemes to train"},
       {"seeds", KeyType::IntList, json::array({0, 1, 2}), "training seeds"},
@@ -39,6 +39,20 @@ const std::vector<KeySpec>& config_keys() {
       {"rotary_fraction", KeyType::Float, 1.0, "rope: fraction of planes that rotate"},
       {"rescale", KeyType::StringList, json::array(), "context-extension maps to re-read RoPE with: pi, ntk, yarn, selective, base=B"},
       {"analyze", KeyType::Bool, false, "after evaluation, analyse the trained heads into <out_dir>/geometry.json"},
+      {"n_heads", KeyType::Int, 1, "charlm: attention heads per block"},
+      {"n_layers", KeyType::Int, 1, "charlm: attention blocks"},
+      {"weight_decay", KeyType::Float, 0.0, "AdamW decoupled weight decay"},
+      {"corpus", KeyType::String, "data/timemachine.txt", "charlm: plain-text corpus (the shipped one is sha1-checked)"},
+      {"train_windows", KeyType::Int, 100000, "charlm: training windows start at 0 .. train_windows-1 (shuffled)"},
+      {"val_start", KeyType::Int, 100000, "charlm: first validation window start"},
+      {"val_windows", KeyType::Int, 3000, "charlm: validation windows (starts val_start ..), read in order"},
+      {"eval_batch", KeyType::Int, 16, "charlm: validation windows per batch"},
+      {"finetune_steps", KeyType::Int, 0, "charlm: fine-tune RoPE at finetune_length with each rescale map (0: no)"},
+      {"finetune_length", KeyType::Int, 512, "charlm: fine-tuning context"},
+      {"finetune_batch", KeyType::Int, 16, "charlm: fine-tuning batch"},
+      {"finetune_lr", KeyType::Float, 1e-3, "charlm: fine-tuning learning rate"},
+      {"band", KeyType::Int, 0, "charlm: also read RoPE at the longest length with only this many recent keys visible (0: no)"},
+      {"position_window", KeyType::Int, 16, "charlm: positions per bin of the per-position loss at the longest length"},
       {"log_every", KeyType::Int, 50, "steps between metrics-log lines"},
       {"runs_dir", KeyType::String, "results/runs", "where run directories go"},
       {"out_dir", KeyType::String, "results", "where experiment results go"},
@@ -47,10 +61,36 @@ const std::vector<KeySpec>& config_keys() {
   return keys;
 }
 
-json default_config() {
+json default_config(const std::string& task) {
   json j = json::object();
   for (auto& k : config_keys()) j[k.key] = k.default_value;
+  if (task == "charlm") {
+    // tasks.md section 3: TinyCharLM on The Time Machine
+    const json charlm = {{"task", "charlm"},
+                         {"schemes", {"learned", "sinusoidal", "rope", "alibi", "none"}},
+                         {"seeds", {0}},
+                         {"steps", 3000},
+                         {"batch_size", 64},
+                         {"lr", 1e-3},
+                         {"train_length", 128},
+                         {"eval_lengths", {128, 256, 512}},
+                         {"d_model", 128},
+                         {"n_heads", 4},
+                         {"n_layers", 2},
+                         {"embed_init_std", 0.02},
+                         {"learned_rows", 512},
+                         {"alibi_slopes", json::array()},
+                         {"rescale", {"pi", "selective"}}};
+    for (auto& [k, v] : charlm.items()) j[k] = v;
+  }
   return j;
+}
+
+std::string task_of(const json& file, const std::vector<std::string>& sets) {
+  std::string task = file.is_object() && file.contains("task") && file["task"].is_string() ? file["task"].get<std::string>() : "cue";
+  for (auto& s : sets)
+    if (s.rfind("task=", 0) == 0) task = s.substr(5);
+  return task;
 }
 
 namespace {
@@ -147,15 +187,18 @@ void merge_config(json& cfg, const json& overrides, const std::string& origin) {
   }
 }
 
-json load_experiment(const std::string& path) {
+json read_experiment_file(const std::string& path) {
   if (!file_exists(path)) throw ConfigError("experiment file not found: " + path);
-  json file;
   try {
-    file = json::parse(read_file(path));
+    return json::parse(read_file(path));
   } catch (const json::parse_error& e) {
     throw ConfigError(fmt::format("{} is not valid JSON: {}", path, e.what()));
   }
-  json cfg = default_config();
+}
+
+json load_experiment(const std::string& path, const std::vector<std::string>& sets) {
+  const json file = read_experiment_file(path);
+  json cfg = default_config(task_of(file, sets));
   merge_config(cfg, file, path);
   return cfg;
 }
@@ -228,10 +271,21 @@ void validate_config(const json& cfg) {
   auto positive = [&](const char* key) {
     if (cfg.at(key).get<long long>() <= 0) throw ConfigError(fmt::format("{} must be positive", key));
   };
-  for (auto k : {"steps", "batch_size", "train_length", "test_size", "d_model", "log_every", "alphabet"}) positive(k);
-  if (cfg.at("task").get<std::string>() != "cue")
-    throw ConfigError(fmt::format("unknown task '{}' (known tasks: cue)", cfg.at("task").get<std::string>()));
-  if (cfg.at("d_model").get<int>() % 2) throw ConfigError("d_model must be even (planes are coordinate pairs)");
+  for (auto k : {"steps", "batch_size", "train_length", "test_size", "d_model", "log_every", "alphabet", "n_heads",
+                 "n_layers", "train_windows", "val_windows", "eval_batch", "finetune_length", "finetune_batch",
+                 "position_window"})
+    positive(k);
+  const std::string task = cfg.at("task");
+  if (task != "cue" && task != "charlm")
+    throw ConfigError(fmt::format("unknown task '{}' (known tasks: cue, charlm)", task));
+  if (task == "cue" && cfg.at("n_heads").get<int>() != 1) throw ConfigError("the cue task's model has one head: n_heads must be 1");
+  if (cfg.at("d_model").get<int>() % cfg.at("n_heads").get<int>())
+    throw ConfigError("d_model must be a multiple of n_heads");
+  if ((cfg.at("d_model").get<int>() / cfg.at("n_heads").get<int>()) % 2)
+    throw ConfigError("d_model / n_heads must be even (planes are coordinate pairs)");
+  for (auto k : {"val_start", "finetune_steps", "band"})
+    if (cfg.at(k).get<long long>() < 0) throw ConfigError(fmt::format("{} must not be negative", k));
+  if (cfg.at("weight_decay").get<double>() < 0) throw ConfigError("weight_decay must not be negative");
   if (cfg.at("train_length").get<int>() < 2) throw ConfigError("train_length must be at least 2");
   if (cfg.at("lr").get<double>() <= 0) throw ConfigError("lr must be positive");
   const double mp = cfg.at("mark_prob").get<double>();
@@ -290,6 +344,20 @@ ExperimentConfig ExperimentConfig::from_json(const json& c) {
   e.alibi_slopes = c["alibi_slopes"].get<std::vector<double>>();
   e.rescale = c["rescale"].get<std::vector<std::string>>();
   e.analyze = c["analyze"];
+  e.n_heads = c["n_heads"];
+  e.n_layers = c["n_layers"];
+  e.weight_decay = c["weight_decay"];
+  e.corpus = c["corpus"];
+  e.train_windows = c["train_windows"];
+  e.val_start = c["val_start"];
+  e.val_windows = c["val_windows"];
+  e.eval_batch = c["eval_batch"];
+  e.finetune_steps = c["finetune_steps"];
+  e.finetune_length = c["finetune_length"];
+  e.finetune_batch = c["finetune_batch"];
+  e.finetune_lr = c["finetune_lr"];
+  e.band = c["band"];
+  e.position_window = c["position_window"];
   return e;
 }
 

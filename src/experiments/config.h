@@ -19,11 +19,15 @@ struct KeySpec {
 };
 
 const std::vector<KeySpec>& config_keys();
-nlohmann::json default_config();
+// The defaults of a task: the cue task's, or the character LM's (tasks.md section 3) for "charlm".
+nlohmann::json default_config(const std::string& task = "cue");
+// The task a file and --set overrides select (the last task=... of sets wins; default cue).
+std::string task_of(const nlohmann::json& file, const std::vector<std::string>& sets);
 // Checks and merges `overrides` (a JSON object) into cfg; `origin` names the source in errors.
 void merge_config(nlohmann::json& cfg, const nlohmann::json& overrides, const std::string& origin);
-// Reads an experiment file and merges it over the defaults.
-nlohmann::json load_experiment(const std::string& path);
+// Reads an experiment file and merges it over the defaults of its task (or the task sets selects).
+nlohmann::json read_experiment_file(const std::string& path);
+nlohmann::json load_experiment(const std::string& path, const std::vector<std::string>& sets = {});
 // Applies one "key=value" override (lists are comma-separated).
 void apply_override(nlohmann::json& cfg, const std::string& assignment);
 // Checks values that must make sense together (positive lengths, known schemes, ...).
@@ -42,6 +46,11 @@ struct ExperimentConfig {
   double lr, beta1, beta2, eps, embed_init_std, base, mark_prob, rotary_fraction;
   std::vector<double> alibi_slopes;
   bool analyze = false;
+  // the character LM
+  int n_heads = 1, n_layers = 1, train_windows = 0, val_start = 0, val_windows = 0, eval_batch = 0;
+  int finetune_steps = 0, finetune_length = 0, finetune_batch = 0, band = 0, position_window = 0;
+  double weight_decay = 0, finetune_lr = 0;
+  std::string corpus;
   static ExperimentConfig from_json(const nlohmann::json& cfg);
 };
 

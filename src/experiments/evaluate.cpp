@@ -40,15 +40,25 @@ std::optional<double> cue_accuracy(const CueHead<float>& model, const CueBatch& 
   return double(total) / test.B;
 }
 
-std::vector<std::string> find_checkpoints(const std::string& dir) {
+std::vector<std::string> find_checkpoints(const std::string& dir, const std::string& task) {
   namespace fs = std::filesystem;
   if (!fs::is_directory(dir))
     throw UsageError(fmt::format("runs directory {} not found; train first (pe-bench train) or pass --runs-dir", dir));
   std::vector<std::string> out;
   for (auto& entry : fs::recursive_directory_iterator(dir))
-    if (entry.is_regular_file() && entry.path().filename() == "checkpoint.json") out.push_back(entry.path().string());
+    if (entry.is_regular_file() && entry.path().filename() == "checkpoint.json") {
+      const std::string path = entry.path().string();
+      bool keep = true;
+      if (!task.empty()) try {
+          keep = checkpoint_task(path) == task;
+        } catch (const CheckpointError&) {  // unreadable: kept, so loading it reports the problem
+        }
+      if (keep) out.push_back(path);
+    }
   std::sort(out.begin(), out.end());
-  if (out.empty()) throw UsageError(fmt::format("no checkpoint.json under {}; train first (pe-bench train)", dir));
+  if (out.empty())
+    throw UsageError(fmt::format("no {}checkpoint.json under {}; train first (pe-bench train{})",
+                                 task.empty() ? "" : task + " ", dir, task.empty() ? "" : " --task " + task));
   return out;
 }
 

@@ -1,5 +1,7 @@
 #include "models/attention.h"
 
+#include "core/tensor.h"
+
 #include <Eigen/Core>
 
 #include <cmath>
@@ -136,12 +138,154 @@ void backward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
       }
 }
 
+
+// ---- The dense path: keys are rows of K/V themselves (no kv_index) and several queries per sequence.
+// Query rows are cut into blocks of kQueryBlock. For each block the keys visible to any of its rows span
+// [k0, k1); scores, P V and their gradients are GEMMs of a (sequence, head, block) over that span only,
+// so a causal mask costs about half the square. Softmax and the score bias act row by row on the
+// visible keys, as in the row path.
+constexpr int kQueryBlock = 32;
+
+template <class S>
+using StridedMap = Eigen::Map<Mat<S>, 0, Eigen::OuterStride<>>;
+template <class S>
+using CStridedMap = Eigen::Map<const Mat<S>, 0, Eigen::OuterStride<>>;
+
+struct QueryBlock {
+  int q0, q1, k0, k1;  // rows [q0, q1) see keys only inside [k0, k1)
+};
+
+std::vector<QueryBlock> query_blocks(const VisibleSets& visible, int Tq) {
+  std::vector<QueryBlock> blocks;
+  for (int q0 = 0; q0 < Tq; q0 += kQueryBlock) {
+    QueryBlock b{q0, std::min(Tq, q0 + kQueryBlock), 0, 0};
+    bool any = false;
+    for (int i = b.q0; i < b.q1; ++i) {
+      const int n = visible.count(i);
+      if (n == 0) continue;
+      const int lo = visible.keys_of(i)[0], hi = visible.keys_of(i)[n - 1] + 1;  // keys ascend
+      b.k0 = any ? std::min(b.k0, lo) : lo;
+      b.k1 = any ? std::max(b.k1, hi) : hi;
+      any = true;
+    }
+    blocks.push_back(b);
+  }
+  return blocks;
+}
+
+template <class S>
+void dense_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
+                   const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* probs, S* out) {
+  const int dh = sh.dh, W = sh.H * dh;
+  const S scale = scheme.content_scale() / std::sqrt(S(dh));
+  const VisibleSets visible(vis, qpos, sh.Tq, kpos, sh.Tk);
+  const auto blocks = query_blocks(visible, sh.Tq);
+  Mat<S> sc;
+  // The softmax row lives in Eigen-allocated (aligned) memory: Eigen's vectorised exp and sum peel a
+  // scalar head up to the first aligned element, so on memory of varying alignment the same row
+  // could round differently from run to run (and thread to thread).
+  Eigen::Array<S, Eigen::Dynamic, 1> row(sh.Tk);
+  const Eigen::OuterStride<> ld(W);
+  for (int b = 0; b < sh.B; ++b)
+    for (int h = 0; h < sh.H; ++h)
+      for (const QueryBlock& blk : blocks) {
+        const int nq = blk.q1 - blk.q0, nk = blk.k1 - blk.k0;
+        const size_t qoff = (size_t(b) * sh.Tq + blk.q0) * W + size_t(h) * dh;
+        const size_t koff = (size_t(b) * sh.Tk + blk.k0) * W + size_t(h) * dh;
+        S* pblk = probs + ((size_t(b) * sh.H + h) * sh.Tq + blk.q0) * sh.Tk;
+        std::fill(pblk, pblk + size_t(nq) * sh.Tk, S(0));
+        StridedMap<S> o(out + qoff, nq, dh, ld);
+        if (nk == 0) {
+          o.setZero();
+          continue;
+        }
+        const CStridedMap<S> q(Q + qoff, nq, dh, ld), k(K + koff, nk, dh, ld), v(V + koff, nk, dh, ld);
+        // s = scale * q k^T over the block's key span: [nq, nk]
+        sc.resize(nq, nk);
+        sc.noalias() = q * k.transpose();
+        for (int r = 0; r < nq; ++r) {
+          const int i = blk.q0 + r, n = visible.count(i);
+          const int *keys = visible.keys_of(i), *vpos = visible.pos_of(i);
+          for (int t = 0; t < n; ++t) row[t] = scale * sc(r, keys[t] - blk.k0);
+          // (+ bias)
+          if (scheme.acts_on_scores()) scheme.bias_forward(P, h, qpos[i], vpos, n, row.data());
+          // p = softmax(s) over visible keys; masked keys exactly 0
+          auto x = row.head(n);
+          if (n > 0) {
+            x = (x - x.maxCoeff()).exp();
+            x *= S(1) / x.sum();
+          }
+          S* p = pblk + size_t(r) * sh.Tk;
+          for (int t = 0; t < n; ++t) p[keys[t]] = row[t];
+        }
+        // o = p v: [nq, dh]
+        const CStridedMap<S> pspan(pblk + blk.k0, nq, nk, Eigen::OuterStride<>(sh.Tk));
+        o.noalias() = pspan * v;
+      }
+}
+
+template <class S>
+void dense_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
+                    const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G,
+                    const S* probs, const S* dout, S* dQ, S* dK, S* dV) {
+  const int dh = sh.dh, W = sh.H * dh;
+  const S scale = scheme.content_scale() / std::sqrt(S(dh));
+  const VisibleSets visible(vis, qpos, sh.Tq, kpos, sh.Tk);
+  const auto blocks = query_blocks(visible, sh.Tq);
+  Mat<S> ds;
+  std::vector<S> row(sh.Tk);  // scatter/gather only
+  const Eigen::OuterStride<> ld(W);
+  for (int b = 0; b < sh.B; ++b)
+    for (int h = 0; h < sh.H; ++h)
+      for (const QueryBlock& blk : blocks) {
+        const int nq = blk.q1 - blk.q0, nk = blk.k1 - blk.k0;
+        if (nk == 0) continue;
+        const size_t qoff = (size_t(b) * sh.Tq + blk.q0) * W + size_t(h) * dh;
+        const size_t koff = (size_t(b) * sh.Tk + blk.k0) * W + size_t(h) * dh;
+        const S* pblk = probs + ((size_t(b) * sh.H + h) * sh.Tq + blk.q0) * sh.Tk;
+        const CStridedMap<S> p(pblk + blk.k0, nq, nk, Eigen::OuterStride<>(sh.Tk));
+        const CStridedMap<S> q(Q + qoff, nq, dh, ld), k(K + koff, nk, dh, ld), v(V + koff, nk, dh, ld);
+        const CStridedMap<S> go(dout + qoff, nq, dh, ld);
+        // undoes o = p v: dp = go v^T, dv += p^T go
+        ds.resize(nq, nk);
+        ds.noalias() = go * v.transpose();
+        StridedMap<S>(dV + koff, nk, dh, ld).noalias() += p.transpose() * go;
+        // undoes p = softmax(s): ds = p (dp - sum_k p_k dp_k); masked keys have p = 0, so ds = 0.
+        // Plain loops: the sum's order must not depend on the alignment of the probs buffer.
+        for (int r = 0; r < nq; ++r) {
+          S* dsr = &ds(r, 0);
+          const S* pr = pblk + size_t(r) * sh.Tk + blk.k0;
+          S acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+          int j = 0;
+          for (; j + 8 <= nk; j += 8)
+            for (int u = 0; u < 8; ++u) acc[u] += pr[j + u] * dsr[j + u];
+          S c = 0;
+          for (int u = 0; u < 8; ++u) c += acc[u];
+          for (; j < nk; ++j) c += pr[j] * dsr[j];
+          for (int k = 0; k < nk; ++k) dsr[k] = pr[k] * (dsr[k] - c);
+        }
+        // undoes s += bias
+        if (scheme.acts_on_scores())
+          for (int r = 0; r < nq; ++r) {
+            const int i = blk.q0 + r, n = visible.count(i);
+            const int* keys = visible.keys_of(i);
+            for (int t = 0; t < n; ++t) row[t] = ds(r, keys[t] - blk.k0);
+            scheme.bias_backward(P, G, h, qpos[i], visible.pos_of(i), n, row.data());
+          }
+        // undoes s = scale * q k^T: dq += scale ds k, dk += scale ds^T q
+        ds *= scale;
+        StridedMap<S>(dQ + qoff, nq, dh, ld).noalias() += ds * k;
+        StridedMap<S>(dK + koff, nk, dh, ld).noalias() += ds.transpose() * q;
+      }
+}
+
 }  // namespace
 
 template <class S>
 void attention_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
                        const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* probs, S* out,
                        const int* kv_index) {
+  if (!kv_index && sh.Tq > 1) return dense_forward(sh, Q, K, V, qpos, kpos, vis, scheme, P, probs, out);
   switch (sh.dh) {
     case 16: return forward_impl<S, 16>(sh, Q, K, V, qpos, kpos, vis, scheme, P, probs, out, kv_index);
     case 32: return forward_impl<S, 32>(sh, Q, K, V, qpos, kpos, vis, scheme, P, probs, out, kv_index);
@@ -154,6 +298,8 @@ template <class S>
 void attention_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
                         const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G,
                         const S* probs, const S* dout, S* dQ, S* dK, S* dV, const int* kv_index) {
+  if (!kv_index && sh.Tq > 1)
+    return dense_backward(sh, Q, K, V, qpos, kpos, vis, scheme, P, G, probs, dout, dQ, dK, dV);
   switch (sh.dh) {
     case 16: return backward_impl<S, 16>(sh, Q, K, V, qpos, kpos, vis, scheme, P, G, probs, dout, dQ, dK, dV, kv_index);
     case 32: return backward_impl<S, 32>(sh, Q, K, V, qpos, kpos, vis, scheme, P, G, probs, dout, dQ, dK, dV, kv_index);

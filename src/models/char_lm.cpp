@@ -41,25 +41,29 @@ template <class S>
 double CharLM<S>::forward(const int* x, const int* y, int B, int T, CharLMCache<S>& c, int p0,
                           const Visibility& vis) const {
   const int D = cfg_.d_model, V = cfg_.vocab, N = B * T, L = cfg_.n_layers;
+  const size_t ND = size_t(N) * D;
   const CParamView<S> P{params_.data(), &layout_};
   c.pos.resize(T);
   for (int t = 0; t < T; ++t) c.pos[t] = p0 + t;
   c.row_pos.resize(N);
   for (int i = 0; i < N; ++i) c.row_pos[i] = p0 + i % T;
+  // Buffers live in the cache and keep their capacity from call to call (no allocation per step).
+  c.h_in.resize(L + 1), c.Q.resize(L), c.K.resize(L), c.V.resize(L), c.probs.resize(L), c.O.resize(L);
+  for (auto& v : c.h_in) v.resize(ND);
   // h0 = E[x] (+ p(pos)): [N, D]
-  c.h0.assign(size_t(N) * D, S(0));
+  S* h0 = c.h_in[0].data();
   const auto E = P(emb_);
   for (int i = 0; i < N; ++i)
-    for (int k = 0; k < D; ++k) c.h0[size_t(i) * D + k] = E(x[i], k);
-  if (scheme_->acts_on_embedding()) scheme_->embed_forward(P, c.row_pos.data(), N, c.h0.data());
-  c.h_in.resize(L), c.Q.resize(L), c.K.resize(L), c.V.resize(L), c.probs.resize(L), c.O.resize(L);
-  Mat<S> h = CMatMap<S>(c.h0.data(), N, D);
+    for (int k = 0; k < D; ++k) h0[size_t(i) * D + k] = E(x[i], k);
+  if (scheme_->acts_on_embedding()) scheme_->embed_forward(P, c.row_pos.data(), N, h0);
   const AttnShape sh{B, T, T, cfg_.n_heads, D / cfg_.n_heads};
+  c.qkv.resize(ND * 3);
   for (int l = 0; l < L; ++l) {
-    c.h_in[l].assign(h.data(), h.data() + h.size());
+    const CMatMap<S> h(c.h_in[l].data(), N, D);
     // qkv = h W_qkv: [N, 3D]; Q, K, V: [N, D] each
-    const Mat<S> qkv = h * P(wqkv_[l]);
-    for (auto* buf : {&c.Q[l], &c.K[l], &c.V[l]}) buf->resize(size_t(N) * D);
+    MatMap<S> qkv(c.qkv.data(), N, 3 * D);
+    qkv.noalias() = h * P(wqkv_[l]);
+    for (auto* buf : {&c.Q[l], &c.K[l], &c.V[l], &c.O[l]}) buf->resize(ND);
     MatMap<S>(c.Q[l].data(), N, D) = qkv.leftCols(D);
     MatMap<S>(c.K[l].data(), N, D) = qkv.middleCols(D, D);
     MatMap<S>(c.V[l].data(), N, D) = qkv.rightCols(D);
@@ -69,77 +73,88 @@ double CharLM<S>::forward(const int* x, const int* y, int B, int T, CharLMCache<
     }
     // O = attention(Q, K, V): [N, D]
     c.probs[l].resize(size_t(B) * sh.H * T * T);
-    c.O[l].resize(size_t(N) * D);
     attention_forward(sh, c.Q[l].data(), c.K[l].data(), c.V[l].data(), c.pos.data(), c.pos.data(), vis, *scheme_, P,
                       c.probs[l].data(), c.O[l].data());
-    // h = h + O W_proj
-    h.noalias() += CMatMap<S>(c.O[l].data(), N, D) * P(wproj_[l]);
+    // h' = h + O W_proj
+    MatMap<S> hn(c.h_in[l + 1].data(), N, D);
+    hn = h;
+    hn.noalias() += CMatMap<S>(c.O[l].data(), N, D) * P(wproj_[l]);
   }
   // logits = h E^T: [N, V]; loss = mean CE
-  c.h_in.resize(L + 1);
-  c.h_in[L].assign(h.data(), h.data() + h.size());
+  const CMatMap<S> h(c.h_in[L].data(), N, D);
   c.logits.resize(size_t(N) * V);
   MatMap<S>(c.logits.data(), N, V).noalias() = h * E.transpose();
   double loss = 0;
+  c.token_loss.resize(N);
   for (int i = 0; i < N; ++i) {
     const S* l = &c.logits[size_t(i) * V];
     const S mx = *std::max_element(l, l + V);
     double sum = 0;
     for (int v = 0; v < V; ++v) sum += std::exp(double(l[v] - mx));
-    loss += std::log(sum) - double(l[y[i]] - mx);
+    loss += (c.token_loss[i] = std::log(sum) - double(l[y[i]] - mx));
   }
   return loss / N;
 }
 
 template <class S>
 double CharLM<S>::forward_backward(const int* x, const int* y, int B, int T, S* grad, CharLMCache<S>& c,
-                                   int p0) const {
-  const double loss = forward(x, y, B, T, c, p0);
+                                   int p0, const Visibility& vis, long norm_rows) const {
+  const double loss = forward(x, y, B, T, c, p0, vis);
   const int D = cfg_.d_model, V = cfg_.vocab, N = B * T, L = cfg_.n_layers;
+  const size_t ND = size_t(N) * D;
   const CParamView<S> P{params_.data(), &layout_};
   const ParamView<S> G{grad, &layout_};
   const auto E = P(emb_);
-  // undoes loss = mean CE: dlogits = (softmax - onehot) / N
-  Mat<S> dlogits(N, V);
+  // undoes loss = sum CE / norm: dlogits = (softmax - onehot) / norm
+  const S norm = S(norm_rows > 0 ? norm_rows : N);
+  c.dlogits.resize(size_t(N) * V);
+  MatMap<S> dlogits(c.dlogits.data(), N, V);
   for (int i = 0; i < N; ++i) {
     const S* l = &c.logits[size_t(i) * V];
     const S mx = *std::max_element(l, l + V);
     S sum = 0;
     for (int v = 0; v < V; ++v) sum += (dlogits(i, v) = std::exp(l[v] - mx));
-    for (int v = 0; v < V; ++v) dlogits(i, v) /= sum * S(N);
-    dlogits(i, y[i]) -= S(1) / S(N);
+    for (int v = 0; v < V; ++v) dlogits(i, v) /= sum * norm;
+    dlogits(i, y[i]) -= S(1) / norm;
   }
   // undoes logits = h E^T
   const CMatMap<S> hL(c.h_in[L].data(), N, D);
   G(emb_).noalias() += dlogits.transpose() * hL;
-  Mat<S> dh = dlogits * E;
+  c.dh.resize(ND), c.dO.resize(ND), c.dQ.resize(ND), c.dK.resize(ND), c.dV.resize(ND);
+  MatMap<S> dh(c.dh.data(), N, D), dO(c.dO.data(), N, D), dQ(c.dQ.data(), N, D), dK(c.dK.data(), N, D),
+      dV(c.dV.data(), N, D);
+  dh.noalias() = dlogits * E;
   const AttnShape sh{B, T, T, cfg_.n_heads, D / cfg_.n_heads};
   for (int l = L - 1; l >= 0; --l) {
-    // undoes h = h + O W_proj (the residual passes dh through)
+    // undoes h' = h + O W_proj (the residual passes dh through)
     const CMatMap<S> O(c.O[l].data(), N, D);
     G(wproj_[l]).noalias() += O.transpose() * dh;
-    Mat<S> dO = dh * P(wproj_[l]).transpose();
+    dO.noalias() = dh * P(wproj_[l]).transpose();
     // undoes O = attention(Q, K, V)
-    Mat<S> dQ = Mat<S>::Zero(N, D), dK = Mat<S>::Zero(N, D), dV = Mat<S>::Zero(N, D);
-    attention_backward(sh, c.Q[l].data(), c.K[l].data(), c.V[l].data(), c.pos.data(), c.pos.data(), Visibility{},
-                       *scheme_, P, G, c.probs[l].data(), dO.data(), dQ.data(), dK.data(), dV.data());
+    dQ.setZero(), dK.setZero(), dV.setZero();
+    attention_backward(sh, c.Q[l].data(), c.K[l].data(), c.V[l].data(), c.pos.data(), c.pos.data(), vis, *scheme_,
+                       P, G, c.probs[l].data(), c.dO.data(), c.dQ.data(), c.dK.data(), c.dV.data());
     // undoes the Q/K transform
     if (scheme_->acts_on_qk()) {
-      scheme_->qk_backward(c.row_pos.data(), N, dQ.data());
-      scheme_->qk_backward(c.row_pos.data(), N, dK.data());
+      scheme_->qk_backward(c.row_pos.data(), N, c.dQ.data());
+      scheme_->qk_backward(c.row_pos.data(), N, c.dK.data());
     }
-    // undoes qkv = h W_qkv
-    Mat<S> dqkv(N, 3 * D);
-    dqkv << dQ, dK, dV;
+    // undoes qkv = h W_qkv, one column block (Q, K, V) at a time
     const CMatMap<S> hin(c.h_in[l].data(), N, D);
-    G(wqkv_[l]).noalias() += hin.transpose() * dqkv;
-    dh.noalias() += dqkv * P(wqkv_[l]).transpose();
+    auto gW = G(wqkv_[l]);
+    const auto W = P(wqkv_[l]);
+    int col = 0;
+    for (auto* d : {&dQ, &dK, &dV}) {
+      gW.middleCols(col, D).noalias() += hin.transpose() * *d;
+      dh.noalias() += *d * W.middleCols(col, D).transpose();
+      col += D;
+    }
   }
   // undoes h0 = E[x] + p(pos)
   auto dE = G(emb_);
   for (int i = 0; i < N; ++i)
     for (int k = 0; k < D; ++k) dE(x[i], k) += dh(i, k);
-  if (scheme_->acts_on_embedding()) scheme_->embed_backward(P, G, c.row_pos.data(), N, dh.data());
+  if (scheme_->acts_on_embedding()) scheme_->embed_backward(P, G, c.row_pos.data(), N, c.dh.data());
   return loss;
 }
 

@@ -2,7 +2,6 @@
 // and proj, no bias, no MLP, no normalisation), H heads of width dh, output head tied to the
 // embedding (logits = h E^T). The scheme is the same object the tournament uses, now multi-head: its
 // embedding state is added once at the input, its Q/K transform and score bias act in every block.
-// Groundwork for the character-LM experiment (issue 4): forward, backward, gradient-checked.
 #pragma once
 #include <memory>
 #include <vector>
@@ -21,8 +20,10 @@ struct CharLMConfig {
 
 template <class S>
 struct CharLMCache {
-  std::vector<S> h0, logits;                     // [B*T, D], [B*T, V]
-  std::vector<std::vector<S>> h_in, Q, K, V, probs, O;  // per block
+  std::vector<S> qkv, logits;                    // [B*T, 3D] (scratch), [B*T, V]
+  std::vector<double> token_loss;                // [B*T] cross-entropy of each next-token prediction
+  std::vector<std::vector<S>> h_in, Q, K, V, probs, O;  // per block; h_in[L] is the final state
+  std::vector<S> dlogits, dh, dO, dQ, dK, dV;    // backward scratch
   std::vector<int> row_pos, pos;                 // [B*T] positions per row, [T]
 };
 
@@ -35,14 +36,19 @@ class CharLM {
   std::vector<S>& params() { return params_; }
   const std::vector<S>& params() const { return params_; }
   Scheme<S>& scheme() { return *scheme_; }
+  const Scheme<S>& scheme() const { return *scheme_; }
   void init(uint64_t seed);
   void prepare(int end) { scheme_->prepare(end - 1); }
-  // Mean next-token cross-entropy over B sequences of T tokens at positions p0..p0+T-1.
-  // x, y: [B, T]. vis: visibility (causal by default; a band limits the age).
+  // Mean next-token cross-entropy over B sequences of T tokens at positions p0..p0+T-1 (each
+  // token's loss is left in c.token_loss). x, y: [B, T]. vis: visibility (causal by default; a band
+  // limits the age). The model is read-only here: forward calls may run in parallel.
   double forward(const int* x, const int* y, int B, int T, CharLMCache<S>& c, int p0 = 0,
                  const Visibility& vis = Visibility{}) const;
-  // Forward then backward; adds dLoss/dparam into grad (flat, layout()).
-  double forward_backward(const int* x, const int* y, int B, int T, S* grad, CharLMCache<S>& c, int p0 = 0) const;
+  // Forward then backward; adds dLoss/dparam into grad (flat, layout()), where Loss is the summed
+  // cross-entropy divided by `norm_rows` (0: B*T, the mean; a chunk of a larger batch passes the
+  // batch's token count). Returns the chunk's mean loss.
+  double forward_backward(const int* x, const int* y, int B, int T, S* grad, CharLMCache<S>& c, int p0 = 0,
+                          const Visibility& vis = Visibility{}, long norm_rows = 0) const;
 
  private:
   CharLMConfig cfg_;

@@ -1,5 +1,7 @@
 #include "models/gradcheck.h"
 
+#include <algorithm>
+
 #include <cmath>
 #include <functional>
 
@@ -98,12 +100,16 @@ std::vector<GradCheckRow> gradcheck_charlm(const std::string& scheme) {
   return compare_all("charlm/" + scheme, model.layout(), model.params(), grad, loss);
 }
 
-std::vector<GradCheckRow> gradcheck_attention(const std::string& scheme) {
+namespace {
+// One attention configuration: shape, explicit positions, visibility.
+std::vector<GradCheckRow> gradcheck_attention_case(const std::string& scheme, const std::string& tag,
+                                                   const AttnShape& sh, const std::vector<int>& qpos,
+                                                   const std::vector<int>& kpos, const Visibility& vis) {
   SchemeConfig sc;
   sc.name = scheme;
-  sc.n_heads = 3;
-  sc.d_head = 4;
-  sc.d_model = 12;
+  sc.n_heads = sh.H;
+  sc.d_head = sh.dh;
+  sc.d_model = sh.H * sh.dh;
   sc.learned_rows = 64;
   auto sch = make_scheme<double>(sc);
   ParamLayout layout;
@@ -111,11 +117,8 @@ std::vector<GradCheckRow> gradcheck_attention(const std::string& scheme) {
   std::vector<double> params(layout.total()), grad(layout.total(), 0.0);
   Rng rng(stream_key({kTagCheck, 1}));
   sch->init(ParamView<double>{params.data(), &layout}, rng);
-  const AttnShape sh{2, 5, 6, 3, 4};
   const int W = sh.H * sh.dh;
-  // queries at 17..21, keys at 15..20: explicit positions, not indices; causal hides some keys
-  std::vector<int> qpos = {17, 18, 19, 20, 21}, kpos = {15, 16, 17, 18, 19, 20};
-  sch->prepare(64);
+  sch->prepare(*std::max_element(qpos.begin(), qpos.end()) + 1);
   auto randv = [&](size_t n) {
     std::vector<double> v(n);
     for (auto& x : v) x = rng.normal();
@@ -128,7 +131,6 @@ std::vector<GradCheckRow> gradcheck_attention(const std::string& scheme) {
     for (int i = 0; i < sh.Tq; ++i) qrow[b * sh.Tq + i] = qpos[i];
     for (int j = 0; j < sh.Tk; ++j) krow[b * sh.Tk + j] = kpos[j];
   }
-  const Visibility vis{};
   const CParamView<double> P{params.data(), &layout};
   std::vector<double> probs(size_t(sh.B) * sh.H * sh.Tq * sh.Tk), out(Q.size());
   // loss = <R, attention(qk(Q), qk(K), V)>
@@ -158,7 +160,7 @@ std::vector<GradCheckRow> gradcheck_attention(const std::string& scheme) {
     sch->qk_backward(qrow.data(), sh.B * sh.Tq, dQ.data());
     sch->qk_backward(krow.data(), sh.B * sh.Tk, dK.data());
   }
-  const std::string what = "attention/" + scheme;
+  const std::string what = "attention/" + scheme + tag;
   std::vector<GradCheckRow> rows;
   rows.push_back(compare(what, "Q", Q.data(), dQ.data(), Q.size(), loss));
   rows.push_back(compare(what, "K", K.data(), dK.data(), K.size(), loss));
@@ -166,6 +168,19 @@ std::vector<GradCheckRow> gradcheck_attention(const std::string& scheme) {
   // Score-bias parameters (schemes with learned biases) are checked here too.
   if (sch->acts_on_scores())
     for (auto& r : compare_all(what, layout, params, grad, loss)) rows.push_back(r);
+  return rows;
+}
+}  // namespace
+
+std::vector<GradCheckRow> gradcheck_attention(const std::string& scheme) {
+  // queries at 17..21, keys at 15..20: explicit positions, not indices; causal hides some keys
+  auto rows = gradcheck_attention_case(scheme, "", AttnShape{2, 5, 6, 3, 4}, {17, 18, 19, 20, 21},
+                                       {15, 16, 17, 18, 19, 20}, Visibility{});
+  // 70 queries and keys at 5..74 under a causal band of 40: several query blocks, key spans not at 0
+  std::vector<int> pos(70);
+  for (int i = 0; i < 70; ++i) pos[i] = 5 + i;
+  for (auto& r : gradcheck_attention_case(scheme, "/band", AttnShape{1, 70, 70, 2, 4}, pos, pos, Visibility{true, 40}))
+    rows.push_back(r);
   return rows;
 }
 

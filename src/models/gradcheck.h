@@ -19,7 +19,8 @@ inline constexpr double kGradRelTol = 1e-5, kGradAbsTol = 1e-8;
 
 // The cue model with `scheme`, every parameter element (small batch, short sequences).
 std::vector<GradCheckRow> gradcheck_cue(const std::string& scheme);
-// The general attention layer (batch 2, 3 heads, 5 queries x 6 keys, causal, shifted positions),
+// The general attention layer (batch 2, 3 heads, 5 queries x 6 keys, causal, shifted positions; and
+// 70 x 70 under a band of 40, so several query blocks of the dense path),
 // composed with the scheme's Q/K transform and bias: gradients of Q, K, V and scheme parameters.
 std::vector<GradCheckRow> gradcheck_attention(const std::string& scheme);
 // The character LM (small: vocab 7, width 8, 2 heads, 2 blocks, batch 2, length 6, positions from 3).

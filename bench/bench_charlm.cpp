@@ -1,0 +1,82 @@
+// Benchmarks of the character LM (issue 4): one training step (forward, backward, AdamW) at B = 64,
+// T = 128 and one evaluation batch at B = 16, T = 512, in ms and GFLOP/s. The FLOP counts come from
+// the shapes (charlm_step_flops), counting every score of the T x T square as the reference does.
+#include <benchmark/benchmark.h>
+
+#include "core/allocator.h"
+#include "core/parallel.h"
+#include "core/rng.h"
+#include "experiments/charlm.h"
+#include "models/char_lm.h"
+
+namespace {
+
+const bool kAllocatorTuned = (pe::keep_freed_memory(), true);  // as pe-bench's main() does
+
+const char* kSchemes[] = {"none", "sinusoidal", "learned", "rope", "alibi"};
+
+pe::CharLMConfig model_config(const std::string& scheme) {
+  pe::CharLMConfig c;
+  c.vocab = 28;
+  c.d_model = 128;
+  c.n_heads = 4;
+  c.n_layers = 2;
+  c.scheme.name = scheme;
+  c.scheme.learned_rows = 512;
+  c.scheme.learned_init_std = 0.02;
+  return c;
+}
+
+std::vector<int> random_tokens(size_t n, uint64_t seed) {
+  pe::Rng rng(seed);
+  std::vector<int> v(n);
+  for (auto& t : v) t = rng.below(28);
+  return v;
+}
+
+// range(0): scheme; range(1): threads (0 = every core)
+void BM_CharLMTrainStep(benchmark::State& state) {
+  pe::set_threads(int(state.range(1)));
+  const std::string scheme = kSchemes[state.range(0)];
+  state.SetLabel(scheme);
+  pe::CharLM<float> model(model_config(scheme));
+  model.init(0);
+  pe::CharLMTrainer trainer(model, pe::AdamConfig{1e-3});
+  const int B = 64, T = 128;
+  const auto x = random_tokens(size_t(B) * T, 1), y = random_tokens(size_t(B) * T, 2);
+  trainer.step(x.data(), y.data(), B, T);  // warm-up: buffers allocated
+  for (auto _ : state) benchmark::DoNotOptimize(trainer.step(x.data(), y.data(), B, T));
+  const double flops = pe::charlm_step_flops(model.config(), B, T, true);
+  state.counters["GFLOP"] = flops * 1e-9;
+  state.counters["GFLOP/s"] = benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate,
+                                                 benchmark::Counter::kIs1000);
+  state.counters["threads"] = pe::max_threads();
+}
+BENCHMARK(BM_CharLMTrainStep)->ArgsProduct({{0, 1, 2, 3, 4}, {0}})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_CharLMTrainStep)->Args({3, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// One validation batch: B = 16, T = 512, forward only.
+void BM_CharLMEvalBatch(benchmark::State& state) {
+  pe::set_threads(0);
+  const std::string scheme = kSchemes[state.range(0)];
+  state.SetLabel(scheme);
+  pe::CharLM<float> model(model_config(scheme));
+  model.init(0);
+  const int B = 16, T = 512;
+  model.prepare(T);
+  const auto x = random_tokens(size_t(B) * T, 3), y = random_tokens(size_t(B) * T, 4);
+  std::vector<pe::CharLMCache<float>> caches(2);
+  // the two cores each take half the batch, as charlm_perplexity spreads batches over threads
+  for (auto _ : state) {
+#pragma omp parallel for num_threads(2)
+    for (int h = 0; h < 2; ++h)
+      benchmark::DoNotOptimize(model.forward(x.data() + size_t(h) * 8 * T, y.data() + size_t(h) * 8 * T, 8, T, caches[h]));
+  }
+  const double flops = pe::charlm_step_flops(model.config(), B, T, false);
+  state.counters["GFLOP"] = flops * 1e-9;
+  state.counters["GFLOP/s"] = benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate,
+                                                 benchmark::Counter::kIs1000);
+}
+BENCHMARK(BM_CharLMEvalBatch)->DenseRange(0, 4)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace

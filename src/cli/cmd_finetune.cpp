@@ -1,0 +1,60 @@
+// pe-bench finetune: resume a RoPE character-LM checkpoint with a context-extension map's plan fixed
+// and train a few hundred steps at the longer context.
+#include <fmt/format.h>
+
+#include "cli/common.h"
+#include "core/parallel.h"
+#include "experiments/charlm.h"
+#include "experiments/config.h"
+
+namespace pe::cli {
+
+void register_finetune(CLI::App& app) {
+  struct Opts {
+    std::string checkpoint, map = "pi", experiment, corpus;
+    int steps = 0, length = 0, batch = 0, threads = 0;
+    double lr = 0;
+    std::vector<std::string> sets;
+    bool quiet = false;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* sub = app.add_subcommand(
+      "finetune",
+      "Fine-tune a character-LM RoPE checkpoint at a longer context with a context-extension map's plan fixed "
+      "(the plan for training length -> --length); writes <its run dir>-ft-<map>/ whose checkpoint records the plan");
+  sub->add_option("--checkpoint", o->checkpoint, "checkpoint.json of a RoPE character LM (pe-bench train --task charlm)")
+      ->required();
+  sub->add_option("--map", o->map, "context-extension map: pi, selective, ntk, yarn, base=B")->capture_default_str();
+  sub->add_option("--steps", o->steps, "fine-tuning steps (default 300)");
+  sub->add_option("--length", o->length, "fine-tuning context (default 512)");
+  sub->add_option("--batch", o->batch, "windows per step (default 16)");
+  sub->add_option("--lr", o->lr, "AdamW learning rate (default 1e-3)");
+  sub->add_option("--corpus", o->corpus, "plain-text corpus (default data/timemachine.txt)");
+  sub->add_option("--experiment", o->experiment, "experiment JSON file whose settings to use (e.g. experiments/charlm.json)");
+  sub->add_option("--set", o->sets, "override an experiment key: --set key=value (repeatable)");
+  sub->add_option("--threads", o->threads, "OpenMP threads (0: all cores); results do not depend on it");
+  sub->add_flag("--quiet,-q", o->quiet, "no progress line");
+  sub->callback([o] {
+    std::vector<std::string> sets = {"task=charlm", "finetune_steps=300"};
+    if (o->steps > 0) sets.push_back(fmt::format("finetune_steps={}", o->steps));
+    if (o->length > 0) sets.push_back(fmt::format("finetune_length={}", o->length));
+    if (o->batch > 0) sets.push_back(fmt::format("finetune_batch={}", o->batch));
+    if (o->lr > 0) sets.push_back(fmt::format("finetune_lr={}", o->lr));
+    if (!o->corpus.empty()) sets.push_back("corpus=" + o->corpus);
+    sets.insert(sets.end(), o->sets.begin(), o->sets.end());
+    const nlohmann::json cfg = resolve_config(o->experiment, sets);
+    const ExperimentConfig e = ExperimentConfig::from_json(cfg);
+    if (e.finetune_steps <= 0) throw UsageError("--steps: fine-tuning needs at least one step");
+    set_threads(o->threads);
+    Progress progress(o->quiet);
+    const auto out = finetune_charlm(e, cfg, o->checkpoint, o->map, [&](int step, int steps, double loss) {
+      progress.update(fmt::format("[finetune {} at {}] step {}/{} loss {:.4f}", o->map, e.finetune_length, step, steps, loss));
+    });
+    progress.done();
+    fmt::print("fine-tuned with {} at {}: {} steps in {:.1f} s, final training loss {:.4f}\n", o->map,
+               e.finetune_length, out.steps, out.seconds, out.final_loss);
+    fmt::print("run directory: {}\n", out.run_dir);
+  });
+}
+
+}  // namespace pe::cli

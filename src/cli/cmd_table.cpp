@@ -1,0 +1,51 @@
+// pe-bench table: print (and optionally write as Markdown) the table of a results file, without
+// recomputing anything: for re-rendering committed results or results from another machine.
+#include <fmt/format.h>
+
+#include "cli/common.h"
+#include "core/errors.h"
+#include "core/files.h"
+#include "experiments/charlm.h"
+#include "experiments/evaluate.h"
+
+namespace pe::cli {
+
+void register_table(CLI::App& app) {
+  struct Opts {
+    std::string results, markdown, reference;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* sub = app.add_subcommand("table", "Print the table of a results.json (cue or charlm) without recomputing; "
+                                          "optionally write it as Markdown");
+  sub->add_option("results", o->results, "results file, e.g. results/charlm/results.json")->required();
+  sub->add_option("--markdown", o->markdown, "also write the Markdown table to this file (atomically)");
+  sub->add_option("--reference", o->reference, "cue results: published figures to show beside (JSON)");
+  sub->callback([o] {
+    nlohmann::json r;
+    try {
+      r = nlohmann::json::parse(read_file(o->results));
+    } catch (const nlohmann::json::parse_error& e) {
+      throw DataError(fmt::format("{} is not valid JSON ({})", o->results, e.what()));
+    }
+    if (!r.is_object() || !r.contains("task") || !r.contains("rows"))
+      throw DataError(fmt::format("{} is not a pe-bench results file (no task or rows)", o->results));
+    std::string text, md;
+    try {
+      if (r["task"] == "charlm") {
+        text = format_charlm_table(r);
+        md = format_charlm_markdown(r);
+      } else {
+        nlohmann::json ref;
+        if (!o->reference.empty()) ref = nlohmann::json::parse(read_file(o->reference));
+        text = format_results_table(r);
+        md = format_results_markdown(r, ref);
+      }
+    } catch (const nlohmann::json::exception& e) {
+      throw DataError(fmt::format("{} is malformed ({})", o->results, e.what()));
+    }
+    fmt::print("{}", text);
+    if (!o->markdown.empty()) write_file_atomic(o->markdown, md);
+  });
+}
+
+}  // namespace pe::cli

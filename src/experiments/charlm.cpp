@@ -1,0 +1,306 @@
+#include "experiments/charlm.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "core/errors.h"
+#include "core/files.h"
+#include "core/fpenv.h"
+#include "core/parallel.h"
+#include "core/rng.h"
+#include "experiments/checkpoint.h"
+
+namespace pe {
+
+using nlohmann::json;
+
+CharLMConfig charlm_model_config(const ExperimentConfig& e, const std::string& scheme, int vocab) {
+  CharLMConfig c;
+  c.vocab = vocab;
+  c.d_model = e.d_model;
+  c.n_heads = e.n_heads;
+  c.n_layers = e.n_layers;
+  c.embed_init_std = e.embed_init_std;
+  c.scheme.name = scheme;
+  c.scheme.base = e.base;
+  c.scheme.learned_rows = e.learned_rows > 0 ? e.learned_rows : e.train_length;
+  c.scheme.learned_init_std = e.embed_init_std;
+  c.scheme.alibi_slopes = e.alibi_slopes;
+  c.scheme.rotary_fraction = e.rotary_fraction;
+  return c;
+}
+
+CharCorpus load_experiment_corpus(const ExperimentConfig& e) {
+  const bool shipped = e.corpus == kTimeMachinePath;
+  return load_char_corpus(e.corpus, shipped ? kTimeMachineSha1 : "");
+}
+
+// ---- training windows
+
+WindowStream::WindowStream(int n_windows, uint64_t seed) : n_(n_windows), seed_(seed) { shuffle(); }
+
+void WindowStream::shuffle() {
+  order_.resize(n_);
+  for (int i = 0; i < n_; ++i) order_[i] = i;
+  Rng rng(stream_key({kTagTrain, seed_, 0xC4A5, uint64_t(epoch_)}));
+  for (int i = n_ - 1; i > 0; --i) std::swap(order_[i], order_[rng.below(i + 1)]);  // Fisher-Yates
+  at_ = 0;
+}
+
+void WindowStream::next(int B, std::vector<int>& starts) {
+  starts.resize(B);
+  for (int b = 0; b < B; ++b) {
+    if (at_ == order_.size()) ++epoch_, shuffle();
+    starts[b] = order_[at_++];
+  }
+}
+
+// ---- the optimizer step
+
+CharLMTrainer::CharLMTrainer(CharLM<float>& model, AdamConfig cfg)
+    : model_(model), adam_(model.layout().total(), cfg), grad_(model.layout().total()) {}
+
+double CharLMTrainer::step(const CharCorpus& corpus, const std::vector<int>& starts, int T) {
+  const int B = int(starts.size());
+  x_.resize(size_t(B) * T), y_.resize(size_t(B) * T);
+  for (int b = 0; b < B; ++b) char_window(corpus, starts[b], T, &x_[size_t(b) * T], &y_[size_t(b) * T]);
+  return step(x_.data(), y_.data(), B, T);
+}
+
+double CharLMTrainer::step(const int* x, const int* y, int B, int T) {
+  const ScopedFlushToZero ftz;
+  const size_t n = model_.layout().total();
+  const int per_chunk = std::max(1, kCharLMChunkTokens / T);
+  const int chunks = (B + per_chunk - 1) / per_chunk;
+  if (int(grads_.size()) < chunks) grads_.resize(chunks, std::vector<float>(n)), caches_.resize(chunks);
+  losses_.assign(chunks, 0.0);
+  model_.prepare(T);
+  const long rows = long(B) * T;
+#pragma omp parallel for schedule(dynamic, 1) if (!in_parallel() && chunks > 1)
+  for (int c = 0; c < chunks; ++c) {
+    const ScopedFlushToZero ftz_thread;
+    const int b0 = c * per_chunk, nb = std::min(per_chunk, B - b0);
+    std::fill(grads_[c].begin(), grads_[c].end(), 0.0f);
+    losses_[c] = nb * model_.forward_backward(x + size_t(b0) * T, y + size_t(b0) * T, nb, T, grads_[c].data(),
+                                              caches_[c], 0, Visibility{}, rows);
+  }
+  std::copy(grads_[0].begin(), grads_[0].end(), grad_.begin());
+  double loss = losses_[0];
+  for (int c = 1; c < chunks; ++c) {
+    const float* g = grads_[c].data();
+    for (size_t i = 0; i < n; ++i) grad_[i] += g[i];
+    loss += losses_[c];
+  }
+  adam_.step(model_.params().data(), grad_.data());
+  return loss / B;
+}
+
+// ---- validation
+
+PerplexityResult charlm_perplexity(CharLM<float>& model, const CharCorpus& corpus, int T, int val_start,
+                                   int n_windows, int batch, const Visibility& vis) {
+  const int batches = (n_windows + batch - 1) / batch;
+  model.prepare(T);
+  std::vector<double> batch_loss(batches);
+  std::vector<std::vector<double>> pos_sum(batches, std::vector<double>(T, 0.0));
+  std::vector<CharLMCache<float>> caches(std::max(1, max_threads()));
+#pragma omp parallel for schedule(dynamic, 1) if (!in_parallel())
+  for (int k = 0; k < batches; ++k) {
+    const ScopedFlushToZero ftz;
+#ifdef _OPENMP
+    auto& cache = caches[omp_get_thread_num()];
+#else
+    auto& cache = caches[0];
+#endif
+    const int w0 = k * batch, nb = std::min(batch, n_windows - w0);
+    std::vector<int> x(size_t(nb) * T), y(size_t(nb) * T);
+    for (int b = 0; b < nb; ++b) char_window(corpus, val_start + w0 + b, T, &x[size_t(b) * T], &y[size_t(b) * T]);
+    batch_loss[k] = model.forward(x.data(), y.data(), nb, T, cache, 0, vis);
+    for (int b = 0; b < nb; ++b)
+      for (int t = 0; t < T; ++t) pos_sum[k][t] += cache.token_loss[size_t(b) * T + t];
+  }
+  PerplexityResult r;
+  r.length = T;
+  for (double l : batch_loss) r.loss += l;
+  r.loss /= batches;
+  r.perplexity = std::exp(r.loss);
+  r.position_loss.assign(T, 0.0);
+  for (int k = 0; k < batches; ++k)
+    for (int t = 0; t < T; ++t) r.position_loss[t] += pos_sum[k][t];
+  for (auto& v : r.position_loss) v /= n_windows;
+  return r;
+}
+
+std::vector<double> bin_positions(const std::vector<double>& position_loss, int window) {
+  std::vector<double> bins;
+  for (size_t a = 0; a < position_loss.size(); a += window) {
+    const size_t b = std::min(position_loss.size(), a + size_t(window));
+    double s = 0;
+    for (size_t i = a; i < b; ++i) s += position_loss[i];
+    bins.push_back(s / double(b - a));
+  }
+  return bins;
+}
+
+double charlm_step_flops(const CharLMConfig& c, int B, int T, bool train) {
+  const double N = double(B) * T, D = c.d_model, dh = double(c.d_model) / c.n_heads;
+  const double linear = 2 * N * D * (3 * D) + 2 * N * D * D;                // qkv and proj
+  const double attention = 2 * (2 * double(B) * c.n_heads * T * T * dh);   // q k^T and p v
+  const double forward = c.n_layers * (linear + attention) + 2 * N * D * c.vocab;  // + tied output head
+  return train ? 3 * forward : forward;
+}
+
+// ---- training runs
+
+namespace {
+
+void check_windows_fit(const ExperimentConfig& e, const CharCorpus& corpus, int longest) {
+  const long need_train = long(e.train_windows) + std::max(e.train_length, e.finetune_length) + 1;
+  const long need_val = long(e.val_start) + e.val_windows + longest + 1;
+  const long have = long(corpus.ids.size());
+  if (need_train > have || need_val > have)
+    throw DataError(fmt::format("corpus {} has {} characters after preprocessing, but the windows need {} (training) "
+                                "and {} (validation); lower train_windows / val_start / val_windows or use a longer text",
+                                corpus.path, have, need_train, need_val));
+}
+
+// Trains `model` for `steps` at context T and writes the run directory.
+CharLMRun train_and_write(CharLM<float>& model, const CharCorpus& corpus, const ExperimentConfig& e, json cfg,
+                          const std::string& run_dir, int seed, int steps, int B, int T, double lr,
+                          const json& plan, const StepFn& progress) {
+  const auto t0 = std::chrono::steady_clock::now();
+  CharLMTrainer trainer(model, AdamConfig{lr, e.beta1, e.beta2, e.eps, e.weight_decay});
+  WindowStream stream(e.train_windows, uint64_t(seed) + (plan.is_null() ? 0 : 0x5EED));
+  std::vector<int> starts;
+  std::string lines;
+  double since = 0, final_loss = 0;
+  int count = 0;
+  for (int step = 1; step <= steps; ++step) {
+    stream.next(B, starts);
+    const double loss = trainer.step(corpus, starts, T);
+    if (!std::isfinite(loss)) throw Error(fmt::format("training diverged at step {} (loss {})", step, loss));
+    since += loss, ++count;
+    if (step % e.log_every == 0 || step == steps) {
+      final_loss = since / count;
+      lines += json{{"step", step}, {"loss", loss}, {"loss_avg", final_loss}}.dump() + "\n";
+      if (progress) progress(step, steps, final_loss);
+      since = 0, count = 0;
+    }
+  }
+  CharLMRun out;
+  out.run_dir = run_dir;
+  out.checkpoint = run_dir + "/checkpoint.json";
+  out.steps = steps;
+  out.final_loss = final_loss;
+  const json training = {{"seed", seed},        {"steps", steps},        {"batch_size", B},
+                         {"lr", lr},            {"train_length", T},     {"final_loss", final_loss},
+                         {"corpus_sha1", corpus.sha1}};
+  make_dirs(run_dir);
+  write_json_atomic(run_dir + "/config.json", cfg);
+  write_file_atomic(run_dir + "/metrics.jsonl", lines);
+  write_file_atomic(out.checkpoint, checkpoint_text(make_charlm_checkpoint(model, corpus.vocab, training, plan)));
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+json run_config(json resolved, const std::string& scheme, int seed) {
+  resolved["scheme"] = scheme;
+  resolved["seed"] = seed;
+  resolved.erase("schemes");
+  resolved.erase("seeds");
+  return resolved;
+}
+
+}  // namespace
+
+CharLMRun train_charlm(const ExperimentConfig& e, const json& resolved, const std::string& scheme, int seed,
+                       const StepFn& progress) {
+  const CharCorpus corpus = load_experiment_corpus(e);
+  check_windows_fit(e, corpus, *std::max_element(e.eval_lengths.begin(), e.eval_lengths.end()));
+  CharLM<float> model(charlm_model_config(e, scheme, int(corpus.vocab.size())));
+  if (!model.scheme().can_read(e.train_length - 1))
+    throw ConfigError(fmt::format("{}: the learned table has {} rows, fewer than train_length {}", scheme,
+                                  model.scheme().max_position() + 1, e.train_length));
+  model.init(uint64_t(seed));
+  const std::string dir = fmt::format("{}/charlm/{}/seed{}", e.runs_dir, scheme, seed);
+  return train_and_write(model, corpus, e, run_config(resolved, scheme, seed), dir, seed, e.steps, e.batch_size,
+                         e.train_length, e.lr, nullptr, progress);
+}
+
+CharLMRun finetune_charlm(const ExperimentConfig& e, const json& resolved, const std::string& checkpoint,
+                          const std::string& map, const StepFn& progress) {
+  LoadedCharLM loaded = load_charlm_checkpoint(checkpoint);
+  if (!loaded.plan_map.empty())
+    throw UsageError(fmt::format("{} was already fine-tuned with {}; fine-tune the original checkpoint", checkpoint,
+                                 loaded.plan_map));
+  CharLM<float>& model = *loaded.model;
+  if (!model.scheme().accepts_frequency_plan())
+    throw UsageError(fmt::format("fine-tuning with a context-extension map needs a RoPE model; {} holds {}", checkpoint,
+                                 model.scheme().name()));
+  if (!is_known_map(map) || map == "none")
+    throw UsageError(fmt::format("unknown context-extension map '{}' (known: {})", map, known_maps()));
+  const int train_len = loaded.meta.at("training").at("train_length");
+  const int seed = loaded.meta.at("training").at("seed");
+  const CharCorpus corpus = load_experiment_corpus(e);
+  if (corpus.vocab != loaded.vocab)
+    throw DataError(fmt::format("corpus {} has a different vocabulary from the one {} was trained on", corpus.path,
+                                checkpoint));
+  check_windows_fit(e, corpus, e.finetune_length);
+  model.scheme().set_frequency_plan(model.scheme().plan_for(map, train_len, e.finetune_length));
+  const json plan = {{"map", map}, {"train_length", train_len}, {"read_length", e.finetune_length}};
+  json cfg = run_config(resolved, model.scheme().name(), seed);
+  cfg["finetune_from"] = checkpoint;
+  cfg["finetune_map"] = map;
+  const std::string parent = checkpoint.substr(0, checkpoint.find_last_of('/'));
+  return train_and_write(model, corpus, e, cfg, parent + "-ft-" + map, seed, e.finetune_steps, e.finetune_batch,
+                         e.finetune_length, e.finetune_lr, plan, progress);
+}
+
+// ---- sampling
+
+std::string charlm_sample(CharLM<float>& model, const std::vector<std::string>& vocab, const std::string& prompt,
+                          int chars, int context, double temperature, uint64_t seed) {
+  auto id_of = [&](char ch) {
+    const std::string s(1, ch);
+    for (size_t i = 0; i < vocab.size(); ++i)
+      if (vocab[i] == s) return int(i);
+    for (size_t i = 0; i < vocab.size(); ++i)
+      if (vocab[i] == "<unk>") return int(i);
+    return 0;
+  };
+  const std::string pre = d2l_preprocess(prompt);
+  if (pre.empty()) throw UsageError("--prompt: give at least one character");
+  std::vector<int> ids;
+  for (char ch : pre) ids.push_back(id_of(ch));
+  std::string text = pre;
+  Rng rng(stream_key({kTagTest, seed, 0x5A3}));
+  CharLMCache<float> cache;
+  const int V = model.config().vocab;
+  model.prepare(context);
+  for (int k = 0; k < chars; ++k) {
+    const int n = std::min<int>(int(ids.size()), context);
+    const std::vector<int> x(ids.end() - n, ids.end()), y(n, 0);
+    model.forward(x.data(), y.data(), 1, n, cache);
+    const float* logits = &cache.logits[size_t(n - 1) * V];
+    int next = int(std::max_element(logits, logits + V) - logits);
+    if (temperature > 0) {
+      std::vector<double> p(V);
+      double sum = 0;
+      for (int v = 0; v < V; ++v) sum += (p[v] = std::exp((logits[v] - logits[next]) / temperature));
+      double u = rng.uniform() * sum;
+      for (int v = 0; v < V; ++v)
+        if ((u -= p[v]) <= 0 || v == V - 1) {
+          next = v;
+          break;
+        }
+    }
+    ids.push_back(next);
+    text += vocab[next] == "<unk>" ? "?" : vocab[next];
+  }
+  return text;
+}
+
+}  // namespace pe

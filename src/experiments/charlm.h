@@ -1,0 +1,112 @@
+// The character-LM experiment (tasks.md section 3): training TinyCharLM on The Time Machine,
+// validation perplexity at several contexts, RoPE re-read with a context-extension map, fine-tuning at
+// a longer context with the map fixed, the per-position loss, and sampling.
+// Run directories: <runs_dir>/charlm/<scheme>/seed<N>[-ft-<map>]/{config.json, metrics.jsonl, checkpoint.json}
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/adam.h"
+#include "experiments/config.h"
+#include "models/char_lm.h"
+#include "tasks/char_corpus.h"
+
+namespace pe {
+
+CharLMConfig charlm_model_config(const ExperimentConfig& e, const std::string& scheme, int vocab);
+// The corpus of an experiment: the shipped Time Machine is sha1-checked, another path is read as is.
+CharCorpus load_experiment_corpus(const ExperimentConfig& e);
+
+// Training windows: the starts 0 .. n-1 in a fresh shuffled order each epoch (seeded), B per step.
+class WindowStream {
+ public:
+  WindowStream(int n_windows, uint64_t seed);
+  void next(int B, std::vector<int>& starts);
+
+ private:
+  void shuffle();
+  int n_;
+  uint64_t seed_;
+  int epoch_ = 0;
+  size_t at_ = 0;
+  std::vector<int> order_;
+};
+
+// One optimizer over a model. A batch is split into chunks of about kCharLMChunkTokens tokens
+// (16 sequences at T = 128, 4 at T = 512: fixed by T alone) whose gradients are summed in chunk
+// order, so a step gives the same bits with any number of threads.
+inline constexpr int kCharLMChunkTokens = 2048;
+class CharLMTrainer {
+ public:
+  CharLMTrainer(CharLM<float>& model, AdamConfig cfg);
+  // One AdamW step on the windows starting at `starts` (context T, positions 0..T-1): mean loss.
+  double step(const CharCorpus& corpus, const std::vector<int>& starts, int T);
+  // The same from token arrays x, y: [B, T].
+  double step(const int* x, const int* y, int B, int T);
+
+ private:
+  CharLM<float>& model_;
+  Adam<float> adam_;
+  std::vector<std::vector<float>> grads_;
+  std::vector<CharLMCache<float>> caches_;
+  std::vector<float> grad_;
+  std::vector<double> losses_;
+  std::vector<int> x_, y_;
+};
+
+// Validation at context T: windows val_start .. val_start+n-1, `batch` per batch, in order.
+struct PerplexityResult {
+  int length = 0;
+  double loss = 0;        // mean over batches of the batch's mean token cross-entropy
+  double perplexity = 0;  // exp(loss)
+  std::vector<double> position_loss;  // [T]: mean cross-entropy at each position over all windows
+};
+PerplexityResult charlm_perplexity(CharLM<float>& model, const CharCorpus& corpus, int T, int val_start,
+                                   int n_windows, int batch, const Visibility& vis = Visibility{});
+// position_loss averaged over consecutive bins of `window` positions.
+std::vector<double> bin_positions(const std::vector<double>& position_loss, int window);
+
+using StepFn = std::function<void(int step, int steps, double loss)>;
+
+struct CharLMRun {
+  std::string run_dir, checkpoint;
+  double final_loss = 0, seconds = 0;
+  int steps = 0;
+};
+// Trains from scratch and writes the run directory (each file atomically).
+CharLMRun train_charlm(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
+                       const StepFn& progress = {});
+// Resumes a RoPE checkpoint with the map's plan for (train_length -> finetune_length) fixed and trains
+// finetune_steps at finetune_length; writes <run_dir>-ft-<map>/ whose checkpoint records the plan.
+CharLMRun finetune_charlm(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& checkpoint,
+                          const std::string& map, const StepFn& progress = {});
+
+// Continues `prompt` by `chars` characters, d2l's predict: the context is the last `context`
+// characters at positions 0.., the next character the argmax (temperature 0) or a draw from
+// softmax(logits / temperature).
+std::string charlm_sample(CharLM<float>& model, const std::vector<std::string>& vocab, const std::string& prompt,
+                          int chars, int context, double temperature, uint64_t seed);
+
+// Floating-point operations of one forward (train = false) or forward + backward (train = true) over
+// B sequences of T tokens, counted from the shapes: 2 per multiply-add of every matrix product, the
+// full T x T score square per head (as the reference count does), backward = 2 x forward.
+double charlm_step_flops(const CharLMConfig& c, int B, int T, bool train);
+
+// The whole experiment: every scheme and seed trained, read at every length; RoPE also through each
+// rescale map, fine-tuned with each, and with a band; per-position loss at the longest length.
+// Writes <out_dir>/results.json and table.md. Returns the results JSON.
+nlohmann::json run_charlm_experiment(const nlohmann::json& resolved, bool show_progress);
+
+// Reads checkpoints at e.eval_lengths on e's validation windows: each plainly; a RoPE checkpoint
+// also with each map of e.rescale and with e.band; a fine-tuned one under its own plan.
+nlohmann::json evaluate_charlm(const std::vector<std::string>& checkpoints, const ExperimentConfig& e,
+                               bool show_progress);
+
+// The Markdown table (published figures beside ours when the results carry a reference).
+std::string format_charlm_markdown(const nlohmann::json& results);
+std::string format_charlm_table(const nlohmann::json& results);
+
+}  // namespace pe

@@ -1,0 +1,267 @@
+// The character-LM experiment end to end, and its tables.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "core/errors.h"
+#include "core/files.h"
+#include "core/progress.h"
+#include "experiments/charlm.h"
+#include "experiments/checkpoint.h"
+
+namespace pe {
+
+using nlohmann::json;
+
+namespace {
+
+// What one row of the table reads: a checkpoint, optionally through a map's plan, optionally banded.
+struct Reading {
+  std::string scheme, map = "none";  // map: the plan the angles are read with
+  bool finetuned = false;
+  int band = 0;
+  int seed = 0;
+  std::string checkpoint;
+};
+
+std::string reading_label(const json& row) {
+  std::string s = row["scheme"].get<std::string>();
+  if (row["map"] != "none") s += "+" + row["map"].get<std::string>();
+  if (row["finetuned"].get<bool>()) s += " (fine-tuned)";
+  if (row["band"].get<int>() > 0) s += fmt::format(" (band {})", row["band"].get<int>());
+  return s;
+}
+
+json evaluate_reading(const Reading& rd, const ExperimentConfig& e, const CharCorpus& corpus, Progress& progress,
+                      std::vector<double>* longest_positions) {
+  LoadedCharLM loaded = load_charlm_checkpoint(rd.checkpoint);
+  CharLM<float>& model = *loaded.model;
+  const int train_len = loaded.meta.at("training").at("train_length");
+  const int longest = *std::max_element(e.eval_lengths.begin(), e.eval_lengths.end());
+  if (rd.map != "none" && !rd.finetuned)  // a fine-tuned checkpoint carries its own plan
+    model.scheme().set_frequency_plan(model.scheme().plan_for(rd.map, e.train_length, longest));
+  json ppl = json::array(), loss = json::array();
+  for (int T : e.eval_lengths) {
+    if (!model.scheme().can_read(T - 1)) {  // e.g. a learned table with fewer rows: no figure, not a crash
+      ppl.push_back(nullptr), loss.push_back(nullptr);
+      continue;
+    }
+    progress.update(fmt::format("[charlm] reading {} seed {}{}{} at {}", rd.scheme, rd.seed,
+                                rd.map == "none" ? "" : " +" + rd.map, rd.band ? fmt::format(" band {}", rd.band) : "", T));
+    const Visibility vis{true, rd.band};
+    const PerplexityResult r = charlm_perplexity(model, corpus, T, e.val_start, e.val_windows, e.eval_batch, vis);
+    ppl.push_back(r.perplexity), loss.push_back(r.loss);
+    if (T == longest && longest_positions) *longest_positions = r.position_loss;
+  }
+  (void)train_len;
+  return {{"scheme", rd.scheme}, {"seed", rd.seed},       {"map", rd.map},           {"finetuned", rd.finetuned},
+          {"band", rd.band},     {"perplexity", ppl},     {"loss", loss},            {"checkpoint", rd.checkpoint}};
+}
+
+// Every reading at every length: the results JSON (rows and the per-position loss at the longest length).
+json evaluate_readings(const std::vector<Reading>& readings, const ExperimentConfig& e, const CharCorpus& corpus,
+                       Progress& progress) {
+  const int longest = *std::max_element(e.eval_lengths.begin(), e.eval_lengths.end());
+  json rows = json::array(), positions = json::array();
+  for (const Reading& rd : readings) {
+    std::vector<double> pos;
+    json row = evaluate_reading(rd, e, corpus, progress, &pos);
+    if (!pos.empty())
+      positions.push_back({{"label", reading_label(row)}, {"seed", rd.seed}, {"bins", bin_positions(pos, e.position_window)}});
+    rows.push_back(std::move(row));
+  }
+  return {{"task", "charlm"},
+          {"corpus", {{"path", corpus.path}, {"sha1", corpus.sha1}, {"characters", corpus.ids.size()}}},
+          {"lengths", e.eval_lengths},
+          {"train_length", e.train_length},
+          {"validation", {{"first_start", e.val_start}, {"windows", e.val_windows}, {"batch", e.eval_batch}}},
+          {"rows", rows},
+          {"training", json::array()},
+          {"position_loss", {{"length", longest}, {"window", e.position_window}, {"rows", positions}}}};
+}
+
+}  // namespace
+
+json evaluate_charlm(const std::vector<std::string>& checkpoints, const ExperimentConfig& e, bool show_progress) {
+  const CharCorpus corpus = load_experiment_corpus(e);
+  std::vector<Reading> readings;
+  for (auto& path : checkpoints) {
+    const LoadedCharLM cp = load_charlm_checkpoint(path);
+    if (cp.vocab != corpus.vocab)
+      throw DataError(fmt::format("corpus {} has a different vocabulary from the one {} was trained on; pass the "
+                                  "training corpus with --corpus", corpus.path, path));
+    const std::string scheme = cp.model->scheme().name();
+    const int seed = cp.meta.at("training").at("seed");
+    if (!cp.plan_map.empty()) {  // fine-tuned under a plan: read with that plan only
+      readings.push_back({scheme, cp.plan_map, true, 0, seed, path});
+      continue;
+    }
+    readings.push_back({scheme, "none", false, 0, seed, path});
+    if (!cp.model->scheme().accepts_frequency_plan()) continue;
+    if (e.band > 0) readings.push_back({scheme, "none", false, e.band, seed, path});
+    for (auto& map : e.rescale) readings.push_back({scheme, map, false, 0, seed, path});
+  }
+  Progress progress(!show_progress);
+  json r = evaluate_readings(readings, e, corpus, progress);
+  progress.done();
+  return r;
+}
+
+json run_charlm_experiment(const json& resolved, bool show_progress) {
+  const ExperimentConfig e = ExperimentConfig::from_json(resolved);
+  if (e.task != "charlm") throw ConfigError("run_charlm_experiment: task must be charlm");
+  json reference;
+  if (!e.reference.empty()) {
+    try {
+      reference = json::parse(read_file(e.reference));
+    } catch (const json::parse_error& err) {
+      throw ConfigError(fmt::format("reference file {} is not valid JSON: {}", e.reference, err.what()));
+    }
+  }
+  const CharCorpus corpus = load_experiment_corpus(e);
+  Progress progress(!show_progress);
+  const auto t0 = std::chrono::steady_clock::now();
+  json training = json::array();
+  std::vector<Reading> readings;
+  for (auto& scheme : e.schemes)
+    for (int seed : e.seeds) {
+      const CharLMRun run = train_charlm(e, resolved, scheme, seed, [&](int step, int steps, double loss) {
+        progress.update(fmt::format("[charlm] training {} seed {}: step {}/{} loss {:.4f}", scheme, seed, step, steps, loss));
+      });
+      training.push_back({{"scheme", scheme}, {"seed", seed}, {"steps", run.steps}, {"final_loss", run.final_loss}});
+      fmt::print(stderr, "{}trained {} seed {}: {} steps in {:.0f} s ({:.0f} ms/step), final loss {:.3f}\n",
+                 progress.on() ? "\r\033[K" : "", scheme, seed, run.steps, run.seconds, 1e3 * run.seconds / run.steps,
+                 run.final_loss);
+      readings.push_back({scheme, "none", false, 0, seed, run.checkpoint});
+      const bool rope = scheme == "rope";
+      if (!rope) continue;
+      if (e.band > 0) readings.push_back({scheme, "none", false, e.band, seed, run.checkpoint});
+      for (auto& map : e.rescale) {
+        readings.push_back({scheme, map, false, 0, seed, run.checkpoint});
+        if (e.finetune_steps > 0) {
+          const CharLMRun ft = finetune_charlm(e, resolved, run.checkpoint, map, [&](int step, int steps, double loss) {
+            progress.update(fmt::format("[charlm] fine-tuning {}+{} seed {} at {}: step {}/{} loss {:.4f}", scheme, map,
+                                        seed, e.finetune_length, step, steps, loss));
+          });
+          training.push_back({{"scheme", scheme},
+                              {"seed", seed},
+                              {"finetune_map", map},
+                              {"steps", ft.steps},
+                              {"final_loss", ft.final_loss}});
+          fmt::print(stderr, "{}fine-tuned {}+{} seed {} at {}: {} steps in {:.0f} s, final loss {:.3f}\n",
+                     progress.on() ? "\r\033[K" : "", scheme, map, seed, e.finetune_length, ft.steps, ft.seconds,
+                     ft.final_loss);
+          readings.push_back({scheme, map, true, 0, seed, ft.checkpoint});
+        }
+      }
+    }
+  const double train_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const auto t1 = std::chrono::steady_clock::now();
+  json results = evaluate_readings(readings, e, corpus, progress);
+  progress.done();
+  const double eval_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+  results["training"] = training;
+  results["experiment"] = resolved;
+  if (!reference.is_null()) results["reference"] = reference;
+  write_json_atomic(e.out_dir + "/results.json", results);
+  write_file_atomic(e.out_dir + "/table.md", format_charlm_markdown(results));
+  fmt::print(stderr, "character LM: training {:.0f} s, evaluation {:.0f} s\n", train_seconds, eval_seconds);
+  return results;
+}
+
+namespace {
+std::string cell(const json& v, const char* f = "{:.2f}") {
+  if (v.is_null()) return "—";
+  return fmt::format(fmt::runtime(f), v.get<double>());
+}
+}  // namespace
+
+std::string format_charlm_table(const json& r) {
+  std::string s = fmt::format("{:<34}", "validation perplexity");
+  for (auto& n : r["lengths"]) s += fmt::format("{:>9}", n.get<int>());
+  s += "\n";
+  for (auto& row : r["rows"]) {
+    s += fmt::format("{:<34}", reading_label(row) + fmt::format(" s{}", row["seed"].get<int>()));
+    for (auto& v : row["perplexity"]) s += fmt::format("{:>9}", cell(v));
+    s += "\n";
+  }
+  return s;
+}
+
+std::string format_charlm_markdown(const json& r) {
+  const json& ref = r.contains("reference") ? r["reference"] : json();
+  auto published = [&](const std::string& table, const std::string& key, int n) -> std::string {
+    if (ref.is_null() || !ref.contains(table) || !ref[table].contains(key)) return "n/a";
+    const auto& lens = ref["lengths"];
+    for (size_t k = 0; k < lens.size(); ++k)
+      if (lens[k] == n) return cell(ref[table][key][k], "{:.1f}");
+    return "n/a";
+  };
+  std::string s = fmt::format(
+      "# Character LM: validation perplexity by context\n\n"
+      "TinyCharLM on The Time Machine (sha1 {}), trained at {}. Validation: {} windows from start {}, batch {}; "
+      "perplexity = exp(mean over batches of the batch's mean cross-entropy). Each cell: **pe-bench** / PyTorch run / "
+      "JAX run (../shared/spec/reference-results.md). Maps read RoPE with the plan for {} -> {}.\n\n",
+      r["corpus"]["sha1"].get<std::string>().substr(0, 12), r["train_length"].get<int>(),
+      r["validation"]["windows"].get<int>(), r["validation"]["first_start"].get<int>(),
+      r["validation"]["batch"].get<int>(), r["train_length"].get<int>(), r["lengths"].back().get<int>());
+  s += "| model |";
+  for (auto& n : r["lengths"]) s += fmt::format(" {} |", n.get<int>());
+  s += " final training loss |\n|---|";
+  for (size_t i = 0; i <= r["lengths"].size(); ++i) s += "---|";
+  s += "\n";
+  for (auto& row : r["rows"]) {
+    const std::string label = reading_label(row), scheme = row["scheme"];
+    const bool plain = row["map"] == "none" && row["band"] == 0;
+    s += "| " + label + (r["training"].size() > r["rows"].size() ? fmt::format(" s{}", row["seed"].get<int>()) : "") + " |";
+    for (size_t i = 0; i < r["lengths"].size(); ++i) {
+      const int n = r["lengths"][i];
+      s += " **" + cell(row["perplexity"][i]) + "**";
+      if (plain) s += " / " + published("pytorch", scheme, n) + " / " + published("jax", scheme, n);
+      s += " |";
+    }
+    std::string fl = "";
+    for (auto& t : r["training"])
+      if (t["scheme"] == scheme && t["seed"] == row["seed"] &&
+          (row["finetuned"].get<bool>() ? t.value("finetune_map", "") == row["map"] : !t.contains("finetune_map")) &&
+          (plain || row["finetuned"].get<bool>()))
+        fl = "**" + cell(t["final_loss"], "{:.3f}") + "**" +
+             (plain && !ref.is_null() && ref.contains("final_loss") && ref["final_loss"].contains(scheme)
+                  ? " / " + cell(ref["final_loss"][scheme], "{:.2f}")
+                  : "");
+    s += " " + fl + " |\n";
+  }
+  const json& pl = r["position_loss"];
+  const int w = pl["window"], train_len = r["train_length"];
+  s += fmt::format(
+      "\n## Loss by position at context {} (mean cross-entropy over bins of {} positions)\n\n"
+      "In-window level: the mean over positions {}..{}. Leaves it: the first bin at or past {} whose loss is more "
+      "than 0.1 nats above that level (— if none).\n\n| model | in-window level | leaves it at |",
+      pl["length"].get<int>(), w, train_len / 2, train_len - 1, train_len);
+  const int bins = pl["rows"].empty() ? 0 : int(pl["rows"][0]["bins"].size());
+  for (int b = 0; b < bins; ++b) s += fmt::format(" {} |", b * pl["window"].get<int>());
+  s += "\n|---|---|---|";
+  for (int b = 0; b < bins; ++b) s += "---|";
+  s += "\n";
+  for (auto& row : pl["rows"]) {
+    const auto& v = row["bins"];
+    double level = 0;
+    int n = 0;
+    for (int b = 0; b < int(v.size()); ++b)
+      if (b * w >= train_len / 2 && (b + 1) * w <= train_len) level += v[b].get<double>(), ++n;
+    level = n ? level / n : 0;
+    std::string leaves = "—";
+    for (int b = 0; b < int(v.size()); ++b)
+      if (b * w >= train_len && v[b].get<double>() > level + 0.1) {
+        leaves = std::to_string(b * w);
+        break;
+      }
+    s += "| " + row["label"].get<std::string>() + " | " + fmt::format("{:.2f}", level) + " | " + leaves + " |";
+    for (auto& x : v) s += " " + cell(x) + " |";
+    s += "\n";
+  }
+  return s;
+}
+
+}  // namespace pe

@@ -1,0 +1,270 @@
+// The character-LM experiment: FLOP counts, windows, determinism of a training step across threads,
+// validation perplexity against a direct computation, checkpoints, sampling, causality at 512.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+#include "core/errors.h"
+#include "core/files.h"
+#include "core/parallel.h"
+#include "core/rng.h"
+#include "experiments/charlm.h"
+#include "experiments/checkpoint.h"
+#include "experiments/config.h"
+
+using namespace pe;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+const std::string kCorpus = std::string(PEBENCH_SOURCE_DIR) + "/data/timemachine.txt";
+
+CharLMConfig small_model(const std::string& scheme, int d = 32, int heads = 4) {
+  CharLMConfig c;
+  c.vocab = 28;
+  c.d_model = d;
+  c.n_heads = heads;
+  c.n_layers = 2;
+  c.scheme.name = scheme;
+  c.scheme.learned_rows = 512;
+  c.scheme.learned_init_std = 0.02;
+  return c;
+}
+
+std::vector<int> random_tokens(size_t n, uint64_t seed) {
+  Rng rng(seed);
+  std::vector<int> v(n);
+  for (auto& t : v) t = rng.below(28);
+  return v;
+}
+
+std::string temp_dir(const std::string& name) {
+  const auto d = fs::temp_directory_path() / ("pe-bench-test-" + name);
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d.string();
+}
+}  // namespace
+
+TEST_CASE("FLOP counts of the issue: 9.84 GFLOP per training step at B=64, T=128; 6.5 per eval batch at B=16, T=512") {
+  CharLMConfig c = small_model("rope", 128, 4);
+  // by hand: per block 2*N*D*3D + 2*N*D*D + 2*(2*B*H*T*T*dh); output 2*N*D*V; training = 3x forward
+  const double N = 64 * 128.0;
+  const double fwd = 2 * (2 * N * 128 * 384 + 2 * N * 128 * 128 + 4 * 64 * 4 * 128.0 * 128 * 32) + 2 * N * 128 * 28;
+  CHECK(charlm_step_flops(c, 64, 128, true) == doctest::Approx(3 * fwd).epsilon(1e-12));
+  CHECK(charlm_step_flops(c, 64, 128, true) * 1e-9 == doctest::Approx(9.84).epsilon(0.001));
+  CHECK(charlm_step_flops(c, 16, 512, false) * 1e-9 == doctest::Approx(6.50).epsilon(0.001));
+}
+
+TEST_CASE("training windows: every epoch is a permutation of the starts, seeded, different each epoch") {
+  WindowStream a(1000, 7), b(1000, 7), c(1000, 8);
+  std::vector<int> sa, sb, sc, epoch1, epoch2;
+  for (int k = 0; k < 40; ++k) {  // 40 x 50 = two epochs
+    a.next(50, sa), b.next(50, sb), c.next(50, sc);
+    CHECK(sa == sb);
+    (k < 20 ? epoch1 : epoch2).insert((k < 20 ? epoch1 : epoch2).end(), sa.begin(), sa.end());
+  }
+  CHECK(std::set<int>(epoch1.begin(), epoch1.end()).size() == 1000);
+  CHECK(std::set<int>(epoch2.begin(), epoch2.end()).size() == 1000);
+  CHECK(*std::min_element(epoch1.begin(), epoch1.end()) == 0);
+  CHECK(*std::max_element(epoch1.begin(), epoch1.end()) == 999);
+  CHECK(epoch1 != epoch2);
+  CHECK(sa != sc);
+}
+
+TEST_CASE("a character-LM training step gives the same bits with 1 thread or 2 (fixed chunks)") {
+  for (auto scheme : {"rope", "alibi", "learned"}) {
+    std::vector<float> result[2];
+    for (int threads : {1, 2}) {
+      set_threads(threads);
+      CharLM<float> m(small_model(scheme));
+      m.init(3);
+      CharLMTrainer tr(m, AdamConfig{1e-3});
+      const int B = 40, T = 128;  // 3 chunks of up to 16 sequences
+      for (int step = 0; step < 3; ++step) {
+        const auto x = random_tokens(size_t(B) * T, 10 + step), y = random_tokens(size_t(B) * T, 20 + step);
+        tr.step(x.data(), y.data(), B, T);
+      }
+      result[threads - 1] = m.params();
+    }
+    set_threads(0);
+    INFO(std::string(scheme));
+    CHECK(result[0] == result[1]);
+  }
+}
+
+TEST_CASE("a chunked step equals one whole-batch gradient step (the chunk normalisation)") {
+  CharLM<double> whole(small_model("rope", 16, 2));
+  whole.init(5);
+  const int B = 20, T = 128;  // two chunks: 16 + 4 sequences
+  const auto x = random_tokens(size_t(B) * T, 1), y = random_tokens(size_t(B) * T, 2);
+  whole.prepare(T);
+  std::vector<double> g(whole.layout().total(), 0.0), gc(g.size(), 0.0);
+  CharLMCache<double> c;
+  whole.forward_backward(x.data(), y.data(), B, T, g.data(), c);
+  // the same gradient from two chunks normalised by the whole batch's token count
+  whole.forward_backward(x.data(), y.data(), 16, T, gc.data(), c, 0, Visibility{}, long(B) * T);
+  whole.forward_backward(x.data() + 16 * T, y.data() + 16 * T, 4, T, gc.data(), c, 0, Visibility{}, long(B) * T);
+  double worst = 0;
+  for (size_t i = 0; i < g.size(); ++i) worst = std::max(worst, std::abs(g[i] - gc[i]));
+  CHECK(worst < 1e-13);
+}
+
+TEST_CASE("causality at the real size: logits at 0..127 of a 512-long sequence equal those of its first 128 tokens") {
+  for (auto scheme : {"rope", "alibi", "learned", "sinusoidal", "none"}) {
+    CharLMConfig cfg = small_model(scheme, 128, 4);
+    CharLM<double> m(cfg);
+    m.init(2);
+    m.prepare(512);
+    const auto x = random_tokens(512, 5), y = random_tokens(512, 6);
+    CharLMCache<double> a, b;
+    m.forward(x.data(), y.data(), 1, 512, a);
+    m.forward(x.data(), y.data(), 1, 128, b);
+    double diff = 0, scale = 0;
+    for (int i = 0; i < 128 * 28; ++i) diff = std::max(diff, std::abs(a.logits[i] - b.logits[i])), scale = std::max(scale, std::abs(b.logits[i]));
+    INFO(std::string(scheme), " max diff ", diff, " of logits up to ", scale);
+    CHECK(diff <= 1e-12 * std::max(1.0, scale));
+  }
+}
+
+TEST_CASE("validation perplexity is exp(mean over batches of each batch's mean loss), in order, at any thread count") {
+  const CharCorpus corpus = load_char_corpus(kCorpus, kTimeMachineSha1);
+  CharLM<float> m(small_model("alibi"));
+  m.init(4);
+  const int T = 64, start = 100000, n = 37, batch = 8;  // the last batch holds 5 windows
+  set_threads(2);
+  const PerplexityResult r2 = charlm_perplexity(m, corpus, T, start, n, batch);
+  set_threads(1);
+  const PerplexityResult r1 = charlm_perplexity(m, corpus, T, start, n, batch);
+  set_threads(0);
+  CHECK(r1.loss == r2.loss);
+  CHECK(r1.position_loss == r2.position_loss);
+  // direct: one batch at a time
+  double sum = 0, token_sum = 0;
+  int batches = 0;
+  CharLMCache<float> c;
+  for (int w = 0; w < n; w += batch, ++batches) {
+    const int nb = std::min(batch, n - w);
+    std::vector<int> x(size_t(nb) * T), y(size_t(nb) * T);
+    for (int b = 0; b < nb; ++b) char_window(corpus, start + w + b, T, &x[size_t(b) * T], &y[size_t(b) * T]);
+    const double l = m.forward(x.data(), y.data(), nb, T, c);
+    sum += l;
+    token_sum += l * nb * T;
+  }
+  CHECK(batches == 5);
+  CHECK(r1.loss == doctest::Approx(sum / batches).epsilon(1e-12));
+  CHECK(r1.perplexity == doctest::Approx(std::exp(sum / batches)).epsilon(1e-12));
+  double pos_mean = 0;
+  for (double v : r1.position_loss) pos_mean += v / T;
+  CHECK(pos_mean == doctest::Approx(token_sum / (double(n) * T)).epsilon(1e-9));
+  const auto bins = bin_positions(r1.position_loss, 16);
+  REQUIRE(bins.size() == 4);
+  double b0 = 0;
+  for (int t = 0; t < 16; ++t) b0 += r1.position_loss[t] / 16;
+  CHECK(bins[0] == doctest::Approx(b0).epsilon(1e-12));
+}
+
+TEST_CASE("training, fine-tuning, checkpoints and sampling through the experiment settings") {
+  const std::string dir = temp_dir("charlm");
+  json cfg = default_config("charlm");
+  cfg["corpus"] = kCorpus;
+  cfg["runs_dir"] = dir + "/runs";
+  cfg["out_dir"] = dir;
+  cfg["d_model"] = 32;
+  cfg["steps"] = 30;
+  cfg["batch_size"] = 8;
+  cfg["lr"] = 3e-3;
+  cfg["log_every"] = 10;
+  cfg["val_windows"] = 24;
+  cfg["eval_lengths"] = {128, 256};
+  cfg["finetune_steps"] = 4;
+  cfg["finetune_length"] = 256;
+  cfg["finetune_batch"] = 2;
+  const ExperimentConfig e = ExperimentConfig::from_json(cfg);
+  const CharLMRun run = train_charlm(e, cfg, "rope", 1);
+  CHECK(run.run_dir == dir + "/runs/charlm/rope/seed1");
+  CHECK(file_exists(run.run_dir + "/config.json"));
+  CHECK(read_file(run.run_dir + "/metrics.jsonl").find("\"step\":30") != std::string::npos);
+  CHECK(run.final_loss < std::log(28.0));  // it learned something beyond the uniform guess
+
+  // the checkpoint reloads to the same parameters and describes itself
+  LoadedCharLM cp = load_charlm_checkpoint(run.checkpoint);
+  CHECK(cp.vocab.size() == 28);
+  CHECK(cp.vocab[0] == " ");
+  CHECK(cp.plan_map.empty());
+  CHECK(cp.meta["task"] == "charlm");
+  CHECK(checkpoint_task(run.checkpoint) == "charlm");
+  CHECK_THROWS_AS(load_checkpoint(run.checkpoint), CheckpointError);  // not a cue model
+
+  // fine-tuning writes a checkpoint that carries its plan; reloading applies it
+  const CharLMRun ft = finetune_charlm(e, cfg, run.checkpoint, "pi");
+  CHECK(ft.run_dir == run.run_dir + "-ft-pi");
+  LoadedCharLM ftcp = load_charlm_checkpoint(ft.checkpoint);
+  CHECK(ftcp.plan_map == "pi");
+  CHECK(ftcp.plan_read_length == 256);
+  CHECK_THROWS_AS(finetune_charlm(e, cfg, ft.checkpoint, "pi"), UsageError);  // already fine-tuned
+  const CharLMRun alibi = train_charlm(e, cfg, "alibi", 1);
+  CHECK_THROWS_WITH_AS(finetune_charlm(e, cfg, alibi.checkpoint, "pi"), doctest::Contains("needs a RoPE model"),
+                       UsageError);
+
+  // evaluation: rope plainly, with each map, and the fine-tuned one under its plan
+  ExperimentConfig ev = e;
+  ev.rescale = {"pi"};
+  ev.band = 64;
+  const json r = evaluate_charlm({run.checkpoint, ft.checkpoint, alibi.checkpoint}, ev, false);
+  REQUIRE(r["rows"].size() == 5);  // rope, rope band, rope+pi, rope+pi fine-tuned, alibi
+  CHECK(r["rows"][1]["band"] == 64);
+  CHECK(r["rows"][2]["map"] == "pi");
+  CHECK(r["rows"][3]["finetuned"] == true);
+  for (auto& row : r["rows"])
+    for (auto& p : row["perplexity"]) {
+      REQUIRE(p.is_number());
+      CHECK(p.get<double>() > 1.0);
+      CHECK(p.get<double>() < 28.0);
+    }
+  // the map changes what RoPE reads at 256
+  CHECK(r["rows"][2]["perplexity"][1] != r["rows"][0]["perplexity"][1]);
+  CHECK(r["position_loss"]["rows"].size() == 5);
+  CHECK(r["position_loss"]["rows"][0]["bins"].size() == 16);
+  const std::string md = format_charlm_markdown(r);
+  CHECK(md.find("rope+pi (fine-tuned)") != std::string::npos);
+  CHECK(md.find("rope (band 64)") != std::string::npos);
+
+  // sampling: greedy is deterministic and continues the prompt
+  const std::string s1 = charlm_sample(*cp.model, cp.vocab, "The Time Traveller!", 40, 128, 0.0, 0);
+  const std::string s2 = charlm_sample(*cp.model, cp.vocab, "The Time Traveller!", 40, 128, 0.0, 9);
+  CHECK(s1 == s2);
+  CHECK(s1.rfind("the time traveller ", 0) == 0);
+  CHECK(s1.size() == std::string("the time traveller ").size() + 40);
+  const std::string t1 = charlm_sample(*cp.model, cp.vocab, "the", 40, 128, 1.0, 1);
+  const std::string t2 = charlm_sample(*cp.model, cp.vocab, "the", 40, 128, 1.0, 2);
+  CHECK(t1 != t2);
+}
+
+TEST_CASE("a learned table evaluated past its rows gives null, and a corpus too short is a clear DataError") {
+  const std::string dir = temp_dir("charlm-null");
+  json cfg = default_config("charlm");
+  cfg["corpus"] = kCorpus;
+  cfg["runs_dir"] = dir + "/runs";
+  cfg["d_model"] = 16;
+  cfg["steps"] = 2;
+  cfg["batch_size"] = 2;
+  cfg["learned_rows"] = 200;
+  cfg["val_windows"] = 8;
+  cfg["eval_lengths"] = {128, 256};
+  const ExperimentConfig e = ExperimentConfig::from_json(cfg);
+  const CharLMRun run = train_charlm(e, cfg, "learned", 0);
+  const json r = evaluate_charlm({run.checkpoint}, e, false);
+  CHECK(r["rows"][0]["perplexity"][0].is_number());
+  CHECK(r["rows"][0]["perplexity"][1].is_null());
+  CHECK(format_charlm_table(r).find("—") != std::string::npos);
+
+  const std::string tiny = dir + "/tiny.txt";
+  write_file_atomic(tiny, "The quick brown fox jumps over the lazy dog.\n");
+  json c2 = cfg;
+  c2["corpus"] = tiny;
+  CHECK_THROWS_WITH_AS(train_charlm(ExperimentConfig::from_json(c2), c2, "rope", 0), doctest::Contains("characters"),
+                       DataError);
+}
