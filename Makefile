@@ -22,11 +22,11 @@ run: build
 	$(BUILD)/pe-bench run experiments/tournament.json
 
 # The character LM: 5 schemes trained at 128 on The Time Machine, perplexity at 128/256/512, RoPE
-# through pi/selective, fine-tuned at 512, banded; writes results/charlm/ (about 30-40 minutes).
+# through pi/selective, fine-tuned at 512, banded; writes results/charlm/ (about 50 minutes here).
 charlm: build
 	$(BUILD)/pe-bench run experiments/charlm.json
 
-# Its quick variant (what CI runs): a couple of minutes, far from converged.
+# Its quick variant (what CI runs): about a minute, far from converged.
 charlm-quick: build
 	$(BUILD)/pe-bench run experiments/charlm-quick.json
 
