@@ -134,8 +134,8 @@ json run_charlm_experiment(const json& resolved, bool show_progress) {
                  progress.on() ? "\r\033[K" : "", scheme, seed, run.steps, run.seconds, 1e3 * run.seconds / run.steps,
                  run.final_loss);
       readings.push_back({scheme, "none", false, 0, seed, run.checkpoint});
-      const bool rope = scheme == "rope";
-      if (!rope) continue;
+      // maps, band and fine-tunes apply to schemes that read their angles from a frequency plan
+      if (!load_charlm_checkpoint(run.checkpoint).model->scheme().accepts_frequency_plan()) continue;
       if (e.band > 0) readings.push_back({scheme, "none", false, e.band, seed, run.checkpoint});
       for (auto& map : e.rescale) {
         readings.push_back({scheme, map, false, 0, seed, run.checkpoint});
