@@ -1,5 +1,6 @@
 #include "models/attention.h"
 
+#include "core/gemm.h"
 #include "core/tensor.h"
 
 #include <Eigen/Core>
@@ -141,15 +142,11 @@ void backward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
 
 // ---- The dense path: keys are rows of K/V themselves (no kv_index) and several queries per sequence.
 // Query rows are cut into blocks of kQueryBlock. For each block the keys visible to any of its rows span
-// [k0, k1); scores, P V and their gradients are GEMMs of a (sequence, head, block) over that span only,
-// so a causal mask costs about half the square. Softmax and the score bias act row by row on the
-// visible keys, as in the row path.
+// [k0, k1); scores, P V and their gradients are GEMMs (core/gemm.h) of a (sequence, head, block) over
+// that span only, so a causal mask costs about half the square. K (forward) and V (backward) of a
+// (sequence, head) are transposed once, so every product reads its right operand row by row. Softmax
+// and the score bias act row by row on the visible keys, as in the row path.
 constexpr int kQueryBlock = 32;
-
-template <class S>
-using StridedMap = Eigen::Map<Mat<S>, 0, Eigen::OuterStride<>>;
-template <class S>
-using CStridedMap = Eigen::Map<const Mat<S>, 0, Eigen::OuterStride<>>;
 
 struct QueryBlock {
   int q0, q1, k0, k1;  // rows [q0, q1) see keys only inside [k0, k1)
@@ -173,88 +170,87 @@ std::vector<QueryBlock> query_blocks(const VisibleSets& visible, int Tq) {
   return blocks;
 }
 
+// xt[c, j] = x[j, c] for one (sequence, head): x is [rows, dh] with row stride W, xt is [dh, rows].
+template <class S>
+void transpose_head(const S* x, int rows, int dh, int W, S* xt) {
+  for (int j = 0; j < rows; ++j)
+    for (int c = 0; c < dh; ++c) xt[size_t(c) * rows + j] = x[size_t(j) * W + c];
+}
+
 template <class S>
 void dense_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
                    const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* probs, S* out) {
-  const int dh = sh.dh, W = sh.H * dh;
+  const int dh = sh.dh, W = sh.H * dh, Tk = sh.Tk;
   const S scale = scheme.content_scale() / std::sqrt(S(dh));
-  const VisibleSets visible(vis, qpos, sh.Tq, kpos, sh.Tk);
+  const VisibleSets visible(vis, qpos, sh.Tq, kpos, Tk);
   const auto blocks = query_blocks(visible, sh.Tq);
-  Mat<S> sc;
+  std::vector<S> sc(size_t(kQueryBlock) * Tk), kt(size_t(dh) * Tk);
   // The softmax row lives in Eigen-allocated (aligned) memory: Eigen's vectorised exp and sum peel a
   // scalar head up to the first aligned element, so on memory of varying alignment the same row
   // could round differently from run to run (and thread to thread).
-  Eigen::Array<S, Eigen::Dynamic, 1> row(sh.Tk);
-  const Eigen::OuterStride<> ld(W);
+  Eigen::Array<S, Eigen::Dynamic, 1> row(Tk);
   for (int b = 0; b < sh.B; ++b)
-    for (int h = 0; h < sh.H; ++h)
+    for (int h = 0; h < sh.H; ++h) {
+      // kt = K^T of this (sequence, head): [dh, Tk]
+      transpose_head(K + size_t(b) * Tk * W + size_t(h) * dh, Tk, dh, W, kt.data());
       for (const QueryBlock& blk : blocks) {
         const int nq = blk.q1 - blk.q0, nk = blk.k1 - blk.k0;
         const size_t qoff = (size_t(b) * sh.Tq + blk.q0) * W + size_t(h) * dh;
-        const size_t koff = (size_t(b) * sh.Tk + blk.k0) * W + size_t(h) * dh;
-        S* pblk = probs + ((size_t(b) * sh.H + h) * sh.Tq + blk.q0) * sh.Tk;
-        std::fill(pblk, pblk + size_t(nq) * sh.Tk, S(0));
-        StridedMap<S> o(out + qoff, nq, dh, ld);
-        if (nk == 0) {
-          o.setZero();
-          continue;
-        }
-        const CStridedMap<S> q(Q + qoff, nq, dh, ld), k(K + koff, nk, dh, ld), v(V + koff, nk, dh, ld);
-        // s = scale * q k^T over the block's key span: [nq, nk]
-        sc.resize(nq, nk);
-        sc.noalias() = q * k.transpose();
+        const size_t koff = (size_t(b) * Tk + blk.k0) * W + size_t(h) * dh;
+        S* pblk = probs + ((size_t(b) * sh.H + h) * sh.Tq + blk.q0) * Tk;
+        std::fill(pblk, pblk + size_t(nq) * Tk, S(0));
+        // s = q k^T over the block's key span: [nq, nk]
+        gemm(Op::N, Op::N, nq, nk, dh, Q + qoff, W, kt.data() + blk.k0, Tk, sc.data(), nk, false);
         for (int r = 0; r < nq; ++r) {
           const int i = blk.q0 + r, n = visible.count(i);
           const int *keys = visible.keys_of(i), *vpos = visible.pos_of(i);
-          for (int t = 0; t < n; ++t) row[t] = scale * sc(r, keys[t] - blk.k0);
+          const S* sr = sc.data() + size_t(r) * nk - blk.k0;
+          for (int t = 0; t < n; ++t) row[t] = scale * sr[keys[t]];
           // (+ bias)
           if (scheme.acts_on_scores()) scheme.bias_forward(P, h, qpos[i], vpos, n, row.data());
-          // p = softmax(s) over visible keys; masked keys exactly 0
+          // p = softmax(scale s + bias) over visible keys; masked keys exactly 0
           auto x = row.head(n);
           if (n > 0) {
             x = (x - x.maxCoeff()).exp();
             x *= S(1) / x.sum();
           }
-          S* p = pblk + size_t(r) * sh.Tk;
+          S* p = pblk + size_t(r) * Tk;
           for (int t = 0; t < n; ++t) p[keys[t]] = row[t];
         }
-        // o = p v: [nq, dh]
-        const CStridedMap<S> pspan(pblk + blk.k0, nq, nk, Eigen::OuterStride<>(sh.Tk));
-        o.noalias() = pspan * v;
+        // o = p v: [nq, dh] (a block that sees no key gets o = 0)
+        gemm(Op::N, Op::N, nq, dh, nk, pblk + blk.k0, Tk, V + koff, W, out + qoff, W, false);
       }
+    }
 }
 
 template <class S>
 void dense_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
                     const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G,
                     const S* probs, const S* dout, S* dQ, S* dK, S* dV) {
-  const int dh = sh.dh, W = sh.H * dh;
+  const int dh = sh.dh, W = sh.H * dh, Tk = sh.Tk;
   const S scale = scheme.content_scale() / std::sqrt(S(dh));
-  const VisibleSets visible(vis, qpos, sh.Tq, kpos, sh.Tk);
+  const VisibleSets visible(vis, qpos, sh.Tq, kpos, Tk);
   const auto blocks = query_blocks(visible, sh.Tq);
-  Mat<S> ds;
-  std::vector<S> row(sh.Tk);  // scatter/gather only
-  const Eigen::OuterStride<> ld(W);
+  std::vector<S> ds(size_t(kQueryBlock) * Tk), vt(size_t(dh) * Tk), row(Tk);
   for (int b = 0; b < sh.B; ++b)
-    for (int h = 0; h < sh.H; ++h)
+    for (int h = 0; h < sh.H; ++h) {
+      // vt = V^T of this (sequence, head): [dh, Tk]
+      transpose_head(V + size_t(b) * Tk * W + size_t(h) * dh, Tk, dh, W, vt.data());
       for (const QueryBlock& blk : blocks) {
         const int nq = blk.q1 - blk.q0, nk = blk.k1 - blk.k0;
         if (nk == 0) continue;
         const size_t qoff = (size_t(b) * sh.Tq + blk.q0) * W + size_t(h) * dh;
-        const size_t koff = (size_t(b) * sh.Tk + blk.k0) * W + size_t(h) * dh;
-        const S* pblk = probs + ((size_t(b) * sh.H + h) * sh.Tq + blk.q0) * sh.Tk;
-        const CStridedMap<S> p(pblk + blk.k0, nq, nk, Eigen::OuterStride<>(sh.Tk));
-        const CStridedMap<S> q(Q + qoff, nq, dh, ld), k(K + koff, nk, dh, ld), v(V + koff, nk, dh, ld);
-        const CStridedMap<S> go(dout + qoff, nq, dh, ld);
-        // undoes o = p v: dp = go v^T, dv += p^T go
-        ds.resize(nq, nk);
-        ds.noalias() = go * v.transpose();
-        StridedMap<S>(dV + koff, nk, dh, ld).noalias() += p.transpose() * go;
+        const size_t koff = (size_t(b) * Tk + blk.k0) * W + size_t(h) * dh;
+        const S* pblk = probs + ((size_t(b) * sh.H + h) * sh.Tq + blk.q0) * Tk;
+        const S* go = dout + qoff;
+        // undoes o = p v: dp = go v^T [nq, nk], dv += p^T go [nk, dh]
+        gemm(Op::N, Op::N, nq, nk, dh, go, W, vt.data() + blk.k0, Tk, ds.data(), nk, false);
+        gemm(Op::T, Op::N, nk, dh, nq, pblk + blk.k0, Tk, go, W, dV + koff, W, true);
         // undoes p = softmax(s): ds = p (dp - sum_k p_k dp_k); masked keys have p = 0, so ds = 0.
         // Plain loops: the sum's order must not depend on the alignment of the probs buffer.
         for (int r = 0; r < nq; ++r) {
-          S* dsr = &ds(r, 0);
-          const S* pr = pblk + size_t(r) * sh.Tk + blk.k0;
+          S* dsr = ds.data() + size_t(r) * nk;
+          const S* pr = pblk + size_t(r) * Tk + blk.k0;
           S acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
           int j = 0;
           for (; j + 8 <= nk; j += 8)
@@ -269,14 +265,16 @@ void dense_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, con
           for (int r = 0; r < nq; ++r) {
             const int i = blk.q0 + r, n = visible.count(i);
             const int* keys = visible.keys_of(i);
-            for (int t = 0; t < n; ++t) row[t] = ds(r, keys[t] - blk.k0);
+            const S* dsr = ds.data() + size_t(r) * nk - blk.k0;
+            for (int t = 0; t < n; ++t) row[t] = dsr[keys[t]];
             scheme.bias_backward(P, G, h, qpos[i], visible.pos_of(i), n, row.data());
           }
-        // undoes s = scale * q k^T: dq += scale ds k, dk += scale ds^T q
-        ds *= scale;
-        StridedMap<S>(dQ + qoff, nq, dh, ld).noalias() += ds * k;
-        StridedMap<S>(dK + koff, nk, dh, ld).noalias() += ds.transpose() * q;
+        // undoes s = scale q k^T: dq += (scale ds) k [nq, dh], dk += (scale ds)^T q [nk, dh]
+        for (size_t e = 0; e < size_t(nq) * nk; ++e) ds[e] *= scale;
+        gemm(Op::N, Op::N, nq, dh, nk, ds.data(), nk, K + koff, W, dQ + qoff, W, true);
+        gemm(Op::T, Op::N, nk, dh, nq, ds.data(), nk, Q + qoff, W, dK + koff, W, true);
       }
+    }
 }
 
 }  // namespace

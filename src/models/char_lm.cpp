@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/gemm.h"
 #include "core/rng.h"
 
 namespace pe {
@@ -57,16 +58,14 @@ double CharLM<S>::forward(const int* x, const int* y, int B, int T, CharLMCache<
     for (int k = 0; k < D; ++k) h0[size_t(i) * D + k] = E(x[i], k);
   if (scheme_->acts_on_embedding()) scheme_->embed_forward(P, c.row_pos.data(), N, h0);
   const AttnShape sh{B, T, T, cfg_.n_heads, D / cfg_.n_heads};
-  c.qkv.resize(ND * 3);
   for (int l = 0; l < L; ++l) {
-    const CMatMap<S> h(c.h_in[l].data(), N, D);
-    // qkv = h W_qkv: [N, 3D]; Q, K, V: [N, D] each
-    MatMap<S> qkv(c.qkv.data(), N, 3 * D);
-    qkv.noalias() = h * P(wqkv_[l]);
+    const S* h = c.h_in[l].data();
     for (auto* buf : {&c.Q[l], &c.K[l], &c.V[l], &c.O[l]}) buf->resize(ND);
-    MatMap<S>(c.Q[l].data(), N, D) = qkv.leftCols(D);
-    MatMap<S>(c.K[l].data(), N, D) = qkv.middleCols(D, D);
-    MatMap<S>(c.V[l].data(), N, D) = qkv.rightCols(D);
+    // Q, K, V = h W_qkv[:, 0:D], [:, D:2D], [:, 2D:3D]: [N, D] each
+    const S* W = P.data(wqkv_[l]);
+    gemm(Op::N, Op::N, N, D, D, h, D, W, 3 * D, c.Q[l].data(), D, false);
+    gemm(Op::N, Op::N, N, D, D, h, D, W + D, 3 * D, c.K[l].data(), D, false);
+    gemm(Op::N, Op::N, N, D, D, h, D, W + 2 * D, 3 * D, c.V[l].data(), D, false);
     if (scheme_->acts_on_qk()) {
       scheme_->qk_forward(c.row_pos.data(), N, c.Q[l].data());
       scheme_->qk_forward(c.row_pos.data(), N, c.K[l].data());
@@ -75,15 +74,14 @@ double CharLM<S>::forward(const int* x, const int* y, int B, int T, CharLMCache<
     c.probs[l].resize(size_t(B) * sh.H * T * T);
     attention_forward(sh, c.Q[l].data(), c.K[l].data(), c.V[l].data(), c.pos.data(), c.pos.data(), vis, *scheme_, P,
                       c.probs[l].data(), c.O[l].data());
-    // h' = h + O W_proj
-    MatMap<S> hn(c.h_in[l + 1].data(), N, D);
-    hn = h;
-    hn.noalias() += CMatMap<S>(c.O[l].data(), N, D) * P(wproj_[l]);
+    // h' = h + O W_proj: [N, D]
+    S* hn = c.h_in[l + 1].data();
+    std::copy(h, h + ND, hn);
+    gemm(Op::N, Op::N, N, D, D, c.O[l].data(), D, P.data(wproj_[l]), D, hn, D, true);
   }
   // logits = h E^T: [N, V]; loss = mean CE
-  const CMatMap<S> h(c.h_in[L].data(), N, D);
   c.logits.resize(size_t(N) * V);
-  MatMap<S>(c.logits.data(), N, V).noalias() = h * E.transpose();
+  gemm(Op::N, Op::T, N, V, D, c.h_in[L].data(), D, E.data(), D, c.logits.data(), V, false);
   double loss = 0;
   c.token_loss.resize(N);
   for (int i = 0; i < N; ++i) {
@@ -117,21 +115,20 @@ double CharLM<S>::forward_backward(const int* x, const int* y, int B, int T, S* 
     for (int v = 0; v < V; ++v) dlogits(i, v) /= sum * norm;
     dlogits(i, y[i]) -= S(1) / norm;
   }
-  // undoes logits = h E^T
-  const CMatMap<S> hL(c.h_in[L].data(), N, D);
-  G(emb_).noalias() += dlogits.transpose() * hL;
+  // undoes logits = h E^T: dE += dlogits^T h, dh = dlogits E
+  const S* hL = c.h_in[L].data();
+  gemm(Op::T, Op::N, V, D, N, c.dlogits.data(), V, hL, D, G.data(emb_), D, true);
   c.dh.resize(ND), c.dO.resize(ND), c.dQ.resize(ND), c.dK.resize(ND), c.dV.resize(ND);
-  MatMap<S> dh(c.dh.data(), N, D), dO(c.dO.data(), N, D), dQ(c.dQ.data(), N, D), dK(c.dK.data(), N, D),
-      dV(c.dV.data(), N, D);
-  dh.noalias() = dlogits * E;
+  gemm(Op::N, Op::N, N, D, V, c.dlogits.data(), V, E.data(), D, c.dh.data(), D, false);
   const AttnShape sh{B, T, T, cfg_.n_heads, D / cfg_.n_heads};
   for (int l = L - 1; l >= 0; --l) {
-    // undoes h' = h + O W_proj (the residual passes dh through)
-    const CMatMap<S> O(c.O[l].data(), N, D);
-    G(wproj_[l]).noalias() += O.transpose() * dh;
-    dO.noalias() = dh * P(wproj_[l]).transpose();
+    // undoes h' = h + O W_proj (the residual passes dh through): dW_proj += O^T dh, dO = dh W_proj^T
+    gemm(Op::T, Op::N, D, D, N, c.O[l].data(), D, c.dh.data(), D, G.data(wproj_[l]), D, true);
+    gemm(Op::N, Op::T, N, D, D, c.dh.data(), D, P.data(wproj_[l]), D, c.dO.data(), D, false);
     // undoes O = attention(Q, K, V)
-    dQ.setZero(), dK.setZero(), dV.setZero();
+    std::fill(c.dQ.begin(), c.dQ.end(), S(0));
+    std::fill(c.dK.begin(), c.dK.end(), S(0));
+    std::fill(c.dV.begin(), c.dV.end(), S(0));
     attention_backward(sh, c.Q[l].data(), c.K[l].data(), c.V[l].data(), c.pos.data(), c.pos.data(), vis, *scheme_,
                        P, G, c.probs[l].data(), c.dO.data(), c.dQ.data(), c.dK.data(), c.dV.data());
     // undoes the Q/K transform
@@ -139,17 +136,18 @@ double CharLM<S>::forward_backward(const int* x, const int* y, int B, int T, S* 
       scheme_->qk_backward(c.row_pos.data(), N, c.dQ.data());
       scheme_->qk_backward(c.row_pos.data(), N, c.dK.data());
     }
-    // undoes qkv = h W_qkv, one column block (Q, K, V) at a time
-    const CMatMap<S> hin(c.h_in[l].data(), N, D);
-    auto gW = G(wqkv_[l]);
-    const auto W = P(wqkv_[l]);
+    // undoes Q, K, V = h W_qkv[:, cols], one column block at a time: dW[:, cols] += h^T dX, dh += dX W[:, cols]^T
+    const S* hin = c.h_in[l].data();
+    const S* W = P.data(wqkv_[l]);
+    S* gW = G.data(wqkv_[l]);
     int col = 0;
-    for (auto* d : {&dQ, &dK, &dV}) {
-      gW.middleCols(col, D).noalias() += hin.transpose() * *d;
-      dh.noalias() += *d * W.middleCols(col, D).transpose();
+    for (const auto* d : {&c.dQ, &c.dK, &c.dV}) {
+      gemm(Op::T, Op::N, D, D, N, hin, D, d->data(), D, gW + col, 3 * D, true);
+      gemm(Op::N, Op::T, N, D, D, d->data(), D, W + col, 3 * D, c.dh.data(), D, true);
       col += D;
     }
   }
+  MatMap<S> dh(c.dh.data(), N, D);
   // undoes h0 = E[x] + p(pos)
   auto dE = G(emb_);
   for (int i = 0; i < N; ++i)

@@ -20,7 +20,7 @@ struct CharLMConfig {
 
 template <class S>
 struct CharLMCache {
-  std::vector<S> qkv, logits;                    // [B*T, 3D] (scratch), [B*T, V]
+  std::vector<S> logits;                         // [B*T, V]
   std::vector<double> token_loss;                // [B*T] cross-entropy of each next-token prediction
   std::vector<std::vector<S>> h_in, Q, K, V, probs, O;  // per block; h_in[L] is the final state
   std::vector<S> dlogits, dh, dO, dQ, dK, dV;    // backward scratch

@@ -1,0 +1,176 @@
+#include "core/gemm.h"
+
+#include <algorithm>
+#include <vector>
+
+#include <Eigen/Core>
+
+#if defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+#define PEBENCH_GEMM_AVX2 1
+#endif
+
+#include "core/tensor.h"
+
+namespace pe {
+
+namespace {
+
+// ---- float. op(B) is read in place when stored row-major (else it is first transposed into a
+// per-thread buffer, which is cheap: every right operand here is a weight matrix or is small). op(A)
+// is read in place by broadcasts, in either layout. The loop nest keeps a kc x NR sliver of op(B) in
+// L1 while it runs down an MC-row block of op(A) (in L2), one MR x NR tile of C in 12 AVX registers.
+constexpr int MR = 6, NR = 16;
+constexpr int KC = 128;  // depth of one pass (a KC x NR sliver of op(B): 8 KB)
+constexpr int MC = 72;   // rows of op(A) per block (MC x KC floats: 36 KB)
+
+// One tile: R <= MR rows, n <= NR columns of C = (acc ? C : 0) + op(A) op(B) over depth K.
+// Element (r, k) of op(A) is a[r * lda + k] (AT = false) or a[k * lda + r] (AT = true); row k of op(B)
+// starts at b + k * ldb.
+template <int R, bool AT>
+void tile_kernel(int n, int K, const float* a, size_t lda, const float* b, size_t ldb, float* c, size_t ldc,
+                 bool acc) {
+#ifdef PEBENCH_GEMM_AVX2
+  __m256 c0[R], c1[R];
+#pragma GCC unroll 6
+  for (int r = 0; r < R; ++r) c0[r] = _mm256_setzero_ps(), c1[r] = _mm256_setzero_ps();
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256i m0 = _mm256_cmpgt_epi32(_mm256_set1_epi32(n), lane);
+  const __m256i m1 = _mm256_cmpgt_epi32(_mm256_set1_epi32(n - 8), lane);
+  const float* ar[R];
+#pragma GCC unroll 6
+  for (int r = 0; r < R; ++r) ar[r] = AT ? a + r : a + r * lda;
+  const size_t astep = AT ? lda : 1;
+  // The k loop: two loads of op(B), R broadcasts of op(A), 2R FMAs.
+#define PEBENCH_TILE_STEP(LOAD0, LOAD1)                                    \
+  for (int k = 0; k < K; ++k, b += ldb) {                                  \
+    const __m256 b0 = LOAD0, b1 = LOAD1;                                   \
+    _Pragma("GCC unroll 6") for (int r = 0; r < R; ++r) {                  \
+      const __m256 x = _mm256_broadcast_ss(ar[r] + k * astep);             \
+      c0[r] = _mm256_fmadd_ps(x, b0, c0[r]);                               \
+      c1[r] = _mm256_fmadd_ps(x, b1, c1[r]);                               \
+    }                                                                      \
+  }
+  if (n == NR) {
+    PEBENCH_TILE_STEP(_mm256_loadu_ps(b), _mm256_loadu_ps(b + 8))
+  } else {
+    PEBENCH_TILE_STEP(_mm256_maskload_ps(b, m0), _mm256_maskload_ps(b + 8, m1))
+  }
+#undef PEBENCH_TILE_STEP
+#pragma GCC unroll 6
+  for (int r = 0; r < R; ++r) {
+    float* cr = c + r * ldc;
+    if (n == NR) {
+      if (acc) c0[r] = _mm256_add_ps(_mm256_loadu_ps(cr), c0[r]), c1[r] = _mm256_add_ps(_mm256_loadu_ps(cr + 8), c1[r]);
+      _mm256_storeu_ps(cr, c0[r]);
+      _mm256_storeu_ps(cr + 8, c1[r]);
+    } else {
+      if (acc)
+        c0[r] = _mm256_add_ps(_mm256_maskload_ps(cr, m0), c0[r]),
+        c1[r] = _mm256_add_ps(_mm256_maskload_ps(cr + 8, m1), c1[r]);
+      _mm256_maskstore_ps(cr, m0, c0[r]);
+      _mm256_maskstore_ps(cr + 8, m1, c1[r]);
+    }
+  }
+#else
+  float t[R][NR] = {};
+  for (int k = 0; k < K; ++k, b += ldb)
+    for (int r = 0; r < R; ++r) {
+      const float x = AT ? a[size_t(k) * lda + r] : a[r * lda + k];
+      for (int j = 0; j < n; ++j) t[r][j] += x * b[j];
+    }
+  for (int r = 0; r < R; ++r)
+    for (int j = 0; j < n; ++j) c[r * ldc + j] = (acc ? c[r * ldc + j] : 0.0f) + t[r][j];
+#endif
+}
+
+template <bool AT>
+void tile(int m, int n, int K, const float* a, size_t lda, const float* b, size_t ldb, float* c, size_t ldc,
+          bool acc) {
+  switch (m) {
+    case 6: return tile_kernel<6, AT>(n, K, a, lda, b, ldb, c, ldc, acc);
+    case 5: return tile_kernel<5, AT>(n, K, a, lda, b, ldb, c, ldc, acc);
+    case 4: return tile_kernel<4, AT>(n, K, a, lda, b, ldb, c, ldc, acc);
+    case 3: return tile_kernel<3, AT>(n, K, a, lda, b, ldb, c, ldc, acc);
+    case 2: return tile_kernel<2, AT>(n, K, a, lda, b, ldb, c, ldc, acc);
+    default: return tile_kernel<1, AT>(n, K, a, lda, b, ldb, c, ldc, acc);
+  }
+}
+
+// Depth [k0, k0+kc) of op(B) into NR-column slivers, each kc x NR and contiguous, zero-padded past N.
+void pack_b(const float* B, size_t ldb, bool bt, int N, int k0, int kc, float* dst) {
+  for (int j = 0; j < N; j += NR, dst += size_t(kc) * NR) {
+    const int n = std::min(NR, N - j);
+    for (int k = 0; k < kc; ++k) {
+      float* d = dst + size_t(k) * NR;
+      for (int c = 0; c < n; ++c) d[c] = bt ? B[size_t(j + c) * ldb + k0 + k] : B[size_t(k0 + k) * ldb + j + c];
+      for (int c = n; c < NR; ++c) d[c] = 0.0f;
+    }
+  }
+}
+
+// op(B) is packed when it is stored transposed or when many row tiles reuse it (a sliver read in
+// place with a large power-of-two row stride would fall into a few L1 sets); small products with a
+// row-major op(B) (attention blocks) read it in place.
+template <bool AT>
+void sgemm(int M, int N, int K, const float* A, size_t lda, const float* B, size_t ldb, bool bt, float* C,
+           size_t ldc, bool accumulate) {
+  thread_local std::vector<float> bpack;
+  const bool pack = bt || M > MC;
+  if (pack) bpack.resize(size_t(std::min(K, KC)) * ((N + NR - 1) / NR) * NR);
+  for (int pc = 0; pc < K; pc += KC) {
+    const int kc = std::min(KC, K - pc);
+    const bool acc = accumulate || pc > 0;  // each element sums its passes in order
+    const float* a = AT ? A + size_t(pc) * lda : A + pc;
+    if (pack) pack_b(B, ldb, bt, N, pc, kc, bpack.data());
+    for (int ic = 0; ic < M; ic += MC) {
+      const int mc = std::min(MC, M - ic);
+      for (int j = 0; j < N; j += NR) {
+        const int n = std::min(NR, N - j);
+        const float* b = pack ? bpack.data() + size_t(j / NR) * kc * NR : B + size_t(pc) * ldb + j;
+        const size_t ld = pack ? NR : ldb;
+        for (int i = ic; i < ic + mc; i += MR)
+          tile<AT>(std::min(MR, ic + mc - i), n, kc, AT ? a + i : a + i * lda, lda, b, ld, C + i * ldc + j, ldc, acc);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+template <>
+void gemm<float>(Op opa, Op opb, int M, int N, int K, const float* A, int lda, const float* B, int ldb, float* C,
+                 int ldc, bool accumulate) {
+  if (M <= 0 || N <= 0) return;
+  if (K <= 0) {
+    if (!accumulate)
+      for (int i = 0; i < M; ++i) std::fill(C + size_t(i) * ldc, C + size_t(i) * ldc + N, 0.0f);
+    return;
+  }
+  if (opa == Op::T) return sgemm<true>(M, N, K, A, lda, B, ldb, opb == Op::T, C, ldc, accumulate);
+  return sgemm<false>(M, N, K, A, lda, B, ldb, opb == Op::T, C, ldc, accumulate);
+}
+
+namespace {
+
+// ---- double (gradient checks): Eigen products over strided maps.
+template <class S>
+using Strided = Eigen::Map<const Mat<S>, 0, Eigen::OuterStride<>>;
+
+}  // namespace
+
+template <>
+void gemm<double>(Op opa, Op opb, int M, int N, int K, const double* A, int lda, const double* B, int ldb,
+                  double* C, int ldc, bool accumulate) {
+  Eigen::Map<Mat<double>, 0, Eigen::OuterStride<>> c(C, M, N, Eigen::OuterStride<>(ldc));
+  if (!accumulate) c.setZero();
+  if (M <= 0 || N <= 0 || K <= 0) return;
+  const Strided<double> a(A, opa == Op::N ? M : K, opa == Op::N ? K : M, Eigen::OuterStride<>(lda));
+  const Strided<double> b(B, opb == Op::N ? K : N, opb == Op::N ? N : K, Eigen::OuterStride<>(ldb));
+  if (opa == Op::N && opb == Op::N) c.noalias() += a * b;
+  if (opa == Op::N && opb == Op::T) c.noalias() += a * b.transpose();
+  if (opa == Op::T && opb == Op::N) c.noalias() += a.transpose() * b;
+  if (opa == Op::T && opb == Op::T) c.noalias() += a.transpose() * b.transpose();
+}
+
+}  // namespace pe

@@ -1,0 +1,20 @@
+// Matrix products over row-major buffers: C = (accumulate ? C : 0) + op(A) op(B).
+// The character LM spends most of its time here. The float version is a packed GEMM with an AVX2/FMA
+// register-tile kernel (a scalar kernel of the same shape when built without AVX2); the double
+// version (gradient checks) goes through Eigen. Both are plain functions of their inputs: no state is
+// shared between calls, so threads may call them at once, and each element's summation order is fixed
+// by the shapes alone, so results do not depend on the thread count.
+#pragma once
+#include <cstddef>
+
+namespace pe {
+
+enum class Op { N, T };  // op(X) = X or X^T
+
+// op(A): [M, K], op(B): [K, N], C: [M, N]. lda/ldb/ldc are the row strides of A, B, C as stored
+// (A is stored [M, K] when opa = N, [K, M] when opa = T; likewise B).
+template <class S>
+void gemm(Op opa, Op opb, int M, int N, int K, const S* A, int lda, const S* B, int ldb, S* C, int ldc,
+          bool accumulate);
+
+}  // namespace pe
