@@ -101,10 +101,16 @@ void tile(int m, int n, int K, const float* a, size_t lda, const float* b, size_
 void pack_b(const float* B, size_t ldb, bool bt, int N, int k0, int kc, float* dst) {
   for (int j = 0; j < N; j += NR, dst += size_t(kc) * NR) {
     const int n = std::min(NR, N - j);
-    for (int k = 0; k < kc; ++k) {
-      float* d = dst + size_t(k) * NR;
-      for (int c = 0; c < n; ++c) d[c] = bt ? B[size_t(j + c) * ldb + k0 + k] : B[size_t(k0 + k) * ldb + j + c];
-      for (int c = n; c < NR; ++c) d[c] = 0.0f;
+    if (n < NR) std::fill(dst, dst + size_t(kc) * NR, 0.0f);
+    if (bt) {  // column c of the sliver is row j + c of B
+      for (int c = 0; c < n; ++c) {
+        const float* src = B + size_t(j + c) * ldb + k0;
+        for (int k = 0; k < kc; ++k) dst[size_t(k) * NR + c] = src[k];
+      }
+    } else if (n == NR) {
+      for (int k = 0; k < kc; ++k) std::copy_n(B + size_t(k0 + k) * ldb + j, NR, dst + size_t(k) * NR);
+    } else {
+      for (int k = 0; k < kc; ++k) std::copy_n(B + size_t(k0 + k) * ldb + j, n, dst + size_t(k) * NR);
     }
   }
 }
