@@ -108,16 +108,22 @@ void pack_b(const float* B, size_t ldb, bool bt, int N, int k0, int kc, float* d
         for (int k = 0; k < kc; ++k) dst[size_t(k) * NR + c] = src[k];
       }
     } else if (n == NR) {
-      for (int k = 0; k < kc; ++k) std::copy_n(B + size_t(k0 + k) * ldb + j, NR, dst + size_t(k) * NR);
+      for (int k = 0; k < kc; ++k) {
+        const float* src = B + size_t(k0 + k) * ldb + j;
+        float* d = dst + size_t(k) * NR;
+        for (int c = 0; c < NR; ++c) d[c] = src[c];  // a fixed count: two vector moves
+      }
     } else {
-      for (int k = 0; k < kc; ++k) std::copy_n(B + size_t(k0 + k) * ldb + j, n, dst + size_t(k) * NR);
+      for (int k = 0; k < kc; ++k)
+        for (int c = 0; c < n; ++c) dst[size_t(k) * NR + c] = B[size_t(k0 + k) * ldb + j + c];
     }
   }
 }
 
 // op(B) is packed when it is stored transposed or when many row tiles reuse it (a sliver read in
 // place with a large power-of-two row stride would fall into a few L1 sets); small products with a
-// row-major op(B) (attention blocks) read it in place.
+// row-major op(B) (attention blocks) read it in place. op(A) is always read in place: packing it too
+// made a training step about 8% slower (measured, A/B-interleaved steps).
 template <bool AT>
 void sgemm(int M, int N, int K, const float* A, size_t lda, const float* B, size_t ldb, bool bt, float* C,
            size_t ldc, bool accumulate) {
@@ -127,16 +133,16 @@ void sgemm(int M, int N, int K, const float* A, size_t lda, const float* B, size
   for (int pc = 0; pc < K; pc += KC) {
     const int kc = std::min(KC, K - pc);
     const bool acc = accumulate || pc > 0;  // each element sums its passes in order
-    const float* a = AT ? A + size_t(pc) * lda : A + pc;
     if (pack) pack_b(B, ldb, bt, N, pc, kc, bpack.data());
     for (int ic = 0; ic < M; ic += MC) {
       const int mc = std::min(MC, M - ic);
       for (int j = 0; j < N; j += NR) {
         const int n = std::min(NR, N - j);
         const float* b = pack ? bpack.data() + size_t(j / NR) * kc * NR : B + size_t(pc) * ldb + j;
-        const size_t ld = pack ? NR : ldb;
+        const size_t ldbp = pack ? NR : ldb;
         for (int i = ic; i < ic + mc; i += MR)
-          tile<AT>(std::min(MR, ic + mc - i), n, kc, AT ? a + i : a + i * lda, lda, b, ld, C + i * ldc + j, ldc, acc);
+          tile<AT>(std::min(MR, ic + mc - i), n, kc, AT ? A + size_t(pc) * lda + i : A + i * lda + pc, lda, b, ldbp,
+                   C + i * ldc + j, ldc, acc);
       }
     }
   }

@@ -198,14 +198,18 @@ void dense_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
         const size_t qoff = (size_t(b) * sh.Tq + blk.q0) * W + size_t(h) * dh;
         const size_t koff = (size_t(b) * Tk + blk.k0) * W + size_t(h) * dh;
         S* pblk = probs + ((size_t(b) * sh.H + h) * sh.Tq + blk.q0) * Tk;
-        std::fill(pblk, pblk + size_t(nq) * Tk, S(0));
         // s = q k^T over the block's key span: [nq, nk]
         gemm(Op::N, Op::N, nq, nk, dh, Q + qoff, W, kt.data() + blk.k0, Tk, sc.data(), nk, false);
         for (int r = 0; r < nq; ++r) {
           const int i = blk.q0 + r, n = visible.count(i);
           const int *keys = visible.keys_of(i), *vpos = visible.pos_of(i);
           const S* sr = sc.data() + size_t(r) * nk - blk.k0;
-          for (int t = 0; t < n; ++t) row[t] = scale * sr[keys[t]];
+          // A causal mask (with or without a band) sees a contiguous run of keys: no index lists.
+          const bool run = n > 0 && keys[n - 1] - keys[0] == n - 1;
+          if (run)
+            row.head(n) = scale * Eigen::Map<const Eigen::Array<S, Eigen::Dynamic, 1>>(sr + keys[0], n);
+          else
+            for (int t = 0; t < n; ++t) row[t] = scale * sr[keys[t]];
           // (+ bias)
           if (scheme.acts_on_scores()) scheme.bias_forward(P, h, qpos[i], vpos, n, row.data());
           // p = softmax(scale s + bias) over visible keys; masked keys exactly 0
@@ -215,7 +219,14 @@ void dense_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
             x *= S(1) / x.sum();
           }
           S* p = pblk + size_t(r) * Tk;
-          for (int t = 0; t < n; ++t) p[keys[t]] = row[t];
+          if (run) {
+            std::fill(p, p + keys[0], S(0));
+            std::copy(row.data(), row.data() + n, p + keys[0]);
+            std::fill(p + keys[0] + n, p + Tk, S(0));
+          } else {
+            std::fill(p, p + Tk, S(0));
+            for (int t = 0; t < n; ++t) p[keys[t]] = row[t];
+          }
         }
         // o = p v: [nq, dh] (a block that sees no key gets o = 0)
         gemm(Op::N, Op::N, nq, dh, nk, pblk + blk.k0, Tk, V + koff, W, out + qoff, W, false);
