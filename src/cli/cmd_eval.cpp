@@ -18,18 +18,15 @@ namespace {
 // the --band; fine-tuned checkpoints under their own plan.
 template <class Opts>
 void eval_charlm(const Opts& o) {
-  std::vector<std::string> sets = {"task=charlm"};
-  if (!o.lengths.empty()) {
-    const auto lengths = parse_length_list(o.lengths, "--lengths");
-    std::string list;
-    for (int n : lengths) list += (list.empty() ? "" : ",") + std::to_string(n);
-    sets.push_back("eval_lengths=" + list);
-  }
-  if (!o.rescale.empty()) sets.push_back("rescale=" + o.rescale);
-  if (o.band >= 0) sets.push_back(fmt::format("band={}", o.band));
-  if (!o.corpus.empty()) sets.push_back("corpus=" + o.corpus);
-  sets.insert(sets.end(), o.sets.begin(), o.sets.end());
-  const nlohmann::json cfg = resolve_config("", sets);
+  std::string list;  // --lengths, checked here so that its error names the option
+  if (!o.lengths.empty())
+    for (int n : parse_length_list(o.lengths, "--lengths")) list += (list.empty() ? "" : ",") + std::to_string(n);
+  const nlohmann::json cfg = Overrides{{"task=charlm"}}
+                                 .add("eval_lengths", list)
+                                 .add("rescale", o.rescale)
+                                 .add("band", o.band, -1)
+                                 .add("corpus", o.corpus)
+                                 .resolve("", o.sets);
   const ExperimentConfig e = ExperimentConfig::from_json(cfg);
   set_threads(o.threads);
   const auto paths = o.checkpoints.empty() ? find_checkpoints(o.runs_dir, "charlm") : o.checkpoints;

@@ -35,14 +35,13 @@ void register_finetune(CLI::App& app) {
   sub->add_option("--threads", o->threads, "OpenMP threads (0: all cores); results do not depend on it");
   sub->add_flag("--quiet,-q", o->quiet, "no progress line");
   sub->callback([o] {
-    std::vector<std::string> sets = {"task=charlm", "finetune_steps=300"};
-    if (o->steps > 0) sets.push_back(fmt::format("finetune_steps={}", o->steps));
-    if (o->length > 0) sets.push_back(fmt::format("finetune_length={}", o->length));
-    if (o->batch > 0) sets.push_back(fmt::format("finetune_batch={}", o->batch));
-    if (o->lr > 0) sets.push_back(fmt::format("finetune_lr={}", o->lr));
-    if (!o->corpus.empty()) sets.push_back("corpus=" + o->corpus);
-    sets.insert(sets.end(), o->sets.begin(), o->sets.end());
-    const nlohmann::json cfg = resolve_config(o->experiment, sets);
+    const nlohmann::json cfg = Overrides{{"task=charlm", "finetune_steps=300"}}
+                                   .add("finetune_steps", o->steps)
+                                   .add("finetune_length", o->length)
+                                   .add("finetune_batch", o->batch)
+                                   .add("finetune_lr", o->lr)
+                                   .add("corpus", o->corpus)
+                                   .resolve(o->experiment, o->sets);
     const ExperimentConfig e = ExperimentConfig::from_json(cfg);
     if (e.finetune_steps <= 0) throw UsageError("--steps: fine-tuning needs at least one step");
     set_threads(o->threads);

@@ -32,12 +32,12 @@ void register_train(CLI::App& app) {
   sub->add_flag("--quiet,-q", o->quiet, "no progress line");
   sub->footer(describe_keys());
   sub->callback([o] {
-    std::vector<std::string> sets = {"task=" + o->task};
-    if (o->steps > 0) sets.push_back(fmt::format("steps={}", o->steps));
-    if (!o->runs_dir.empty()) sets.push_back("runs_dir=" + o->runs_dir);
-    if (!o->corpus.empty()) sets.push_back("corpus=" + o->corpus);
-    sets.insert(sets.end(), o->sets.begin(), o->sets.end());
-    nlohmann::json cfg = resolve_config(o->experiment, sets);
+    nlohmann::json cfg = Overrides{}
+                             .add("task", o->task)
+                             .add("steps", o->steps)
+                             .add("runs_dir", o->runs_dir)
+                             .add("corpus", o->corpus)
+                             .resolve(o->experiment, o->sets);
     cfg["schemes"] = {o->scheme};
     cfg["seeds"] = {o->seed};
     const ExperimentConfig e = ExperimentConfig::from_json(cfg);

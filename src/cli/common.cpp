@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-
 #include "experiments/config.h"
 
 namespace pe::cli {
@@ -13,5 +12,13 @@ nlohmann::json resolve_config(const std::string& experiment, const std::vector<s
   validate_config(cfg);
   return cfg;
 }
+
+nlohmann::json Overrides::resolve(const std::string& experiment, const std::vector<std::string>& user_sets) const {
+  std::vector<std::string> all = sets;
+  all.insert(all.end(), user_sets.begin(), user_sets.end());
+  return resolve_config(experiment, all);
+}
+
+std::string Overrides::format_number(double v) { return fmt::format("{}", v); }
 
 }  // namespace pe::cli

@@ -27,6 +27,25 @@ void register_table(CLI::App& app);
 // Loads the experiment file (or the defaults when empty) and applies --set overrides last.
 nlohmann::json resolve_config(const std::string& experiment, const std::vector<std::string>& sets);
 
+// Experiment keys set by a subcommand's own options, applied before the user's --set (which wins).
+// An option left unset (an empty string, or a number at or below its `unset` value) adds nothing.
+struct Overrides {
+  std::vector<std::string> sets;
+  Overrides& add(const std::string& key, const std::string& value) {
+    if (!value.empty()) sets.push_back(key + "=" + value);
+    return *this;
+  }
+  Overrides& add(const std::string& key, double value, double unset = 0) {
+    if (value > unset) sets.push_back(key + "=" + format_number(value));
+    return *this;
+  }
+  // resolve_config(experiment, these, then `user_sets`)
+  nlohmann::json resolve(const std::string& experiment, const std::vector<std::string>& user_sets) const;
+
+ private:
+  static std::string format_number(double v);
+};
+
 using pe::Progress;  // core/progress.h
 
 }  // namespace pe::cli

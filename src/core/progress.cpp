@@ -7,19 +7,30 @@
 
 namespace pe {
 
-Progress::Progress(bool quiet) : on_(!quiet && isatty(fileno(stderr))) {}
+namespace {
+constexpr auto kLogInterval = std::chrono::seconds(30);  // between plain lines when not on a terminal
+}
+
+Progress::Progress(bool quiet)
+    : on_(!quiet), tty_(isatty(fileno(stderr))), last_(std::chrono::steady_clock::now()) {}
 
 void Progress::update(const std::string& line) {
   if (!on_) return;
 #pragma omp critical(pe_progress)
   {
-    fmt::print(stderr, "\r{:<78}", line.substr(0, 78));
-    shown_ = true;
+    if (tty_) {
+      fmt::print(stderr, "\r{:<78}", line.substr(0, 78));
+      shown_ = true;
+    } else if (const auto now = std::chrono::steady_clock::now(); now - last_ >= kLogInterval) {
+      fmt::print(stderr, "{}\n", line);
+      std::fflush(stderr);
+      last_ = now;
+    }
   }
 }
 
 void Progress::done() {
-  if (!on_ || !shown_) return;
+  if (!tty_ || !shown_) return;
   fmt::print(stderr, "\r{:<78}\r", "");
   shown_ = false;
 }

@@ -1,6 +1,8 @@
-// A progress line on stderr, overwritten in place, shown only when stderr is a terminal and the
-// caller did not ask for quiet. Safe to call from OpenMP threads (one line at a time).
+// Progress on stderr unless the caller asked for quiet. On a terminal: one line, overwritten in
+// place. Otherwise (a log file, CI): the latest line, as a plain line, at most every 30 seconds, so a
+// long run written to a log still shows where it is. Safe to call from OpenMP threads.
 #pragma once
+#include <chrono>
 #include <string>
 
 namespace pe {
@@ -10,11 +12,12 @@ class Progress {
   explicit Progress(bool quiet);
   ~Progress() { done(); }
   void update(const std::string& line);
-  void done();  // clears the line
-  bool on() const { return on_; }
+  void done();  // clears the terminal line
+  bool on_terminal() const { return on_ && tty_; }  // an in-place line may be showing
 
  private:
-  bool on_ = false, shown_ = false;
+  bool on_ = false, tty_ = false, shown_ = false;
+  std::chrono::steady_clock::time_point last_;
 };
 
 }  // namespace pe

@@ -12,6 +12,7 @@
 #include "core/parallel.h"
 #include "core/rng.h"
 #include "experiments/checkpoint.h"
+#include "experiments/train.h"
 
 namespace pe {
 
@@ -24,12 +25,7 @@ CharLMConfig charlm_model_config(const ExperimentConfig& e, const std::string& s
   c.n_heads = e.n_heads;
   c.n_layers = e.n_layers;
   c.embed_init_std = e.embed_init_std;
-  c.scheme.name = scheme;
-  c.scheme.base = e.base;
-  c.scheme.learned_rows = e.learned_rows > 0 ? e.learned_rows : e.train_length;
-  c.scheme.learned_init_std = e.embed_init_std;
-  c.scheme.alibi_slopes = e.alibi_slopes;
-  c.scheme.rotary_fraction = e.rotary_fraction;
+  c.scheme = scheme_config(e, scheme);
   return c;
 }
 
@@ -87,18 +83,44 @@ double CharLMTrainer::step(const int* x, const int* y, int B, int T) {
     losses_[c] = nb * model_.forward_backward(x + size_t(b0) * T, y + size_t(b0) * T, nb, T, grads_[c].data(),
                                               caches_[c], 0, Visibility{}, rows);
   }
-  std::copy(grads_[0].begin(), grads_[0].end(), grad_.begin());
-  double loss = losses_[0];
-  for (int c = 1; c < chunks; ++c) {
-    const float* g = grads_[c].data();
-    for (size_t i = 0; i < n; ++i) grad_[i] += g[i];
-    loss += losses_[c];
+  // grad = sum of the chunk gradients in chunk order; the threads take disjoint ranges of parameters
+  // (each element is still summed chunk 0, 1, 2, ..., so the bits do not depend on the threads).
+  constexpr size_t kRange = 8192;
+  const long ranges = long((n + kRange - 1) / kRange);
+#pragma omp parallel for schedule(static) if (!in_parallel() && ranges > 1)
+  for (long r = 0; r < ranges; ++r) {
+    const size_t i0 = size_t(r) * kRange, i1 = std::min(n, i0 + kRange);
+    float* out = grad_.data();
+    std::copy(grads_[0].data() + i0, grads_[0].data() + i1, out + i0);
+    for (int c = 1; c < chunks; ++c) {
+      const float* g = grads_[c].data();
+      for (size_t i = i0; i < i1; ++i) out[i] += g[i];
+    }
   }
+  double loss = 0;
+  for (int c = 0; c < chunks; ++c) loss += losses_[c];
   adam_.step(model_.params().data(), grad_.data());
   return loss / B;
 }
 
 // ---- validation
+
+double charlm_batch_loss(const CharLM<float>& model, const int* x, const int* y, int nb, int T,
+                         CharLMCache<float>& cache, const Visibility& vis, double* position_sum) {
+  const int per_piece = std::max(1, kCharLMChunkTokens / T);
+  double sum = 0;
+  for (int b0 = 0; b0 < nb; b0 += per_piece) {
+    const int np = std::min(per_piece, nb - b0);
+    model.forward(x + size_t(b0) * T, y + size_t(b0) * T, np, T, cache, 0, vis);
+    for (int b = 0; b < np; ++b)
+      for (int t = 0; t < T; ++t) {
+        const double l = cache.token_loss[size_t(b) * T + t];
+        sum += l;
+        if (position_sum) position_sum[t] += l;
+      }
+  }
+  return sum / (double(nb) * T);
+}
 
 PerplexityResult charlm_perplexity(CharLM<float>& model, const CharCorpus& corpus, int T, int val_start,
                                    int n_windows, int batch, const Visibility& vis) {
@@ -118,9 +140,7 @@ PerplexityResult charlm_perplexity(CharLM<float>& model, const CharCorpus& corpu
     const int w0 = k * batch, nb = std::min(batch, n_windows - w0);
     std::vector<int> x(size_t(nb) * T), y(size_t(nb) * T);
     for (int b = 0; b < nb; ++b) char_window(corpus, val_start + w0 + b, T, &x[size_t(b) * T], &y[size_t(b) * T]);
-    batch_loss[k] = model.forward(x.data(), y.data(), nb, T, cache, 0, vis);
-    for (int b = 0; b < nb; ++b)
-      for (int t = 0; t < T; ++t) pos_sum[k][t] += cache.token_loss[size_t(b) * T + t];
+    batch_loss[k] = charlm_batch_loss(model, x.data(), y.data(), nb, T, cache, vis, pos_sum[k].data());
   }
   PerplexityResult r;
   r.length = T;

@@ -67,6 +67,13 @@ struct PerplexityResult {
 };
 PerplexityResult charlm_perplexity(CharLM<float>& model, const CharCorpus& corpus, int T, int val_start,
                                    int n_windows, int batch, const Visibility& vis = Visibility{});
+// One validation batch of nb windows (x, y: [nb, T]): its mean token cross-entropy. It runs in pieces
+// of about kCharLMChunkTokens tokens (the attention probabilities then stay in cache); each token's
+// loss does not depend on the piece, and the batch's sum runs over its tokens in order, so neither
+// does the result. Adds each token's loss into position_sum[t] when given ([T]).
+double charlm_batch_loss(const CharLM<float>& model, const int* x, const int* y, int nb, int T,
+                         CharLMCache<float>& cache, const Visibility& vis = Visibility{},
+                         double* position_sum = nullptr);
 // position_loss averaged over consecutive bins of `window` positions.
 std::vector<double> bin_positions(const std::vector<double>& position_loss, int window);
 

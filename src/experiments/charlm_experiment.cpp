@@ -39,8 +39,9 @@ json evaluate_reading(const Reading& rd, const ExperimentConfig& e, const CharCo
   CharLM<float>& model = *loaded.model;
   const int train_len = loaded.meta.at("training").at("train_length");
   const int longest = *std::max_element(e.eval_lengths.begin(), e.eval_lengths.end());
-  if (rd.map != "none" && !rd.finetuned)  // a fine-tuned checkpoint carries its own plan
-    model.scheme().set_frequency_plan(model.scheme().plan_for(rd.map, e.train_length, longest));
+  if (rd.map != "none" && !rd.finetuned)  // a fine-tuned checkpoint carries its own plan; the map
+    // stretches the length the checkpoint was trained at
+    model.scheme().set_frequency_plan(model.scheme().plan_for(rd.map, train_len, longest));
   json ppl = json::array(), loss = json::array();
   for (int T : e.eval_lengths) {
     if (!model.scheme().can_read(T - 1)) {  // e.g. a learned table with fewer rows: no figure, not a crash
@@ -54,7 +55,6 @@ json evaluate_reading(const Reading& rd, const ExperimentConfig& e, const CharCo
     ppl.push_back(r.perplexity), loss.push_back(r.loss);
     if (T == longest && longest_positions) *longest_positions = r.position_loss;
   }
-  (void)train_len;
   return {{"scheme", rd.scheme}, {"seed", rd.seed},       {"map", rd.map},           {"finetuned", rd.finetuned},
           {"band", rd.band},     {"perplexity", ppl},     {"loss", loss},            {"checkpoint", rd.checkpoint}};
 }
@@ -131,7 +131,7 @@ json run_charlm_experiment(const json& resolved, bool show_progress) {
       });
       training.push_back({{"scheme", scheme}, {"seed", seed}, {"steps", run.steps}, {"final_loss", run.final_loss}});
       fmt::print(stderr, "{}trained {} seed {}: {} steps in {:.0f} s ({:.0f} ms/step), final loss {:.3f}\n",
-                 progress.on() ? "\r\033[K" : "", scheme, seed, run.steps, run.seconds, 1e3 * run.seconds / run.steps,
+                 progress.on_terminal() ? "\r\033[K" : "", scheme, seed, run.steps, run.seconds, 1e3 * run.seconds / run.steps,
                  run.final_loss);
       readings.push_back({scheme, "none", false, 0, seed, run.checkpoint});
       // maps, band and fine-tunes apply to schemes that read their angles from a frequency plan
@@ -150,7 +150,7 @@ json run_charlm_experiment(const json& resolved, bool show_progress) {
                               {"steps", ft.steps},
                               {"final_loss", ft.final_loss}});
           fmt::print(stderr, "{}fine-tuned {}+{} seed {} at {}: {} steps in {:.0f} s, final loss {:.3f}\n",
-                     progress.on() ? "\r\033[K" : "", scheme, map, seed, e.finetune_length, ft.steps, ft.seconds,
+                     progress.on_terminal() ? "\r\033[K" : "", scheme, map, seed, e.finetune_length, ft.steps, ft.seconds,
                      ft.final_loss);
           readings.push_back({scheme, map, true, 0, seed, ft.checkpoint});
         }

@@ -106,6 +106,25 @@ json read_checkpoint_json(const std::string& path, const std::string& task) {
   return j;
 }
 
+// Runs `read` over a parsed checkpoint. A missing or mistyped field (json) or a setting the scheme
+// code refuses (UsageError) becomes one CheckpointError that names the file.
+template <class F>
+auto read_fields(const FailFn& fail, F&& read) {
+  try {
+    return read();
+  } catch (const json::exception& e) {
+    throw fail(fmt::format("malformed ({})", e.what()));
+  } catch (const UsageError& e) {
+    throw fail(e.what());
+  }
+}
+
+SchemeConfig read_scheme(const json& j, const FailFn& fail) {
+  SchemeConfig s = scheme_config_from_json(j.at("scheme"));
+  if (!scheme_exists(s.name)) throw fail(fmt::format("unknown scheme '{}'", s.name));
+  return s;
+}
+
 }  // namespace
 
 json make_checkpoint(const CueHead<float>& model, const json& training) {
@@ -147,7 +166,7 @@ std::string checkpoint_task(const std::string& path) {
 LoadedCharLM load_charlm_checkpoint(const std::string& path) {
   const FailFn fail = failure_for(path);
   json j = read_checkpoint_json(path, "charlm");
-  try {
+  return read_fields(fail, [&] {
     CharLMConfig cfg;
     const json& m = j.at("model");
     cfg.vocab = m.at("vocab");
@@ -157,8 +176,7 @@ LoadedCharLM load_charlm_checkpoint(const std::string& path) {
     cfg.embed_init_std = m.at("embed_init_std");
     if (cfg.vocab < 2 || cfg.d_model < 2 || cfg.n_heads < 1 || cfg.n_layers < 1 || cfg.d_model % cfg.n_heads)
       throw fail("model sizes do not make sense");
-    cfg.scheme = scheme_config_from_json(j.at("scheme"));
-    if (!scheme_exists(cfg.scheme.name)) throw fail(fmt::format("unknown scheme '{}'", cfg.scheme.name));
+    cfg.scheme = read_scheme(j, fail);
     LoadedCharLM out;
     out.vocab = j.at("vocab").get<std::vector<std::string>>();
     if (int(out.vocab.size()) != cfg.vocab)
@@ -178,11 +196,7 @@ LoadedCharLM load_charlm_checkpoint(const std::string& path) {
     out.meta = std::move(j);
     out.path = path;
     return out;
-  } catch (const json::exception& e) {
-    throw fail(fmt::format("malformed ({})", e.what()));
-  } catch (const UsageError& e) {
-    throw fail(e.what());
-  }
+  });
 }
 
 std::string checkpoint_text(const json& cp) {
@@ -204,15 +218,14 @@ std::string checkpoint_text(const json& cp) {
 LoadedCheckpoint load_checkpoint(const std::string& path) {
   const FailFn fail = failure_for(path);
   json j = read_checkpoint_json(path, "cue");
-  try {
+  return read_fields(fail, [&] {
     CueModelConfig cfg;
     const json& m = j.at("model");
     cfg.task.alphabet = m.at("alphabet");
     cfg.task.mark_prob = m.at("mark_prob");
     cfg.d_model = m.at("d_model");
     cfg.embed_init_std = m.at("embed_init_std");
-    cfg.scheme = scheme_config_from_json(j.at("scheme"));
-    if (!scheme_exists(cfg.scheme.name)) throw fail(fmt::format("unknown scheme '{}'", cfg.scheme.name));
+    cfg.scheme = read_scheme(j, fail);
     LoadedCheckpoint out;
     out.model = std::make_unique<CueHead<float>>(cfg);
     read_params(j.at("params"), out.model->layout(), out.model->params().data(), fail);
@@ -220,11 +233,7 @@ LoadedCheckpoint load_checkpoint(const std::string& path) {
     out.meta = std::move(j);
     out.path = path;
     return out;
-  } catch (const json::exception& e) {
-    throw fail(fmt::format("malformed ({})", e.what()));
-  } catch (const UsageError& e) {
-    throw fail(e.what());
-  }
+  });
 }
 
 }  // namespace pe

@@ -14,6 +14,9 @@ namespace pe {
 // Called every log_every steps and at the end: (step, steps, loss, accuracy) of the last batch.
 using ProgressFn = std::function<void(int, int, double, double)>;
 
+// The scheme settings of an experiment (shared by every model); d_model, n_heads and d_head are
+// filled in by the model that builds the scheme.
+SchemeConfig scheme_config(const ExperimentConfig& e, const std::string& scheme);
 CueModelConfig cue_model_config(const ExperimentConfig& e, const std::string& scheme);
 std::string run_dir_for(const ExperimentConfig& e, const std::string& scheme, int seed);
 

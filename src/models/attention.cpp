@@ -170,11 +170,15 @@ std::vector<QueryBlock> query_blocks(const VisibleSets& visible, int Tq) {
   return blocks;
 }
 
-// xt[c, j] = x[j, c] for one (sequence, head): x is [rows, dh] with row stride W, xt is [dh, rows].
+// xt[c, j] = x[j, c] for one (sequence, head): x is [rows, dh] with row stride W, xt is [dh, rows]
+// with row stride transposed_stride(rows). The padding keeps the stride off multiples of 512 bytes,
+// so a product reading a column sliver of xt row by row spreads over the L1 sets.
+inline int transposed_stride(int rows) { return rows + 16; }
 template <class S>
 void transpose_head(const S* x, int rows, int dh, int W, S* xt) {
+  const size_t ld = transposed_stride(rows);
   for (int j = 0; j < rows; ++j)
-    for (int c = 0; c < dh; ++c) xt[size_t(c) * rows + j] = x[size_t(j) * W + c];
+    for (int c = 0; c < dh; ++c) xt[c * ld + j] = x[size_t(j) * W + c];
 }
 
 template <class S>
@@ -184,7 +188,8 @@ void dense_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
   const S scale = scheme.content_scale() / std::sqrt(S(dh));
   const VisibleSets visible(vis, qpos, sh.Tq, kpos, Tk);
   const auto blocks = query_blocks(visible, sh.Tq);
-  std::vector<S> sc(size_t(kQueryBlock) * Tk), kt(size_t(dh) * Tk);
+  const int ldt = transposed_stride(Tk);
+  std::vector<S> sc(size_t(kQueryBlock) * Tk), kt(size_t(dh) * ldt);
   // The softmax row lives in Eigen-allocated (aligned) memory: Eigen's vectorised exp and sum peel a
   // scalar head up to the first aligned element, so on memory of varying alignment the same row
   // could round differently from run to run (and thread to thread).
@@ -199,7 +204,7 @@ void dense_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
         const size_t koff = (size_t(b) * Tk + blk.k0) * W + size_t(h) * dh;
         S* pblk = probs + ((size_t(b) * sh.H + h) * sh.Tq + blk.q0) * Tk;
         // s = q k^T over the block's key span: [nq, nk]
-        gemm(Op::N, Op::N, nq, nk, dh, Q + qoff, W, kt.data() + blk.k0, Tk, sc.data(), nk, false);
+        gemm(Op::N, Op::N, nq, nk, dh, Q + qoff, W, kt.data() + blk.k0, ldt, sc.data(), nk, false);
         for (int r = 0; r < nq; ++r) {
           const int i = blk.q0 + r, n = visible.count(i);
           const int *keys = visible.keys_of(i), *vpos = visible.pos_of(i);
@@ -242,7 +247,8 @@ void dense_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, con
   const S scale = scheme.content_scale() / std::sqrt(S(dh));
   const VisibleSets visible(vis, qpos, sh.Tq, kpos, Tk);
   const auto blocks = query_blocks(visible, sh.Tq);
-  std::vector<S> ds(size_t(kQueryBlock) * Tk), vt(size_t(dh) * Tk), row(Tk);
+  const int ldt = transposed_stride(Tk);
+  std::vector<S> ds(size_t(kQueryBlock) * Tk), vt(size_t(dh) * ldt), row(Tk);
   for (int b = 0; b < sh.B; ++b)
     for (int h = 0; h < sh.H; ++h) {
       // vt = V^T of this (sequence, head): [dh, Tk]
@@ -255,7 +261,7 @@ void dense_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, con
         const S* pblk = probs + ((size_t(b) * sh.H + h) * sh.Tq + blk.q0) * Tk;
         const S* go = dout + qoff;
         // undoes o = p v: dp = go v^T [nq, nk], dv += p^T go [nk, dh]
-        gemm(Op::N, Op::N, nq, nk, dh, go, W, vt.data() + blk.k0, Tk, ds.data(), nk, false);
+        gemm(Op::N, Op::N, nq, nk, dh, go, W, vt.data() + blk.k0, ldt, ds.data(), nk, false);
         gemm(Op::T, Op::N, nk, dh, nq, pblk + blk.k0, Tk, go, W, dV + koff, W, true);
         // undoes p = softmax(s): ds = p (dp - sum_k p_k dp_k); masked keys have p = 0, so ds = 0.
         // Plain loops: the sum's order must not depend on the alignment of the probs buffer.
