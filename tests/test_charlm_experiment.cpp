@@ -129,6 +129,29 @@ TEST_CASE("causality at the real size: logits at 0..127 of a 512-long sequence e
   }
 }
 
+TEST_CASE("one pass at the longest length gives every shorter length's perplexity bit for bit") {
+  const CharCorpus corpus = load_char_corpus(kCorpus, kTimeMachineSha1);
+  const std::vector<int> lengths = {40, 64, 100};  // 40 and 100 end inside a query block
+  for (auto scheme : {"rope", "alibi", "learned", "sinusoidal", "none"})
+    for (int band : {0, 24}) {
+      CharLM<float> m(small_model(scheme));
+      m.init(8);
+      if (std::string(scheme) == "rope")
+        m.scheme().set_frequency_plan(m.scheme().plan_for("selective", 32, 100));
+      const Visibility vis{true, band};
+      const auto all = charlm_perplexities(m, corpus, lengths, 100000, 21, 8, vis);
+      REQUIRE(all.size() == lengths.size());
+      for (size_t i = 0; i < lengths.size(); ++i) {
+        const PerplexityResult one = charlm_perplexity(m, corpus, lengths[i], 100000, 21, 8, vis);
+        INFO(std::string(scheme), " band ", band, " length ", lengths[i]);
+        CHECK(all[i].length == lengths[i]);
+        CHECK(all[i].loss == one.loss);
+        CHECK(all[i].perplexity == one.perplexity);
+        CHECK(all[i].position_loss == one.position_loss);
+      }
+    }
+}
+
 TEST_CASE("validation perplexity is exp(mean over batches of each batch's mean loss), in order, at any thread count") {
   const CharCorpus corpus = load_char_corpus(kCorpus, kTimeMachineSha1);
   CharLM<float> m(small_model("alibi"));

@@ -105,28 +105,41 @@ double CharLMTrainer::step(const int* x, const int* y, int B, int T) {
 
 // ---- validation
 
-double charlm_batch_loss(const CharLM<float>& model, const int* x, const int* y, int nb, int T,
-                         CharLMCache<float>& cache, const Visibility& vis, double* position_sum) {
+void charlm_batch_losses(const CharLM<float>& model, const int* x, const int* y, int nb, int T,
+                         CharLMCache<float>& cache, const Visibility& vis, const std::vector<int>& prefixes,
+                         double* means, double* position_sum) {
   const int per_piece = std::max(1, kCharLMChunkTokens / T);
-  double sum = 0;
+  std::vector<double> sums(prefixes.size(), 0.0);
   for (int b0 = 0; b0 < nb; b0 += per_piece) {
     const int np = std::min(per_piece, nb - b0);
     model.forward(x + size_t(b0) * T, y + size_t(b0) * T, np, T, cache, 0, vis);
-    for (int b = 0; b < np; ++b)
-      for (int t = 0; t < T; ++t) {
-        const double l = cache.token_loss[size_t(b) * T + t];
-        sum += l;
-        if (position_sum) position_sum[t] += l;
-      }
+    for (int b = 0; b < np; ++b) {
+      const double* l = cache.token_loss.data() + size_t(b) * T;
+      for (size_t i = 0; i < prefixes.size(); ++i)
+        for (int t = 0; t < prefixes[i]; ++t) sums[i] += l[t];
+      if (position_sum)
+        for (int t = 0; t < T; ++t) position_sum[t] += l[t];
+    }
   }
-  return sum / (double(nb) * T);
+  for (size_t i = 0; i < prefixes.size(); ++i) means[i] = sums[i] / (double(nb) * prefixes[i]);
 }
 
-PerplexityResult charlm_perplexity(CharLM<float>& model, const CharCorpus& corpus, int T, int val_start,
-                                   int n_windows, int batch, const Visibility& vis) {
+double charlm_batch_loss(const CharLM<float>& model, const int* x, const int* y, int nb, int T,
+                         CharLMCache<float>& cache, const Visibility& vis, double* position_sum) {
+  double mean = 0;
+  charlm_batch_losses(model, x, y, nb, T, cache, vis, {T}, &mean, position_sum);
+  return mean;
+}
+
+std::vector<PerplexityResult> charlm_perplexities(CharLM<float>& model, const CharCorpus& corpus,
+                                                  const std::vector<int>& lengths, int val_start, int n_windows,
+                                                  int batch, const Visibility& vis) {
+  if (lengths.empty()) return {};
+  const int T = *std::max_element(lengths.begin(), lengths.end());
   const int batches = (n_windows + batch - 1) / batch;
+  const size_t nl = lengths.size();
   model.prepare(T);
-  std::vector<double> batch_loss(batches);
+  std::vector<double> batch_loss(size_t(batches) * nl);  // [batch][length]
   std::vector<std::vector<double>> pos_sum(batches, std::vector<double>(T, 0.0));
   std::vector<CharLMCache<float>> caches(std::max(1, max_threads()));
 #pragma omp parallel for schedule(dynamic, 1) if (!in_parallel())
@@ -140,18 +153,28 @@ PerplexityResult charlm_perplexity(CharLM<float>& model, const CharCorpus& corpu
     const int w0 = k * batch, nb = std::min(batch, n_windows - w0);
     std::vector<int> x(size_t(nb) * T), y(size_t(nb) * T);
     for (int b = 0; b < nb; ++b) char_window(corpus, val_start + w0 + b, T, &x[size_t(b) * T], &y[size_t(b) * T]);
-    batch_loss[k] = charlm_batch_loss(model, x.data(), y.data(), nb, T, cache, vis, pos_sum[k].data());
+    charlm_batch_losses(model, x.data(), y.data(), nb, T, cache, vis, lengths, &batch_loss[size_t(k) * nl],
+                        pos_sum[k].data());
   }
-  PerplexityResult r;
-  r.length = T;
-  for (double l : batch_loss) r.loss += l;
-  r.loss /= batches;
-  r.perplexity = std::exp(r.loss);
-  r.position_loss.assign(T, 0.0);
+  std::vector<double> position(T, 0.0);
   for (int k = 0; k < batches; ++k)
-    for (int t = 0; t < T; ++t) r.position_loss[t] += pos_sum[k][t];
-  for (auto& v : r.position_loss) v /= n_windows;
-  return r;
+    for (int t = 0; t < T; ++t) position[t] += pos_sum[k][t];
+  for (auto& v : position) v /= n_windows;
+  std::vector<PerplexityResult> out(nl);
+  for (size_t i = 0; i < nl; ++i) {
+    PerplexityResult& r = out[i];
+    r.length = lengths[i];
+    for (int k = 0; k < batches; ++k) r.loss += batch_loss[size_t(k) * nl + i];
+    r.loss /= batches;
+    r.perplexity = std::exp(r.loss);
+    r.position_loss.assign(position.begin(), position.begin() + lengths[i]);
+  }
+  return out;
+}
+
+PerplexityResult charlm_perplexity(CharLM<float>& model, const CharCorpus& corpus, int T, int val_start,
+                                   int n_windows, int batch, const Visibility& vis) {
+  return charlm_perplexities(model, corpus, {T}, val_start, n_windows, batch, vis)[0];
 }
 
 std::vector<double> bin_positions(const std::vector<double>& position_loss, int window) {

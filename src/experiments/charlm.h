@@ -67,6 +67,15 @@ struct PerplexityResult {
 };
 PerplexityResult charlm_perplexity(CharLM<float>& model, const CharCorpus& corpus, int T, int val_start,
                                    int n_windows, int batch, const Visibility& vis = Visibility{});
+// The same at several lengths from one pass at the longest. Every length reads the windows that start
+// at val_start, ..., and attention is causal: the losses at positions 0..L-1 of a window are those of
+// its first L tokens read alone, bit for bit (every row sees the same keys through the same products;
+// a key inside a block's span but invisible to a row adds an exact zero). Each length's batch sums
+// run over the same tokens in the same order, so every figure equals the one charlm_perplexity(L)
+// gives (tested), at the cost of the longest pass alone.
+std::vector<PerplexityResult> charlm_perplexities(CharLM<float>& model, const CharCorpus& corpus,
+                                                  const std::vector<int>& lengths, int val_start, int n_windows,
+                                                  int batch, const Visibility& vis = Visibility{});
 // One validation batch of nb windows (x, y: [nb, T]): its mean token cross-entropy. It runs in pieces
 // of about kCharLMChunkTokens tokens (the attention probabilities then stay in cache); each token's
 // loss does not depend on the piece, and the batch's sum runs over its tokens in order, so neither
@@ -74,6 +83,12 @@ PerplexityResult charlm_perplexity(CharLM<float>& model, const CharCorpus& corpu
 double charlm_batch_loss(const CharLM<float>& model, const int* x, const int* y, int nb, int T,
                          CharLMCache<float>& cache, const Visibility& vis = Visibility{},
                          double* position_sum = nullptr);
+// The same for every prefix length L in `prefixes` (each <= T): means[i] is the batch's mean over
+// positions 0..prefixes[i]-1, summed window by window and position by position as a pass at that
+// length sums them.
+void charlm_batch_losses(const CharLM<float>& model, const int* x, const int* y, int nb, int T,
+                         CharLMCache<float>& cache, const Visibility& vis, const std::vector<int>& prefixes,
+                         double* means, double* position_sum = nullptr);
 // position_loss averaged over consecutive bins of `window` positions.
 std::vector<double> bin_positions(const std::vector<double>& position_loss, int window);
 

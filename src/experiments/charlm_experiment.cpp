@@ -42,18 +42,27 @@ json evaluate_reading(const Reading& rd, const ExperimentConfig& e, const CharCo
   if (rd.map != "none" && !rd.finetuned)  // a fine-tuned checkpoint carries its own plan; the map
     // stretches the length the checkpoint was trained at
     model.scheme().set_frequency_plan(model.scheme().plan_for(rd.map, train_len, longest));
+  // One pass at the longest length the model can read gives every length it can read (causality;
+  // charlm_perplexities). A length past what it can read (a learned table with fewer rows) has no
+  // figure, not a crash.
+  std::vector<int> readable;
+  for (int T : e.eval_lengths)
+    if (model.scheme().can_read(T - 1)) readable.push_back(T);
+  std::string at;
+  for (int T : readable) at += (at.empty() ? "" : "/") + std::to_string(T);
+  progress.update(fmt::format("[charlm] reading {} seed {}{}{} at {}", rd.scheme, rd.seed,
+                              rd.map == "none" ? "" : " +" + rd.map, rd.band ? fmt::format(" band {}", rd.band) : "", at));
+  const Visibility vis{true, rd.band};
+  const auto results = charlm_perplexities(model, corpus, readable, e.val_start, e.val_windows, e.eval_batch, vis);
   json ppl = json::array(), loss = json::array();
   for (int T : e.eval_lengths) {
-    if (!model.scheme().can_read(T - 1)) {  // e.g. a learned table with fewer rows: no figure, not a crash
+    const auto r = std::find_if(results.begin(), results.end(), [&](const PerplexityResult& x) { return x.length == T; });
+    if (r == results.end()) {
       ppl.push_back(nullptr), loss.push_back(nullptr);
       continue;
     }
-    progress.update(fmt::format("[charlm] reading {} seed {}{}{} at {}", rd.scheme, rd.seed,
-                                rd.map == "none" ? "" : " +" + rd.map, rd.band ? fmt::format(" band {}", rd.band) : "", T));
-    const Visibility vis{true, rd.band};
-    const PerplexityResult r = charlm_perplexity(model, corpus, T, e.val_start, e.val_windows, e.eval_batch, vis);
-    ppl.push_back(r.perplexity), loss.push_back(r.loss);
-    if (T == longest && longest_positions) *longest_positions = r.position_loss;
+    ppl.push_back(r->perplexity), loss.push_back(r->loss);
+    if (T == longest && longest_positions) *longest_positions = r->position_loss;
   }
   return {{"scheme", rd.scheme}, {"seed", rd.seed},       {"map", rd.map},           {"finetuned", rd.finetuned},
           {"band", rd.band},     {"perplexity", ppl},     {"loss", loss},            {"checkpoint", rd.checkpoint}};
