@@ -1,0 +1,66 @@
+// The float GEMM (core/gemm.h) against a plain double product: every transpose, accumulate or
+// overwrite, edge tiles in both directions, depths on both sides of the packing threshold (32) and of
+// a pass (128), strided operands; the padding past each row of C is never written. And the property
+// the char LM's evaluation relies on: a row of C does not depend on how many rows are computed.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "core/gemm.h"
+#include "core/rng.h"
+
+using namespace pe;
+
+TEST_CASE("float gemm equals a double product for every shape class, transpose and accumulate") {
+  Rng rng(11);
+  int cases = 0;
+  for (int M : {1, 5, 6, 7, 73, 150})
+    for (int N : {1, 15, 16, 17, 130})
+      for (int K : {0, 1, 32, 33, 129, 300})
+        for (bool ta : {false, true})
+          for (bool tb : {false, true})
+            for (bool acc : {false, true}) {
+              const int lda = (ta ? M : K) + 3, ldb = (tb ? K : N) + 2, ldc = N + 1;
+              std::vector<float> A(size_t(ta ? K : M) * lda + 1), B(size_t(tb ? N : K) * ldb + 1), C(size_t(M) * ldc);
+              for (auto& v : A) v = float(rng.normal());
+              for (auto& v : B) v = float(rng.normal());
+              for (auto& v : C) v = float(rng.normal());
+              const std::vector<float> C0 = C;
+              gemm<float>(ta ? Op::T : Op::N, tb ? Op::T : Op::N, M, N, K, A.data(), lda, B.data(), ldb, C.data(), ldc,
+                          acc);
+              int bad = 0;
+              for (int i = 0; i < M; ++i) {
+                for (int j = 0; j < N; ++j) {
+                  double s = acc ? C0[size_t(i) * ldc + j] : 0.0, mag = std::abs(s);
+                  for (int k = 0; k < K; ++k) {
+                    const double p = double(ta ? A[size_t(k) * lda + i] : A[size_t(i) * lda + k]) *
+                                     double(tb ? B[size_t(j) * ldb + k] : B[size_t(k) * ldb + j]);
+                    s += p, mag += std::abs(p);
+                  }
+                  if (std::abs(s - C[size_t(i) * ldc + j]) > 1e-5 * (1 + mag)) ++bad;
+                }
+                if (C[size_t(i) * ldc + N] != C0[size_t(i) * ldc + N]) ++bad;  // padding untouched
+              }
+              INFO("M ", M, " N ", N, " K ", K, " ta ", ta, " tb ", tb, " acc ", acc);
+              CHECK(bad == 0);
+              ++cases;
+            }
+  CHECK(cases == 1440);
+}
+
+TEST_CASE("a row of the float gemm's result does not depend on the number of rows") {
+  Rng rng(12);
+  const int N = 40;
+  for (int K : {32, 200}) {  // op(B) read in place / packed
+    std::vector<float> A(size_t(100) * K), B(size_t(K) * N);
+    for (auto& v : A) v = float(rng.normal());
+    for (auto& v : B) v = float(rng.normal());
+    std::vector<float> full(size_t(100) * N), part(size_t(100) * N);
+    gemm<float>(Op::N, Op::N, 100, N, K, A.data(), K, B.data(), N, full.data(), N, false);
+    for (int M : {1, 7, 31, 72, 73}) {
+      gemm<float>(Op::N, Op::N, M, N, K, A.data(), K, B.data(), N, part.data(), N, false);
+      for (int i = 0; i < M * N; ++i) REQUIRE(part[i] == full[i]);
+    }
+  }
+}
