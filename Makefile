@@ -22,7 +22,7 @@ run: build
 	$(BUILD)/pe-bench run experiments/tournament.json
 
 # The character LM: 5 schemes trained at 128 on The Time Machine, perplexity at 128/256/512, RoPE
-# through pi/selective, fine-tuned at 512, banded; writes results/charlm/ (about 50 minutes here).
+# through pi/selective, fine-tuned at 512, banded; writes results/charlm/ (about 30 minutes here).
 charlm: build
 	$(BUILD)/pe-bench run experiments/charlm.json
 
