@@ -136,7 +136,7 @@ TEST_CASE("masked keys get probability exactly 0; a band limits the age") {
   c.alibi_slopes = {0.5};
   auto alibi = make_scheme<double>(c);
   const int T = 6;
-  std::vector<double> X(T * 4, 0.1), probs(T * T), out(T * 4);
+  std::vector<double> X(T * 4, 0.1), probs(T * T, -1.0), out(T * 4);  // -1: every entry must be written
   std::vector<int> pos = {10, 11, 12, 13, 14, 15};
   attention_forward(AttnShape{1, T, T, 1, 4}, X.data(), X.data(), X.data(), pos.data(), pos.data(), Visibility{true, 3},
                     *alibi, {}, probs.data(), out.data());

@@ -121,17 +121,18 @@ void pack_b(const float* B, size_t ldb, bool bt, int N, int k0, int kc, float* d
 }
 
 // op(B) is packed when it is stored transposed, when many row tiles reuse it, or when it is deeper than
-// kDirectDepth rows: a sliver read in place walks down B with its row stride, and with the strides
-// here (multiples of 512 bytes) deep slivers fall into a few L1 sets and evict each other. Shallow
-// products with a row-major op(B) (attention scores and their gradients, depth = head width) read it
-// in place. op(A) is always read in place: packing it too made a training step about 8% slower
+// kDirectDepth rows with a row stride that is a multiple of 256 bytes: a sliver read in place walks
+// down B with its row stride, and with such strides (the model's are multiples of 512 bytes) deep
+// slivers fall into a few L1 sets and evict each other. Shallow products with a row-major op(B)
+// (attention scores and their gradients, depth = head width) read it in place, and so do deep ones
+// over a head's own rows side by side (P V, dS K: a 128-byte stride spreads over half the sets). op(A) is always read in place: packing it too made a training step about 8% slower
 // (measured, A/B-interleaved steps). Packing copies values, so results are the same either way.
 constexpr int kDirectDepth = 32;
 template <bool AT>
 void sgemm(int M, int N, int K, const float* A, size_t lda, const float* B, size_t ldb, bool bt, float* C,
            size_t ldc, bool accumulate) {
   thread_local std::vector<float> bpack;
-  const bool pack = bt || M > MC || K > kDirectDepth;
+  const bool pack = bt || M > MC || (K > kDirectDepth && ldb % 64 == 0);
   if (pack) bpack.resize(size_t(std::min(K, KC)) * ((N + NR - 1) / NR) * NR);
   for (int pc = 0; pc < K; pc += KC) {
     const int kc = std::min(KC, K - pc);

@@ -5,8 +5,11 @@
 
 #include <Eigen/Core>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <memory>
 
 namespace pe {
 
@@ -53,6 +56,23 @@ struct VisibleSets {
   const int* pos_of(int i) const { return pos.data() + start[i]; }
 };
 
+// The visible sets for these positions, decided once per thread and reused while the positions and
+// the visibility stay the same: every block of a model, forward and backward, asks for the same ones.
+const VisibleSets& visible_sets(const Visibility& vis, const int* qpos, int Tq, const int* kpos, int Tk) {
+  struct Last {
+    Visibility vis;
+    std::vector<int> qpos, kpos;
+    VisibleSets sets;
+  };
+  thread_local std::unique_ptr<Last> last;
+  const bool same = last && last->vis == vis &&
+                    std::equal(qpos, qpos + Tq, last->qpos.begin(), last->qpos.end()) &&
+                    std::equal(kpos, kpos + Tk, last->kpos.begin(), last->kpos.end());
+  if (!same)
+    last.reset(new Last{vis, {qpos, qpos + Tq}, {kpos, kpos + Tk}, VisibleSets(vis, qpos, Tq, kpos, Tk)});
+  return last->sets;
+}
+
 // DH > 0: the head width known at compile time (vectorised inner loops); DH = 0: sh.dh at run time.
 template <class S, int DH>
 void forward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
@@ -60,14 +80,14 @@ void forward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, const
                   const int* kv_index) {
   const int dh = DH > 0 ? DH : sh.dh, W = sh.H * dh;
   const S scale = scheme.content_scale() / std::sqrt(S(dh));
-  const VisibleSets visible(vis, qpos, sh.Tq, kpos, sh.Tk);
+  const VisibleSets& visible = visible_sets(vis, qpos, sh.Tq, kpos, sh.Tk);
   const KeyRows key_rows{sh, dh, W, kv_index};
-  std::vector<S> sc(sh.Tk);
+  std::vector<S> sc(sh.Tk), pscratch(probs ? 0 : sh.Tk);
   for (int b = 0; b < sh.B; ++b)
     for (int h = 0; h < sh.H; ++h)
       for (int i = 0; i < sh.Tq; ++i) {
         const S* q = Q + (size_t(b) * sh.Tq + i) * W + size_t(h) * dh;
-        S* p = probs + ((size_t(b) * sh.H + h) * sh.Tq + i) * sh.Tk;
+        S* p = probs ? probs + ((size_t(b) * sh.H + h) * sh.Tq + i) * sh.Tk : pscratch.data();
         const int nk = visible.count(i);
         const int *keys = visible.keys_of(i), *vpos = visible.pos_of(i);
         // s_j = scale * q.k_j  (+ bias)
@@ -98,7 +118,7 @@ void backward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
                         const S* probs, const S* dout, S* dQ, S* dK, S* dV, const int* kv_index) {
   const int dh = DH > 0 ? DH : sh.dh, W = sh.H * dh;
   const S scale = scheme.content_scale() / std::sqrt(S(dh));
-  const VisibleSets visible(vis, qpos, sh.Tq, kpos, sh.Tk);
+  const VisibleSets& visible = visible_sets(vis, qpos, sh.Tq, kpos, sh.Tk);
   const KeyRows key_rows{sh, dh, W, kv_index};
   std::vector<S> dp(sh.Tk), ds(sh.Tk);
   for (int b = 0; b < sh.B; ++b)
@@ -170,6 +190,16 @@ std::vector<QueryBlock> query_blocks(const VisibleSets& visible, int Tq) {
   return blocks;
 }
 
+// n elements of v starting on a 64-byte boundary: a 16-float row of a product's operand then fills one
+// cache line instead of straddling two.
+template <class S>
+S* cache_aligned(std::vector<S>& v, size_t n) {
+  constexpr size_t kLine = 64 / sizeof(S);
+  v.resize(n + kLine);
+  const size_t skip = (kLine - (reinterpret_cast<uintptr_t>(v.data()) / sizeof(S)) % kLine) % kLine;
+  return v.data() + skip;
+}
+
 // xt[c, j] = x[j, c] for one (sequence, head): x is [rows, dh] with row stride W, xt is [dh, rows]
 // with row stride transposed_stride(rows). The padding keeps the stride off multiples of 512 bytes,
 // so a product reading a column sliver of xt row by row spreads over the L1 sets.
@@ -181,34 +211,50 @@ void transpose_head(const S* x, int rows, int dh, int W, S* xt) {
     for (int c = 0; c < dh; ++c) xt[c * ld + j] = x[size_t(j) * W + c];
 }
 
+// xh[j, c] = x[j, c] for one (sequence, head): the head's rows side by side (row stride dh). A deep
+// product (P V, dS K) reads such a copy in place; read from x itself (row stride W, a multiple of
+// 512 bytes) it would have to be packed block by block (core/gemm.cpp).
+template <class S>
+void copy_head(const S* x, int rows, int dh, int W, S* xh) {
+  for (int j = 0; j < rows; ++j) std::copy(x + size_t(j) * W, x + size_t(j) * W + dh, xh + size_t(j) * dh);
+}
+
 template <class S>
 void dense_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
                    const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* probs, S* out) {
   const int dh = sh.dh, W = sh.H * dh, Tk = sh.Tk;
   const S scale = scheme.content_scale() / std::sqrt(S(dh));
-  const VisibleSets visible(vis, qpos, sh.Tq, kpos, Tk);
+  const VisibleSets& visible = visible_sets(vis, qpos, sh.Tq, kpos, Tk);
   const auto blocks = query_blocks(visible, sh.Tq);
   const int ldt = transposed_stride(Tk);
-  std::vector<S> sc(size_t(kQueryBlock) * Tk), kt(size_t(dh) * ldt);
+  std::vector<S> sc_buf, kt_buf, vh_buf, ps_buf;
+  S* sc = cache_aligned(sc_buf, size_t(kQueryBlock) * Tk);
+  S* kt = cache_aligned(kt_buf, size_t(dh) * ldt);
+  S* vh = cache_aligned(vh_buf, size_t(Tk) * dh);
+  // A block's probabilities are written over its key span only (all that o = p v and the backward
+  // read): masked keys inside the span get 0, keys outside it are left alone. Without a backward to
+  // follow (probs == nullptr) they live in a scratch that stays in cache.
+  S* pscratch = probs ? nullptr : cache_aligned(ps_buf, size_t(kQueryBlock) * Tk);
   // The softmax row lives in Eigen-allocated (aligned) memory: Eigen's vectorised exp and sum peel a
   // scalar head up to the first aligned element, so on memory of varying alignment the same row
   // could round differently from run to run (and thread to thread).
   Eigen::Array<S, Eigen::Dynamic, 1> row(Tk);
   for (int b = 0; b < sh.B; ++b)
     for (int h = 0; h < sh.H; ++h) {
-      // kt = K^T of this (sequence, head): [dh, Tk]
-      transpose_head(K + size_t(b) * Tk * W + size_t(h) * dh, Tk, dh, W, kt.data());
+      // kt = K^T of this (sequence, head): [dh, Tk]; vh = its V rows: [Tk, dh]
+      const size_t head = size_t(b) * Tk * W + size_t(h) * dh;
+      transpose_head(K + head, Tk, dh, W, kt);
+      copy_head(V + head, Tk, dh, W, vh);
       for (const QueryBlock& blk : blocks) {
         const int nq = blk.q1 - blk.q0, nk = blk.k1 - blk.k0;
         const size_t qoff = (size_t(b) * sh.Tq + blk.q0) * W + size_t(h) * dh;
-        const size_t koff = (size_t(b) * Tk + blk.k0) * W + size_t(h) * dh;
-        S* pblk = probs + ((size_t(b) * sh.H + h) * sh.Tq + blk.q0) * Tk;
+        S* pblk = probs ? probs + ((size_t(b) * sh.H + h) * sh.Tq + blk.q0) * Tk : pscratch;
         // s = q k^T over the block's key span: [nq, nk]
-        gemm(Op::N, Op::N, nq, nk, dh, Q + qoff, W, kt.data() + blk.k0, ldt, sc.data(), nk, false);
+        gemm(Op::N, Op::N, nq, nk, dh, Q + qoff, W, kt + blk.k0, ldt, sc, nk, false);
         for (int r = 0; r < nq; ++r) {
           const int i = blk.q0 + r, n = visible.count(i);
           const int *keys = visible.keys_of(i), *vpos = visible.pos_of(i);
-          const S* sr = sc.data() + size_t(r) * nk - blk.k0;
+          const S* sr = sc + size_t(r) * nk - blk.k0;
           // A causal mask (with or without a band) sees a contiguous run of keys: no index lists.
           const bool run = n > 0 && keys[n - 1] - keys[0] == n - 1;
           if (run)
@@ -225,16 +271,16 @@ void dense_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
           }
           S* p = pblk + size_t(r) * Tk;
           if (run) {
-            std::fill(p, p + keys[0], S(0));
+            std::fill(p + blk.k0, p + keys[0], S(0));
             std::copy(row.data(), row.data() + n, p + keys[0]);
-            std::fill(p + keys[0] + n, p + Tk, S(0));
+            std::fill(p + keys[0] + n, p + blk.k1, S(0));
           } else {
-            std::fill(p, p + Tk, S(0));
+            std::fill(p + blk.k0, p + blk.k1, S(0));
             for (int t = 0; t < n; ++t) p[keys[t]] = row[t];
           }
         }
         // o = p v: [nq, dh] (a block that sees no key gets o = 0)
-        gemm(Op::N, Op::N, nq, dh, nk, pblk + blk.k0, Tk, V + koff, W, out + qoff, W, false);
+        gemm(Op::N, Op::N, nq, dh, nk, pblk + blk.k0, Tk, vh + size_t(blk.k0) * dh, dh, out + qoff, W, false);
       }
     }
 }
@@ -245,14 +291,19 @@ void dense_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, con
                     const S* probs, const S* dout, S* dQ, S* dK, S* dV) {
   const int dh = sh.dh, W = sh.H * dh, Tk = sh.Tk;
   const S scale = scheme.content_scale() / std::sqrt(S(dh));
-  const VisibleSets visible(vis, qpos, sh.Tq, kpos, Tk);
+  const VisibleSets& visible = visible_sets(vis, qpos, sh.Tq, kpos, Tk);
   const auto blocks = query_blocks(visible, sh.Tq);
   const int ldt = transposed_stride(Tk);
-  std::vector<S> ds(size_t(kQueryBlock) * Tk), vt(size_t(dh) * ldt), row(Tk);
+  std::vector<S> ds_buf, vt_buf, kh_buf, row(Tk);
+  S* ds = cache_aligned(ds_buf, size_t(kQueryBlock) * Tk);
+  S* vt = cache_aligned(vt_buf, size_t(dh) * ldt);
+  S* kh = cache_aligned(kh_buf, size_t(Tk) * dh);
   for (int b = 0; b < sh.B; ++b)
     for (int h = 0; h < sh.H; ++h) {
-      // vt = V^T of this (sequence, head): [dh, Tk]
-      transpose_head(V + size_t(b) * Tk * W + size_t(h) * dh, Tk, dh, W, vt.data());
+      // vt = V^T of this (sequence, head): [dh, Tk]; kh = its K rows: [Tk, dh]
+      const size_t head = size_t(b) * Tk * W + size_t(h) * dh;
+      transpose_head(V + head, Tk, dh, W, vt);
+      copy_head(K + head, Tk, dh, W, kh);
       for (const QueryBlock& blk : blocks) {
         const int nq = blk.q1 - blk.q0, nk = blk.k1 - blk.k0;
         if (nk == 0) continue;
@@ -261,12 +312,12 @@ void dense_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, con
         const S* pblk = probs + ((size_t(b) * sh.H + h) * sh.Tq + blk.q0) * Tk;
         const S* go = dout + qoff;
         // undoes o = p v: dp = go v^T [nq, nk], dv += p^T go [nk, dh]
-        gemm(Op::N, Op::N, nq, nk, dh, go, W, vt.data() + blk.k0, ldt, ds.data(), nk, false);
+        gemm(Op::N, Op::N, nq, nk, dh, go, W, vt + blk.k0, ldt, ds, nk, false);
         gemm(Op::T, Op::N, nk, dh, nq, pblk + blk.k0, Tk, go, W, dV + koff, W, true);
         // undoes p = softmax(s): ds = p (dp - sum_k p_k dp_k); masked keys have p = 0, so ds = 0.
         // Plain loops: the sum's order must not depend on the alignment of the probs buffer.
         for (int r = 0; r < nq; ++r) {
-          S* dsr = ds.data() + size_t(r) * nk;
+          S* dsr = ds + size_t(r) * nk;
           const S* pr = pblk + size_t(r) * Tk + blk.k0;
           S acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
           int j = 0;
@@ -282,14 +333,14 @@ void dense_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, con
           for (int r = 0; r < nq; ++r) {
             const int i = blk.q0 + r, n = visible.count(i);
             const int* keys = visible.keys_of(i);
-            const S* dsr = ds.data() + size_t(r) * nk - blk.k0;
+            const S* dsr = ds + size_t(r) * nk - blk.k0;
             for (int t = 0; t < n; ++t) row[t] = dsr[keys[t]];
             scheme.bias_backward(P, G, h, qpos[i], visible.pos_of(i), n, row.data());
           }
         // undoes s = scale q k^T: dq += (scale ds) k [nq, dh], dk += (scale ds)^T q [nk, dh]
         for (size_t e = 0; e < size_t(nq) * nk; ++e) ds[e] *= scale;
-        gemm(Op::N, Op::N, nq, dh, nk, ds.data(), nk, K + koff, W, dQ + qoff, W, true);
-        gemm(Op::T, Op::N, nk, dh, nq, ds.data(), nk, Q + qoff, W, dK + koff, W, true);
+        gemm(Op::N, Op::N, nq, dh, nk, ds, nk, kh + size_t(blk.k0) * dh, dh, dQ + qoff, W, true);
+        gemm(Op::T, Op::N, nk, dh, nq, ds, nk, Q + qoff, W, dK + koff, W, true);
       }
     }
 }

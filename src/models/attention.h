@@ -17,6 +17,7 @@ struct Visibility {
     if (window > 0 && m - n >= window) return false;
     return true;
   }
+  bool operator==(const Visibility&) const = default;
 };
 
 struct AttnShape {
@@ -32,7 +33,11 @@ struct AttnShape {
 //   or, when kv_index ([B*Tk]) is given, K and V are tables whose row kv_index[b*Tk + j] is key j
 //   of sequence b (models whose keys repeat, e.g. when a key depends only on (position, token)).
 //   qpos: [Tq], kpos: [Tk] positions shared by the batch
-//   probs (out): [B, H, Tq, Tk]; out (out, overwritten): [B*Tq, H*dh]
+//   probs (out): [B, H, Tq, Tk], kept for the backward. Every masked key a query row could read gets
+//   exactly 0, but the dense path (no kv_index, several query rows) writes a block of query rows only
+//   over the block's key span (keys masked for the whole block are left alone). nullptr when no
+//   backward follows: the probabilities then live in a scratch only.
+//   out (out, overwritten): [B*Tq, H*dh]
 // score(m,n) = content_scale * q.k / sqrt(dh) + bias(m,n) over visible keys, softmax over keys.
 template <class S>
 void attention_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,

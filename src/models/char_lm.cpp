@@ -41,6 +41,12 @@ void CharLM<S>::init(uint64_t seed) {
 template <class S>
 double CharLM<S>::forward(const int* x, const int* y, int B, int T, CharLMCache<S>& c, int p0,
                           const Visibility& vis) const {
+  return run_forward(x, y, B, T, c, p0, vis, false);
+}
+
+template <class S>
+double CharLM<S>::run_forward(const int* x, const int* y, int B, int T, CharLMCache<S>& c, int p0,
+                              const Visibility& vis, bool keep) const {
   const int D = cfg_.d_model, V = cfg_.vocab, N = B * T, L = cfg_.n_layers;
   const size_t ND = size_t(N) * D;
   const CParamView<S> P{params_.data(), &layout_};
@@ -71,9 +77,9 @@ double CharLM<S>::forward(const int* x, const int* y, int B, int T, CharLMCache<
       scheme_->qk_forward(c.row_pos.data(), N, c.K[l].data());
     }
     // O = attention(Q, K, V): [N, D]
-    c.probs[l].resize(size_t(B) * sh.H * T * T);
+    if (keep) c.probs[l].resize(size_t(B) * sh.H * T * T);
     attention_forward(sh, c.Q[l].data(), c.K[l].data(), c.V[l].data(), c.pos.data(), c.pos.data(), vis, *scheme_, P,
-                      c.probs[l].data(), c.O[l].data());
+                      keep ? c.probs[l].data() : nullptr, c.O[l].data());
     // h' = h + O W_proj: [N, D]
     S* hn = c.h_in[l + 1].data();
     std::copy(h, h + ND, hn);
@@ -97,7 +103,7 @@ double CharLM<S>::forward(const int* x, const int* y, int B, int T, CharLMCache<
 template <class S>
 double CharLM<S>::forward_backward(const int* x, const int* y, int B, int T, S* grad, CharLMCache<S>& c,
                                    int p0, const Visibility& vis, long norm_rows) const {
-  const double loss = forward(x, y, B, T, c, p0, vis);
+  const double loss = run_forward(x, y, B, T, c, p0, vis, true);
   const int D = cfg_.d_model, V = cfg_.vocab, N = B * T, L = cfg_.n_layers;
   const size_t ND = size_t(N) * D;
   const CParamView<S> P{params_.data(), &layout_};

@@ -22,7 +22,8 @@ template <class S>
 struct CharLMCache {
   std::vector<S> logits;                         // [B*T, V]
   std::vector<double> token_loss;                // [B*T] cross-entropy of each next-token prediction
-  std::vector<std::vector<S>> h_in, Q, K, V, probs, O;  // per block; h_in[L] is the final state
+  std::vector<std::vector<S>> h_in, Q, K, V, probs, O;  // per block; h_in[L] is the final state;
+                                                       // probs only when a backward follows
   std::vector<S> dlogits, dh, dO, dQ, dK, dV;    // backward scratch
   std::vector<int> row_pos, pos;                 // [B*T] positions per row, [T]
 };
@@ -51,6 +52,9 @@ class CharLM {
                           const Visibility& vis = Visibility{}, long norm_rows = 0) const;
 
  private:
+  // forward; keep: store the attention probabilities for a backward (else they live in a scratch).
+  double run_forward(const int* x, const int* y, int B, int T, CharLMCache<S>& c, int p0, const Visibility& vis,
+                     bool keep) const;
   CharLMConfig cfg_;
   ParamLayout layout_;
   std::unique_ptr<Scheme<S>> scheme_;
