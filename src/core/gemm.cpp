@@ -144,9 +144,15 @@ void sgemm(int M, int N, int K, const float* A, size_t lda, const float* B, size
         const int n = std::min(NR, N - j);
         const float* b = pack ? bpack.data() + size_t(j / NR) * kc * NR : B + size_t(pc) * ldb + j;
         const size_t ldbp = pack ? NR : ldb;
-        for (int i = ic; i < ic + mc; i += MR)
-          tile<AT>(std::min(MR, ic + mc - i), n, kc, AT ? A + size_t(pc) * lda + i : A + i * lda + pc, lda, b, ldbp,
-                   C + i * ldc + j, ldc, acc);
+        // The block's rows in ceil(mc / MR) tiles of as even a height as possible (32 rows: 6 6 5 5 5 5,
+        // not 6 6 6 6 6 2): a tile of r rows keeps 2r FMA chains in flight, and below 5 rows there are
+        // too few to hide the FMA latency. Each element's sum is the same whichever tile holds its row.
+        const int tiles = (mc + MR - 1) / MR;
+        for (int t = 0, i = ic; t < tiles; ++t) {
+          const int r = (mc + t) / tiles;  // heights differ by at most one
+          tile<AT>(r, n, kc, AT ? A + size_t(pc) * lda + i : A + i * lda + pc, lda, b, ldbp, C + i * ldc + j, ldc, acc);
+          i += r;
+        }
       }
     }
   }
