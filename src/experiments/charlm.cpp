@@ -124,13 +124,6 @@ void charlm_batch_losses(const CharLM<float>& model, const int* x, const int* y,
   for (size_t i = 0; i < prefixes.size(); ++i) means[i] = sums[i] / (double(nb) * prefixes[i]);
 }
 
-double charlm_batch_loss(const CharLM<float>& model, const int* x, const int* y, int nb, int T,
-                         CharLMCache<float>& cache, const Visibility& vis, double* position_sum) {
-  double mean = 0;
-  charlm_batch_losses(model, x, y, nb, T, cache, vis, {T}, &mean, position_sum);
-  return mean;
-}
-
 std::vector<PerplexityResult> charlm_perplexities(CharLM<float>& model, const CharCorpus& corpus,
                                                   const std::vector<int>& lengths, int val_start, int n_windows,
                                                   int batch, const Visibility& vis) {

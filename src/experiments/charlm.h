@@ -76,16 +76,11 @@ PerplexityResult charlm_perplexity(CharLM<float>& model, const CharCorpus& corpu
 std::vector<PerplexityResult> charlm_perplexities(CharLM<float>& model, const CharCorpus& corpus,
                                                   const std::vector<int>& lengths, int val_start, int n_windows,
                                                   int batch, const Visibility& vis = Visibility{});
-// One validation batch of nb windows (x, y: [nb, T]): its mean token cross-entropy. It runs in pieces
-// of about kCharLMChunkTokens tokens (the attention probabilities then stay in cache); each token's
-// loss does not depend on the piece, and the batch's sum runs over its tokens in order, so neither
-// does the result. Adds each token's loss into position_sum[t] when given ([T]).
-double charlm_batch_loss(const CharLM<float>& model, const int* x, const int* y, int nb, int T,
-                         CharLMCache<float>& cache, const Visibility& vis = Visibility{},
-                         double* position_sum = nullptr);
-// The same for every prefix length L in `prefixes` (each <= T): means[i] is the batch's mean over
-// positions 0..prefixes[i]-1, summed window by window and position by position as a pass at that
-// length sums them.
+// One validation batch of nb windows (x, y: [nb, T]). For every prefix length L in `prefixes` (each
+// <= T), means[i] is the batch's mean token cross-entropy over positions 0..prefixes[i]-1, summed
+// window by window and position by position as a pass at that length sums them. It runs in pieces of
+// about kCharLMChunkTokens tokens; each token's loss does not depend on the piece, so neither does
+// the result. Adds each token's loss into position_sum[t] when given ([T]).
 void charlm_batch_losses(const CharLM<float>& model, const int* x, const int* y, int nb, int T,
                          CharLMCache<float>& cache, const Visibility& vis, const std::vector<int>& prefixes,
                          double* means, double* position_sum = nullptr);
