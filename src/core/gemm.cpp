@@ -125,8 +125,9 @@ void pack_b(const float* B, size_t ldb, bool bt, int N, int k0, int kc, float* d
 // down B with its row stride, and with such strides (the model's are multiples of 512 bytes) deep
 // slivers fall into a few L1 sets and evict each other. Shallow products with a row-major op(B)
 // (attention scores and their gradients, depth = head width) read it in place, and so do deep ones
-// over a head's own rows side by side (P V, dS K: a 128-byte stride spreads over half the sets). op(A) is always read in place: packing it too made a training step about 8% slower
-// (measured, A/B-interleaved steps). Packing copies values, so results are the same either way.
+// over a head's own rows side by side (P V, dS K: a 128-byte stride spreads over half the sets).
+// op(A) is always read in place: packing it too made a training step about 8% slower (measured,
+// A/B-interleaved steps). Packing copies values, so results are the same either way.
 constexpr int kDirectDepth = 32;
 template <bool AT>
 void sgemm(int M, int N, int K, const float* A, size_t lda, const float* B, size_t ldb, bool bt, float* C,
