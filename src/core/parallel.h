@@ -21,6 +21,14 @@ inline void set_threads(int n) {
   (void)n;
 #endif
 }
+// This thread's number in the innermost parallel region (0 outside one).
+inline int thread_index() {
+#ifdef _OPENMP
+  return omp_get_thread_num();
+#else
+  return 0;
+#endif
+}
 inline bool in_parallel() {
 #ifdef _OPENMP
   return omp_in_parallel();

@@ -71,17 +71,20 @@ double CharLMTrainer::step(const int* x, const int* y, int B, int T) {
   const size_t n = model_.layout().total();
   const int per_chunk = std::max(1, kCharLMChunkTokens / T);
   const int chunks = (B + per_chunk - 1) / per_chunk;
-  if (int(grads_.size()) < chunks) grads_.resize(chunks, std::vector<float>(n)), caches_.resize(chunks);
+  if (int(grads_.size()) < chunks) grads_.resize(chunks, std::vector<float>(n));
+  // activations are scratch within one chunk: one cache per thread, reused chunk after chunk, stays warm
+  if (int(caches_.size()) < max_threads()) caches_.resize(max_threads());
   losses_.assign(chunks, 0.0);
   model_.prepare(T);
   const long rows = long(B) * T;
 #pragma omp parallel for schedule(dynamic, 1) if (!in_parallel() && chunks > 1)
   for (int c = 0; c < chunks; ++c) {
     const ScopedFlushToZero ftz_thread;
+    auto& cache = caches_[thread_index()];
     const int b0 = c * per_chunk, nb = std::min(per_chunk, B - b0);
     std::fill(grads_[c].begin(), grads_[c].end(), 0.0f);
     losses_[c] = nb * model_.forward_backward(x + size_t(b0) * T, y + size_t(b0) * T, nb, T, grads_[c].data(),
-                                              caches_[c], 0, Visibility{}, rows);
+                                              cache, 0, Visibility{}, rows);
   }
   // grad = sum of the chunk gradients in chunk order; the threads take disjoint ranges of parameters
   // (each element is still summed chunk 0, 1, 2, ..., so the bits do not depend on the threads).
@@ -138,11 +141,7 @@ std::vector<PerplexityResult> charlm_perplexities(CharLM<float>& model, const Ch
 #pragma omp parallel for schedule(dynamic, 1) if (!in_parallel())
   for (int k = 0; k < batches; ++k) {
     const ScopedFlushToZero ftz;
-#ifdef _OPENMP
-    auto& cache = caches[omp_get_thread_num()];
-#else
-    auto& cache = caches[0];
-#endif
+    auto& cache = caches[thread_index()];
     const int w0 = k * batch, nb = std::min(batch, n_windows - w0);
     std::vector<int> x(size_t(nb) * T), y(size_t(nb) * T);
     for (int b = 0; b < nb; ++b) char_window(corpus, val_start + w0 + b, T, &x[size_t(b) * T], &y[size_t(b) * T]);

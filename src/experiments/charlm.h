@@ -52,7 +52,7 @@ class CharLMTrainer {
   CharLM<float>& model_;
   Adam<float> adam_;
   std::vector<std::vector<float>> grads_;
-  std::vector<CharLMCache<float>> caches_;
+  std::vector<CharLMCache<float>> caches_;  // one per thread: a chunk's activations are scratch
   std::vector<float> grad_;
   std::vector<double> losses_;
   std::vector<int> x_, y_;
