@@ -14,7 +14,7 @@ using namespace pe;
 namespace {
 template <class S>
 struct Run {
-  std::vector<S> out, probs, dQ, dK, dV, grad;
+  std::vector<S> out, probs, dQ, dK, dV;
 };
 
 template <class S>
@@ -27,9 +27,8 @@ Run<S> run_attention(const std::string& scheme_name, const Visibility& vis, int 
   auto scheme = make_scheme<S>(c);
   ParamLayout layout;
   scheme->declare(layout);
-  std::vector<S> params(layout.total() + 1, S(0));
+  std::vector<S> params(layout.total() + 1, S(0)), grad(layout.total() + 1, S(0));
   Run<S> r;
-  r.grad.assign(layout.total() + 1, S(0));
   const size_t n = size_t(B) * T * H * dh;
   Rng rng(11);
   auto fill = [&](std::vector<S>& v) {
@@ -42,13 +41,13 @@ Run<S> run_attention(const std::string& scheme_name, const Visibility& vis, int 
   for (int t = 0; t < T; ++t) pos[t] = 3 + t;
   scheme->prepare(3 + T);
   const AttnShape sh{B, T, T, H, dh};
-  r.out.assign(n, S(0)), r.probs.assign(size_t(B) * H * T * T, S(0));
+  r.out.assign(n, S(0)), r.probs.assign(size_t(B) * H * T * T, S(-1));  // -1: not written
   r.dQ.assign(n, S(0)), r.dK.assign(n, S(0)), r.dV.assign(n, S(0));
   const CParamView<S> P{params.data(), &layout};
   attention_forward(sh, Q.data(), K.data(), V.data(), pos.data(), pos.data(), vis, *scheme, P, r.probs.data(),
                     r.out.data());
   attention_backward(sh, Q.data(), K.data(), V.data(), pos.data(), pos.data(), vis, *scheme, P,
-                     ParamView<S>{r.grad.data(), &layout}, r.probs.data(), dO.data(), r.dQ.data(), r.dK.data(),
+                     ParamView<S>{grad.data(), &layout}, r.probs.data(), dO.data(), r.dQ.data(), r.dK.data(),
                      r.dV.data());
   return r;
 }
@@ -73,9 +72,15 @@ TEST_CASE("float attention (blocked GEMM path) agrees with double for every sche
         CHECK(worst(f.dQ, d.dQ) < 1e-5);
         CHECK(worst(f.dK, d.dK) < 1e-5);
         CHECK(worst(f.dV, d.dV) < 1e-5);
-        // masked keys exactly 0 in float too, as far as each query block writes
-        for (int h = 0; h < 2; ++h)
+        // every probability a query block writes is exactly 0 for a masked key and > 0 for a visible one;
+        // every visible one is written
+        int wrong = 0;
+        for (int bh = 0; bh < 2 * 2; ++bh)
           for (int i = 0; i < 75; ++i)
-            for (int j = i + 1; j < std::min(75, (i / 32 + 1) * 32); ++j) CHECK(f.probs[(size_t(h) * 75 + i) * 75 + j] == 0.0f);
+            for (int j = 0; j < 75; ++j) {
+              const float p = f.probs[(size_t(bh) * 75 + i) * 75 + j];
+              wrong += vis.visible(3 + i, 3 + j) ? !(p > 0.0f) : !(p == 0.0f || p == -1.0f);
+            }
+        CHECK(wrong == 0);
       }
 }

@@ -47,22 +47,22 @@ struct KeyRows {
 
 // The keys each query row may see. Positions are shared by the batch, so this is decided once per
 // call, not once per (sequence, head, query). Query i sees keys[start[i] .. start[i+1]) at positions pos[...].
-// first[i] and run[i] say, without reading the key list (at T = 512 it is 0.5 MB), where row i's
-// keys begin and whether they are one contiguous run (a causal mask, with or without a band).
+// first[i] and last[i], row i's lowest and highest key (keys ascend), are kept beside the lists so the
+// blocked path can place a row without reading them (at T = 512 they hold 0.5 MB).
 struct VisibleSets {
-  std::vector<int> start, keys, pos, first;
-  std::vector<char> run;
+  std::vector<int> start, keys, pos, first, last;
   VisibleSets(const Visibility& vis, const int* qpos, int Tq, const int* kpos, int Tk)
-      : start(Tq + 1, 0), first(Tq, 0), run(Tq, 0) {
+      : start(Tq + 1, 0), first(Tq, 0), last(Tq, -1) {
     for (int i = 0; i < Tq; ++i) {
       for (int j = 0; j < Tk; ++j)
         if (vis.visible(qpos[i], kpos[j])) keys.push_back(j), pos.push_back(kpos[j]);
       start[i + 1] = int(keys.size());
-      const int n = count(i);
-      if (n > 0) first[i] = keys[start[i]], run[i] = keys[start[i + 1] - 1] - first[i] == n - 1;
+      if (count(i) > 0) first[i] = keys[start[i]], last[i] = keys[start[i + 1] - 1];
     }
   }
   int count(int i) const { return start[i + 1] - start[i]; }
+  // Row i sees one contiguous run of keys (a causal mask, with or without a band): no index list needed.
+  bool run(int i) const { return count(i) > 0 && last[i] - first[i] == count(i) - 1; }
   const int* keys_of(int i) const { return keys.data() + start[i]; }
   const int* pos_of(int i) const { return pos.data() + start[i]; }
 };
@@ -189,9 +189,8 @@ std::vector<QueryBlock> query_blocks(const VisibleSets& visible, int Tq) {
     QueryBlock b{q0, std::min(Tq, q0 + kQueryBlock), 0, 0};
     bool any = false;
     for (int i = b.q0; i < b.q1; ++i) {
-      const int n = visible.count(i);
-      if (n == 0) continue;
-      const int lo = visible.keys_of(i)[0], hi = visible.keys_of(i)[n - 1] + 1;  // keys ascend
+      if (visible.count(i) == 0) continue;
+      const int lo = visible.first[i], hi = visible.last[i] + 1;
       b.k0 = any ? std::min(b.k0, lo) : lo;
       b.k1 = any ? std::max(b.k1, hi) : hi;
       any = true;
@@ -293,8 +292,7 @@ void dense_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
         for (int r = 0; r < nq; ++r) {
           const int i = blk.q0 + r, n = visible.count(i);
           const S* sr = sc + size_t(r) * nk - blk.k0;
-          // A causal mask (with or without a band) sees a contiguous run of keys: no index lists.
-          const bool run = visible.run[i];
+          const bool run = visible.run(i);
           const int k_first = visible.first[i];
           if (run)
             row.head(n) = scale * Eigen::Map<const Eigen::Array<S, Eigen::Dynamic, 1>>(sr + k_first, n);
