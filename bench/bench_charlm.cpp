@@ -4,6 +4,7 @@
 #include <benchmark/benchmark.h>
 
 #include "core/allocator.h"
+#include "core/eigen_blocking.h"
 #include "core/parallel.h"
 #include "core/rng.h"
 #include "experiments/charlm.h"
@@ -12,7 +13,7 @@
 
 namespace {
 
-const bool kAllocatorTuned = (pe::keep_freed_memory(), true);  // as pe-bench's main() does
+const bool kAllocatorTuned = (pe::keep_freed_memory(), pe::fix_eigen_blocking(), true);  // as pe-bench's main() does
 
 const char* kSchemes[] = {"none", "sinusoidal", "learned", "rope", "alibi"};
 

@@ -7,13 +7,34 @@
 
 #include "cli/common.h"
 #include "core/allocator.h"
+#include "core/build_info.h"
+#include "core/eigen_blocking.h"
 #include "core/errors.h"
 
+// The default build targets x86-64-v3; on an older CPU say so instead of dying on an illegal instruction.
+bool cpu_can_run_this_build() {
+#if defined(__x86_64__) && defined(__AVX2__) && defined(__FMA__)
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  return true;
+#endif
+}
+
 int main(int argc, char** argv) {
+  if (!cpu_can_run_this_build()) {
+    fmt::print(stderr, "pe-bench: error: this build targets {} (AVX2 and FMA), which this CPU lacks; rebuild for "
+                       "it with `make NATIVE=ON`\n", pe::build_info().target);
+    return 2;
+  }
   pe::keep_freed_memory();
+  pe::fix_eigen_blocking();
   CLI::App app{"pe-bench: train tiny attention models with each positional scheme and read them past their "
                "training length.\nExample: pe-bench run experiments/tournament.json"};
   app.require_subcommand(1);
+  const pe::BuildInfo& build = pe::build_info();
+  app.set_version_flag("--version", fmt::format("pe-bench {} ({}, target {})", build.commit, build.compiler, build.target),
+                       "the commit, compiler and instruction-set target of this build");
   // CLI11's own parse errors, also on one line.
   app.failure_message([](const CLI::App* a, const CLI::Error& e) {
     return fmt::format("pe-bench: error: {} (see pe-bench {}--help)\n", e.what(),
@@ -23,7 +44,7 @@ int main(int argc, char** argv) {
                                         pe::cli::register_gradcheck, pe::cli::register_schemes,
                                         pe::cli::register_analyze, pe::cli::register_census,
                                         pe::cli::register_finetune, pe::cli::register_sample,
-                                        pe::cli::register_table};
+                                        pe::cli::register_table, pe::cli::register_diff};
   for (auto reg : commands) reg(app);
   try {
     app.parse(argc, argv);

@@ -1,2 +1,9 @@
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
+
+#include "core/eigen_blocking.h"
+
+int main(int argc, char** argv) {
+  pe::fix_eigen_blocking();  // as pe-bench does: the same product blocking on every CPU
+  return doctest::Context(argc, argv).run();
+}

@@ -39,7 +39,7 @@ TEST_CASE("the learned table cannot read past its rows: null in JSON, a dash in 
   const json cfg = quick_config(dir);
   const auto e = ExperimentConfig::from_json(cfg);
   const auto out = train_cue(e, cfg, "learned", 0);
-  const EvalSettings s{{32, 33, 64}, 200, 5};
+  const EvalSettings s{{32, 33, 64}, 200, 5, {}};
   const Evaluation ev = evaluate_checkpoints({out.checkpoint}, s, false);
   const auto& rows = ev.rows;
   REQUIRE(rows.size() == 1);

@@ -48,3 +48,17 @@ TEST_CASE("theory: the corrected bound holds on random curves and points") {
     CHECK(interpolation_error(h, D1, D1 + 1, x, b) <= 0.5 * (x - D1) * (D1 + 1 - x) * bound_const + 1e-12);
   }
 }
+
+TEST_CASE("interpolation bound: the report states how many times the published constant is too small") {
+  const auto r = pe::theory::interpolation_bound_report();
+  const auto& c = r["constants"];
+  REQUIRE(c.size() == 2);
+  // The published text gives 2.56 at d = 16 and 1.15 at d = 128.
+  CHECK(c[0]["d"] == 16);
+  CHECK(c[0]["ratio"].get<double>() == doctest::Approx(2.56).epsilon(0.005));
+  CHECK(c[1]["d"] == 128);
+  CHECK(c[1]["ratio"].get<double>() == doctest::Approx(1.15).epsilon(0.005));
+  CHECK(c[0]["ratio"].get<double>() ==
+        doctest::Approx(c[0]["sum_theta_sq"].get<double>() / c[0]["published_d_over_4lnb"].get<double>()));
+  CHECK(r["example"]["corrected_over_published"].get<double>() == doctest::Approx(c[1]["ratio"].get<double>()));
+}

@@ -23,6 +23,7 @@ void register_census(CLI::App& app);
 void register_finetune(CLI::App& app);
 void register_sample(CLI::App& app);
 void register_table(CLI::App& app);
+void register_diff(CLI::App& app);
 
 // Loads the experiment file (or the defaults when empty) and applies --set overrides last.
 nlohmann::json resolve_config(const std::string& experiment, const std::vector<std::string>& sets);

@@ -2,6 +2,7 @@
 #pragma once
 #include <cmath>
 #include <vector>
+#include "core/math.h"
 
 namespace pe {
 
@@ -17,8 +18,8 @@ class Adam {
   void step(S* p, const S* g) {
     ++t_;
     const S b1 = S(cfg_.beta1), b2 = S(cfg_.beta2);
-    const S c1 = S(1.0 / (1.0 - std::pow(cfg_.beta1, double(t_))));
-    const S c2 = S(1.0 / (1.0 - std::pow(cfg_.beta2, double(t_))));
+    const S c1 = S(1.0 / (1.0 - math::pow(cfg_.beta1, double(t_))));
+    const S c2 = S(1.0 / (1.0 - math::pow(cfg_.beta2, double(t_))));
     const S lr = S(cfg_.lr), eps = S(cfg_.eps), wd = S(cfg_.lr * cfg_.weight_decay);
     const size_t n = m_.size();
     for (size_t i = 0; i < n; ++i) {

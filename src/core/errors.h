@@ -34,4 +34,10 @@ struct IoError : Error {
   int exit_code() const override { return 5; }
 };
 
+// Two output trees compared by `pe-bench diff` are not the same (the differences are printed first).
+struct OutputsDiffer : Error {
+  using Error::Error;
+  int exit_code() const override { return 6; }
+};
+
 }  // namespace pe

@@ -2,6 +2,7 @@
 #pragma once
 #include <cmath>
 #include <vector>
+#include "core/math.h"
 
 namespace pe {
 
@@ -9,7 +10,7 @@ inline constexpr double kDefaultBase = 10000.0;
 
 // theta_j = base^(-2j/d) for plane j = 0 .. d/2-1 (planes are adjacent coordinate pairs 2j, 2j+1).
 inline double plane_frequency(int j, int d, double base = kDefaultBase) {
-  return std::pow(base, -2.0 * j / d);
+  return math::pow(base, -2.0 * j / d);
 }
 
 inline std::vector<double> plane_frequencies(int d, double base = kDefaultBase) {
@@ -27,8 +28,8 @@ inline double plane_wavelength(int j, int d, double base = kDefaultBase) {
 inline void sinusoidal_code(double m, int d, double base, double* out) {
   for (int j = 0; j < d / 2; ++j) {
     const double a = m * plane_frequency(j, d, base);
-    out[2 * j] = std::sin(a);
-    out[2 * j + 1] = std::cos(a);
+    out[2 * j] = math::sin(a);
+    out[2 * j + 1] = math::cos(a);
   }
 }
 

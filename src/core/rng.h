@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
+#include "core/math.h"
 
 namespace pe {
 
@@ -35,7 +36,7 @@ class Rng {
   // Standard normal by Box-Muller (one value per call, deterministic).
   double normal() {
     const double u1 = 1.0 - uniform(), u2 = uniform();
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+    return std::sqrt(-2.0 * math::log(u1)) * math::cos(2.0 * M_PI * u2);
   }
 
  private:

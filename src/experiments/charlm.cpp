@@ -13,6 +13,7 @@
 #include "core/rng.h"
 #include "experiments/checkpoint.h"
 #include "experiments/train.h"
+#include "core/math.h"
 
 namespace pe {
 
@@ -158,7 +159,7 @@ std::vector<PerplexityResult> charlm_perplexities(CharLM<float>& model, const Ch
     r.length = lengths[i];
     for (int k = 0; k < batches; ++k) r.loss += batch_loss[size_t(k) * nl + i];
     r.loss /= batches;
-    r.perplexity = std::exp(r.loss);
+    r.perplexity = math::exp(r.loss);
     r.position_loss.assign(position.begin(), position.begin() + lengths[i]);
   }
   return out;
@@ -324,7 +325,7 @@ std::string charlm_sample(CharLM<float>& model, const std::vector<std::string>& 
     if (temperature > 0) {
       std::vector<double> p(V);
       double sum = 0;
-      for (int v = 0; v < V; ++v) sum += (p[v] = std::exp((logits[v] - logits[next]) / temperature));
+      for (int v = 0; v < V; ++v) sum += (p[v] = math::exp((logits[v] - logits[next]) / temperature));
       double u = rng.uniform() * sum;
       for (int v = 0; v < V; ++v)
         if ((u -= p[v]) <= 0 || v == V - 1) {

@@ -9,6 +9,7 @@
 #include "core/progress.h"
 #include "experiments/charlm.h"
 #include "experiments/checkpoint.h"
+#include "core/build_info.h"
 
 namespace pe {
 
@@ -27,7 +28,7 @@ struct Reading {
 
 std::string reading_label(const json& row) {
   std::string s = row["scheme"].get<std::string>();
-  if (row["map"] != "none") s += "+" + row["map"].get<std::string>();
+  if (row["map"] != "none") s += fmt::format("+{}", row["map"].get<std::string>());
   if (row["finetuned"].get<bool>()) s += " (fine-tuned)";
   if (row["band"].get<int>() > 0) s += fmt::format(" (band {})", row["band"].get<int>());
   return s;
@@ -49,9 +50,9 @@ json evaluate_reading(const Reading& rd, const ExperimentConfig& e, const CharCo
   for (int T : e.eval_lengths)
     if (model.scheme().can_read(T - 1)) readable.push_back(T);
   std::string at;
-  for (int T : readable) at += (at.empty() ? "" : "/") + std::to_string(T);
+  for (int T : readable) at += fmt::format("{}{}", at.empty() ? "" : "/", T);
   progress.update(fmt::format("[charlm] reading {} seed {}{}{} at {}", rd.scheme, rd.seed,
-                              rd.map == "none" ? "" : " +" + rd.map, rd.band ? fmt::format(" band {}", rd.band) : "", at));
+                              rd.map == "none" ? std::string() : fmt::format(" +{}", rd.map), rd.band ? fmt::format(" band {}", rd.band) : "", at));
   const Visibility vis{true, rd.band};
   const auto results = charlm_perplexities(model, corpus, readable, e.val_start, e.val_windows, e.eval_batch, vis);
   json ppl = json::array(), loss = json::array();
@@ -87,7 +88,8 @@ json evaluate_readings(const std::vector<Reading>& readings, const ExperimentCon
           {"validation", {{"first_start", e.val_start}, {"windows", e.val_windows}, {"batch", e.eval_batch}}},
           {"rows", rows},
           {"training", json::array()},
-          {"position_loss", {{"length", longest}, {"window", e.position_window}, {"rows", positions}}}};
+          {"position_loss", {{"length", longest}, {"window", e.position_window}, {"rows", positions}}},
+          {"build", build_info_json()}};
 }
 
 }  // namespace
@@ -211,7 +213,7 @@ std::string format_charlm_markdown(const json& r) {
       "# Character LM: validation perplexity by context\n\n"
       "TinyCharLM on The Time Machine (sha1 {}), trained at {}. Validation: {} windows from start {}, batch {}; "
       "perplexity = exp(mean over batches of the batch's mean cross-entropy). Each cell: **pe-bench** / PyTorch run / "
-      "JAX run (../shared/spec/reference-results.md). Maps read RoPE with the plan for {} -> {}.\n\n",
+      "JAX run (docs/published-results.md). Maps read RoPE with the plan for {} -> {}.\n\n",
       r["corpus"]["sha1"].get<std::string>().substr(0, 12), r["train_length"].get<int>(),
       r["validation"]["windows"].get<int>(), r["validation"]["first_start"].get<int>(),
       r["validation"]["batch"].get<int>(), r["train_length"].get<int>(), r["lengths"].back().get<int>());
@@ -266,11 +268,11 @@ std::string format_charlm_markdown(const json& r) {
         leaves = std::to_string(b * w);
         break;
       }
-    s += "| " + row["label"].get<std::string>() + " | " + fmt::format("{:.2f}", level) + " | " + leaves + " |";
-    for (auto& x : v) s += " " + cell(x) + " |";
+    s += fmt::format("| {} | {:.2f} | {} |", row["label"].get<std::string>(), level, leaves);
+    for (auto& x : v) s += fmt::format(" {} |", cell(x));
     s += "\n";
   }
-  return s;
+  return s + native_build_note(r);
 }
 
 }  // namespace pe

@@ -4,6 +4,7 @@
 
 #include "core/errors.h"
 #include "core/files.h"
+#include "core/build_info.h"
 
 #include <functional>
 
@@ -134,6 +135,7 @@ json make_checkpoint(const CueHead<float>& model, const json& training) {
           {"model", model.config().to_json()},
           {"scheme", scheme_config_to_json(model.config().scheme)},
           {"training", training},
+          {"build", build_info_json()},
           {"params", params_json(model.layout(), model.params().data())}};
 }
 
@@ -151,7 +153,8 @@ json make_charlm_checkpoint(const CharLM<float>& model, const std::vector<std::s
                {"embed_init_std", c.embed_init_std}}},
              {"scheme", scheme_config_to_json(c.scheme)},
              {"vocab", vocab},
-             {"training", training}};
+             {"training", training},
+             {"build", build_info_json()}};
   if (!frequency_plan.is_null()) cp["frequency_plan"] = frequency_plan;
   cp["params"] = params_json(model.layout(), model.params().data());
   return cp;

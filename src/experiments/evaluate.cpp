@@ -13,6 +13,7 @@
 #include "experiments/checkpoint.h"
 #include "schemes/scheme.h"
 #include "tasks/cue_exact.h"
+#include "core/build_info.h"
 
 namespace pe {
 
@@ -135,7 +136,7 @@ std::optional<double> mean_of(const std::vector<SeedResult>& seeds, size_t li) {
 // "rope", or "rope<sep>pi" for a row read with a context-extension map.
 std::string row_label(const json& row, const std::string& sep) {
   std::string label = row["scheme"].get<std::string>();
-  if (row["map"] != "none") label += sep + row["map"].get<std::string>();
+  if (row["map"] != "none") label += fmt::format("{}{}", sep, row["map"].get<std::string>());
   return label;
 }
 
@@ -163,7 +164,8 @@ json results_json(const Evaluation& ev, const EvalSettings& s) {
             {"mark_prob", task.mark_prob},
             {"lengths", s.lengths},
             {"test_size", s.test_size},
-            {"test_seed", s.test_seed}};
+            {"test_seed", s.test_seed},
+            {"build", build_info_json()}};
   json exact = json::array();
   for (int n : s.lengths) exact.push_back(cue_best_reader_without_positions(n, task.alphabet, task.mark_prob));
   j["exact_best_reader_without_positions"] = exact;
@@ -253,18 +255,19 @@ std::string format_results_markdown(const json& r, const json& ref) {
       s += "\n";
     }
   }
-  s += "\n## Each seed\n\n" + md_header({"scheme", "seed"}, r["lengths"]);
+  s += "\n## Each seed\n\n";
+  s += md_header({"scheme", "seed"}, r["lengths"]);
   for (auto& row : r["rows"]) {
     const std::string key = row_label(row, "+");
     for (auto& sd : row["seeds"]) {
       s += fmt::format("| {} | {} |", key, sd["seed"].get<int>());
-      for (auto& v : sd["accuracy"]) s += " " + md(v) + " |";
+      for (auto& v : sd["accuracy"]) s += fmt::format(" {} |", md(v));
       s += "\n";
     }
   }
   if (!ref.is_null() && ref.contains("source")) s += "\nPublished figures: " + ref["source"].get<std::string>() + "\n";
   s += "\n— : the learned table has no row for these positions (not evaluated, never clamped).\n";
-  return s;
+  return s + native_build_note(r);
 }
 
 }  // namespace pe

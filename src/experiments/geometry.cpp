@@ -8,6 +8,8 @@
 #include "core/frequencies.h"
 #include "experiments/checkpoint.h"
 #include "theory/relativity.h"
+#include "core/math.h"
+#include "core/build_info.h"
 
 namespace pe {
 
@@ -84,7 +86,7 @@ json rope_section(const CueHead<float>& m, int train_len, int max_age) {
   std::vector<double> amp(P, 0.0);
   for (int s = 0; s < A; ++s)
     for (int j = 0; j < P; ++j)
-      amp[j] += std::hypot(Qt(qt, 2 * j), Qt(qt, 2 * j + 1)) * std::hypot(Kt(A + s, 2 * j), Kt(A + s, 2 * j + 1)) /
+      amp[j] += math::hypot(Qt(qt, 2 * j), Qt(qt, 2 * j + 1)) * math::hypot(Kt(A + s, 2 * j), Kt(A + s, 2 * j + 1)) /
                 std::sqrt(2.0 * P) / A;
   const int top = int(std::max_element(amp.begin(), amp.end()) - amp.begin());
   return {{"score_by_age", curve},
@@ -208,7 +210,8 @@ json analyze_checkpoints(const std::vector<std::string>& paths, const EvalSettin
     }
   }
   return {{"format", "pe-bench-geometry"}, {"version", 1}, {"lengths", s.lengths}, {"test_size", s.test_size},
-          {"test_seed", s.test_seed}, {"rope", rope}, {"sinusoidal", sinus}, {"alibi", alibi}};
+          {"test_seed", s.test_seed}, {"rope", rope}, {"sinusoidal", sinus}, {"alibi", alibi},
+          {"build", build_info_json()}};
 }
 
 std::string format_geometry(const json& g) {

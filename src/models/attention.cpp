@@ -14,6 +14,7 @@
 
 #ifdef __AVX__
 #include <immintrin.h>
+#include "core/math.h"
 #endif
 
 namespace pe {
@@ -109,7 +110,7 @@ void forward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, const
         for (int t = 0; t < nk; ++t) mx = std::max(mx, sc[t]);
         S sum = 0;
         for (int j = 0; j < sh.Tk; ++j) p[j] = 0;
-        for (int t = 0; t < nk; ++t) sum += (p[keys[t]] = std::exp(sc[t] - mx));
+        for (int t = 0; t < nk; ++t) sum += (p[keys[t]] = math::exp(sc[t] - mx));
         const S inv = nk > 0 ? S(1) / sum : S(0);
         for (int t = 0; t < nk; ++t) p[keys[t]] *= inv;
         // o = sum_j p_j v_j
@@ -305,14 +306,16 @@ void dense_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
           auto x = row.head(n);
           S* p = pblk + size_t(r) * Tk;
           if (run) {
-            x = (x - x.maxCoeff()).exp();
+            x -= x.maxCoeff();
+            math::exp_inplace(x.data(), n);
             const S inv = S(1) / x.sum();
             std::fill(p + blk.k0, p + k_first, S(0));
             Eigen::Map<Eigen::Array<S, Eigen::Dynamic, 1>>(p + k_first, n) = x * inv;
             std::fill(p + k_first + n, p + blk.k1, S(0));
           } else {
             if (n > 0) {
-              x = (x - x.maxCoeff()).exp();
+              x -= x.maxCoeff();
+              math::exp_inplace(x.data(), n);
               x *= S(1) / x.sum();
             }
             std::fill(p + blk.k0, p + blk.k1, S(0));

@@ -4,6 +4,7 @@
 
 #include "core/gemm.h"
 #include "core/rng.h"
+#include "core/math.h"
 
 namespace pe {
 
@@ -94,8 +95,8 @@ double CharLM<S>::run_forward(const int* x, const int* y, int B, int T, CharLMCa
     const S* l = &c.logits[size_t(i) * V];
     const S mx = *std::max_element(l, l + V);
     double sum = 0;
-    for (int v = 0; v < V; ++v) sum += std::exp(double(l[v] - mx));
-    loss += (c.token_loss[i] = std::log(sum) - double(l[y[i]] - mx));
+    for (int v = 0; v < V; ++v) sum += math::exp(double(l[v] - mx));
+    loss += (c.token_loss[i] = math::log(sum) - double(l[y[i]] - mx));
   }
   return loss / N;
 }
@@ -117,7 +118,7 @@ double CharLM<S>::forward_backward(const int* x, const int* y, int B, int T, S* 
     const S* l = &c.logits[size_t(i) * V];
     const S mx = *std::max_element(l, l + V);
     S sum = 0;
-    for (int v = 0; v < V; ++v) sum += (dlogits(i, v) = std::exp(l[v] - mx));
+    for (int v = 0; v < V; ++v) sum += (dlogits(i, v) = math::exp(l[v] - mx));
     for (int v = 0; v < V; ++v) dlogits(i, v) /= sum * norm;
     dlogits(i, y[i]) -= S(1) / norm;
   }

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/rng.h"
+#include "core/math.h"
 
 namespace pe {
 
@@ -140,8 +141,8 @@ BatchStats CueHead<S>::forward(const int* tokens, const int* targets, int B, int
     for (int c = 1; c < C; ++c)
       if (l[c] > l[arg]) arg = c;
     double sum = 0;
-    for (int c = 0; c < C; ++c) sum += std::exp(double(l[c] - l[arg]));
-    st.loss_sum += std::log(sum) - double(l[targets[b]] - l[arg]);
+    for (int c = 0; c < C; ++c) sum += math::exp(double(l[c] - l[arg]));
+    st.loss_sum += math::log(sum) - double(l[targets[b]] - l[arg]);
     st.correct += (arg == targets[b]);
     if (predictions) predictions[b] = arg;
   }
@@ -164,7 +165,7 @@ BatchStats CueHead<S>::forward_backward(const int* tokens, const int* targets, i
     S mx = l[0];
     for (int c = 1; c < C; ++c) mx = std::max(mx, l[c]);
     S sum = 0;
-    for (int c = 0; c < C; ++c) sum += (g[c] = std::exp(l[c] - mx));
+    for (int c = 0; c < C; ++c) sum += (g[c] = math::exp(l[c] - mx));
     for (int c = 0; c < C; ++c) g[c] = g[c] / sum * grad_scale;
     g[targets[b]] -= grad_scale;
   }

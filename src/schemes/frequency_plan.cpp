@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/errors.h"
+#include "core/math.h"
 
 namespace pe {
 
@@ -43,7 +44,7 @@ std::vector<double> plane_factors(const std::string& map, int d, double base, in
     if (map == "pi") {
       f[j] = 1.0 / kappa;
     } else if (map == "ntk") {
-      f[j] = std::pow(kappa, -2.0 * j / (d - 2));
+      f[j] = math::pow(kappa, -2.0 * j / (d - 2));
     } else if (map == "yarn") {
       const double g = std::clamp((train_len / lambda - kYarnAlpha) / (kYarnBeta - kYarnAlpha), 0.0, 1.0);
       f[j] = (1.0 - g) / kappa + g;
@@ -56,7 +57,7 @@ std::vector<double> plane_factors(const std::string& map, int d, double base, in
 
 double yarn_logit_scale(double kappa) {
   if (kappa <= 1.0) return 1.0;
-  const double t = 0.1 * std::log(kappa) + 1.0;
+  const double t = 0.1 * math::log(kappa) + 1.0;
   return t * t;
 }
 

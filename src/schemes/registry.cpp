@@ -7,6 +7,7 @@
 #include "schemes/none.h"
 #include "schemes/rope.h"
 #include "schemes/sinusoidal.h"
+#include "core/math.h"
 
 namespace pe {
 
@@ -72,7 +73,7 @@ std::vector<double> alibi_reference_slopes(int H) {
   if (H < 1) throw UsageError("alibi: need at least one head");
   auto pow2 = [](int n) {
     std::vector<double> s(n);
-    for (int h = 1; h <= n; ++h) s[h - 1] = std::pow(2.0, -8.0 * h / n);
+    for (int h = 1; h <= n; ++h) s[h - 1] = math::pow(2.0, -8.0 * h / n);
     return s;
   };
   int P = 1;

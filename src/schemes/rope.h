@@ -8,6 +8,7 @@
 #include "core/errors.h"
 #include "schemes/frequency_plan.h"
 #include "schemes/scheme.h"
+#include "core/math.h"
 
 namespace pe {
 
@@ -50,8 +51,8 @@ class RopeScheme final : public Scheme<S> {
     for (int m = cached_ + 1; m <= max_pos; ++m)
       for (int j = 0; j < P; ++j) {
         const double a = double(m) * plan_.theta[j];
-        cos_[size_t(m) * P + j] = S(std::cos(a));
-        sin_[size_t(m) * P + j] = S(std::sin(a));
+        cos_[size_t(m) * P + j] = S(math::cos(a));
+        sin_[size_t(m) * P + j] = S(math::sin(a));
       }
     cached_ = max_pos;
   }

@@ -40,7 +40,8 @@ int CharCorpus::id_of(char c) const {
 
 CharCorpus load_char_corpus(const std::string& path, const std::string& expected_sha1) {
   if (!file_exists(path))
-    throw DataError(fmt::format("corpus {} not found; copy it from ../shared/data/timemachine.txt (sha1 {}) or pass "
+    throw DataError(fmt::format("corpus {} not found; pe-bench ships it as data/timemachine.txt (sha1 {}): run "
+                                "from the repository's root, restore it with `git checkout data/timemachine.txt`, or pass "
                                 "--corpus PATH",
                                 path, kTimeMachineSha1));
   const std::string text = read_file(path);
@@ -48,8 +49,8 @@ CharCorpus load_char_corpus(const std::string& path, const std::string& expected
   c.path = path;
   c.sha1 = sha1_hex(text);
   if (!expected_sha1.empty() && c.sha1 != expected_sha1)
-    throw DataError(fmt::format("corpus {} has sha1 {} but the d2l copy has {}; restore it from "
-                                "../shared/data/timemachine.txt, or pass --corpus to read another text on purpose",
+    throw DataError(fmt::format("corpus {} has sha1 {} but the d2l copy has {}; restore it with "
+                                "`git checkout data/timemachine.txt`, or pass --corpus to read another text on purpose",
                                 path, c.sha1, expected_sha1));
   const std::string pre = d2l_preprocess(text);
   if (pre.size() < 2) throw DataError(fmt::format("corpus {} has no letters to train on", path));

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/errors.h"
+#include "core/math.h"
 
 namespace pe {
 
@@ -32,11 +33,12 @@ std::vector<double> prob_all_at_most(int m, int Kmax, int A, const std::vector<s
 
 std::vector<std::vector<double>> draw_weights(int N, int A) {
   std::vector<std::vector<double>> W(N + 1);
-  const double logp = -std::log(double(A));
+  const double logp = -math::log(double(A));
+  const std::vector<double> lf = math::log_factorials(N);
   for (int k = 0; k <= N; ++k) {
     W[k].resize(k + 1);
     for (int c = 0; c <= k; ++c)
-      W[k][c] = std::exp(std::lgamma(k + 1.0) - std::lgamma(c + 1.0) - std::lgamma(k - c + 1.0) + c * logp);
+      W[k][c] = math::exp(lf[k] - lf[c] - lf[k - c] + c * logp);
   }
   return W;
 }
@@ -63,14 +65,15 @@ double cue_best_reader_without_positions(int n, int alphabet, double mark_prob) 
   if (n < 2) throw UsageError("cue task: a sequence needs at least 2 tokens (one content token and the query)");
   const int N = n - 1;  // content tokens
   const auto emax = expected_max(N, alphabet);
+  const std::vector<double> lf = math::log_factorials(N);
   double acc = 0.0;
   for (int K = 0; K <= N; ++K) {
-    const double logpk = std::lgamma(N + 1.0) - std::lgamma(K + 1.0) - std::lgamma(N - K + 1.0) +
-                         (K > 0 ? K * std::log(mark_prob) : 0.0) +
-                         (N - K > 0 ? (N - K) * std::log1p(-mark_prob) : 0.0);
+    const double logpk = lf[N] - lf[K] - lf[N - K] +
+                         (K > 0 ? K * math::log(mark_prob) : 0.0) +
+                         (N - K > 0 ? (N - K) * math::log1p(-mark_prob) : 0.0);
     const int Keff = std::max(K, 1);  // no mark: one forced mark, always read right
     const double em = (K == 0) ? 1.0 : emax[K];
-    acc += std::exp(logpk) * em / Keff;
+    acc += math::exp(logpk) * em / Keff;
   }
   return acc;
 }

@@ -3,11 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include "core/math.h"
 
 namespace pe::theory {
 
 double alibi_tail_bound(double width, double slope, int D) {
-  return std::exp(width - slope * D) / (1.0 - std::exp(-slope));
+  return math::exp(width - slope * D) / (1.0 - math::exp(-slope));
 }
 
 double alibi_tail_mass(const std::vector<double>& content, double slope, int D) {
@@ -16,7 +17,7 @@ double alibi_tail_mass(const std::vector<double>& content, double slope, int D) 
   for (int r = 0; r < len; ++r) mx = std::max(mx, content[r] - slope * r);
   double total = 0.0, tail = 0.0;
   for (int r = 0; r < len; ++r) {
-    const double w = std::exp(content[r] - slope * r - mx);
+    const double w = math::exp(content[r] - slope * r - mx);
     total += w;
     if (r >= D) tail += w;
   }

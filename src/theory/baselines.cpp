@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "tasks/cue_exact.h"
+#include "core/math.h"
 
 namespace pe::theory {
 
@@ -24,7 +25,7 @@ std::vector<double> causal_attention_equal_scores(const std::vector<double>& val
     w.assign(t + 1, score);
     const double mx = *std::max_element(w.begin(), w.end());
     double z = 0.0;
-    for (double& x : w) z += (x = std::exp(x - mx));
+    for (double& x : w) z += (x = math::exp(x - mx));
     for (int n = 0; n <= t; ++n)
       for (int c = 0; c < width; ++c) out[size_t(t) * width + c] += (w[n] / z) * values[size_t(n) * width + c];
   }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <complex>
 #include <limits>
+#include "core/math.h"
 
 namespace pe::theory {
 
@@ -19,8 +20,10 @@ double ci_series(double x) {
     sum += add;
     if (std::abs(add) < 1e-18 * (std::abs(sum) + 1e-300)) break;
   }
-  return kEulerGamma + std::log(x) + sum;
+  return kEulerGamma + math::log(x) + sum;
 }
+
+double magnitude(std::complex<double> z) { return math::hypot(z.real(), z.imag()); }
 
 // E1(z) = e^{-z} / (z+1 - 1^2/(z+3 - 2^2/(z+5 - ...))), modified Lentz; good for |z| >= ~2, Re z >= 0.
 std::complex<double> e1_continued_fraction(std::complex<double> z) {
@@ -32,15 +35,15 @@ std::complex<double> e1_continued_fraction(std::complex<double> z) {
     const double a = -double(n) * n;
     const C b = z + (2.0 * n + 1.0);
     dd = b + a * dd;
-    if (std::abs(dd) < tiny) dd = tiny;
+    if (magnitude(dd) < tiny) dd = tiny;
     dd = 1.0 / dd;
     c = b + a / c;
-    if (std::abs(c) < tiny) c = tiny;
+    if (magnitude(c) < tiny) c = tiny;
     const C delta = c * dd;
     f *= delta;
-    if (std::abs(delta - 1.0) < 1e-17) break;
+    if (magnitude(delta - 1.0) < 1e-17) break;
   }
-  return std::exp(-z) / f;
+  return math::exp(-z.real()) * math::cis(-z.imag()) / f;  // e^{-z}
 }
 
 }  // namespace

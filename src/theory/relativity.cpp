@@ -6,6 +6,8 @@
 #include "core/errors.h"
 #include "core/frequencies.h"
 #include "theory/sinusoidal_geometry.h"
+#include "core/math.h"
+#include "core/rng.h"
 
 namespace pe::theory {
 
@@ -50,12 +52,12 @@ double offset_score_spread(const Eigen::MatrixXd& M, double base, int offsets, i
 
 DefectMoments gaussian_defect_moments(int d, int samples, unsigned seed) {
   std::mt19937_64 rng(seed);
-  std::normal_distribution<double> g;
+  pe::Rng g(pe::stream_key({uint64_t(seed)}));  // normals by pe's own Box-Muller (no libm)
   Eigen::MatrixXd M(d, d);
   double s1 = 0.0, s2 = 0.0;
   for (int t = 0; t < samples; ++t) {
-    for (Eigen::Index i = 0; i < M.size(); ++i) M.data()[i] = g(rng);
-    const double x = std::pow(relativity_defect(M), 2);
+    for (Eigen::Index i = 0; i < M.size(); ++i) M.data()[i] = g.normal();
+    const double x = math::pow(relativity_defect(M), 2);
     s1 += x, s2 += x * x;
   }
   const double mean = s1 / samples;
@@ -67,9 +69,9 @@ nlohmann::json relativity_report() {
   const double base = pe::kDefaultBase;
   const int d = 16;
   std::mt19937_64 rng(11);
-  std::normal_distribution<double> g;
+  pe::Rng g(pe::stream_key({uint64_t(11)}));  // normals by pe's own Box-Muller (no libm)
   Eigen::MatrixXd random(d, d);
-  for (Eigen::Index i = 0; i < random.size(); ++i) random.data()[i] = g(rng);
+  for (Eigen::Index i = 0; i < random.size(); ++i) random.data()[i] = g.normal();
   const Eigen::MatrixXd commuting = relative_projection(random);  // defect 0 by construction
   const int offsets = 50, per_offset = 20, max_pos = 20000;
   nlohmann::json check = {

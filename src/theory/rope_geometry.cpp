@@ -7,6 +7,8 @@
 
 #include "core/frequencies.h"
 #include "schemes/rope.h"
+#include "core/math.h"
+#include "core/rng.h"
 
 namespace pe::theory {
 
@@ -14,7 +16,7 @@ Eigen::VectorXd rope_rotate(const Eigen::VectorXd& x, double pos, double base) {
   const int d = int(x.size());
   Eigen::VectorXd y(d);
   for (int j = 0; j < d / 2; ++j) {
-    const double a = pos * pe::plane_frequency(j, d, base), c = std::cos(a), s = std::sin(a);
+    const double a = pos * pe::plane_frequency(j, d, base), c = math::cos(a), s = math::sin(a);
     y(2 * j) = x(2 * j) * c - x(2 * j + 1) * s;
     y(2 * j + 1) = x(2 * j) * s + x(2 * j + 1) * c;
   }
@@ -23,7 +25,7 @@ Eigen::VectorXd rope_rotate(const Eigen::VectorXd& x, double pos, double base) {
 
 RopeRelativeCheck rope_relative_check(int d, double base, int trials, int max_pos, unsigned seed) {
   std::mt19937_64 rng(seed);
-  std::normal_distribution<double> g;
+  pe::Rng g(pe::stream_key({uint64_t(seed)}));  // normals by pe's own Box-Muller (no libm)
   std::uniform_int_distribution<int> pos(0, max_pos - 1);
   // the harness's own RoPE (schemes/rope.h), one head of width d
   SchemeConfig sc;
@@ -35,7 +37,7 @@ RopeRelativeCheck rope_relative_check(int d, double base, int trials, int max_po
   RopeRelativeCheck out;
   for (int t = 0; t < trials; ++t) {
     Eigen::VectorXd q(d), k(d);
-    for (int i = 0; i < d; ++i) q(i) = g(rng), k(i) = g(rng);
+    for (int i = 0; i < d; ++i) q(i) = g.normal(), k(i) = g.normal();
     const int m = pos(rng), n = pos(rng);
     Eigen::VectorXd qm = q, kn = k, kr = k;
     rope.qk_forward(&m, 1, qm.data());
@@ -57,8 +59,8 @@ double rope_decay_envelope(double delta, int d, double base) {
   std::complex<double> S = 0.0;
   double sum = 0.0;
   for (int j = 0; j < d / 2; ++j) {
-    S += std::polar(1.0, delta * pe::plane_frequency(j, d, base));  // S_{j+1}
-    sum += std::abs(S);
+    S += math::cis(delta * pe::plane_frequency(j, d, base));  // S_{j+1}
+    sum += math::hypot(S.real(), S.imag());
   }
   return sum;
 }
@@ -73,7 +75,7 @@ std::vector<double> rope_offset_scores(int d, double base, double delta, bool co
     double shared = phase(rng);
     for (int j = 0; j < d / 2; ++j) {
       const double ph = coupled ? shared : phase(rng);
-      k(2 * j) = std::cos(ph), k(2 * j + 1) = std::sin(ph);
+      k(2 * j) = math::cos(ph), k(2 * j + 1) = math::sin(ph);
     }
     out[t] = q.dot(rope_rotate(k, delta, base));
   }
@@ -153,7 +155,7 @@ nlohmann::json rope_offset_distribution_report() {
       std::sort(sorted.begin(), sorted.end());
       auto quant = [&](double p) { return sorted[size_t(p * (samples - 1))]; };
       // exact variance: independent planes d/4; coupled two planes 1 + cos(Delta (theta_0 - theta_1))
-      const double exact_var = cs.coupled ? 1.0 + std::cos(delta * (th0 - th1)) : cs.d / 4.0;
+      const double exact_var = cs.coupled ? 1.0 + math::cos(delta * (th0 - th1)) : cs.d / 4.0;
       rows.push_back({{"delta", delta},
                       {"mean", m1},
                       {"variance", var},

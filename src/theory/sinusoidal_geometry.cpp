@@ -6,6 +6,7 @@
 
 #include "core/frequencies.h"
 #include "theory/cosine_integral.h"
+#include "core/math.h"
 
 namespace pe::theory {
 
@@ -25,28 +26,28 @@ Eigen::MatrixXd shift_rotation(double k, int d, double base) {
   Eigen::MatrixXd R = Eigen::MatrixXd::Zero(d, d);
   for (int j = 0; j < d / 2; ++j) {
     const double a = k * pe::plane_frequency(j, d, base);
-    R(2 * j, 2 * j) = std::cos(a);
-    R(2 * j, 2 * j + 1) = std::sin(a);
-    R(2 * j + 1, 2 * j) = -std::sin(a);
-    R(2 * j + 1, 2 * j + 1) = std::cos(a);
+    R(2 * j, 2 * j) = math::cos(a);
+    R(2 * j, 2 * j + 1) = math::sin(a);
+    R(2 * j + 1, 2 * j) = -math::sin(a);
+    R(2 * j + 1, 2 * j + 1) = math::cos(a);
   }
   return R;
 }
 
 double stationary_kernel(double delta, int d, double base) {
   double s = 0.0;
-  for (int j = 0; j < d / 2; ++j) s += std::cos(delta * pe::plane_frequency(j, d, base));
+  for (int j = 0; j < d / 2; ++j) s += math::cos(delta * pe::plane_frequency(j, d, base));
   return s;
 }
 
 double log_ruler_limit(double delta, double base) {
   const double a = std::abs(delta);
   if (a == 0.0) return 1.0;
-  return (cosine_integral(a) - cosine_integral(a / base)) / std::log(base);
+  return (cosine_integral(a) - cosine_integral(a / base)) / math::log(base);
 }
 
 double log_ruler_line(double delta, double base) {
-  return 1.0 - (kEulerGamma + std::log(std::abs(delta))) / std::log(base);
+  return 1.0 - (kEulerGamma + math::log(std::abs(delta))) / math::log(base);
 }
 
 ColumnCosine largest_column_cosine(int positions, int d, double base) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include "core/math.h"
 
 namespace pe::theory {
 
@@ -9,7 +10,7 @@ int t5_bucket(int r, int buckets, int max_distance) {
   r = std::max(r, 0);
   const int exact = buckets / 2;
   if (r < exact) return r;
-  const double scaled = std::log(double(r) / exact) / std::log(double(max_distance) / exact) * (buckets - exact);
+  const double scaled = math::log(double(r) / exact) / math::log(double(max_distance) / exact) * (buckets - exact);
   return std::min(buckets - 1, exact + int(std::floor(scaled)));
 }
 

@@ -10,6 +10,7 @@
 #include "theory/sinusoidal_geometry.h"
 #include "theory/t5_buckets.h"
 #include "theory/window_conditioning.h"
+#include "core/build_info.h"
 
 namespace pe::theory {
 
@@ -30,6 +31,7 @@ nlohmann::json compute_all() {
   all["wavelength_census"] = wavelength_census_report();
   all["interpolation_bound"] = interpolation_bound_report();
   all["finite_precision"] = finite_precision_report();
+  all["build"] = build_info_json();
   return all;
 }
 

@@ -179,10 +179,10 @@ void census(std::string& out, const json& j) {
 
 void interp(std::string& out, const json& j) {
   heading(out, "Interpolation bound: sum_j theta_j^2 vs the published d/(4 ln b)");
-  out += fmt::format("{:>5} {:>14} {:>14}\n", "d", "sum theta^2", "d/(4 ln b)");
+  out += fmt::format("{:>5} {:>14} {:>14} {:>22}\n", "d", "sum theta^2", "d/(4 ln b)", "published too small by");
   for (const auto& c : j["constants"])
-    out += fmt::format("{:>5} {:>14.6f} {:>14.6f}\n", c["d"].get<int>(), num(c["sum_theta_sq"]),
-                       num(c["published_d_over_4lnb"]));
+    out += fmt::format("{:>5} {:>14.6f} {:>14.6f} {:>21.2f}x\n", c["d"].get<int>(), num(c["sum_theta_sq"]),
+                       num(c["published_d_over_4lnb"]), num(c["ratio"]));
   const auto& e = j["example"];
   out += fmt::format(
       "d = {}, all h_j = 1, on [{}, {}] at Delta = {}: actual error {:.6f}, published bound {:.6f} "

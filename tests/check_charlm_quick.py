@@ -1,15 +1,6 @@
-#!/usr/bin/env bash
-# The quick variant of the character-LM experiment through the real binary (what CI runs instead of
-# the 30-minute reproduction): every scheme trains, RoPE is read through each map, fine-tuned, banded;
-# the outputs are complete and sane. Usage: tests/charlm_quick.sh path/to/pe-bench
-set -euo pipefail
-BIN=${1:?usage: charlm_quick.sh path/to/pe-bench}
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-"$BIN" run experiments/charlm-quick.json --set runs_dir="$TMP/runs" --set out_dir="$TMP" --quiet >"$TMP/stdout"
-cat "$TMP/stdout"
-test -s "$TMP/table.md"
-python3 - "$TMP/results.json" <<'PY'
+# Sanity checks on a fresh charlm-quick results.json (beyond equality with the committed copy): every
+# scheme trains, RoPE is read through each map, fine-tuned and banded, and every perplexity beats a
+# uniform guess. Usage: python3 tests/check_charlm_quick.py results.json
 import json, math, sys
 r = json.load(open(sys.argv[1]))
 labels = [(x["scheme"], x["map"], x["finetuned"], x["band"]) for x in r["rows"]]
@@ -28,4 +19,3 @@ pl = r["position_loss"]
 assert pl["length"] == 512 and pl["window"] == 16 and len(pl["rows"]) == 10
 assert all(len(x["bins"]) == 32 for x in pl["rows"])
 print("charlm_quick: %d readings, every perplexity in (1, 28)" % len(r["rows"]))
-PY
