@@ -71,6 +71,22 @@ expect_error "finetune missing checkpoint" "not found" finetune --checkpoint "$T
 expect_error "charlm eval bad map" "unknown map 'zoom'" eval --task charlm --rescale zoom --runs-dir "$TMP/runs" --out "$TMP/out.json" --quiet
 expect_error "table of a corrupt file" "not valid JSON" table "$TMP/corrupt.json"
 expect_error "table of a non-results file" "not a pe-bench results file" table "$TMP/typo.json"
+expect_error "diff a missing directory" "does not exist" diff "$TMP/runs" "$TMP/absent"
+expect_error "diff a directory and a file" "both be directories or both files" diff "$TMP/runs" "$CP"
+expect_error "diff of a corrupt JSON file" "not valid JSON" diff "$TMP/corrupt.json" "$TMP/typo.json"
+
+# pe-bench diff: equal trees exit 0; a changed value exits 6 and names the file and the value.
+cp -r "$TMP/runs" "$TMP/runs2"
+"$BIN" diff "$TMP/runs" "$TMP/runs2" >"$TMP/stdout" 2>"$TMP/stderr"
+if [[ $? -eq 0 ]] && grep -q "^same: " "$TMP/stdout"; then pass=$((pass + 1)); else
+  echo "FAIL [diff of equal trees]"; cat "$TMP/stdout" "$TMP/stderr"; fail=$((fail + 1)); fi
+sed -i 's/"steps": 3/"steps": 4/' "$TMP/runs2/cue/learned/seed0/config.json"
+sed -i 's/"commit": "[^"]*"/"commit": "elsewhere"/' "$TMP/runs2/cue/learned/seed0/checkpoint.json"
+"$BIN" diff "$TMP/runs" "$TMP/runs2" >"$TMP/stdout" 2>"$TMP/stderr"
+rc=$?
+if [[ $rc -eq 6 ]] && grep -q "config.json: steps: 3 vs 4" "$TMP/stdout" && grep -q "note: .*build differs (commit" "$TMP/stdout" &&
+   ! grep -q "^cue/learned/seed0/checkpoint.json:" "$TMP/stdout" && [[ $(wc -l <"$TMP/stderr") -eq 1 ]]; then pass=$((pass + 1)); else
+  echo "FAIL [diff names the differing value, notes the build] rc=$rc"; cat "$TMP/stdout" "$TMP/stderr"; fail=$((fail + 1)); fi
 
 # The learned table past its rows is a null, not an error.
 "$BIN" eval --lengths 32,64 --runs-dir "$TMP/runs" --out "$TMP/ok.json" --quiet >"$TMP/stdout" 2>"$TMP/stderr"

@@ -1,5 +1,5 @@
 // pe-bench analyze: the geometry behind the results.
-//   pe-bench analyze theory   everything in analysis.md that needs no trained model
+//   pe-bench analyze theory   everything in docs/analyses.md that needs no trained model
 #include <fmt/format.h>
 
 #include <chrono>

@@ -15,11 +15,11 @@ void register_diff(CLI::App& app) {
   };
   auto o = std::make_shared<Opts>();
   auto* sub = app.add_subcommand(
-      "diff",
-      "Compare two results directories (or two files) value by value: JSON by value, JSON Lines line by line, "
-      "other files byte for byte; each file's first difference is named. The `build` provenance (commit, "
-      "compiler, target) is reported but is not a difference. Exit 0: the same; 6: they differ.\n"
-      "Example: pe-bench diff /tmp/mine/results/tournament results/tournament");
+      "diff", "Compare two results directories (or files) value by value; exit 0 if the same, 6 if not");
+  sub->footer(
+      "JSON is compared by value, JSON Lines line by line, other files byte for byte; each differing file is named "
+      "with its first differing value. The `build` provenance (commit, compiler, target) is reported as a note, not "
+      "a difference.\nExample: pe-bench diff /tmp/mine/results/tournament results/tournament");
   sub->add_option("a", o->a, "first directory or file")->required();
   sub->add_option("b", o->b, "second directory or file")->required();
   sub->add_option("--max-shown", o->max_shown, "show at most this many differing files")->capture_default_str();
@@ -28,7 +28,9 @@ void register_diff(CLI::App& app) {
     for (size_t i = 0; i < d.differences.size() && int(i) < o->max_shown; ++i) fmt::print("{}\n", d.differences[i]);
     if (int(d.differences.size()) > o->max_shown)
       fmt::print("... and {} more differing files\n", d.differences.size() - o->max_shown);
-    if (!d.notes.empty()) fmt::print("note: {} (and {} more files with other build fields)\n", d.notes.front(), d.notes.size() - 1);
+    if (!d.notes.empty())
+      fmt::print("note: {}{}\n", d.notes.front(),
+                 d.notes.size() > 1 ? fmt::format(" (and in {} more files)", d.notes.size() - 1) : "");
     if (!d.same())
       throw OutputsDiffer(fmt::format("{} of {} files differ between {} and {}", d.differences.size(),
                                       d.files_compared, o->a, o->b));

@@ -1,4 +1,4 @@
-// The trained heads, read (analysis.md: RoPE offset curves, the sinusoidal relativity defect,
+// The trained heads, read (docs/analyses.md: RoPE offset curves, the sinusoidal relativity defect,
 // ALiBi content widths and horizons). Every number comes from the checkpoints named in the output.
 #pragma once
 #include <string>

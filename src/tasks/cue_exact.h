@@ -1,5 +1,5 @@
 // The exact accuracy of the best cue-task reader that sees no positions (tasks.md section 1,
-// analysis.md "Exact baselines"): it sees the bag of tokens and guesses the most frequent marked
+// docs/analyses.md "Exact baselines"): it sees the bag of tokens and guesses the most frequent marked
 // symbol, breaking ties uniformly. Computed by counting, not by sampling.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The ALiBi tail bound (analysis.md "Relative biases"): with content scores of width W and slope s,
+// The ALiBi tail bound (docs/analyses.md "Relative biases"): with content scores of width W and slope s,
 // the causal softmax weight on ages >= D is at most e^W e^(-sD) / (1 - e^(-s)).
 #pragma once
 #include <nlohmann/json.hpp>

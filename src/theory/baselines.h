@@ -1,4 +1,4 @@
-// Exact baselines (analysis.md "Exact baselines"): the best cue reader without positions, and the
+// Exact baselines (docs/analyses.md "Exact baselines"): the best cue reader without positions, and the
 // causal counter proposition computed with an actual causal uniform-attention average.
 #pragma once
 #include <nlohmann/json.hpp>

@@ -1,5 +1,5 @@
 // Context-extension maps for RoPE (schemes.md "Context-extension maps") and the wavelength census
-// (analysis.md "RoPE"). The RoPE scheme may reuse plane_factors for its frequency plan.
+// (docs/analyses.md "RoPE"). The RoPE scheme may reuse plane_factors for its frequency plan.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
@@ -18,7 +18,7 @@ using pe::plane_factors;
 using pe::yarn_logit_scale;
 
 // Per plane: wavelength, turns over the training offsets 0..L-1, whether it completes a turn, and the
-// factor theta'_j/theta_j of each map at each kappa; YaRN's logit scale per kappa. (analysis.md uses
+// factor theta'_j/theta_j of each map at each kappa; YaRN's logit scale per kappa. (docs/analyses.md uses
 // d = 16, L = 32, kappa = 2, 4, 8; `pe-bench census` takes any.) Factors are keyed by "{:g}" of kappa.
 nlohmann::json wavelength_census_report(int d = 16, int train_len = 32, double base = pe::kDefaultBase,
                                         const std::vector<double>& kappas = {2.0, 4.0, 8.0},

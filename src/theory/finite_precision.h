@@ -1,4 +1,4 @@
-// Finite precision (analysis.md): where stored position scalars alias, and how close two rows of a
+// Finite precision (docs/analyses.md): where stored position scalars alias, and how close two rows of a
 // sinusoidal table come once it is stored in bfloat16 / float16 / float32. Rounding is emulated in
 // software (round to nearest, ties to even) straight from a double's bits: no special hardware.
 #pragma once

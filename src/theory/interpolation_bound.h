@@ -1,4 +1,4 @@
-// The interpolation bound (analysis.md "RoPE"): for a(Delta) = Re sum_j h_j e^{i Delta theta_j}, linear
+// The interpolation bound (docs/analyses.md "RoPE"): for a(Delta) = Re sum_j h_j e^{i Delta theta_j}, linear
 // interpolation between integers D1 < D2 errs by at most 1/2 (Delta-D1)(D2-Delta) sum_j |h_j| theta_j^2.
 // A published version uses d/(4 ln b) in place of sum_j theta_j^2; both are compared here.
 #pragma once

@@ -1,4 +1,4 @@
-// Which score matrices see only offsets (analysis.md): the commutant projection Pi and the relativity
+// Which score matrices see only offsets (docs/analyses.md): the commutant projection Pi and the relativity
 // defect delta(M) = ||M - Pi M||_F / ||M||_F. Reused by the trained-head analysis.
 #pragma once
 #include <Eigen/Dense>

@@ -1,4 +1,4 @@
-// RoPE geometry (analysis.md "RoPE"): relative by construction, isometric, the long-term decay
+// RoPE geometry (docs/analyses.md "RoPE"): relative by construction, isometric, the long-term decay
 // envelope, and whether the score's distribution depends on the offset.
 // The identities are checked on the harness's own RoPE scheme (schemes/rope.h).
 #pragma once

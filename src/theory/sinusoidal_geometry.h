@@ -1,4 +1,4 @@
-// The sinusoidal code as a kernel (analysis.md "The sinusoidal code as a kernel"): shift is a rotation,
+// The sinusoidal code as a kernel (docs/analyses.md "The sinusoidal code as a kernel"): shift is a rotation,
 // the stationary kernel, the logarithmic ruler, column cosines of the position matrix.
 // Layout as schemes.md: p(m)[2j] = sin(m theta_j), p(m)[2j+1] = cos(m theta_j).
 #pragma once

@@ -1,4 +1,4 @@
-// The T5 causal bucket map (schemes.md "t5") and its table (analysis.md "Relative biases").
+// The T5 causal bucket map (schemes.md "t5") and its table (docs/analyses.md "Relative biases").
 #pragma once
 #include <nlohmann/json.hpp>
 

@@ -1,4 +1,4 @@
-// The geometry toolkit (analysis.md items that need no trained model): one call computes everything,
+// The geometry toolkit (docs/analyses.md items that need no trained model): one call computes everything,
 // another renders it as plain-text tables. `pe-bench analyze theory` writes compute_all() to JSON.
 #pragma once
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-// Window conditioning (analysis.md): the condition number of the d x W matrix whose columns are p(m),
+// Window conditioning (docs/analyses.md): the condition number of the d x W matrix whose columns are p(m),
 // m = 0..W-1, computed in ~210-digit arithmetic as sqrt(lambda_max / lambda_min) of its d x d Gram.
 #pragma once
 #include <nlohmann/json.hpp>
