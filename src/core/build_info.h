@@ -9,7 +9,7 @@
 namespace pe {
 
 struct BuildInfo {
-  std::string commit;    // `git describe --always --dirty` of the source tree, or "unknown"
+  std::string commit;    // HEAD of the source tree (+ "-dirty" if files outside results/ differ), or "unknown"
   std::string compiler;  // e.g. "GCC 12.2.0"
   std::string target;    // "x86-64-v3" (the default: the same bits on every x86-64 CPU), "native", or an arch
   std::string flags;     // the optimisation flags that shape the arithmetic
