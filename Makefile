@@ -27,7 +27,7 @@ run: link
 	$(BUILD)/pe-bench run experiments/tournament.json
 
 # The character LM: 5 schemes trained at 128 on The Time Machine, perplexity at 128/256/512, RoPE
-# through pi/selective, fine-tuned at 512, banded; writes results/charlm/ (about 30 minutes here).
+# through pi/selective, fine-tuned at 512, banded; writes results/charlm/ (20-30 minutes on 2 cores).
 charlm: build
 	$(BUILD)/pe-bench run experiments/charlm.json
 

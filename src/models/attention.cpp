@@ -1,6 +1,7 @@
 #include "models/attention.h"
 
 #include "core/gemm.h"
+#include "core/math.h"
 #include "core/tensor.h"
 
 #include <Eigen/Core>
@@ -14,7 +15,6 @@
 
 #ifdef __AVX__
 #include <immintrin.h>
-#include "core/math.h"
 #endif
 
 namespace pe {
