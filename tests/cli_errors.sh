@@ -53,7 +53,7 @@ expect_error "missing experiment" "experiment file not found" run "$TMP/absent.j
 expect_error "bad --set key" "unknown key 'stepz'" train --scheme rope --set stepz=3 --runs-dir "$TMP/r2" --quiet
 expect_error "bad --set value" "is not an integer" train --scheme rope --set steps=many --runs-dir "$TMP/r2" --quiet
 expect_error "census bad kappa" "is not a positive number" census --kappa 2,x
-expect_error "census bad map" "is not a factor map" census --maps pi,dynamic
+expect_error "census bad map" "unknown map 'dynamic' (known: none, pi" census --maps pi,dynamic
 expect_error "gradcheck unknown scheme" "unknown scheme" gradcheck --scheme fourier
 expect_error "unknown subcommand" "error" frobnicate
 expect_error "missing required option" "--scheme is required" train
@@ -74,6 +74,10 @@ expect_error "table of a non-results file" "not a pe-bench results file" table "
 expect_error "diff a missing directory" "does not exist" diff "$TMP/runs" "$TMP/absent"
 expect_error "diff a directory and a file" "both be directories or both files" diff "$TMP/runs" "$CP"
 expect_error "diff of a corrupt JSON file" "not valid JSON" diff "$TMP/corrupt.json" "$TMP/typo.json"
+
+# census reads every map of the table, base=B and none included.
+if "$BIN" census --maps none,pi,base=20000 --kappa 2 >"$TMP/stdout" 2>"$TMP/stderr" && grep -q "B20000:2" "$TMP/stdout"; then
+  pass=$((pass + 1)); else echo "FAIL [census takes base=B and none]"; cat "$TMP/stderr"; fail=$((fail + 1)); fi
 
 # pe-bench diff: equal trees exit 0; a changed value exits 6 and names the file and the value.
 cp -r "$TMP/runs" "$TMP/runs2"

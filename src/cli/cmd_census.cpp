@@ -7,6 +7,7 @@
 #include "cli/common.h"
 #include "core/errors.h"
 #include "core/frequencies.h"
+#include "schemes/frequency_plan.h"
 #include "theory/census.h"
 
 namespace pe::cli {
@@ -35,7 +36,7 @@ void register_census(CLI::App& app) {
   sub->add_option("--train-length", o->train_length, "training length L")->capture_default_str();
   sub->add_option("--base", o->base, "frequency base b")->capture_default_str();
   sub->add_option("--kappa", o->kappa, "comma-separated read/train length ratios (> 0, e.g. 1.5,2,4)")->capture_default_str();
-  sub->add_option("--maps", o->maps, "comma-separated maps: pi, ntk, yarn, selective")->capture_default_str();
+  sub->add_option("--maps", o->maps, "comma-separated maps: " + known_maps())->capture_default_str();
   sub->add_flag("--json", o->json, "print JSON instead of the table");
   sub->callback([o] {
     if (o->dim < 4 || o->dim % 2) throw UsageError("--dim must be even and at least 4");
@@ -55,8 +56,7 @@ void register_census(CLI::App& app) {
     }
     const auto maps = split_commas(o->maps);
     for (auto& m : maps)
-      if (m != "pi" && m != "ntk" && m != "yarn" && m != "selective")
-        throw UsageError(fmt::format("--maps: '{}' is not a factor map (pi, ntk, yarn, selective)", m));
+      if (!is_known_map(m)) throw UsageError(fmt::format("--maps: unknown map '{}' (known: {})", m, known_maps()));
     const auto census = theory::wavelength_census_report(o->dim, o->train_length, o->base, kappas, maps);
     if (o->json) {
       fmt::print("{}\n", census.dump(2));

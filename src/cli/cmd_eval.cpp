@@ -8,6 +8,7 @@
 #include "core/parallel.h"
 #include "experiments/charlm.h"
 #include "experiments/config.h"
+#include "schemes/frequency_plan.h"
 #include "experiments/evaluate.h"
 
 namespace pe::cli {
@@ -56,8 +57,8 @@ void register_eval(CLI::App& app) {
   sub->add_option("--runs-dir", o->runs_dir, "evaluate every checkpoint.json below this directory")->capture_default_str();
   sub->add_option("--checkpoint", o->checkpoints, "evaluate this checkpoint instead (repeatable)");
   sub->add_option("--rescale", o->rescale,
-                  "also re-read every RoPE checkpoint with these context-extension maps (comma-separated: pi, ntk, "
-                  "yarn, selective, base=B), at kappa = length / training length, without retraining");
+                  "also re-read every RoPE checkpoint with these context-extension maps (comma-separated: " +
+                      known_maps() + "), at kappa = length / training length, without retraining");
   sub->add_option("--out", o->out, "results JSON to write (atomically)")->capture_default_str();
   sub->add_option("--markdown", o->markdown, "also write the table as Markdown to this file");
   sub->add_option("--set", o->sets, "test settings: --set test_size=N, --set test_seed=N (charlm: val_start, val_windows, eval_batch, corpus, ...)");

@@ -6,6 +6,7 @@
 #include "core/parallel.h"
 #include "experiments/charlm.h"
 #include "experiments/config.h"
+#include "schemes/frequency_plan.h"
 
 namespace pe::cli {
 
@@ -24,7 +25,7 @@ void register_finetune(CLI::App& app) {
       "(the plan for training length -> --length); writes <its run dir>-ft-<map>/ whose checkpoint records the plan");
   sub->add_option("--checkpoint", o->checkpoint, "checkpoint.json of a RoPE character LM (pe-bench train --task charlm)")
       ->required();
-  sub->add_option("--map", o->map, "context-extension map: pi, selective, ntk, yarn, base=B")->capture_default_str();
+  sub->add_option("--map", o->map, "context-extension map: " + known_maps())->capture_default_str();
   sub->add_option("--steps", o->steps, "fine-tuning steps (default 300)");
   sub->add_option("--length", o->length, "fine-tuning context (default 512)");
   sub->add_option("--batch", o->batch, "windows per step (default 16)");

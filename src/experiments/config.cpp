@@ -7,6 +7,7 @@
 #include "core/errors.h"
 #include "core/files.h"
 #include "schemes/scheme.h"
+#include "schemes/frequency_plan.h"
 
 namespace pe {
 
@@ -37,7 +38,7 @@ const std::vector<KeySpec>& config_keys() {
       {"learned_rows", KeyType::Int, 0, "rows of the learned table (0: the training length)"},
       {"alibi_slopes", KeyType::FloatList, json::array({0.5}), "ALiBi slope per head (empty: reference rule)"},
       {"rotary_fraction", KeyType::Float, 1.0, "rope: fraction of planes that rotate"},
-      {"rescale", KeyType::StringList, json::array(), "context-extension maps to re-read RoPE with: pi, ntk, yarn, selective, base=B"},
+      {"rescale", KeyType::StringList, json::array(), "context-extension maps to re-read RoPE with: " + known_maps()},
       {"analyze", KeyType::Bool, false, "after evaluation, analyse the trained heads into <out_dir>/geometry.json"},
       {"n_heads", KeyType::Int, 1, "charlm: attention heads per block"},
       {"n_layers", KeyType::Int, 1, "charlm: attention blocks"},

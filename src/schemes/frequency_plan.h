@@ -1,5 +1,6 @@
 // A frequency plan: the per-plane angular frequencies RoPE reads its angles from, and a multiplier
-// on the content score. Context-extension maps (schemes.md) are plans applied at read time, with
+// on the content score. Context-extension maps (docs/schemes.md; their table is frequency_maps.h) are
+// plans applied at read time, with
 // no retraining; the identity plan is plain RoPE, bit for bit.
 #pragma once
 #include <string>
@@ -20,14 +21,16 @@ struct FrequencyPlan {
 inline constexpr double kYarnAlpha = 1.0;
 inline constexpr double kYarnBeta = 32.0;
 
-// The map names `eval --rescale` and `census` accept: none, pi, ntk, yarn, selective, base=B.
+// Whether `map` names a map of the table (schemes/frequency_maps.h): none, pi, ntk, yarn, selective,
+// base=B. known_maps() lists them for messages.
 bool is_known_map(const std::string& map);
 std::string known_maps();
 
 // theta'_j / theta_j for j = 0..d/2-1 under `map` for a head of width d trained at train_len and read
-// at kappa * train_len. kappa <= 1: every factor is 1. (base=B is not a factor map; see make_plan.)
+// at kappa * train_len. Maps that depend on kappa give 1 at kappa <= 1.
 //   pi: 1/kappa.   ntk: kappa^(-2j/(d-2)) (base -> base kappa^(d/(d-2))).
 //   yarn: (1 - g_j)/kappa + g_j.   selective: 1/kappa where lambda_j > train_len, else 1.
+//   none: 1.   base=B: B^(-2j/d) / base^(-2j/d) at every kappa.
 // Throws UsageError for an unknown map or bad arguments.
 std::vector<double> plane_factors(const std::string& map, int d, double base, int train_len, double kappa);
 

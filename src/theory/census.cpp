@@ -45,13 +45,22 @@ nlohmann::json wavelength_census_report(int d, int train_len, double base, const
           {"yarn_logit_scale", scale}};
 }
 
+namespace {
+// "pi:2", "sele:4", "B20000:2": a map and kappa in at most 9 characters.
+std::string column_label(const std::string& map, double kappa) {
+  const size_t eq = map.find('=');
+  const std::string abbr = eq == std::string::npos ? map.substr(0, 4) : fmt::format("B{}", map.substr(eq + 1, 6));
+  return fmt::format("{}:{:g}", abbr, kappa);
+}
+}  // namespace
+
 std::string format_census(const nlohmann::json& j) {
   auto num = [](const nlohmann::json& v) { return v.get<double>(); };
   std::string out = fmt::format("completes a turn: {}\n", j["completes_turn_rule"].get<std::string>());
   out += fmt::format("{:>5} {:>10} {:>7} {:>6}", "plane", "lambda", "turns", "full");
   for (const auto& map : j["maps"])
     for (const auto& k : j["kappas"])
-      out += fmt::format(" {:>9}", fmt::format("{}{:g}", map == "selective" ? "sel" : map.get<std::string>(), num(k)));
+      out += fmt::format(" {:>9}", column_label(map.get<std::string>(), num(k)));
   out += "\n";
   for (const auto& p : j["planes"]) {
     out += fmt::format("{:>5} {:>10.2f} {:>7.3f} {:>6}", p["plane"].get<int>(), num(p["wavelength"]),
