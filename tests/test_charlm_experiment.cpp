@@ -13,6 +13,7 @@
 #include "experiments/charlm.h"
 #include "experiments/checkpoint.h"
 #include "experiments/config.h"
+#include "schemes/rope.h"
 
 using namespace pe;
 using nlohmann::json;
@@ -228,6 +229,28 @@ TEST_CASE("training, fine-tuning, checkpoints and sampling through the experimen
   CHECK(ftcp.plan_map == "pi");
   CHECK(ftcp.plan_read_length == 256);
   CHECK_THROWS_AS(finetune_charlm(e, cfg, ft.checkpoint, "pi"), UsageError);  // already fine-tuned
+  // it stores the frequencies themselves, and loading uses the stored ones (not the map's formula)
+  {
+    const auto& rope = dynamic_cast<const RopeScheme<float>&>(ftcp.model->scheme());
+    const FrequencyPlan expect = rope.plan_for("pi", 128, 256);
+    CHECK(ftcp.meta["frequency_plan"]["theta"].get<std::vector<double>>() == expect.theta);
+    CHECK(rope.plan().theta == expect.theta);
+    json edited = json::parse(read_file(ft.checkpoint));
+    edited["frequency_plan"]["theta"][0] = 0.125;
+    write_file_atomic(dir + "/edited.json", edited.dump());
+    const LoadedCharLM e1 = load_charlm_checkpoint(dir + "/edited.json");
+    CHECK(dynamic_cast<const RopeScheme<float>&>(e1.model->scheme()).plan().theta[0] == 0.125);
+    edited["frequency_plan"].erase("theta");  // a checkpoint from before the frequencies were stored
+    edited["frequency_plan"].erase("logit_scale");
+    write_file_atomic(dir + "/old.json", edited.dump());
+    const LoadedCharLM e2 = load_charlm_checkpoint(dir + "/old.json");
+    CHECK(dynamic_cast<const RopeScheme<float>&>(e2.model->scheme()).plan().theta == expect.theta);
+    edited["frequency_plan"]["theta"] = {1.0, 0.5};
+    edited["frequency_plan"]["logit_scale"] = 1.0;
+    write_file_atomic(dir + "/bad.json", edited.dump());
+    CHECK_THROWS_WITH_AS(load_charlm_checkpoint(dir + "/bad.json"), doctest::Contains("frequency_plan.theta has 2 planes"),
+                         CheckpointError);
+  }
   const CharLMRun alibi = train_charlm(e, cfg, "alibi", 1);
   CHECK_THROWS_WITH_AS(finetune_charlm(e, cfg, alibi.checkpoint, "pi"), doctest::Contains("needs a RoPE model"),
                        UsageError);

@@ -285,8 +285,14 @@ CharLMRun finetune_charlm(const ExperimentConfig& e, const json& resolved, const
     throw DataError(fmt::format("corpus {} has a different vocabulary from the one {} was trained on", corpus.path,
                                 checkpoint));
   check_windows_fit(e, corpus, e.finetune_length);
-  model.scheme().set_frequency_plan(model.scheme().plan_for(map, train_len, e.finetune_length));
-  const json plan = {{"map", map}, {"train_length", train_len}, {"read_length", e.finetune_length}};
+  FrequencyPlan tuned = model.scheme().plan_for(map, train_len, e.finetune_length);
+  // The checkpoint keeps the frequencies themselves, not only the map that made them.
+  const json plan = {{"map", map},
+                     {"train_length", train_len},
+                     {"read_length", e.finetune_length},
+                     {"theta", tuned.theta},
+                     {"logit_scale", tuned.logit_scale}};
+  model.scheme().set_frequency_plan(std::move(tuned));
   json cfg = run_config(resolved, model.scheme().name(), seed);
   cfg["finetune_from"] = checkpoint;
   cfg["finetune_map"] = map;

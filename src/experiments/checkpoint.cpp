@@ -6,6 +6,7 @@
 #include "core/files.h"
 #include "core/build_info.h"
 
+#include <cmath>
 #include <functional>
 
 namespace pe {
@@ -193,8 +194,19 @@ LoadedCharLM load_charlm_checkpoint(const std::string& path) {
       out.plan_train_length = fp.at("train_length");
       out.plan_read_length = fp.at("read_length");
       if (!out.model->scheme().accepts_frequency_plan()) throw fail("a frequency plan for a scheme without frequencies");
-      out.model->scheme().set_frequency_plan(
-          out.model->scheme().plan_for(out.plan_map, out.plan_train_length, out.plan_read_length));
+      FrequencyPlan plan = out.model->scheme().plan_for(out.plan_map, out.plan_train_length, out.plan_read_length);
+      if (fp.contains("theta")) {  // the frequencies it was tuned with (older checkpoints: recomputed)
+        const auto theta = fp.at("theta").get<std::vector<double>>();
+        const double scale = fp.at("logit_scale").get<double>();
+        if (theta.size() != plan.theta.size())
+          throw fail(fmt::format("frequency_plan.theta has {} planes but the heads have {}", theta.size(), plan.theta.size()));
+        for (double t : theta)
+          if (!std::isfinite(t) || t < 0) throw fail("frequency_plan.theta holds a negative or non-finite frequency");
+        if (!std::isfinite(scale) || !(scale > 0)) throw fail("frequency_plan.logit_scale must be a positive number");
+        plan.theta = theta;
+        plan.logit_scale = scale;
+      }
+      out.model->scheme().set_frequency_plan(std::move(plan));
     }
     out.meta = std::move(j);
     out.path = path;
