@@ -13,12 +13,6 @@ inline double plane_frequency(int j, int d, double base = kDefaultBase) {
   return math::pow(base, -2.0 * j / d);
 }
 
-inline std::vector<double> plane_frequencies(int d, double base = kDefaultBase) {
-  std::vector<double> th(d / 2);
-  for (int j = 0; j < d / 2; ++j) th[j] = plane_frequency(j, d, base);
-  return th;
-}
-
 // lambda_j = 2 pi / theta_j.
 inline double plane_wavelength(int j, int d, double base = kDefaultBase) {
   return 2.0 * M_PI / plane_frequency(j, d, base);

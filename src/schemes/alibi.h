@@ -15,7 +15,6 @@ class AlibiScheme final : public Scheme<S> {
                        std::to_string(this->cfg_.n_heads) + " heads; give one slope per head");
   }
   std::string name() const override { return "alibi"; }
-  nlohmann::json describe() const override { return {{"name", name()}, {"slopes", slopes_}}; }
   bool acts_on_scores() const override { return true; }
   const std::vector<double>& slopes() const { return slopes_; }
 

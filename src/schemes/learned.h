@@ -11,9 +11,6 @@ class LearnedScheme final : public Scheme<S> {
  public:
   using Scheme<S>::Scheme;
   std::string name() const override { return "learned"; }
-  nlohmann::json describe() const override {
-    return {{"name", name()}, {"rows", this->cfg_.learned_rows}, {"init_std", this->cfg_.learned_init_std}};
-  }
   void declare(ParamLayout& layout) override {
     table_ = layout.add("pos.table", this->cfg_.learned_rows, this->cfg_.d_model);
   }

@@ -21,9 +21,6 @@ class RopeScheme final : public Scheme<S> {
     plan_ = identity_plan(this->cfg_.d_head, this->cfg_.base, rotating_);
   }
   std::string name() const override { return "rope"; }
-  nlohmann::json describe() const override {
-    return {{"name", name()}, {"base", this->cfg_.base}, {"rotary_fraction", this->cfg_.rotary_fraction}};
-  }
   bool acts_on_qk() const override { return true; }
   int rotating_planes() const { return rotating_; }
 

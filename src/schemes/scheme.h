@@ -34,8 +34,6 @@ class Scheme {
   virtual ~Scheme() = default;
   const SchemeConfig& config() const { return cfg_; }
   virtual std::string name() const = 0;
-  // The scheme's own settings, written into checkpoints so they are self-describing.
-  virtual nlohmann::json describe() const { return {{"name", name()}}; }
 
   // Parameters: declared into the model's layout (names prefixed "pos."), initialised from rng.
   virtual void declare(ParamLayout& layout) {}

@@ -11,7 +11,6 @@ class SinusoidalScheme final : public Scheme<S> {
  public:
   using Scheme<S>::Scheme;
   std::string name() const override { return "sinusoidal"; }
-  nlohmann::json describe() const override { return {{"name", name()}, {"base", this->cfg_.base}}; }
   bool acts_on_embedding() const override { return true; }
 
   // Caches p(m) for m = 0..max_pos (the same rows every training step).

@@ -1,5 +1,5 @@
-// The character-LM corpus (tasks.md section 3): The Time Machine, d2l's preprocessing, vocabulary
-// and window layout. Not yet used by a model: the character LM (issue 4) builds on this.
+// The character-LM corpus (docs/tasks.md section 3): The Time Machine, d2l's preprocessing,
+// vocabulary and window layout.
 #pragma once
 #include <string>
 #include <vector>

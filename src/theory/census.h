@@ -1,5 +1,5 @@
-// Context-extension maps for RoPE (schemes.md "Context-extension maps") and the wavelength census
-// (docs/analyses.md "RoPE"). The RoPE scheme may reuse plane_factors for its frequency plan.
+// The wavelength census (docs/analyses.md "RoPE"): per plane of a RoPE head, its wavelength and turns
+// over the training offsets, and each context-extension map's factor (schemes/frequency_maps.h).
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
