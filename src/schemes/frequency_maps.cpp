@@ -48,7 +48,6 @@ const std::vector<FrequencyMap>& frequency_maps() {
                                 });
     rebase.spelling = "base=B";
     rebase.takes_value = true;
-    rebase.depends_on_kappa = false;
     rebase.rebase = [](const FrequencyMapArgs& a) { return a.value; };
     m.push_back(rebase);
     return m;

@@ -25,12 +25,11 @@ struct FrequencyMap {
   std::string spelling;  // for help and messages: "pi", "base=B"
   std::string help;      // one line
   bool takes_value = false;  // written name=VALUE (a number > 1)
-  // theta'_j / theta_j for plane j. Maps that depend on kappa are the identity at kappa <= 1 (the
-  // caller does not ask them there).
+  // theta'_j / theta_j for plane j. Every map but a rebase is the identity at kappa <= 1 (the caller
+  // does not ask it there).
   std::function<double(const FrequencyMapArgs&, int j)> factor;
-  bool depends_on_kappa = true;
   // If set, the plan is the identity plan at this base (computed directly, not as base^(-2j/d) times
-  // a factor), and kappa is not recorded: a re-based head reads every length the same way.
+  // a factor), at every kappa, and kappa is not recorded: a re-based head reads every length alike.
   std::function<double(const FrequencyMapArgs&)> rebase;
   // Multiplier on every content score at this kappa (unset: 1).
   std::function<double(const FrequencyMapArgs&)> logit_scale;

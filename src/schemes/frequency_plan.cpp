@@ -14,6 +14,15 @@ const FrequencyMap& map_or_throw(const std::string& map, double* value) {
   if (!m) throw UsageError(fmt::format("unknown context-extension map '{}' (known: {})", map, known_maps()));
   return *m;
 }
+
+// The factors of entry m: 1 at kappa <= 1 unless m rebases (a rebase ignores kappa).
+std::vector<double> factors_of(const FrequencyMap& m, const FrequencyMapArgs& a) {
+  std::vector<double> f(a.d / 2, 1.0);
+  if (!m.rebase && a.kappa <= 1.0) return f;
+  for (int j = 0; j < a.d / 2; ++j) f[j] = m.factor(a, j);
+  return f;
+}
+
 }  // namespace
 
 bool is_known_map(const std::string& map) { return find_frequency_map(map) != nullptr; }
@@ -24,11 +33,7 @@ std::vector<double> plane_factors(const std::string& map, int d, double base, in
     throw UsageError("plane_factors: need base > 1, train_len >= 1, kappa > 0");
   double value = 0;
   const FrequencyMap& m = map_or_throw(map, &value);
-  std::vector<double> f(d / 2, 1.0);
-  if (m.depends_on_kappa && kappa <= 1.0) return f;
-  const FrequencyMapArgs args{d, base, train_len, kappa, value};
-  for (int j = 0; j < d / 2; ++j) f[j] = m.factor(args, j);
-  return f;
+  return factors_of(m, {d, base, train_len, kappa, value});
 }
 
 double yarn_logit_scale(double kappa) {
@@ -58,8 +63,8 @@ FrequencyPlan make_plan(const std::string& map, int d_head, double base, int rot
   FrequencyPlan p = identity_plan(d_head, base, rotating_planes);
   p.name = map;
   p.kappa = kappa;
-  if (map == "none" || p.kappa <= 1.0) return p;
-  const auto f = plane_factors(map, d_head, base, train_len, p.kappa);
+  if (kappa <= 1.0) return p;
+  const auto f = factors_of(m, args);
   for (size_t j = 0; j < p.theta.size(); ++j) p.theta[j] *= f[j];
   if (m.logit_scale) p.logit_scale = m.logit_scale(args);
   return p;
