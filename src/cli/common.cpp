@@ -9,6 +9,7 @@ namespace pe::cli {
 nlohmann::json resolve_config(const std::string& experiment, const std::vector<std::string>& sets) {
   nlohmann::json cfg = experiment.empty() ? default_config(task_of({}, sets)) : load_experiment(experiment, sets);
   for (auto& s : sets) apply_override(cfg, s);
+  complete_config(cfg);
   validate_config(cfg);
   return cfg;
 }

@@ -19,8 +19,9 @@ struct TensorInfo {
 
 class ParamLayout {
  public:
-  // Declares a [rows, cols] tensor; returns its id. Names are unique.
-  int add(const std::string& name, int rows, int cols) {
+  // Declares a [rows, cols] tensor named prefix() + name; returns its id. Names are unique.
+  int add(const std::string& short_name, int rows, int cols) {
+    const std::string name = prefix_ + short_name;
     for (auto& t : tensors_)
       if (t.name == name) throw Error("parameter declared twice: " + name);
     tensors_.push_back({name, rows, cols, total_});
@@ -35,8 +36,12 @@ class ParamLayout {
   const std::vector<TensorInfo>& tensors() const { return tensors_; }
   const TensorInfo& operator[](int id) const { return tensors_[id]; }
   size_t total() const { return total_; }
+  // A prefix for the names declared next (a hybrid declares each layer's scheme under "layerL.").
+  void set_prefix(std::string p) { prefix_ = std::move(p); }
+  const std::string& prefix() const { return prefix_; }
 
  private:
+  std::string prefix_;
   std::vector<TensorInfo> tensors_;
   size_t total_ = 0;
 };

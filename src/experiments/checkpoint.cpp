@@ -8,13 +8,19 @@
 
 #include <cmath>
 #include <functional>
+#include <set>
 
 namespace pe {
 
 using nlohmann::json;
 
+// The scheme section: its name and shape, the five published schemes' settings (every checkpoint
+// has carried them), and the settings the scheme declares itself (none for those five, so their
+// checkpoints keep their bytes).
+const std::set<std::string> kSchemeSection = {"name", "d_model", "n_heads", "d_head", "base", "learned_rows",
+                                               "learned_init_std", "alibi_slopes", "rotary_fraction"};
 json scheme_config_to_json(const SchemeConfig& c) {
-  return {{"name", c.name},
+  json j = {{"name", c.name},
           {"d_model", c.d_model},
           {"n_heads", c.n_heads},
           {"d_head", c.d_head},
@@ -23,6 +29,10 @@ json scheme_config_to_json(const SchemeConfig& c) {
           {"learned_init_std", c.learned_init_std},
           {"alibi_slopes", c.alibi_slopes},
           {"rotary_fraction", c.rotary_fraction}};
+  SchemeConfig filled = c;
+  fill_scheme_settings(filled);
+  for (auto& [k, v] : filled.settings.items()) j[k] = v;
+  return j;
 }
 
 SchemeConfig scheme_config_from_json(const json& j) {
@@ -36,6 +46,9 @@ SchemeConfig scheme_config_from_json(const json& j) {
   c.learned_init_std = j.at("learned_init_std");
   c.alibi_slopes = j.at("alibi_slopes").get<std::vector<double>>();
   c.rotary_fraction = j.at("rotary_fraction");
+  // everything else is a setting the scheme declares (a missing one takes its default)
+  for (auto& [k, v] : j.items())
+    if (!kSchemeSection.count(k)) c.settings[k] = v;
   return c;
 }
 

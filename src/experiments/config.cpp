@@ -14,7 +14,8 @@ namespace pe {
 using nlohmann::json;
 
 const std::vector<KeySpec>& config_keys() {
-  static const std::vector<KeySpec> keys = {
+  static const std::vector<KeySpec> keys = [] {
+  std::vector<KeySpec> keys = {
       {"name", KeyType::String, "experiment", "experiment name (used in output file names)"},
       {"task", KeyType::String, "cue", "task: cue (the tournament) or charlm (the character LM; its own defaults)"},
       {"schemes", KeyType::StringList, json::array({"none", "sinusoidal", "learned", "rope", "alibi"}),
@@ -59,12 +60,26 @@ const std::vector<KeySpec>& config_keys() {
       {"out_dir", KeyType::String, "results", "where experiment results go"},
       {"reference", KeyType::String, "", "JSON file of published figures shown beside ours (optional)"},
   };
+  // the settings the schemes declare themselves (registry)
+  for (auto& k : scheme_keys()) keys.push_back(k);
+  return keys;
+  }();
   return keys;
 }
 
+namespace {
+bool is_scheme_key(const std::string& key) {
+  for (auto& k : scheme_keys())
+    if (k.key == key) return true;
+  return false;
+}
+}  // namespace
+
 json default_config(const std::string& task) {
   json j = json::object();
-  for (auto& k : config_keys()) j[k.key] = k.default_value;
+  // a scheme's own settings join the config when one of its schemes does (complete_config)
+  for (auto& k : config_keys())
+    if (!is_scheme_key(k.key)) j[k.key] = k.default_value;
   if (task == "charlm") {
     // tasks.md section 3: TinyCharLM on The Time Machine
     const json charlm = {{"task", "charlm"},
@@ -268,6 +283,28 @@ void apply_override(json& cfg, const std::string& assignment) {
   cfg[key] = v;
 }
 
+void complete_config(json& cfg) {
+  if (!cfg.contains("schemes") || !cfg["schemes"].is_array()) return;
+  std::vector<std::string> schemes;
+  for (auto& s : cfg["schemes"])
+    if (s.is_string() && scheme_exists(s.get<std::string>())) schemes.push_back(s.get<std::string>());
+  for (auto& k : scheme_keys()) {
+    std::string users;
+    bool used = false;
+    for (auto& info : scheme_list())
+      for (auto& own : info.keys)
+        if (own.key == k.key) {
+          users += (users.empty() ? "" : ", ") + info.name;
+          for (auto& s : schemes) used = used || s == info.name;
+        }
+    if (used && !cfg.contains(k.key)) cfg[k.key] = k.default_value;
+    if (!used && cfg.contains(k.key))
+      throw ConfigError(fmt::format("key '{}' is a setting of {}, and no scheme of this experiment uses it "
+                                    "(schemes: {}); add one of them to schemes or drop the key",
+                                    k.key, users, cfg["schemes"].dump()));
+  }
+}
+
 void validate_config(const json& cfg) {
   auto positive = [&](const char* key) {
     if (cfg.at(key).get<long long>() <= 0) throw ConfigError(fmt::format("{} must be positive", key));
@@ -311,6 +348,25 @@ void validate_config(const json& cfg) {
 std::string describe_keys() {
   std::string s = "Experiment keys (defaults in brackets):\n";
   for (auto& k : config_keys()) s += fmt::format("  {:<16} {} [{}]\n", k.key, k.help, k.default_value.dump());
+  return s;
+}
+
+SchemeConfig scheme_config(const ExperimentConfig& e, const std::string& scheme) {
+  SchemeConfig s;
+  s.name = scheme;
+  s.base = e.base;
+  s.learned_rows = e.learned_rows > 0 ? e.learned_rows : e.train_length;
+  s.learned_init_std = e.embed_init_std;
+  s.alibi_slopes = e.alibi_slopes;
+  s.rotary_fraction = e.rotary_fraction;
+  // the scheme's own settings, and the model's shape (the model sets these again; they are here so
+  // that a scheme can be built, and its settings checked, before any training)
+  for (auto& k : scheme_info(scheme).keys)
+    if (e.resolved.contains(k.key)) s.settings[k.key] = e.resolved.at(k.key);
+  s.d_model = e.d_model;
+  s.n_heads = e.task == "charlm" ? e.n_heads : 1;
+  s.d_head = s.d_model / s.n_heads;
+  s.n_layers = e.task == "charlm" ? e.n_layers : 1;
   return s;
 }
 
@@ -359,6 +415,9 @@ ExperimentConfig ExperimentConfig::from_json(const json& c) {
   e.finetune_lr = c["finetune_lr"];
   e.band = c["band"];
   e.position_window = c["position_window"];
+  e.resolved = c;
+  // Build every scheme once, so that a setting out of its domain stops the run before it starts.
+  for (auto& name : e.schemes) make_scheme<float>(scheme_config(e, name));
   return e;
 }
 

@@ -7,16 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/keys.h"
+
 namespace pe {
-
-enum class KeyType { Int, Float, String, Bool, IntList, FloatList, StringList };
-
-struct KeySpec {
-  std::string key;
-  KeyType type;
-  nlohmann::json default_value;
-  std::string help;
-};
 
 const std::vector<KeySpec>& config_keys();
 // The defaults of a task: the cue task's, or the character LM's (tasks.md section 3) for "charlm".
@@ -30,6 +23,9 @@ nlohmann::json read_experiment_file(const std::string& path);
 nlohmann::json load_experiment(const std::string& path, const std::vector<std::string>& sets = {});
 // Applies one "key=value" override (lists are comma-separated).
 void apply_override(nlohmann::json& cfg, const std::string& assignment);
+// Adds the declared defaults of the settings of the config's schemes; a scheme setting that no
+// scheme of the config uses is a ConfigError naming it. Call after the last override.
+void complete_config(nlohmann::json& cfg);
 // Checks values that must make sense together (positive lengths, known schemes, ...).
 void validate_config(const nlohmann::json& cfg);
 // Parses a comma-separated list of positive integers ("32,64,128"); throws UsageError naming `what`.
@@ -51,7 +47,13 @@ struct ExperimentConfig {
   int finetune_steps = 0, finetune_length = 0, finetune_batch = 0, band = 0, position_window = 0;
   double weight_decay = 0, finetune_lr = 0;
   std::string corpus;
+  nlohmann::json resolved;  // every key, as resolved (the schemes' own settings are read from here)
   static ExperimentConfig from_json(const nlohmann::json& cfg);
 };
+
+// The settings of one scheme for this experiment (its model shape, the published five's settings,
+// and the keys the scheme declares).
+struct SchemeConfig;
+SchemeConfig scheme_config(const ExperimentConfig& e, const std::string& scheme);
 
 }  // namespace pe

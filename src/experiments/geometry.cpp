@@ -1,5 +1,7 @@
 #include "experiments/geometry.h"
 
+#include "schemes/alibi.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -34,6 +36,14 @@ Eigen::MatrixXd qk_matrix(const CueHead<float>& m) {
   return W.leftCols(d) * W.middleCols(d, d).transpose();
 }
 
+// The slope the head was trained with: the scheme's own (an empty alibi_slopes means the reference
+// rule, which the scheme applied), never the raw setting.
+double alibi_slope_of(const CueHead<float>& m) {
+  const auto* a = dynamic_cast<const AlibiScheme<float>*>(&m.scheme());
+  if (!a) throw Error("alibi analysis of a head whose scheme is not alibi");
+  return a->slopes().at(0);
+}
+
 // Sinusoidal head read with its position-position term replaced by the offset-only projection:
 // adds -p(m)^T (M - Pi M) p(n) / sqrt(d) to every score (an analysis-only scheme, no parameters).
 class ProjectedSinusoidal final : public Scheme<float> {
@@ -47,10 +57,11 @@ class ProjectedSinusoidal final : public Scheme<float> {
   void embed_forward(CParamView<float> P, const int* pos, int n, float* out) const override {
     inner_->embed_forward(P, pos, n, out);
   }
-  void bias_forward(CParamView<float>, int, int qpos, const int* kpos, int nk, float* scores) const override {
-    const int d = cfg_.d_model;
+  void score_forward(CParamView<float>, const AttnRow<float>& r, float* scores) const override {
+    const int d = cfg_.d_model, nk = r.nk;
+    const int* kpos = r.kpos;
     std::vector<double> pm(d), pn(d);
-    sinusoidal_code(qpos, d, cfg_.base, pm.data());
+    sinusoidal_code(r.qpos, d, cfg_.base, pm.data());
     const Eigen::Map<const Eigen::RowVectorXd> a(pm.data(), d);
     const Eigen::RowVectorXd aD = a * D_;
     for (int j = 0; j < nk; ++j) {
@@ -136,7 +147,7 @@ json alibi_section(CueHead<float>& m, const EvalSettings& s) {
     const double c = Qt.row(qt).dot(Kt.row(x)) / std::sqrt(double(d));
     lo = std::min(lo, c), hi = std::max(hi, c);
   }
-  const double W = hi - lo, slope = m.config().scheme.alibi_slopes.at(0), horizon = W / slope;
+  const double W = hi - lo, slope = alibi_slope_of(m), horizon = W / slope;
   long inside = 0, inside_ok = 0, beyond = 0, beyond_ok = 0;
   for (int n : s.lengths) {
     const CueBatch t = cue_test_set(task, uint64_t(s.test_seed), n, s.test_size);

@@ -19,17 +19,6 @@ namespace {
 constexpr int kChunk = 64;  // sequences per gradient chunk (fixed: results do not depend on threads)
 }
 
-SchemeConfig scheme_config(const ExperimentConfig& e, const std::string& scheme) {
-  SchemeConfig s;
-  s.name = scheme;
-  s.base = e.base;
-  s.learned_rows = e.learned_rows > 0 ? e.learned_rows : e.train_length;
-  s.learned_init_std = e.embed_init_std;
-  s.alibi_slopes = e.alibi_slopes;
-  s.rotary_fraction = e.rotary_fraction;
-  return s;
-}
-
 CueModelConfig cue_model_config(const ExperimentConfig& e, const std::string& scheme) {
   CueModelConfig c;
   c.task.alphabet = e.alphabet;

@@ -16,7 +16,6 @@ using ProgressFn = std::function<void(int, int, double, double)>;
 
 // The scheme settings of an experiment (shared by every model); d_model, n_heads and d_head are
 // filled in by the model that builds the scheme.
-SchemeConfig scheme_config(const ExperimentConfig& e, const std::string& scheme);
 CueModelConfig cue_model_config(const ExperimentConfig& e, const std::string& scheme);
 std::string run_dir_for(const ExperimentConfig& e, const std::string& scheme, int seed);
 

@@ -36,7 +36,7 @@ inline S dot(const S* a, const S* b, int n) {
 }
 
 // Where head h of key j of sequence b starts: row b*Tk + j of K/V, or row kv_index[b*Tk + j] of a table.
-struct KeyRows {
+struct KeyOffsets {
   const AttnShape& sh;
   int dh, W;
   const int* kv_index;
@@ -85,26 +85,50 @@ const VisibleSets& visible_sets(const Visibility& vis, const int* qpos, int Tq, 
   return last->sets;
 }
 
+// What the score and value hooks see of query row i of head h of sequence b: keys are rows of K
+// (through kv_index when given).
+template <class S>
+AttnRow<S> hook_row(const AttnShape& sh, const VisibleSets& visible, const S* Q, const S* K, const int* qpos,
+                    const int* kv_index, const AttnTables<S>& tables, int b, int h, int i) {
+  const int W = sh.H * sh.dh;
+  AttnRow<S> r;
+  r.layer = sh.layer, r.head = h, r.dh = sh.dh, r.qpos = qpos[i];
+  r.q = Q + (size_t(b) * sh.Tq + i) * W + size_t(h) * sh.dh;
+  r.nk = visible.count(i), r.kpos = visible.pos_of(i);
+  r.keys = {K + size_t(h) * sh.dh, size_t(W), visible.keys_of(i), kv_index ? kv_index + size_t(b) * sh.Tk : nullptr,
+            size_t(b) * sh.Tk};
+  r.tables = tables.values, r.span = tables.span;
+  return r;
+}
+// The same rows of a gradient buffer shaped like K.
+template <class S>
+KeyRows<S> grad_rows(const AttnShape& sh, const AttnRow<S>& r, S* dK) {
+  return {dK + size_t(r.head) * sh.dh, r.keys.stride, r.keys.keys, r.keys.index, r.keys.first};
+}
+
 // DH > 0: the head width known at compile time (vectorised inner loops); DH = 0: sh.dh at run time.
 template <class S, int DH>
 void forward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
-                       const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* probs, S* out,
-                  const int* kv_index) {
+                  const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* probs, S* out,
+                  const int* kv_index, AttnTables<S> tables) {
   const int dh = DH > 0 ? DH : sh.dh, W = sh.H * dh;
-  const S scale = scheme.content_scale() / std::sqrt(S(dh));
+  const bool scores = scheme.acts_on_scores(), values = scheme.acts_on_values();
+  const S scale = scheme.content_scale(sh.layer) / std::sqrt(S(dh));
   const VisibleSets& visible = visible_sets(vis, qpos, sh.Tq, kpos, sh.Tk);
-  const KeyRows key_rows{sh, dh, W, kv_index};
-  std::vector<S> sc(sh.Tk), pscratch(probs ? 0 : sh.Tk);
+  const KeyOffsets key_rows{sh, dh, W, kv_index};
+  std::vector<S> sc(sh.Tk), pscratch(probs ? 0 : sh.Tk), pv(values ? sh.Tk : 0);
   for (int b = 0; b < sh.B; ++b)
     for (int h = 0; h < sh.H; ++h)
       for (int i = 0; i < sh.Tq; ++i) {
         const S* q = Q + (size_t(b) * sh.Tq + i) * W + size_t(h) * dh;
         S* p = probs ? probs + ((size_t(b) * sh.H + h) * sh.Tq + i) * sh.Tk : pscratch.data();
         const int nk = visible.count(i);
-        const int *keys = visible.keys_of(i), *vpos = visible.pos_of(i);
+        const int* keys = visible.keys_of(i);
         // s_j = scale * q.k_j  (+ bias)
         for (int t = 0; t < nk; ++t) sc[t] = scale * dot<DH>(q, K + key_rows(b, h, keys[t]), dh);
-        if (scheme.acts_on_scores()) scheme.bias_forward(P, h, qpos[i], vpos, nk, sc.data());
+        AttnRow<S> row;
+        if (scores || values) row = hook_row(sh, visible, Q, K, qpos, kv_index, tables, b, h, i);
+        if (scores) scheme.score_forward(P, row, sc.data());
         // p = softmax(s) over visible keys; masked keys exactly 0
         S mx = -std::numeric_limits<S>::infinity();
         for (int t = 0; t < nk; ++t) mx = std::max(mx, sc[t]);
@@ -121,18 +145,24 @@ void forward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, const
           const S* v = V + key_rows(b, h, keys[t]);
           for (int c = 0; c < dh; ++c) o[c] += pj * v[c];
         }
+        // o += the scheme's value term
+        if (values) {
+          for (int t = 0; t < nk; ++t) pv[t] = p[keys[t]];
+          scheme.value_forward(P, row, pv.data(), o);
+        }
       }
 }
 
 template <class S, int DH>
 void backward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
                         const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G,
-                        const S* probs, const S* dout, S* dQ, S* dK, S* dV, const int* kv_index) {
+                   const S* probs, const S* dout, S* dQ, S* dK, S* dV, const int* kv_index, AttnTables<S> tables) {
   const int dh = DH > 0 ? DH : sh.dh, W = sh.H * dh;
-  const S scale = scheme.content_scale() / std::sqrt(S(dh));
+  const bool scores = scheme.acts_on_scores(), values = scheme.acts_on_values();
+  const S scale = scheme.content_scale(sh.layer) / std::sqrt(S(dh));
   const VisibleSets& visible = visible_sets(vis, qpos, sh.Tq, kpos, sh.Tk);
-  const KeyRows key_rows{sh, dh, W, kv_index};
-  std::vector<S> dp(sh.Tk), ds(sh.Tk);
+  const KeyOffsets key_rows{sh, dh, W, kv_index};
+  std::vector<S> dp(sh.Tk), ds(sh.Tk), pv(values ? sh.Tk : 0);
   for (int b = 0; b < sh.B; ++b)
     for (int h = 0; h < sh.H; ++h)
       for (int i = 0; i < sh.Tq; ++i) {
@@ -141,23 +171,31 @@ void backward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
         const S* go = dout + qrow;
         const S* p = probs + ((size_t(b) * sh.H + h) * sh.Tq + i) * sh.Tk;
         const int nk = visible.count(i);
-        const int *keys = visible.keys_of(i), *vpos = visible.pos_of(i);
+        const int* keys = visible.keys_of(i);
+        AttnRow<S> row;
+        if (scores || values) row = hook_row(sh, visible, Q, K, qpos, kv_index, tables, b, h, i);
         // undoes o = sum_j p_j v_j: dp_j = go.v_j, dv_j += p_j go
         S pdp = 0;
         for (int t = 0; t < nk; ++t) {
           const size_t krow = key_rows(b, h, keys[t]);
           const S pj = p[keys[t]];
           dp[t] = dot<DH>(go, V + krow, dh);
-          pdp += pj * dp[t];
+          if (!values) pdp += pj * dp[t];
           S* dv = dV + krow;
           for (int c = 0; c < dh; ++c) dv[c] += pj * go[c];
         }
+        // undoes o += the scheme's value term: dp += its share
+        if (values) {
+          for (int t = 0; t < nk; ++t) pv[t] = p[keys[t]];
+          scheme.value_backward(P, G, row, pv.data(), go, dp.data());
+          for (int t = 0; t < nk; ++t) pdp += pv[t] * dp[t];
+        }
         // undoes p = softmax(s): ds_j = p_j (dp_j - sum_k p_k dp_k)
         for (int t = 0; t < nk; ++t) ds[t] = p[keys[t]] * (dp[t] - pdp);
-        // undoes s += bias
-        if (scheme.acts_on_scores()) scheme.bias_backward(P, G, h, qpos[i], vpos, nk, ds.data());
-        // undoes s_j = scale * q.k_j: dq += scale ds_j k_j, dk_j += scale ds_j q
+        // undoes s += the scheme's terms
         S* dq = dQ + qrow;
+        if (scores) scheme.score_backward(P, G, row, ds.data(), dq, grad_rows(sh, row, dK), tables.grads);
+        // undoes s_j = scale * q.k_j: dq += scale ds_j k_j, dk_j += scale ds_j q
         for (int t = 0; t < nk; ++t) {
           const size_t krow = key_rows(b, h, keys[t]);
           const S g = scale * ds[t];
@@ -260,9 +298,12 @@ void copy_head(const S* x, int rows, int dh, int W, S* xh) {
 
 template <class S>
 void dense_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
-                   const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* probs, S* out) {
+                   const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* probs, S* out,
+                   AttnTables<S> tables) {
   const int dh = sh.dh, W = sh.H * dh, Tk = sh.Tk;
-  const S scale = scheme.content_scale() / std::sqrt(S(dh));
+  const bool scores = scheme.acts_on_scores(), values = scheme.acts_on_values();
+  std::vector<S> pv(values ? Tk : 0);
+  const S scale = scheme.content_scale(sh.layer) / std::sqrt(S(dh));
   const VisibleSets& visible = visible_sets(vis, qpos, sh.Tq, kpos, Tk);
   const auto blocks = query_blocks(visible, sh.Tq);
   const int ldt = transposed_stride(Tk);
@@ -299,8 +340,9 @@ void dense_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
             row.head(n) = scale * Eigen::Map<const Eigen::Array<S, Eigen::Dynamic, 1>>(sr + k_first, n);
           else
             for (int t = 0; t < n; ++t) row[t] = scale * sr[visible.keys_of(i)[t]];
-          // (+ bias)
-          if (scheme.acts_on_scores()) scheme.bias_forward(P, h, qpos[i], visible.pos_of(i), n, row.data());
+          // (+ the scheme's terms)
+          if (scores)
+            scheme.score_forward(P, hook_row(sh, visible, Q, K, qpos, nullptr, tables, b, h, i), row.data());
           // p = softmax(scale s + bias) over visible keys; masked keys exactly 0. A run is normalised
           // straight into p; other rows are normalised in place, then scattered.
           auto x = row.head(n);
@@ -324,6 +366,15 @@ void dense_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
         }
         // o = p v: [nq, dh] (a block that sees no key gets o = 0)
         gemm(Op::N, Op::N, nq, dh, nk, pblk + blk.k0, Tk, vh + size_t(blk.k0) * dh, dh, out + qoff, W, false);
+        // o += the scheme's value term
+        if (values)
+          for (int r = 0; r < nq; ++r) {
+            const int i = blk.q0 + r, n = visible.count(i);
+            const S* p = pblk + size_t(r) * Tk;
+            for (int t = 0; t < n; ++t) pv[t] = p[visible.keys_of(i)[t]];
+            scheme.value_forward(P, hook_row(sh, visible, Q, K, qpos, nullptr, tables, b, h, i), pv.data(),
+                                 out + qoff + size_t(r) * W);
+          }
       }
     }
 }
@@ -331,13 +382,14 @@ void dense_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
 template <class S>
 void dense_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
                     const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G,
-                    const S* probs, const S* dout, S* dQ, S* dK, S* dV) {
+                    const S* probs, const S* dout, S* dQ, S* dK, S* dV, AttnTables<S> tables) {
   const int dh = sh.dh, W = sh.H * dh, Tk = sh.Tk;
-  const S scale = scheme.content_scale() / std::sqrt(S(dh));
+  const bool scores = scheme.acts_on_scores(), values = scheme.acts_on_values();
+  const S scale = scheme.content_scale(sh.layer) / std::sqrt(S(dh));
   const VisibleSets& visible = visible_sets(vis, qpos, sh.Tq, kpos, Tk);
   const auto blocks = query_blocks(visible, sh.Tq);
   const int ldt = transposed_stride(Tk);
-  std::vector<S> ds_buf, vt_buf, kh_buf, row(Tk);
+  std::vector<S> ds_buf, vt_buf, kh_buf, row(Tk), pv(values ? Tk : 0);
   S* ds = cache_aligned(ds_buf, size_t(kQueryBlock) * Tk);
   S* vt = cache_aligned(vt_buf, size_t(dh) * ldt);
   S* kh = cache_aligned(kh_buf, size_t(Tk) * dh);
@@ -357,6 +409,18 @@ void dense_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, con
         // undoes o = p v: dp = go v^T [nq, nk], dv += p^T go [nk, dh]
         gemm(Op::N, Op::N, nq, nk, dh, go, W, vt + blk.k0, ldt, ds, nk, false);
         gemm(Op::T, Op::N, nk, dh, nq, pblk + blk.k0, Tk, go, W, dV + koff, W, true);
+        // undoes o += the scheme's value term: dp += its share
+        if (values)
+          for (int r = 0; r < nq; ++r) {
+            const int i = blk.q0 + r, n = visible.count(i);
+            const int* keys = visible.keys_of(i);
+            const S* p = pblk + size_t(r) * Tk;
+            S* dpr = ds + size_t(r) * nk - blk.k0;
+            for (int t = 0; t < n; ++t) pv[t] = p[keys[t]], row[t] = dpr[keys[t]];
+            scheme.value_backward(P, G, hook_row(sh, visible, Q, K, qpos, nullptr, tables, b, h, i), pv.data(),
+                                  go + size_t(r) * W, row.data());
+            for (int t = 0; t < n; ++t) dpr[keys[t]] = row[t];
+          }
         // undoes p = softmax(s): ds = p (dp - sum_k p_k dp_k); masked keys have p = 0, so ds = 0.
         // Plain loops: the sum's order must not depend on the alignment of the probs buffer.
         for (int r = 0; r < nq; ++r) {
@@ -371,14 +435,15 @@ void dense_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, con
           for (; j < nk; ++j) c += pr[j] * dsr[j];
           for (int k = 0; k < nk; ++k) dsr[k] = pr[k] * (dsr[k] - c);
         }
-        // undoes s += bias
-        if (scheme.acts_on_scores())
+        // undoes s += the scheme's terms
+        if (scores)
           for (int r = 0; r < nq; ++r) {
             const int i = blk.q0 + r, n = visible.count(i);
             const int* keys = visible.keys_of(i);
             const S* dsr = ds + size_t(r) * nk - blk.k0;
             for (int t = 0; t < n; ++t) row[t] = dsr[keys[t]];
-            scheme.bias_backward(P, G, h, qpos[i], visible.pos_of(i), n, row.data());
+            const AttnRow<S> hr = hook_row(sh, visible, Q, K, qpos, nullptr, tables, b, h, i);
+            scheme.score_backward(P, G, hr, row.data(), dQ + qoff + size_t(r) * W, grad_rows(sh, hr, dK), tables.grads);
           }
         // undoes s = scale q k^T: dq += (scale ds) k [nq, dh], dk += (scale ds)^T q [nk, dh]
         for (size_t e = 0; e < size_t(nq) * nk; ++e) ds[e] *= scale;
@@ -393,43 +458,44 @@ void dense_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, con
 template <class S>
 void attention_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
                        const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* probs, S* out,
-                       const int* kv_index) {
-  if (!kv_index && sh.Tq > 1) return dense_forward(sh, Q, K, V, qpos, kpos, vis, scheme, P, probs, out);
+                       const int* kv_index, AttnTables<S> tables) {
+  if (!kv_index && sh.Tq > 1) return dense_forward(sh, Q, K, V, qpos, kpos, vis, scheme, P, probs, out, tables);
   switch (sh.dh) {
-    case 16: return forward_impl<S, 16>(sh, Q, K, V, qpos, kpos, vis, scheme, P, probs, out, kv_index);
-    case 32: return forward_impl<S, 32>(sh, Q, K, V, qpos, kpos, vis, scheme, P, probs, out, kv_index);
-    case 64: return forward_impl<S, 64>(sh, Q, K, V, qpos, kpos, vis, scheme, P, probs, out, kv_index);
-    default: return forward_impl<S, 0>(sh, Q, K, V, qpos, kpos, vis, scheme, P, probs, out, kv_index);
+    case 16: return forward_impl<S, 16>(sh, Q, K, V, qpos, kpos, vis, scheme, P, probs, out, kv_index, tables);
+    case 32: return forward_impl<S, 32>(sh, Q, K, V, qpos, kpos, vis, scheme, P, probs, out, kv_index, tables);
+    case 64: return forward_impl<S, 64>(sh, Q, K, V, qpos, kpos, vis, scheme, P, probs, out, kv_index, tables);
+    default: return forward_impl<S, 0>(sh, Q, K, V, qpos, kpos, vis, scheme, P, probs, out, kv_index, tables);
   }
 }
 
 template <class S>
 void attention_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
                         const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G,
-                        const S* probs, const S* dout, S* dQ, S* dK, S* dV, const int* kv_index) {
+                        const S* probs, const S* dout, S* dQ, S* dK, S* dV, const int* kv_index,
+                        AttnTables<S> tables) {
   if (!kv_index && sh.Tq > 1)
-    return dense_backward(sh, Q, K, V, qpos, kpos, vis, scheme, P, G, probs, dout, dQ, dK, dV);
+    return dense_backward(sh, Q, K, V, qpos, kpos, vis, scheme, P, G, probs, dout, dQ, dK, dV, tables);
   switch (sh.dh) {
-    case 16: return backward_impl<S, 16>(sh, Q, K, V, qpos, kpos, vis, scheme, P, G, probs, dout, dQ, dK, dV, kv_index);
-    case 32: return backward_impl<S, 32>(sh, Q, K, V, qpos, kpos, vis, scheme, P, G, probs, dout, dQ, dK, dV, kv_index);
-    case 64: return backward_impl<S, 64>(sh, Q, K, V, qpos, kpos, vis, scheme, P, G, probs, dout, dQ, dK, dV, kv_index);
-    default: return backward_impl<S, 0>(sh, Q, K, V, qpos, kpos, vis, scheme, P, G, probs, dout, dQ, dK, dV, kv_index);
+    case 16: return backward_impl<S, 16>(sh, Q, K, V, qpos, kpos, vis, scheme, P, G, probs, dout, dQ, dK, dV, kv_index, tables);
+    case 32: return backward_impl<S, 32>(sh, Q, K, V, qpos, kpos, vis, scheme, P, G, probs, dout, dQ, dK, dV, kv_index, tables);
+    case 64: return backward_impl<S, 64>(sh, Q, K, V, qpos, kpos, vis, scheme, P, G, probs, dout, dQ, dK, dV, kv_index, tables);
+    default: return backward_impl<S, 0>(sh, Q, K, V, qpos, kpos, vis, scheme, P, G, probs, dout, dQ, dK, dV, kv_index, tables);
   }
 }
 
 template void attention_forward<float>(const AttnShape&, const float*, const float*, const float*, const int*,
                                        const int*, const Visibility&, const Scheme<float>&, CParamView<float>,
-                                       float*, float*, const int*);
+                                       float*, float*, const int*, AttnTables<float>);
 template void attention_forward<double>(const AttnShape&, const double*, const double*, const double*, const int*,
                                         const int*, const Visibility&, const Scheme<double>&, CParamView<double>,
-                                        double*, double*, const int*);
+                                        double*, double*, const int*, AttnTables<double>);
 template void attention_backward<float>(const AttnShape&, const float*, const float*, const float*, const int*,
                                         const int*, const Visibility&, const Scheme<float>&, CParamView<float>,
                                         ParamView<float>, const float*, const float*, float*, float*, float*,
-                                        const int*);
+                                        const int*, AttnTables<float>);
 template void attention_backward<double>(const AttnShape&, const double*, const double*, const double*, const int*,
                                          const int*, const Visibility&, const Scheme<double>&, CParamView<double>,
                                          ParamView<double>, const double*, const double*, double*, double*, double*,
-                                         const int*);
+                                         const int*, AttnTables<double>);
 
 }  // namespace pe

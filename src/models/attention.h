@@ -2,6 +2,7 @@
 // query rows and key rows per sequence. Visibility (the causal mask, an optional band) is decided
 // from positions and is separate from the position bias, which comes from the scheme's hooks.
 #pragma once
+#include <algorithm>
 #include <vector>
 
 #include "schemes/scheme.h"
@@ -18,6 +19,12 @@ struct Visibility {
     return true;
   }
   bool operator==(const Visibility&) const = default;
+  // This visibility with a scheme's window for a layer added (the narrower band wins).
+  Visibility with_window(int w) const {
+    Visibility v = *this;
+    if (w > 0) v.window = v.window > 0 ? std::min(v.window, w) : w;
+    return v;
+  }
 };
 
 struct AttnShape {
@@ -26,6 +33,15 @@ struct AttnShape {
   int Tk = 1;  // key/value rows per sequence
   int H = 1;   // heads
   int dh = 16; // head width
+  int layer = 0;  // which layer of the model (schemes with per-layer parameters or visibility)
+};
+
+// A scheme's derived tables of this layer (Scheme::tables_forward) and their gradient buffer.
+template <class S>
+struct AttnTables {
+  const S* values = nullptr;
+  S* grads = nullptr;
+  int span = 0;  // every |query position - key position| < span
 };
 
 // Forward.
@@ -38,17 +54,20 @@ struct AttnShape {
 //   over the block's key span (keys masked for the whole block are left alone). nullptr when no
 //   backward follows: the probabilities then live in a scratch only.
 //   out (out, overwritten): [B*Tq, H*dh]
-// score(m,n) = content_scale * q.k / sqrt(dh) + bias(m,n) over visible keys, softmax over keys.
+// score(m,n) = content_scale * q.k / sqrt(dh) + the scheme's score terms over visible keys, softmax
+// over keys; out = sum p v + the scheme's value term. The hooks see one query row at a time
+// (AttnRow: layer, head, query, visible keys), in the row path and the dense path alike.
 template <class S>
 void attention_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
                        const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* probs, S* out,
-                       const int* kv_index = nullptr);
+                       const int* kv_index = nullptr, AttnTables<S> tables = {});
 
 // Backward. dout: [B*Tq, H*dh]. Adds into dQ, dK, dV (same shapes as Q, K, V; with kv_index the
 // table rows are scatter-added) and into the scheme's bias gradients G.
 template <class S>
 void attention_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
                         const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G,
-                        const S* probs, const S* dout, S* dQ, S* dK, S* dV, const int* kv_index = nullptr);
+                        const S* probs, const S* dout, S* dQ, S* dK, S* dV, const int* kv_index = nullptr,
+                        AttnTables<S> tables = {});
 
 }  // namespace pe

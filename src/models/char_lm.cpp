@@ -13,6 +13,7 @@ CharLM<S>::CharLM(const CharLMConfig& cfg) : cfg_(cfg) {
   cfg_.scheme.d_model = cfg_.d_model;
   cfg_.scheme.n_heads = cfg_.n_heads;
   cfg_.scheme.d_head = cfg_.d_model / cfg_.n_heads;
+  cfg_.scheme.n_layers = cfg_.n_layers;
   scheme_ = make_scheme<S>(cfg_.scheme);
   const int D = cfg_.d_model;
   emb_ = layout_.add("tok_emb", cfg_.vocab, D);
@@ -57,6 +58,7 @@ double CharLM<S>::run_forward(const int* x, const int* y, int B, int T, CharLMCa
   for (int i = 0; i < N; ++i) c.row_pos[i] = p0 + i % T;
   // Buffers live in the cache and keep their capacity from call to call (no allocation per step).
   c.h_in.resize(L + 1), c.Q.resize(L), c.K.resize(L), c.V.resize(L), c.probs.resize(L), c.O.resize(L);
+  c.tables.resize(L), c.dtables.resize(L);
   for (auto& v : c.h_in) v.resize(ND);
   // h0 = E[x] (+ p(pos)): [N, D]
   S* h0 = c.h_in[0].data();
@@ -64,8 +66,8 @@ double CharLM<S>::run_forward(const int* x, const int* y, int B, int T, CharLMCa
   for (int i = 0; i < N; ++i)
     for (int k = 0; k < D; ++k) h0[size_t(i) * D + k] = E(x[i], k);
   if (scheme_->acts_on_embedding()) scheme_->embed_forward(P, c.row_pos.data(), N, h0);
-  const AttnShape sh{B, T, T, cfg_.n_heads, D / cfg_.n_heads};
   for (int l = 0; l < L; ++l) {
+    const AttnShape sh{B, T, T, cfg_.n_heads, D / cfg_.n_heads, l};
     const S* h = c.h_in[l].data();
     for (auto* buf : {&c.Q[l], &c.K[l], &c.V[l], &c.O[l]}) buf->resize(ND);
     // Q, K, V = h W_qkv[:, 0:D], [:, D:2D], [:, 2D:3D]: [N, D] each
@@ -74,13 +76,17 @@ double CharLM<S>::run_forward(const int* x, const int* y, int B, int T, CharLMCa
     gemm(Op::N, Op::N, N, D, D, h, D, W + D, 3 * D, c.K[l].data(), D, false);
     gemm(Op::N, Op::N, N, D, D, h, D, W + 2 * D, 3 * D, c.V[l].data(), D, false);
     if (scheme_->acts_on_qk()) {
-      scheme_->qk_forward(c.row_pos.data(), N, c.Q[l].data());
-      scheme_->qk_forward(c.row_pos.data(), N, c.K[l].data());
+      scheme_->qk_forward(l, c.row_pos.data(), N, c.Q[l].data());
+      scheme_->qk_forward(l, c.row_pos.data(), N, c.K[l].data());
     }
+    // the scheme's derived tables of this block, for ages 0 .. T-1
+    c.tables[l].resize(scheme_->tables_size(l, T));
+    if (!c.tables[l].empty()) scheme_->tables_forward(P, l, T, c.tables[l].data());
     // O = attention(Q, K, V): [N, D]
     if (keep) c.probs[l].resize(size_t(B) * sh.H * T * T);
-    attention_forward(sh, c.Q[l].data(), c.K[l].data(), c.V[l].data(), c.pos.data(), c.pos.data(), vis, *scheme_, P,
-                      keep ? c.probs[l].data() : nullptr, c.O[l].data());
+    attention_forward(sh, c.Q[l].data(), c.K[l].data(), c.V[l].data(), c.pos.data(), c.pos.data(),
+                      vis.with_window(scheme_->window(l)), *scheme_, P, keep ? c.probs[l].data() : nullptr,
+                      c.O[l].data(), nullptr, AttnTables<S>{c.tables[l].data(), nullptr, T});
     // h' = h + O W_proj: [N, D]
     S* hn = c.h_in[l + 1].data();
     std::copy(h, h + ND, hn);
@@ -127,8 +133,8 @@ double CharLM<S>::forward_backward(const int* x, const int* y, int B, int T, S* 
   gemm(Op::T, Op::N, V, D, N, c.dlogits.data(), V, hL, D, G.data(emb_), D, true);
   c.dh.resize(ND), c.dO.resize(ND), c.dQ.resize(ND), c.dK.resize(ND), c.dV.resize(ND);
   gemm(Op::N, Op::N, N, D, V, c.dlogits.data(), V, E.data(), D, c.dh.data(), D, false);
-  const AttnShape sh{B, T, T, cfg_.n_heads, D / cfg_.n_heads};
   for (int l = L - 1; l >= 0; --l) {
+    const AttnShape sh{B, T, T, cfg_.n_heads, D / cfg_.n_heads, l};
     // undoes h' = h + O W_proj (the residual passes dh through): dW_proj += O^T dh, dO = dh W_proj^T
     gemm(Op::T, Op::N, D, D, N, c.O[l].data(), D, c.dh.data(), D, G.data(wproj_[l]), D, true);
     gemm(Op::N, Op::T, N, D, D, c.dh.data(), D, P.data(wproj_[l]), D, c.dO.data(), D, false);
@@ -136,12 +142,17 @@ double CharLM<S>::forward_backward(const int* x, const int* y, int B, int T, S* 
     std::fill(c.dQ.begin(), c.dQ.end(), S(0));
     std::fill(c.dK.begin(), c.dK.end(), S(0));
     std::fill(c.dV.begin(), c.dV.end(), S(0));
-    attention_backward(sh, c.Q[l].data(), c.K[l].data(), c.V[l].data(), c.pos.data(), c.pos.data(), vis, *scheme_,
-                       P, G, c.probs[l].data(), c.dO.data(), c.dQ.data(), c.dK.data(), c.dV.data());
+    c.dtables[l].assign(c.tables[l].size(), S(0));
+    attention_backward(sh, c.Q[l].data(), c.K[l].data(), c.V[l].data(), c.pos.data(), c.pos.data(),
+                       vis.with_window(scheme_->window(l)), *scheme_, P, G, c.probs[l].data(), c.dO.data(),
+                       c.dQ.data(), c.dK.data(), c.dV.data(), nullptr,
+                       AttnTables<S>{c.tables[l].data(), c.dtables[l].data(), T});
+    // undoes the derived tables
+    if (!c.dtables[l].empty()) scheme_->tables_backward(P, G, l, T, c.dtables[l].data());
     // undoes the Q/K transform
     if (scheme_->acts_on_qk()) {
-      scheme_->qk_backward(c.row_pos.data(), N, c.dQ.data());
-      scheme_->qk_backward(c.row_pos.data(), N, c.dK.data());
+      scheme_->qk_backward(l, c.row_pos.data(), N, c.dQ.data());
+      scheme_->qk_backward(l, c.row_pos.data(), N, c.dK.data());
     }
     // undoes Q, K, V = h W_qkv[:, cols], one column block at a time: dW[:, cols] += h^T dX, dh += dX W[:, cols]^T
     const S* hin = c.h_in[l].data();

@@ -24,6 +24,7 @@ struct CharLMCache {
   std::vector<double> token_loss;                // [B*T] cross-entropy of each next-token prediction
   std::vector<std::vector<S>> h_in, Q, K, V, probs, O;  // per block; h_in[L] is the final state;
                                                        // probs only when a backward follows
+  std::vector<std::vector<S>> tables, dtables;  // per block: the scheme's derived tables, their gradient
   std::vector<S> dlogits, dh, dO, dQ, dK, dV;    // backward scratch
   std::vector<int> row_pos, pos;                 // [B*T] positions per row, [T]
 };

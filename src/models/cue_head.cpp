@@ -128,8 +128,11 @@ BatchStats CueHead<S>::forward(const int* tokens, const int* targets, int B, int
   const int qpos = p0 + T - 1;
   resize(ws.probs, size_t(B) * T);
   resize(ws.Z, size_t(B) * d);
-  attention_forward(sh, ws.Q.data(), ws.KT.data(), ws.VT.data(), &qpos, ws.kpos.data(), Visibility{}, *scheme_, P,
-                    ws.probs.data(), ws.Z.data(), ws.kv_index.data());
+  ws.tables.resize(scheme_->tables_size(0, T));
+  if (!ws.tables.empty()) scheme_->tables_forward(P, 0, T, ws.tables.data());
+  attention_forward(sh, ws.Q.data(), ws.KT.data(), ws.VT.data(), &qpos, ws.kpos.data(),
+                    Visibility{}.with_window(scheme_->window(0)), *scheme_, P, ws.probs.data(), ws.Z.data(),
+                    ws.kv_index.data(), AttnTables<S>{ws.tables.data(), nullptr, T});
   // logits = Z W_out: [B, C]
   resize(ws.logits, size_t(B) * C);
   MatMap<S>(ws.logits.data(), B, C).noalias() = CMatMap<S>(ws.Z.data(), B, d) * P(wout_);
@@ -180,8 +183,12 @@ BatchStats CueHead<S>::forward_backward(const int* tokens, const int* targets, i
   zero(ws.dVT, size_t(T) * V * d);
   const AttnShape sh{B, 1, T, 1, d};
   const int qpos = p0 + T - 1;
-  attention_backward(sh, ws.Q.data(), ws.KT.data(), ws.VT.data(), &qpos, ws.kpos.data(), Visibility{}, *scheme_, P, G,
-                     ws.probs.data(), ws.dZ.data(), ws.dQ.data(), ws.dKT.data(), ws.dVT.data(), ws.kv_index.data());
+  ws.dtables.assign(ws.tables.size(), S(0));
+  attention_backward(sh, ws.Q.data(), ws.KT.data(), ws.VT.data(), &qpos, ws.kpos.data(),
+                     Visibility{}.with_window(scheme_->window(0)), *scheme_, P, G, ws.probs.data(), ws.dZ.data(),
+                     ws.dQ.data(), ws.dKT.data(), ws.dVT.data(), ws.kv_index.data(),
+                     AttnTables<S>{ws.tables.data(), ws.dtables.data(), T});
+  if (!ws.dtables.empty()) scheme_->tables_backward(P, G, 0, T, ws.dtables.data());
   // undoes q = qk(ET[x_q, 0:d] (+ PT[T-1, 0:d]))
   if (scheme_->acts_on_qk()) scheme_->qk_backward(ws.qrow_pos.data(), B, ws.dQ.data());
   zero(ws.dET, size_t(V) * d3);

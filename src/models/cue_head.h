@@ -31,7 +31,7 @@ struct CueModelConfig {
 // Scratch buffers for one chunk of sequences; reused across steps.
 template <class S>
 struct CueWorkspace {
-  std::vector<S> ET, PS, PT, KT, VT, Q, probs, Z, logits, dlogits, dZ, dQ, dKT, dVT, dET, dPT, dPS;
+  std::vector<S> ET, PS, PT, KT, VT, Q, probs, Z, logits, dlogits, dZ, dQ, dKT, dVT, dET, dPT, dPS, tables, dtables;
   std::vector<int> qrow_pos, kt_pos, kpos, kv_index;
 };
 

@@ -20,7 +20,7 @@ GradCheckRow compare(const std::string& what, const std::string& tensor, double*
                      const std::function<double()>& f) {
   GradCheckRow row{what, tensor, n, 0, 0, true};
   for (size_t i = 0; i < n; ++i) {
-    const double x0 = x[i], h = 1e-6 * std::max(1.0, std::abs(x0));
+    const double x0 = x[i], h = 1e-5 * std::max(1.0, std::abs(x0));
     x[i] = x0 + h;
     const double fp = f();
     x[i] = x0 - h;
@@ -49,6 +49,7 @@ std::vector<GradCheckRow> compare_all(const std::string& what, const ParamLayout
 }  // namespace
 
 std::vector<GradCheckRow> gradcheck_cue(const std::string& scheme) {
+  if (scheme_info(scheme).min_layers > 1) return {};  // the cue model has one layer
   CueModelConfig cfg;
   cfg.task.alphabet = 4;
   cfg.d_model = 8;
@@ -104,13 +105,14 @@ namespace {
 // One attention configuration: shape, explicit positions, visibility.
 std::vector<GradCheckRow> gradcheck_attention_case(const std::string& scheme, const std::string& tag,
                                                    const AttnShape& sh, const std::vector<int>& qpos,
-                                                   const std::vector<int>& kpos, const Visibility& vis) {
+                                                   const std::vector<int>& kpos, const Visibility& band) {
   SchemeConfig sc;
   sc.name = scheme;
   sc.n_heads = sh.H;
   sc.d_head = sh.dh;
   sc.d_model = sh.H * sh.dh;
-  sc.learned_rows = 64;
+  sc.n_layers = std::max(sh.layer + 1, scheme_info(scheme).min_layers);
+  sc.learned_rows = 80;
   auto sch = make_scheme<double>(sc);
   ParamLayout layout;
   sch->declare(layout);
@@ -118,7 +120,14 @@ std::vector<GradCheckRow> gradcheck_attention_case(const std::string& scheme, co
   Rng rng(stream_key({kTagCheck, 1}));
   sch->init(ParamView<double>{params.data(), &layout}, rng);
   const int W = sh.H * sh.dh;
-  sch->prepare(*std::max_element(qpos.begin(), qpos.end()) + 1);
+  const int max_q = *std::max_element(qpos.begin(), qpos.end());
+  sch->prepare(std::max(max_q, *std::max_element(kpos.begin(), kpos.end())) + 1);
+  const Visibility vis = band.with_window(sch->window(sh.layer));
+  // the scheme's derived tables for position differences below span
+  const int lo = std::min(*std::min_element(qpos.begin(), qpos.end()), *std::min_element(kpos.begin(), kpos.end()));
+  const int hi = std::max(max_q, *std::max_element(kpos.begin(), kpos.end()));
+  const int span = hi - lo + 1;
+  std::vector<double> tables(sch->tables_size(sh.layer, span)), dtables(tables.size(), 0.0);
   auto randv = [&](size_t n) {
     std::vector<double> v(n);
     for (auto& x : v) x = rng.normal();
@@ -137,11 +146,12 @@ std::vector<GradCheckRow> gradcheck_attention_case(const std::string& scheme, co
   auto loss = [&] {
     std::vector<double> q = Q, k = K;
     if (sch->acts_on_qk()) {
-      sch->qk_forward(qrow.data(), sh.B * sh.Tq, q.data());
-      sch->qk_forward(krow.data(), sh.B * sh.Tk, k.data());
+      sch->qk_forward(sh.layer, qrow.data(), sh.B * sh.Tq, q.data());
+      sch->qk_forward(sh.layer, krow.data(), sh.B * sh.Tk, k.data());
     }
+    if (!tables.empty()) sch->tables_forward(P, sh.layer, span, tables.data());
     attention_forward(sh, q.data(), k.data(), V.data(), qpos.data(), kpos.data(), vis, *sch, P, probs.data(),
-                      out.data());
+                      out.data(), nullptr, AttnTables<double>{tables.data(), nullptr, span});
     double l = 0;
     for (size_t i = 0; i < out.size(); ++i) l += R[i] * out[i];
     return l;
@@ -149,38 +159,53 @@ std::vector<GradCheckRow> gradcheck_attention_case(const std::string& scheme, co
   // analytic
   std::vector<double> q = Q, k = K;
   if (sch->acts_on_qk()) {
-    sch->qk_forward(qrow.data(), sh.B * sh.Tq, q.data());
-    sch->qk_forward(krow.data(), sh.B * sh.Tk, k.data());
+    sch->qk_forward(sh.layer, qrow.data(), sh.B * sh.Tq, q.data());
+    sch->qk_forward(sh.layer, krow.data(), sh.B * sh.Tk, k.data());
   }
-  attention_forward(sh, q.data(), k.data(), V.data(), qpos.data(), kpos.data(), vis, *sch, P, probs.data(), out.data());
+  if (!tables.empty()) sch->tables_forward(P, sh.layer, span, tables.data());
+  attention_forward(sh, q.data(), k.data(), V.data(), qpos.data(), kpos.data(), vis, *sch, P, probs.data(), out.data(),
+                    nullptr, AttnTables<double>{tables.data(), nullptr, span});
   std::vector<double> dQ(Q.size(), 0.0), dK(K.size(), 0.0), dV(V.size(), 0.0);
-  attention_backward(sh, q.data(), k.data(), V.data(), qpos.data(), kpos.data(), vis, *sch, P,
-                     ParamView<double>{grad.data(), &layout}, probs.data(), R.data(), dQ.data(), dK.data(), dV.data());
+  const ParamView<double> G{grad.data(), &layout};
+  attention_backward(sh, q.data(), k.data(), V.data(), qpos.data(), kpos.data(), vis, *sch, P, G, probs.data(),
+                     R.data(), dQ.data(), dK.data(), dV.data(), nullptr,
+                     AttnTables<double>{tables.data(), dtables.data(), span});
+  if (!dtables.empty()) sch->tables_backward(P, G, sh.layer, span, dtables.data());
   if (sch->acts_on_qk()) {
-    sch->qk_backward(qrow.data(), sh.B * sh.Tq, dQ.data());
-    sch->qk_backward(krow.data(), sh.B * sh.Tk, dK.data());
+    sch->qk_backward(sh.layer, qrow.data(), sh.B * sh.Tq, dQ.data());
+    sch->qk_backward(sh.layer, krow.data(), sh.B * sh.Tk, dK.data());
   }
-  const std::string what = "attention/" + scheme + tag;
+  const std::string what = "attention/" + scheme + tag + (sh.layer > 0 ? "/layer" + std::to_string(sh.layer) : "");
   std::vector<GradCheckRow> rows;
   rows.push_back(compare(what, "Q", Q.data(), dQ.data(), Q.size(), loss));
   rows.push_back(compare(what, "K", K.data(), dK.data(), K.size(), loss));
   rows.push_back(compare(what, "V", V.data(), dV.data(), V.size(), loss));
-  // Score-bias parameters (schemes with learned biases) are checked here too.
-  if (sch->acts_on_scores())
+  // The parameters of score and value terms are checked here too.
+  if (sch->acts_on_scores() || sch->acts_on_values())
     for (auto& r : compare_all(what, layout, params, grad, loss)) rows.push_back(r);
   return rows;
 }
 }  // namespace
 
 std::vector<GradCheckRow> gradcheck_attention(const std::string& scheme) {
-  // queries at 17..21, keys at 15..20: explicit positions, not indices; causal hides some keys
-  auto rows = gradcheck_attention_case(scheme, "", AttnShape{2, 5, 6, 3, 4}, {17, 18, 19, 20, 21},
-                                       {15, 16, 17, 18, 19, 20}, Visibility{});
-  // 70 queries and keys at 5..74 under a causal band of 40: several query blocks, key spans not at 0
-  std::vector<int> pos(70);
-  for (int i = 0; i < 70; ++i) pos[i] = 5 + i;
-  for (auto& r : gradcheck_attention_case(scheme, "/band", AttnShape{1, 70, 70, 2, 4}, pos, pos, Visibility{true, 40}))
-    rows.push_back(r);
+  std::vector<GradCheckRow> rows;
+  // every layer of a scheme that differs by layer
+  for (int layer = 0; layer < scheme_info(scheme).min_layers; ++layer) {
+    // queries at 17..21, keys at 15..20: explicit positions, not indices; causal hides some keys
+    for (auto& r : gradcheck_attention_case(scheme, "", AttnShape{2, 5, 6, 3, 4, layer}, {17, 18, 19, 20, 21},
+                                            {15, 16, 17, 18, 19, 20}, Visibility{}))
+      rows.push_back(r);
+    // no causal mask: keys after the query too (negative ages; relative schemes' other side)
+    for (auto& r : gradcheck_attention_case(scheme, "/bidir", AttnShape{1, 4, 8, 2, 4, layer}, {10, 11, 12, 13},
+                                            {8, 9, 10, 11, 12, 13, 14, 15}, Visibility{false, 0}))
+      rows.push_back(r);
+    // 70 queries and keys at 5..74 under a causal band of 40: several query blocks, key spans not at 0
+    std::vector<int> pos(70);
+    for (int i = 0; i < 70; ++i) pos[i] = 5 + i;
+    for (auto& r : gradcheck_attention_case(scheme, "/band", AttnShape{1, 70, 70, 2, 4, layer}, pos, pos,
+                                            Visibility{true, 40}))
+      rows.push_back(r);
+  }
   return rows;
 }
 

@@ -18,10 +18,10 @@ class AlibiScheme final : public Scheme<S> {
   bool acts_on_scores() const override { return true; }
   const std::vector<double>& slopes() const { return slopes_; }
 
-  // scores[j] -= slope_h * (qpos - kpos[j]).
-  void bias_forward(CParamView<S> P, int head, int qpos, const int* kpos, int nk, S* scores) const override {
-    const S s = S(slopes_[head]);
-    for (int j = 0; j < nk; ++j) scores[j] -= s * S(qpos - kpos[j]);
+  // scores[t] -= slope_h * (qpos - kpos[t]).
+  void score_forward(CParamView<S>, const AttnRow<S>& r, S* scores) const override {
+    const S s = S(slopes_[r.head]);
+    for (int t = 0; t < r.nk; ++t) scores[t] -= s * S(r.qpos - r.kpos[t]);
   }
   // The bias has no parameters: nothing to accumulate.
 

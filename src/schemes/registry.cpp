@@ -1,13 +1,23 @@
-// The scheme registry: adding a scheme means one header plus one line here.
+// The scheme registry: adding a scheme means one header plus one entry here (its name, description,
+// settings and constructor). Every list of schemes — help, gradcheck, benchmarks, tests, the key
+// table — reads this one.
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "core/errors.h"
+#include "core/math.h"
 #include "schemes/alibi.h"
+#include "schemes/deberta.h"
+#include "schemes/hybrid.h"
 #include "schemes/learned.h"
 #include "schemes/none.h"
 #include "schemes/rope.h"
+#include "schemes/shaw.h"
 #include "schemes/sinusoidal.h"
-#include "core/math.h"
+#include "schemes/t5.h"
+#include "schemes/tupe.h"
+#include "schemes/txl.h"
 
 namespace pe {
 
@@ -36,6 +46,23 @@ const std::vector<Entry<S>>& entries() {
       {{"rope", "rotary: query and key planes rotated by position; scores see only offsets"},
        &build<RopeScheme, S>},
       {{"alibi", "linear penalty on the age m-n added to every score"}, &build<AlibiScheme, S>},
+      {{"t5", "learned scalar bias per head and log-spaced age bucket (T5, causal)", t5_keys()}, &build<T5Scheme, S>},
+      {{"shaw", "relative key and value vectors per clipped offset, one pair of tables per layer (Shaw et al.)",
+        {{"shaw_clip", KeyType::Int, 16, "shaw: offsets are clipped to [-K, K]"}}},
+       &build<ShawScheme, S>},
+      {{"txl", "Transformer-XL four-term relative score over a projected sinusoidal code of the age"},
+       &build<TxlScheme, S>},
+      {{"deberta", "disentangled content-to-position and position-to-content terms over a clipped relative index",
+        {{"deberta_clip", KeyType::Int, 16, "deberta: relative distances take 2K rows (clipped at +-K)"}}},
+       &build<DebertaScheme, S>},
+      {{"tupe", "untied content and absolute-position scores, each with its own projections (TUPE-A; -R adds t5)",
+        tupe_keys()},
+       &build<TupeScheme, S>},
+      {{"hybrid", "a scheme and a window per layer (default: layer 1 rope with a 64-key window, layer 2 none)",
+        {{"hybrid_layers", KeyType::StringList, nlohmann::json::array({"rope:64", "none"}),
+          "hybrid: per layer, scheme[:window] (window 0 or absent: full causal)"}},
+        2},
+       &build<HybridScheme, S>},
   };
   return e;
 }
@@ -56,13 +83,45 @@ bool scheme_exists(const std::string& name) {
   return false;
 }
 
-template <class S>
-std::unique_ptr<Scheme<S>> make_scheme(const SchemeConfig& cfg) {
-  for (auto& e : entries<S>())
-    if (e.info.name == cfg.name) return e.make(cfg);
+const SchemeInfo& scheme_info(const std::string& name) {
+  for (auto& s : scheme_list())
+    if (s.name == name) return s;
   std::string known;
   for (auto& s : scheme_list()) known += (known.empty() ? "" : ", ") + s.name;
-  throw UsageError("unknown scheme '" + cfg.name + "' (known: " + known + ")");
+  throw UsageError("unknown scheme '" + name + "' (known: " + known + ")");
+}
+
+std::vector<KeySpec> scheme_keys() {
+  std::vector<KeySpec> keys;
+  for (auto& s : scheme_list())
+    for (auto& k : s.keys) {
+      bool seen = false;
+      for (auto& have : keys) seen = seen || have.key == k.key;
+      if (!seen) keys.push_back(k);
+    }
+  return keys;
+}
+
+void fill_scheme_settings(SchemeConfig& cfg) {
+  const SchemeInfo& info = scheme_info(cfg.name);
+  if (!cfg.settings.is_object()) throw ConfigError(cfg.name + ": scheme settings must be a JSON object");
+  for (auto& [key, value] : cfg.settings.items()) {
+    bool declared = false;
+    for (auto& k : info.keys) declared = declared || k.key == key;
+    if (!declared) throw ConfigError(fmt::format("scheme {} has no setting '{}'", cfg.name, key));
+  }
+  for (auto& k : info.keys)
+    if (!cfg.settings.contains(k.key)) cfg.settings[k.key] = k.default_value;
+}
+
+template <class S>
+std::unique_ptr<Scheme<S>> make_scheme(const SchemeConfig& cfg) {
+  scheme_info(cfg.name);  // throws the unknown-scheme error
+  SchemeConfig filled = cfg;
+  fill_scheme_settings(filled);
+  for (auto& e : entries<S>())
+    if (e.info.name == cfg.name) return e.make(filled);
+  throw Error("scheme registry out of step: " + cfg.name);
 }
 template std::unique_ptr<Scheme<float>> make_scheme<float>(const SchemeConfig&);
 template std::unique_ptr<Scheme<double>> make_scheme<double>(const SchemeConfig&);

@@ -37,7 +37,8 @@ class RopeScheme final : public Scheme<S> {
     sin_.clear();
   }
   const FrequencyPlan& plan() const { return plan_; }
-  S content_scale() const override { return S(plan_.logit_scale); }
+  using Scheme<S>::content_scale;
+  S content_scale(int) const override { return S(plan_.logit_scale); }
 
   // Fills cos/sin of pos * theta_j for pos = 0..max_pos, plane-major per position.
   void prepare(int max_pos) override {
@@ -55,9 +56,11 @@ class RopeScheme final : public Scheme<S> {
   }
 
   // x: [n, H*dh]; plane j of every head of row i turns by pos[i] * theta_j.
-  void qk_forward(const int* pos, int n, S* x) const override { rotate(pos, n, x, S(1)); }
+  using Scheme<S>::qk_forward;
+  using Scheme<S>::qk_backward;
+  void qk_forward(int, const int* pos, int n, S* x) const override { rotate(pos, n, x, S(1)); }
   // The transpose of the rotation (turn back): dL/dx = R(-a) dL/dy.
-  void qk_backward(const int* pos, int n, S* dx) const override { rotate(pos, n, dx, S(-1)); }
+  void qk_backward(int, const int* pos, int n, S* dx) const override { rotate(pos, n, dx, S(-1)); }
 
  private:
   void rotate(const int* pos, int n, S* x, S sign) const {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.h"
+#include "core/keys.h"
 #include "core/params.h"
 #include "core/rng.h"
 #include "schemes/frequency_plan.h"
@@ -20,11 +21,49 @@ struct SchemeConfig {
   int d_model = 16;   // width of the embedding state
   int n_heads = 1;    // heads per attention layer
   int d_head = 16;    // width of one head (even)
+  int n_layers = 1;   // attention layers of the model (per-layer tables, hybrids)
+  // The settings of the five published schemes (every checkpoint carries them).
   double base = 10000.0;
   int learned_rows = 32;              // rows of the learned table
   double learned_init_std = 0.3;      // N(0, std^2) init of learned rows
   std::vector<double> alibi_slopes;   // empty: the reference rule for n_heads
   double rotary_fraction = 1.0;       // rope: fraction of planes that rotate
+  // Settings a scheme declares in its registry entry (scheme_keys()), by key; a missing key takes
+  // the declared default (make_scheme fills them in).
+  nlohmann::json settings = nlohmann::json::object();
+  template <class T>
+  T setting(const std::string& key) const {
+    if (!settings.contains(key)) throw Error("scheme setting '" + key + "' was not filled in");
+    return settings.at(key).get<T>();
+  }
+};
+
+// The visible keys of one query row of one head: key t's head row is
+// base + (index ? index[keys[t]] : first + keys[t]) * stride.
+template <class S>
+struct KeyRows {
+  S* base = nullptr;
+  size_t stride = 0;
+  const int* keys = nullptr;
+  const int* index = nullptr;
+  size_t first = 0;
+  S* operator()(int t) const {
+    const size_t r = index ? size_t(index[keys[t]]) : first + size_t(keys[t]);
+    return base + r * stride;
+  }
+};
+
+// One query row of one head in one layer, as the score and value hooks see it.
+template <class S>
+struct AttnRow {
+  int layer = 0, head = 0, dh = 0;
+  int qpos = 0;
+  const S* q = nullptr;      // [dh] the query, after the Q/K transform
+  int nk = 0;                // visible keys
+  const int* kpos = nullptr; // [nk] their positions (ascending)
+  KeyRows<const S> keys;     // keys(t): [dh] the t-th visible key, after the Q/K transform
+  const S* tables = nullptr; // the scheme's derived tables for this layer (tables_forward), or nullptr
+  int span = 0;              // the span they were computed for
 };
 
 template <class S>
@@ -47,20 +86,29 @@ class Scheme {
   virtual bool acts_on_embedding() const { return false; }
   virtual bool acts_on_qk() const { return false; }
   virtual bool acts_on_scores() const { return false; }
+  virtual bool acts_on_values() const { return false; }
+
+  // Visibility of a layer: keys older than this many positions are hidden (0: no window). A window
+  // is visibility, never a bias; the model combines it with the caller's band.
+  virtual int window(int layer) const { return 0; }
 
   // Embedding state. out: [n, d_model]; out[i] += p(pos[i]).
   virtual void embed_forward(CParamView<S> P, const int* pos, int n, S* out) const {}
   // dout: [n, d_model]; adds dL/dp into the scheme's gradients.
   virtual void embed_backward(CParamView<S> P, ParamView<S> G, const int* pos, int n, const S* dout) const {}
 
-  // Q/K transform, in place. x: [n, n_heads * d_head], row i at position pos[i]. Call prepare()
-  // with the largest position first (it fills caches; not thread-safe, the transforms are).
+  // Q/K transform of one layer, in place. x: [n, n_heads * d_head], row i at position pos[i]. Call
+  // prepare() with the largest position first (it fills caches; not thread-safe, the transforms are).
   virtual void prepare(int max_pos) {}
-  virtual void qk_forward(const int* pos, int n, S* x) const {}
+  virtual void qk_forward(int layer, const int* pos, int n, S* x) const {}
   // dx: [n, n_heads * d_head], in place: dL/d(input) from dL/d(output).
-  virtual void qk_backward(const int* pos, int n, S* dx) const {}
-  // Multiplier on the content score q.k/sqrt(d) (1 except for maps such as YaRN).
-  virtual S content_scale() const { return S(1); }
+  virtual void qk_backward(int layer, const int* pos, int n, S* dx) const {}
+  void qk_forward(const int* pos, int n, S* x) const { qk_forward(0, pos, n, x); }
+  void qk_backward(const int* pos, int n, S* dx) const { qk_backward(0, pos, n, dx); }
+  // Multiplier on the content score q.k/sqrt(d) (1 except for maps such as YaRN and for schemes
+  // whose score is a sum of several terms).
+  virtual S content_scale(int layer) const { return S(1); }
+  S content_scale() const { return content_scale(0); }
 
   // Context-extension maps: a scheme that reads its angles from a FrequencyPlan builds the plan of
   // a map for a (training length, read length) pair and accepts it at read time.
@@ -70,12 +118,28 @@ class Scheme {
   }
   virtual void set_frequency_plan(FrequencyPlan plan) { throw UsageError(name() + " has no frequencies to rescale"); }
 
-  // Score bias. scores: [nk], the scaled content scores of one query row of one head; adds
-  // the bias for keys at kpos. Only visible keys are passed.
-  virtual void bias_forward(CParamView<S> P, int head, int qpos, const int* kpos, int nk, S* scores) const {}
-  // dscores: [nk], dL/d(score); adds into the scheme's gradients (learned biases).
-  virtual void bias_backward(CParamView<S> P, ParamView<S> G, int head, int qpos, const int* kpos, int nk,
-                             const S* dscores) const {}
+  // Derived tables of one layer, computed once per forward call from the parameters (e.g. a
+  // projected position code), for position differences below span in magnitude. The model keeps them (and their gradient) in
+  // its workspace and passes them to the score and value hooks as AttnRow::tables.
+  virtual size_t tables_size(int layer, int span) const { return 0; }
+  virtual void tables_forward(CParamView<S> P, int layer, int span, S* tables) const {}
+  // dtables: the gradient of the tables, accumulated by score_backward/value_backward; adds into G.
+  virtual void tables_backward(CParamView<S> P, ParamView<S> G, int layer, int span, const S* dtables) const {}
+
+  // Score hook. scores: [nk], the scaled content scores of one query row; adds the scheme's terms
+  // for the visible keys. Called only when acts_on_scores().
+  virtual void score_forward(CParamView<S> P, const AttnRow<S>& r, S* scores) const {}
+  // dscores: [nk], dL/d(score). Adds into the scheme's gradients G, into dtables, and (for terms
+  // that read the vectors) into dq: [dh] and dkeys(t): [dh].
+  virtual void score_backward(CParamView<S> P, ParamView<S> G, const AttnRow<S>& r, const S* dscores, S* dq,
+                              const KeyRows<S>& dkeys, S* dtables) const {}
+
+  // Value hook, after the softmax. p: [nk], the probabilities of the visible keys; out: [dh], the
+  // head's output row; adds the scheme's term. Called only when acts_on_values().
+  virtual void value_forward(CParamView<S> P, const AttnRow<S>& r, const S* p, S* out) const {}
+  // dout: [dh]; adds dL/dp into dp: [nk] and into G.
+  virtual void value_backward(CParamView<S> P, ParamView<S> G, const AttnRow<S>& r, const S* p, const S* dout,
+                              S* dp) const {}
 
  protected:
   SchemeConfig cfg_;
@@ -84,12 +148,20 @@ class Scheme {
 // The registry: names, one-line descriptions, and construction in float or double.
 struct SchemeInfo {
   std::string name, description;
+  std::vector<KeySpec> keys;  // its own settings (SchemeConfig::settings)
+  int min_layers = 1;           // a per-layer hybrid needs a model with several layers
 };
 const std::vector<SchemeInfo>& scheme_list();
 bool scheme_exists(const std::string& name);
 // Throws UsageError listing the known schemes when the name is unknown.
 template <class S>
 std::unique_ptr<Scheme<S>> make_scheme(const SchemeConfig& cfg);
+const SchemeInfo& scheme_info(const std::string& name);  // throws UsageError when unknown
+// Every key any scheme declares (the experiment key table lists them).
+std::vector<KeySpec> scheme_keys();
+// Fills cfg.settings with the declared defaults of cfg.name's keys that are missing; throws
+// ConfigError for a key the scheme does not declare.
+void fill_scheme_settings(SchemeConfig& cfg);
 
 // ALiBi slopes for H heads by the reference rule (schemes.md).
 std::vector<double> alibi_reference_slopes(int n_heads);

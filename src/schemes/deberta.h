@@ -1,0 +1,110 @@
+// `deberta` (disentangled attention): relative distance delta(m,n) = clamp(m - n + K, 0, 2K - 1)
+// (2K rows), a learned relative table P [2K, d_model] shared by the layers, projected per layer
+// into Kr = P W_Kr and Qr = P W_Qr ([2K, heads * d] each):
+//   s(m,n) = [ <q_m, k_n> + <q_m, Kr[delta(m,n)]> + <k_n, Qr[delta(n,m)]> ] / sqrt(3d)
+// content-to-content, content-to-position, position-to-content. The third term reads the reversed
+// index delta(n,m). Kr and Qr are derived tables of each layer, computed once per forward call.
+// Init: P ~ N(0, learned_init_std^2), W_Kr and W_Qr as linear layers.
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/errors.h"
+#include "schemes/scheme.h"
+
+namespace pe {
+
+template <class S>
+class DebertaScheme final : public Scheme<S> {
+ public:
+  explicit DebertaScheme(SchemeConfig cfg) : Scheme<S>(std::move(cfg)) {
+    clip_ = this->cfg_.template setting<int>("deberta_clip");
+    if (clip_ < 1) throw ConfigError(fmt::format("deberta_clip must be at least 1 (got {})", clip_));
+  }
+  std::string name() const override { return "deberta"; }
+  bool acts_on_scores() const override { return true; }
+  // three terms: the content score is scaled by 1/sqrt(3d), not 1/sqrt(d)
+  using Scheme<S>::content_scale;
+  S content_scale(int) const override { return S(1) / std::sqrt(S(3)); }
+  // delta(m, n) = clamp(m - n + K, 0, 2K - 1)
+  int delta(int m, int n) const { return std::clamp(m - n + clip_, 0, 2 * clip_ - 1); }
+
+  void declare(ParamLayout& layout) override {
+    const int D = this->cfg_.d_model;
+    p_ = layout.add("pos.deberta_p", 2 * clip_, D);
+    for (int l = 0; l < this->cfg_.n_layers; ++l) {
+      w_kr_.push_back(layout.add(fmt::format("pos.layer{}.w_kr", l), D, width()));
+      w_qr_.push_back(layout.add(fmt::format("pos.layer{}.w_qr", l), D, width()));
+    }
+  }
+  void init(ParamView<S> P, Rng& rng) const override {
+    auto T = P(p_);
+    for (Eigen::Index i = 0; i < T.size(); ++i) T.data()[i] = S(this->cfg_.learned_init_std * rng.normal());
+    const double bound = 1.0 / std::sqrt(double(this->cfg_.d_model));
+    for (size_t l = 0; l < w_kr_.size(); ++l)
+      for (int id : {w_kr_[l], w_qr_[l]}) {
+        auto W = P(id);
+        for (Eigen::Index i = 0; i < W.size(); ++i) W.data()[i] = S(bound * (2.0 * rng.uniform() - 1.0));
+      }
+  }
+
+  // tables = [Kr; Qr]: [2 * 2K, heads * d]
+  size_t tables_size(int, int) const override { return size_t(4 * clip_) * width(); }
+  void tables_forward(CParamView<S> P, int layer, int, S* tables) const override {
+    MatMap<S>(tables, 2 * clip_, width()).noalias() = P(p_) * P(w_kr_[layer]);
+    MatMap<S>(tables + size_t(2 * clip_) * width(), 2 * clip_, width()).noalias() = P(p_) * P(w_qr_[layer]);
+  }
+  // undoes Kr = P W_Kr, Qr = P W_Qr
+  void tables_backward(CParamView<S> P, ParamView<S> G, int layer, int, const S* dtables) const override {
+    const CMatMap<S> dKr(dtables, 2 * clip_, width()), dQr(dtables + size_t(2 * clip_) * width(), 2 * clip_, width());
+    G(w_kr_[layer]).noalias() += P(p_).transpose() * dKr;
+    G(w_qr_[layer]).noalias() += P(p_).transpose() * dQr;
+    G(p_).noalias() += dKr * P(w_kr_[layer]).transpose() + dQr * P(w_qr_[layer]).transpose();
+  }
+
+  // scores[t] += [ <q, Kr[delta(m, n_t)]> + <k_t, Qr[delta(n_t, m)]> ] / sqrt(3d)
+  void score_forward(CParamView<S>, const AttnRow<S>& r, S* scores) const override {
+    const S scale = S(1) / std::sqrt(S(3 * r.dh));
+    for (int t = 0; t < r.nk; ++t) {
+      const S *kr = kr_row(r, delta(r.qpos, r.kpos[t])), *qr = qr_row(r, delta(r.kpos[t], r.qpos));
+      const S* k = r.keys(t);
+      S acc = 0;
+      for (int c = 0; c < r.dh; ++c) acc += r.q[c] * kr[c] + k[c] * qr[c];
+      scores[t] += scale * acc;
+    }
+  }
+  // undoes it, g_t = ds_t / sqrt(3d): dq += g_t Kr[.], dKr[.] += g_t q, dk_t += g_t Qr[..], dQr[..] += g_t k_t
+  void score_backward(CParamView<S>, ParamView<S>, const AttnRow<S>& r, const S* ds, S* dq, const KeyRows<S>& dkeys,
+                      S* dtables) const override {
+    const S scale = S(1) / std::sqrt(S(3 * r.dh));
+    for (int t = 0; t < r.nk; ++t) {
+      const S g = scale * ds[t];
+      const S *kr = kr_row(r, delta(r.qpos, r.kpos[t])), *qr = qr_row(r, delta(r.kpos[t], r.qpos));
+      S *dkr = dtables + (kr - r.tables), *dqr = dtables + (qr - r.tables);
+      const S* k = r.keys(t);
+      S* dk = dkeys(t);
+      for (int c = 0; c < r.dh; ++c) {
+        dq[c] += g * kr[c];
+        dkr[c] += g * r.q[c];
+        dk[c] += g * qr[c];
+        dqr[c] += g * k[c];
+      }
+    }
+  }
+
+ private:
+  int width() const { return this->cfg_.n_heads * this->cfg_.d_head; }
+  const S* kr_row(const AttnRow<S>& r, int i) const { return r.tables + size_t(i) * width() + size_t(r.head) * r.dh; }
+  const S* qr_row(const AttnRow<S>& r, int i) const {
+    return r.tables + size_t(2 * clip_ + i) * width() + size_t(r.head) * r.dh;
+  }
+
+  int clip_ = 16, p_ = -1;
+  std::vector<int> w_kr_, w_qr_;
+};
+
+}  // namespace pe

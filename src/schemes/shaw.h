@@ -1,0 +1,119 @@
+// `shaw` (relative key and value vectors, Shaw et al.): clip c = clamp(n - m, -K, K) (key minus
+// query), row u = c + K of two learned tables RK, RV of shape [2K+1, d] per layer, shared by the
+// layer's heads:
+//   e(m,n) = <q_m, k_n + RK[u]> / sqrt(d),   z_m = sum_n a(m,n) (v_n + RV[u]).
+// Computed the compact way, never as [queries, keys, d] tensors: per query row, w[u] = <q, RK[u]>
+// once per relation class, then gathered by each key's class; on the value side the probabilities
+// are summed per class first (a[u] = sum of a(m,n) over keys of class u), then z += sum_u a[u] RV[u].
+// Init N(0, learned_init_std^2).
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/errors.h"
+#include "schemes/scheme.h"
+
+namespace pe {
+
+template <class S>
+class ShawScheme final : public Scheme<S> {
+ public:
+  explicit ShawScheme(SchemeConfig cfg) : Scheme<S>(std::move(cfg)) {
+    clip_ = this->cfg_.template setting<int>("shaw_clip");
+    if (clip_ < 1) throw ConfigError(fmt::format("shaw_clip must be at least 1 (got {})", clip_));
+  }
+  std::string name() const override { return "shaw"; }
+  bool acts_on_scores() const override { return true; }
+  bool acts_on_values() const override { return true; }
+  int clip() const { return clip_; }
+  // The table row of a (query, key) pair: u = clamp(n - m, -K, K) + K.
+  int relation(int m, int n) const { return std::clamp(n - m, -clip_, clip_) + clip_; }
+
+  void declare(ParamLayout& layout) override {
+    const int rows = 2 * clip_ + 1, d = this->cfg_.d_head;
+    for (int l = 0; l < this->cfg_.n_layers; ++l) {
+      rk_.push_back(layout.add(fmt::format("pos.layer{}.shaw_rk", l), rows, d));
+      rv_.push_back(layout.add(fmt::format("pos.layer{}.shaw_rv", l), rows, d));
+    }
+  }
+  void init(ParamView<S> P, Rng& rng) const override {
+    for (size_t l = 0; l < rk_.size(); ++l)
+      for (int id : {rk_[l], rv_[l]}) {
+        auto T = P(id);
+        for (Eigen::Index i = 0; i < T.size(); ++i) T.data()[i] = S(this->cfg_.learned_init_std * rng.normal());
+      }
+  }
+
+  // scores[t] += <q, RK[u_t]> / sqrt(d), through w[u] = <q, RK[u]> per class.
+  void score_forward(CParamView<S> P, const AttnRow<S>& r, S* scores) const override {
+    const S* RK = P.data(rk_[r.layer]);
+    const S scale = S(1) / std::sqrt(S(r.dh));
+    std::vector<S>& w = scratch(0);
+    for (int u = 0; u < rows(); ++u) w[u] = scale * dot(r.q, RK + size_t(u) * r.dh, r.dh);
+    for (int t = 0; t < r.nk; ++t) scores[t] += w[relation(r.qpos, r.kpos[t])];
+  }
+  // undoes it: g[u] = sum of ds over keys of class u; dq += g[u] RK[u] / sqrt(d); dRK[u] += g[u] q / sqrt(d)
+  void score_backward(CParamView<S> P, ParamView<S> G, const AttnRow<S>& r, const S* ds, S* dq, const KeyRows<S>&,
+                      S*) const override {
+    const S* RK = P.data(rk_[r.layer]);
+    S* dRK = G.data(rk_[r.layer]);
+    const S scale = S(1) / std::sqrt(S(r.dh));
+    std::vector<S>& g = class_sums(r, ds);
+    for (int u = 0; u < rows(); ++u) {
+      if (g[u] == S(0)) continue;
+      const S gu = scale * g[u];
+      for (int c = 0; c < r.dh; ++c) dq[c] += gu * RK[size_t(u) * r.dh + c], dRK[size_t(u) * r.dh + c] += gu * r.q[c];
+    }
+  }
+  // out += sum_u a[u] RV[u], a[u] = sum of p over keys of class u.
+  void value_forward(CParamView<S> P, const AttnRow<S>& r, const S* p, S* out) const override {
+    const S* RV = P.data(rv_[r.layer]);
+    std::vector<S>& a = class_sums(r, p);
+    for (int u = 0; u < rows(); ++u)
+      if (a[u] != S(0))
+        for (int c = 0; c < r.dh; ++c) out[c] += a[u] * RV[size_t(u) * r.dh + c];
+  }
+  // undoes it: dp[t] += <dout, RV[u_t]>; dRV[u] += a[u] dout.
+  void value_backward(CParamView<S> P, ParamView<S> G, const AttnRow<S>& r, const S* p, const S* dout,
+                      S* dp) const override {
+    const S* RV = P.data(rv_[r.layer]);
+    S* dRV = G.data(rv_[r.layer]);
+    std::vector<S>& a = class_sums(r, p);
+    std::vector<S>& w = scratch(1);
+    for (int u = 0; u < rows(); ++u) {
+      w[u] = dot(dout, RV + size_t(u) * r.dh, r.dh);
+      if (a[u] != S(0))
+        for (int c = 0; c < r.dh; ++c) dRV[size_t(u) * r.dh + c] += a[u] * dout[c];
+    }
+    for (int t = 0; t < r.nk; ++t) dp[t] += w[relation(r.qpos, r.kpos[t])];
+  }
+
+ private:
+  int rows() const { return 2 * clip_ + 1; }
+  static S dot(const S* a, const S* b, int n) {
+    S acc = 0;
+    for (int c = 0; c < n; ++c) acc += a[c] * b[c];
+    return acc;
+  }
+  // Per-thread scratch of 2K+1 entries (the hooks run on many threads at once).
+  std::vector<S>& scratch(int which) const {
+    thread_local std::vector<S> buf[3];
+    buf[which].assign(rows(), S(0));
+    return buf[which];
+  }
+  // x summed per relation class over the row's visible keys.
+  std::vector<S>& class_sums(const AttnRow<S>& r, const S* x) const {
+    std::vector<S>& s = scratch(2);
+    for (int t = 0; t < r.nk; ++t) s[relation(r.qpos, r.kpos[t])] += x[t];
+    return s;
+  }
+
+  int clip_ = 16;
+  std::vector<int> rk_, rv_;
+};
+
+}  // namespace pe

@@ -1,0 +1,80 @@
+// `t5`: a learned scalar bias per head and age bucket, added to the scaled content score (causal
+// mode): s(m,n) = c(m,n) + beta[bucket(max(m - n, 0)), h]. Buckets (default 32): exact for ages
+// below B/2, then log-spaced up to max_distance (default 128); every older key shares the last
+// bucket. beta starts at 0. One table for the whole model (shared by its layers, as in T5).
+#pragma once
+#include <fmt/format.h>
+
+#include "core/errors.h"
+#include "schemes/scheme.h"
+#include "theory/t5_buckets.h"
+
+namespace pe {
+
+inline std::vector<KeySpec> t5_keys() {
+  return {{"t5_buckets", KeyType::Int, 32, "t5 (and tupe_relative): age buckets per head"},
+          {"t5_max_distance", KeyType::Int, 128, "t5: ages from here on share the last bucket"}};
+}
+
+// The bucketed bias itself, shared by t5 and TUPE-R.
+template <class S>
+class T5Bias {
+ public:
+  void configure(const SchemeConfig& c) {
+    buckets_ = c.setting<int>("t5_buckets");
+    max_distance_ = c.setting<int>("t5_max_distance");
+    if (buckets_ < 2 || buckets_ % 2)
+      throw ConfigError(fmt::format("t5_buckets must be an even number >= 2 (got {})", buckets_));
+    if (max_distance_ <= buckets_ / 2)
+      throw ConfigError(fmt::format("t5_max_distance must exceed t5_buckets / 2 = {} (got {})", buckets_ / 2,
+                                    max_distance_));
+    heads_ = c.n_heads;
+  }
+  void declare(ParamLayout& layout) { table_ = layout.add("pos.t5_bias", buckets_, heads_); }
+  void init(ParamView<S> P) const { P(table_).setZero(); }
+  // Caches the bucket of every age up to max_age (the bucket map takes a log).
+  void prepare(int max_age) {
+    for (int r = int(bucket_of_.size()); r <= max_age; ++r)
+      bucket_of_.push_back(theory::t5_bucket(r, buckets_, max_distance_));
+  }
+  int bucket(int age) const {
+    if (age < 0) age = 0;
+    return age < int(bucket_of_.size()) ? bucket_of_[age] : theory::t5_bucket(age, buckets_, max_distance_);
+  }
+  // scores[t] += beta[bucket(qpos - kpos[t]), head]
+  void forward(CParamView<S> P, const AttnRow<S>& r, S* scores) const {
+    const S* beta = P.data(table_);
+    for (int t = 0; t < r.nk; ++t) scores[t] += beta[size_t(bucket(r.qpos - r.kpos[t])) * heads_ + r.head];
+  }
+  // undoes scores[t] += beta[...]: dbeta[bucket, head] += ds[t]
+  void backward(ParamView<S> G, const AttnRow<S>& r, const S* ds) const {
+    S* dbeta = G.data(table_);
+    for (int t = 0; t < r.nk; ++t) dbeta[size_t(bucket(r.qpos - r.kpos[t])) * heads_ + r.head] += ds[t];
+  }
+
+ private:
+  int buckets_ = 32, max_distance_ = 128, heads_ = 1, table_ = -1;
+  std::vector<int> bucket_of_;
+};
+
+template <class S>
+class T5Scheme final : public Scheme<S> {
+ public:
+  explicit T5Scheme(SchemeConfig cfg) : Scheme<S>(std::move(cfg)) { bias_.configure(this->cfg_); }
+  std::string name() const override { return "t5"; }
+  bool acts_on_scores() const override { return true; }
+  void declare(ParamLayout& layout) override { bias_.declare(layout); }
+  void init(ParamView<S> P, Rng&) const override { bias_.init(P); }  // beta = 0
+  void prepare(int max_pos) override { bias_.prepare(max_pos); }
+  void score_forward(CParamView<S> P, const AttnRow<S>& r, S* scores) const override { bias_.forward(P, r, scores); }
+  void score_backward(CParamView<S>, ParamView<S> G, const AttnRow<S>& r, const S* ds, S*, const KeyRows<S>&,
+                      S*) const override {
+    bias_.backward(G, r, ds);
+  }
+  const T5Bias<S>& bias() const { return bias_; }
+
+ private:
+  T5Bias<S> bias_;
+};
+
+}  // namespace pe

@@ -1,0 +1,142 @@
+// `txl` (Transformer-XL relative scores, no segment memory): for a query at m and a key at n, age
+// r = m - n,
+//   s(m,n) = [ <q_m, k_n> + <q_m, R_r> + <u, k_n> + <v, R_r> ] / sqrt(d),
+// content-content, content-position, global content, global position. R_r = rho(r) W_R is the fixed
+// sinusoidal code rho of the age (width d_model, sine first, the `base` setting) projected by a
+// learned W_R per layer ([d_model, heads * d]); u, v are learned per head ([heads, d], shared by
+// the layers, as in the paper). R for ages 0 .. span-1 is a derived table of each layer, computed
+// once per forward call. Init: W_R as a linear layer, u = v = 0.
+#pragma once
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/errors.h"
+#include "core/frequencies.h"
+#include "schemes/scheme.h"
+
+namespace pe {
+
+template <class S>
+class TxlScheme final : public Scheme<S> {
+ public:
+  using Scheme<S>::Scheme;
+  std::string name() const override { return "txl"; }
+  bool acts_on_scores() const override { return true; }
+
+  void declare(ParamLayout& layout) override {
+    const int D = this->cfg_.d_model, W = this->cfg_.n_heads * this->cfg_.d_head;
+    for (int l = 0; l < this->cfg_.n_layers; ++l) w_r_.push_back(layout.add(fmt::format("pos.layer{}.w_r", l), D, W));
+    u_ = layout.add("pos.txl_u", this->cfg_.n_heads, this->cfg_.d_head);
+    v_ = layout.add("pos.txl_v", this->cfg_.n_heads, this->cfg_.d_head);
+  }
+  void init(ParamView<S> P, Rng& rng) const override {
+    const double bound = 1.0 / std::sqrt(double(this->cfg_.d_model));
+    for (int id : w_r_) {
+      auto W = P(id);
+      for (Eigen::Index i = 0; i < W.size(); ++i) W.data()[i] = S(bound * (2.0 * rng.uniform() - 1.0));
+    }
+    P(u_).setZero();
+    P(v_).setZero();
+  }
+
+  // rho(r) for ages r = 0 .. max_pos (a position difference never exceeds the largest position).
+  void prepare(int max_pos) override {
+    const int D = this->cfg_.d_model;
+    std::vector<double> row(D);
+    for (int r = int(rho_.size()) / D; r <= max_pos; ++r) {
+      sinusoidal_code(double(r), D, this->cfg_.base, row.data());
+      for (int c = 0; c < D; ++c) rho_.push_back(S(row[c]));
+    }
+  }
+
+  // R = rho W_R over ages -(span-1) .. span-1: [2 span - 1, heads * d]
+  size_t tables_size(int, int span) const override { return size_t(2 * span - 1) * width(); }
+  void tables_forward(CParamView<S> P, int layer, int span, S* tables) const override {
+    MatMap<S>(tables, 2 * span - 1, width()).noalias() = rho(span) * P(w_r_[layer]);
+  }
+  // undoes R = rho W_R: dW_R += rho^T dR
+  void tables_backward(CParamView<S>, ParamView<S> G, int layer, int span, const S* dtables) const override {
+    G(w_r_[layer]).noalias() += rho(span).transpose() * CMatMap<S>(dtables, 2 * span - 1, width());
+  }
+
+  // scores[t] += [ <q + v_h, R[r_t, h]> + <u_h, k_t> ] / sqrt(d)
+  void score_forward(CParamView<S> P, const AttnRow<S>& r, S* scores) const override {
+    const int d = r.dh;
+    const S scale = S(1) / std::sqrt(S(d));
+    const S *u = P.data(u_) + size_t(r.head) * d, *v = P.data(v_) + size_t(r.head) * d;
+    std::vector<S>& qv = scratch(d);
+    for (int c = 0; c < d; ++c) qv[c] = r.q[c] + v[c];
+    for (int t = 0; t < r.nk; ++t) {
+      const S* R = age_row(r, t);
+      const S* k = r.keys(t);
+      S acc = 0;
+      for (int c = 0; c < d; ++c) acc += qv[c] * R[c] + u[c] * k[c];
+      scores[t] += scale * acc;
+    }
+  }
+  // undoes it, with g_t = ds_t / sqrt(d): dq += sum g_t R_t, dv_h += the same, dR_t += g_t (q + v_h),
+  // du_h += sum g_t k_t, dk_t += g_t u_h.
+  void score_backward(CParamView<S> P, ParamView<S> G, const AttnRow<S>& r, const S* ds, S* dq,
+                      const KeyRows<S>& dkeys, S* dtables) const override {
+    const int d = r.dh;
+    const S scale = S(1) / std::sqrt(S(d));
+    const S *u = P.data(u_) + size_t(r.head) * d, *v = P.data(v_) + size_t(r.head) * d;
+    S *du = G.data(u_) + size_t(r.head) * d, *dv = G.data(v_) + size_t(r.head) * d;
+    std::vector<S>& qv = scratch(d);
+    std::vector<S>& acc = scratch2(d);
+    for (int c = 0; c < d; ++c) qv[c] = r.q[c] + v[c];
+    for (int t = 0; t < r.nk; ++t) {
+      const S g = scale * ds[t];
+      const S* R = age_row(r, t);
+      S* dR = dtables + (R - r.tables);
+      const S* k = r.keys(t);
+      S* dk = dkeys(t);
+      for (int c = 0; c < d; ++c) {
+        acc[c] += g * R[c];
+        dR[c] += g * qv[c];
+        du[c] += g * k[c];
+        dk[c] += g * u[c];
+      }
+    }
+    for (int c = 0; c < d; ++c) dq[c] += acc[c], dv[c] += acc[c];
+  }
+
+ private:
+  int width() const { return this->cfg_.n_heads * this->cfg_.d_head; }
+  // rho for ages -(span-1) .. span-1: [2 span - 1, d_model] (per-thread scratch)
+  CMatMap<S> rho(int span) const {
+    const int D = this->cfg_.d_model;
+    if (span * size_t(D) > rho_.size()) throw Error("txl: ages outside the prepared range; call prepare()");
+    thread_local std::vector<S> full;
+    full.resize(size_t(2 * span - 1) * D);
+    for (int a = -(span - 1); a < span; ++a) {
+      const S* src = &rho_[size_t(a < 0 ? -a : a) * D];
+      S* dst = &full[size_t(a + span - 1) * D];
+      for (int c = 0; c < D; ++c) dst[c] = (a < 0 && c % 2 == 0) ? -src[c] : src[c];  // sin(-x) = -sin(x)
+    }
+    return CMatMap<S>(full.data(), 2 * span - 1, D);
+  }
+  // R row of key t's age for the row's head (the table's row 0 is age -(span-1)).
+  const S* age_row(const AttnRow<S>& r, int t) const {
+    return r.tables + size_t(r.span - 1 + r.qpos - r.kpos[t]) * width() + size_t(r.head) * r.dh;
+  }
+  static std::vector<S>& scratch(int n) {
+    thread_local std::vector<S> buf;
+    buf.assign(n, S(0));
+    return buf;
+  }
+  static std::vector<S>& scratch2(int n) {
+    thread_local std::vector<S> buf;
+    buf.assign(n, S(0));
+    return buf;
+  }
+
+  std::vector<S> rho_;  // [ages, d_model]
+  std::vector<int> w_r_;
+  int u_ = -1, v_ = -1;
+};
+
+}  // namespace pe
