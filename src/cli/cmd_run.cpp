@@ -13,7 +13,7 @@ void register_run(CLI::App& app) {
   struct Opts {
     std::string experiment;
     std::vector<std::string> sets;
-    bool quiet = false;
+    bool quiet = false, resume = false;
     int threads = 0;
   };
   auto o = std::make_shared<Opts>();
@@ -23,17 +23,21 @@ void register_run(CLI::App& app) {
   sub->add_option("--set", o->sets, "override a key: --set key=value (repeatable; lists comma-separated)");
   sub->add_flag("--quiet,-q", o->quiet, "no progress line");
   sub->add_option("--threads", o->threads, "OpenMP threads (0: all cores); results do not depend on it");
+  sub->add_flag("--resume", o->resume,
+                "charlm: keep every complete run directory (checkpoint written) whose config.json is this run's, "
+                "and train only the others; the table is always recomputed");
   sub->footer(describe_keys());
   sub->callback([o] {
     const nlohmann::json cfg = resolve_config(o->experiment, o->sets);
     if (cfg["task"] == "charlm") {
       set_threads(o->threads);
-      const auto results = run_charlm_experiment(cfg, !o->quiet);
+      const auto results = run_charlm_experiment(cfg, !o->quiet, o->resume);
       fmt::print("{}", format_charlm_table(results));
       const std::string dir = cfg["out_dir"];
       fmt::print("results: {}/results.json, {}/table.md\n", dir, dir);
       return;
     }
+    if (o->resume) throw UsageError("--resume applies to charlm experiments (the cue task trains in seconds)");
     const auto out = run_experiment(cfg, o->quiet, o->threads);
     fmt::print("{}", out.table);
     if (!out.geometry.empty()) fmt::print("\n{}\n", out.geometry);

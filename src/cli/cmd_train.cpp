@@ -34,6 +34,7 @@ void register_train(CLI::App& app) {
   sub->callback([o] {
     nlohmann::json cfg = Overrides{}
                              .add("task", o->task)
+                             .add("schemes", o->scheme)
                              .add("steps", o->steps)
                              .add("runs_dir", o->runs_dir)
                              .add("corpus", o->corpus)

@@ -203,11 +203,34 @@ void check_windows_fit(const ExperimentConfig& e, const CharCorpus& corpus, int 
                                 corpus.path, have, need_train, need_val));
 }
 
+// A run directory that a run with config `cfg` may keep: its checkpoint (written last) is there, and
+// its config.json is the same as cfg. Fills `run` from the checkpoint.
+bool complete_run(const std::string& run_dir, const json& cfg, CharLMRun& run) {
+  const std::string cp = run_dir + "/checkpoint.json";
+  if (!file_exists(cp) || !file_exists(run_dir + "/metrics.jsonl") || !file_exists(run_dir + "/config.json")) return false;
+  try {
+    if (json::parse(read_file(run_dir + "/config.json")) != cfg) return false;
+    const json training = json::parse(read_file(cp)).at("training");
+    run.run_dir = run_dir;
+    run.checkpoint = cp;
+    run.steps = training.at("steps");
+    run.final_loss = training.at("final_loss");
+    run.reused = true;
+    return true;
+  } catch (const json::exception&) {
+    return false;
+  }
+}
+
 // Trains `model` for `steps` at context T and writes the run directory.
 CharLMRun train_and_write(CharLM<float>& model, const CharCorpus& corpus, const ExperimentConfig& e, json cfg,
                           const std::string& run_dir, int seed, int steps, int B, int T, double lr,
                           const json& plan, const StepFn& progress) {
   const auto t0 = std::chrono::steady_clock::now();
+  if (e.resume) {
+    CharLMRun kept;
+    if (complete_run(run_dir, cfg, kept)) return kept;
+  }
   CharLMTrainer trainer(model, AdamConfig{lr, e.beta1, e.beta2, e.eps, e.weight_decay});
   WindowStream stream(e.train_windows, uint64_t(seed) + (plan.is_null() ? 0 : 0x5EED));
   std::vector<int> starts;
@@ -240,14 +263,6 @@ CharLMRun train_and_write(CharLM<float>& model, const CharCorpus& corpus, const 
   write_file_atomic(out.checkpoint, checkpoint_text(make_charlm_checkpoint(model, corpus.vocab, training, plan)));
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
-}
-
-json run_config(json resolved, const std::string& scheme, int seed) {
-  resolved["scheme"] = scheme;
-  resolved["seed"] = seed;
-  resolved.erase("schemes");
-  resolved.erase("seeds");
-  return resolved;
 }
 
 }  // namespace

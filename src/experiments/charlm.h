@@ -93,6 +93,7 @@ struct CharLMRun {
   std::string run_dir, checkpoint;
   double final_loss = 0, seconds = 0;
   int steps = 0;
+  bool reused = false;  // e.resume kept a complete run directory with the same config
 };
 // Trains from scratch and writes the run directory (each file atomically).
 CharLMRun train_charlm(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
@@ -116,7 +117,8 @@ double charlm_step_flops(const CharLMConfig& c, int B, int T, bool train);
 // The whole experiment: every scheme and seed trained, read at every length; RoPE also through each
 // rescale map, fine-tuned with each, and with a band; per-position loss at the longest length.
 // Writes <out_dir>/results.json and table.md. Returns the results JSON.
-nlohmann::json run_charlm_experiment(const nlohmann::json& resolved, bool show_progress);
+// resume: keep every complete run directory whose config.json matches (ExperimentConfig::resume).
+nlohmann::json run_charlm_experiment(const nlohmann::json& resolved, bool show_progress, bool resume = false);
 
 // Reads checkpoints at e.eval_lengths on e's validation windows: each plainly; a RoPE checkpoint
 // also with each map of e.rescale and with e.band; a fine-tuned one under its own plan.

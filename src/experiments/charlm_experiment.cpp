@@ -119,8 +119,9 @@ json evaluate_charlm(const std::vector<std::string>& checkpoints, const Experime
   return r;
 }
 
-json run_charlm_experiment(const json& resolved, bool show_progress) {
-  const ExperimentConfig e = ExperimentConfig::from_json(resolved);
+json run_charlm_experiment(const json& resolved, bool show_progress, bool resume) {
+  ExperimentConfig e = ExperimentConfig::from_json(resolved);
+  e.resume = resume;
   if (e.task != "charlm") throw ConfigError("run_charlm_experiment: task must be charlm");
   json reference;
   if (!e.reference.empty()) {
@@ -141,9 +142,13 @@ json run_charlm_experiment(const json& resolved, bool show_progress) {
         progress.update(fmt::format("[charlm] training {} seed {}: step {}/{} loss {:.4f}", scheme, seed, step, steps, loss));
       });
       training.push_back({{"scheme", scheme}, {"seed", seed}, {"steps", run.steps}, {"final_loss", run.final_loss}});
-      fmt::print(stderr, "{}trained {} seed {}: {} steps in {:.0f} s ({:.0f} ms/step), final loss {:.3f}\n",
-                 progress.on_terminal() ? "\r\033[K" : "", scheme, seed, run.steps, run.seconds, 1e3 * run.seconds / run.steps,
-                 run.final_loss);
+      if (run.reused)
+        fmt::print(stderr, "{}kept {} (complete, same config): {} seed {}, final loss {:.3f}\n",
+                   progress.on_terminal() ? "\r\033[K" : "", run.run_dir, scheme, seed, run.final_loss);
+      else
+        fmt::print(stderr, "{}trained {} seed {}: {} steps in {:.0f} s ({:.0f} ms/step), final loss {:.3f}\n",
+                   progress.on_terminal() ? "\r\033[K" : "", scheme, seed, run.steps, run.seconds,
+                   1e3 * run.seconds / run.steps, run.final_loss);
       readings.push_back({scheme, "none", false, 0, seed, run.checkpoint});
       // maps, band and fine-tunes apply to schemes that read their angles from a frequency plan
       if (!load_charlm_checkpoint(run.checkpoint).model->scheme().accepts_frequency_plan()) continue;
@@ -160,9 +165,9 @@ json run_charlm_experiment(const json& resolved, bool show_progress) {
                               {"finetune_map", map},
                               {"steps", ft.steps},
                               {"final_loss", ft.final_loss}});
-          fmt::print(stderr, "{}fine-tuned {}+{} seed {} at {}: {} steps in {:.0f} s, final loss {:.3f}\n",
-                     progress.on_terminal() ? "\r\033[K" : "", scheme, map, seed, e.finetune_length, ft.steps, ft.seconds,
-                     ft.final_loss);
+          fmt::print(stderr, "{}{} {}+{} seed {} at {}: {} steps in {:.0f} s, final loss {:.3f}\n",
+                     progress.on_terminal() ? "\r\033[K" : "", ft.reused ? "kept fine-tune" : "fine-tuned", scheme, map,
+                     seed, e.finetune_length, ft.steps, ft.seconds, ft.final_loss);
           readings.push_back({scheme, map, true, 0, seed, ft.checkpoint});
         }
       }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "core/errors.h"
@@ -13,13 +14,25 @@ namespace pe {
 
 using nlohmann::json;
 
+namespace {
+// Every registered scheme a model of n_layers can hold, in registry order, after `first`.
+json registered_schemes(int n_layers, std::vector<std::string> first = {}) {
+  json list = json::array();
+  for (auto& f : first) list.push_back(f);
+  for (auto& s : scheme_list())
+    if (s.min_layers <= n_layers && std::find(first.begin(), first.end(), s.name) == first.end())
+      list.push_back(s.name);
+  return list;
+}
+}  // namespace
+
 const std::vector<KeySpec>& config_keys() {
   static const std::vector<KeySpec> keys = [] {
   std::vector<KeySpec> keys = {
       {"name", KeyType::String, "experiment", "experiment name (used in output file names)"},
       {"task", KeyType::String, "cue", "task: cue (the tournament) or charlm (the character LM; its own defaults)"},
-      {"schemes", KeyType::StringList, json::array({"none", "sinusoidal", "learned", "rope", "alibi"}),
-       "positional schemes to train"},
+      {"schemes", KeyType::StringList, registered_schemes(1),
+       "positional schemes to train (default: every registered scheme the task's model can hold)"},
       {"seeds", KeyType::IntList, json::array({0, 1, 2}), "training seeds"},
       {"steps", KeyType::Int, 1500, "Adam steps per training run"},
       {"batch_size", KeyType::Int, 256, "sequences per step"},
@@ -83,7 +96,8 @@ json default_config(const std::string& task) {
   if (task == "charlm") {
     // tasks.md section 3: TinyCharLM on The Time Machine
     const json charlm = {{"task", "charlm"},
-                         {"schemes", {"learned", "sinusoidal", "rope", "alibi", "none"}},
+                         // the published table's order, then every other registered scheme
+                         {"schemes", registered_schemes(2, {"learned", "sinusoidal", "rope", "alibi", "none"})},
                          {"seeds", {0}},
                          {"steps", 3000},
                          {"batch_size", 64},
@@ -368,6 +382,21 @@ SchemeConfig scheme_config(const ExperimentConfig& e, const std::string& scheme)
   s.d_head = s.d_model / s.n_heads;
   s.n_layers = e.task == "charlm" ? e.n_layers : 1;
   return s;
+}
+
+json run_config(json resolved, const std::string& scheme, int seed) {
+  resolved["scheme"] = scheme;
+  resolved["seed"] = seed;
+  resolved.erase("schemes");
+  resolved.erase("seeds");
+  // the other schemes' own settings do not describe this run
+  const SchemeInfo& own = scheme_info(scheme);
+  for (auto& k : scheme_keys()) {
+    bool mine = false;
+    for (auto& o : own.keys) mine = mine || o.key == k.key;
+    if (!mine) resolved.erase(k.key);
+  }
+  return resolved;
 }
 
 ExperimentConfig ExperimentConfig::from_json(const json& c) {

@@ -48,8 +48,15 @@ struct ExperimentConfig {
   double weight_decay = 0, finetune_lr = 0;
   std::string corpus;
   nlohmann::json resolved;  // every key, as resolved (the schemes' own settings are read from here)
+  // Not a key (it does not change results): keep a complete run directory whose config.json
+  // matches the run's, instead of training it again (pe-bench run --resume).
+  bool resume = false;
   static ExperimentConfig from_json(const nlohmann::json& cfg);
 };
+
+// The config of one run: the resolved experiment with its scheme and seed in place of the lists,
+// and without the other schemes' own settings.
+nlohmann::json run_config(nlohmann::json resolved, const std::string& scheme, int seed);
 
 // The settings of one scheme for this experiment (its model shape, the published five's settings,
 // and the keys the scheme declares).

@@ -87,11 +87,7 @@ TrainOutcome train_cue(const ExperimentConfig& e, const json& resolved, const st
   out.steps = e.steps;
   out.final_loss = log.back()["loss"];
   out.final_accuracy = log.back()["accuracy"];
-  json cfg = resolved;
-  cfg["scheme"] = scheme;
-  cfg["seed"] = seed;
-  cfg.erase("schemes");
-  cfg.erase("seeds");
+  const json cfg = run_config(resolved, scheme, seed);
   std::string lines;
   for (auto& l : log) lines += l.dump() + "\n";
   make_dirs(out.run_dir);

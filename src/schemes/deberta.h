@@ -71,10 +71,7 @@ class DebertaScheme final : public Scheme<S> {
     const S scale = S(1) / std::sqrt(S(3 * r.dh));
     for (int t = 0; t < r.nk; ++t) {
       const S *kr = kr_row(r, delta(r.qpos, r.kpos[t])), *qr = qr_row(r, delta(r.kpos[t], r.qpos));
-      const S* k = r.keys(t);
-      S acc = 0;
-      for (int c = 0; c < r.dh; ++c) acc += r.q[c] * kr[c] + k[c] * qr[c];
-      scores[t] += scale * acc;
+      scores[t] += scale * (hook_dot(r.q, kr, r.dh) + hook_dot(r.keys(t), qr, r.dh));
     }
   }
   // undoes it, g_t = ds_t / sqrt(3d): dq += g_t Kr[.], dKr[.] += g_t q, dk_t += g_t Qr[..], dQr[..] += g_t k_t

@@ -66,6 +66,14 @@ struct AttnRow {
   int span = 0;              // the span they were computed for
 };
 
+// <a, b> over n entries for the hooks: Eigen's vectorised reduction (a fixed order, so the same bits
+// on every run and thread count; a plain loop cannot vectorise a reduction without fast-math).
+template <class S>
+inline S hook_dot(const S* a, const S* b, int n) {
+  using V = Eigen::Matrix<S, Eigen::Dynamic, 1>;
+  return Eigen::Map<const V>(a, n).dot(Eigen::Map<const V>(b, n));
+}
+
 template <class S>
 class Scheme {
  public:

@@ -53,7 +53,7 @@ class ShawScheme final : public Scheme<S> {
     const S* RK = P.data(rk_[r.layer]);
     const S scale = S(1) / std::sqrt(S(r.dh));
     std::vector<S>& w = scratch(0);
-    for (int u = 0; u < rows(); ++u) w[u] = scale * dot(r.q, RK + size_t(u) * r.dh, r.dh);
+    for (int u = 0; u < rows(); ++u) w[u] = scale * hook_dot(r.q, RK + size_t(u) * r.dh, r.dh);
     for (int t = 0; t < r.nk; ++t) scores[t] += w[relation(r.qpos, r.kpos[t])];
   }
   // undoes it: g[u] = sum of ds over keys of class u; dq += g[u] RK[u] / sqrt(d); dRK[u] += g[u] q / sqrt(d)
@@ -85,7 +85,7 @@ class ShawScheme final : public Scheme<S> {
     std::vector<S>& a = class_sums(r, p);
     std::vector<S>& w = scratch(1);
     for (int u = 0; u < rows(); ++u) {
-      w[u] = dot(dout, RV + size_t(u) * r.dh, r.dh);
+      w[u] = hook_dot(dout, RV + size_t(u) * r.dh, r.dh);
       if (a[u] != S(0))
         for (int c = 0; c < r.dh; ++c) dRV[size_t(u) * r.dh + c] += a[u] * dout[c];
     }
@@ -94,11 +94,6 @@ class ShawScheme final : public Scheme<S> {
 
  private:
   int rows() const { return 2 * clip_ + 1; }
-  static S dot(const S* a, const S* b, int n) {
-    S acc = 0;
-    for (int c = 0; c < n; ++c) acc += a[c] * b[c];
-    return acc;
-  }
   // Per-thread scratch of 2K+1 entries (the hooks run on many threads at once).
   std::vector<S>& scratch(int which) const {
     thread_local std::vector<S> buf[3];

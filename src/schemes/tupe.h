@@ -82,12 +82,7 @@ class TupeScheme final : public Scheme<S> {
   void score_forward(CParamView<S> P, const AttnRow<S>& r, S* scores) const override {
     const S scale = S(1) / std::sqrt(S(2 * r.dh));
     const S* pq = row(r, 0, r.qpos);
-    for (int t = 0; t < r.nk; ++t) {
-      const S* pk = row(r, 1, r.kpos[t]);
-      S acc = 0;
-      for (int c = 0; c < r.dh; ++c) acc += pq[c] * pk[c];
-      scores[t] += scale * acc;
-    }
+    for (int t = 0; t < r.nk; ++t) scores[t] += scale * hook_dot(pq, row(r, 1, r.kpos[t]), r.dh);
     if (relative_) bias_.forward(P, r, scores);
   }
   // undoes it, g_t = ds_t / sqrt(2d): dPQ[m] += sum g_t PK[n_t], dPK[n_t] += g_t PQ[m]

@@ -69,13 +69,8 @@ class TxlScheme final : public Scheme<S> {
     const S *u = P.data(u_) + size_t(r.head) * d, *v = P.data(v_) + size_t(r.head) * d;
     std::vector<S>& qv = scratch(d);
     for (int c = 0; c < d; ++c) qv[c] = r.q[c] + v[c];
-    for (int t = 0; t < r.nk; ++t) {
-      const S* R = age_row(r, t);
-      const S* k = r.keys(t);
-      S acc = 0;
-      for (int c = 0; c < d; ++c) acc += qv[c] * R[c] + u[c] * k[c];
-      scores[t] += scale * acc;
-    }
+    for (int t = 0; t < r.nk; ++t)
+      scores[t] += scale * (hook_dot(qv.data(), age_row(r, t), d) + hook_dot(u, r.keys(t), d));
   }
   // undoes it, with g_t = ds_t / sqrt(d): dq += sum g_t R_t, dv_h += the same, dR_t += g_t (q + v_h),
   // du_h += sum g_t k_t, dk_t += g_t u_h.
