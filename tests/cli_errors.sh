@@ -53,7 +53,7 @@ expect_error "missing experiment" "experiment file not found" run "$TMP/absent.j
 expect_error "bad --set key" "unknown key 'stepz'" train --scheme rope --set stepz=3 --runs-dir "$TMP/r2" --quiet
 expect_error "bad --set value" "is not an integer" train --scheme rope --set steps=many --runs-dir "$TMP/r2" --quiet
 expect_error "census bad kappa" "is not a positive number" census --kappa 2,x
-expect_error "census bad map" "unknown map 'dynamic' (known: none, pi" census --maps pi,dynamic
+expect_error "census bad map" "unknown context-extension map 'dynamic' (known: none, pi" census --maps pi,dynamic
 expect_error "gradcheck unknown scheme" "unknown scheme" gradcheck --scheme fourier
 expect_error "unknown subcommand" "error" frobnicate
 expect_error "missing required option" "--scheme is required" train
@@ -66,9 +66,18 @@ expect_error "charlm no checkpoints" "no charlm checkpoint.json" eval --task cha
 expect_error "eval unknown task" "unknown task 'poetry'" eval --task poetry --runs-dir "$TMP/runs" --out "$TMP/out.json" --quiet
 expect_error "sample a cue checkpoint" "not charlm" sample --checkpoint "$CP"
 expect_error "sample a corrupt checkpoint" "not valid JSON" sample --checkpoint "$TMP/corrupt.json"
-expect_error "finetune a cue checkpoint" "not charlm" finetune --checkpoint "$CP" --map pi --quiet
-expect_error "finetune missing checkpoint" "not found" finetune --checkpoint "$TMP/absent.json" --map pi --quiet
-expect_error "charlm eval bad map" "unknown map 'zoom'" eval --task charlm --rescale zoom --runs-dir "$TMP/runs" --out "$TMP/out.json" --quiet
+expect_error "finetune a cue checkpoint" "not charlm" finetune --checkpoint "$CP" --maps pi --quiet
+expect_error "finetune missing checkpoint" "not found" finetune --checkpoint "$TMP/absent.json" --maps pi --quiet
+expect_error "finetune bad map" "--maps: unknown context-extension map 'zoom'" finetune --checkpoint "$CP" --maps pi,zoom --quiet
+expect_error "charlm eval bad map" "--maps: unknown context-extension map 'zoom'" eval --task charlm --maps zoom --runs-dir "$TMP/runs" --out "$TMP/out.json" --quiet
+expect_error "cue eval bad map" "--maps: unknown context-extension map 'zoom'" eval --maps pi,zoom --runs-dir "$TMP/runs" --out "$TMP/out.json" --quiet
+# An option or key that does not apply is refused, naming it.
+expect_error "cue eval with a band" "--band applies to --task charlm" eval --band 128 --runs-dir "$TMP/runs" --out "$TMP/out.json" --quiet
+expect_error "cue train with a corpus" "--corpus applies to --task charlm" train --scheme rope --corpus data/timemachine.txt --runs-dir "$TMP/r2" --quiet
+expect_error "a setting of another scheme" "key 'shaw_clip' is a setting of shaw" train --scheme rope --set shaw_clip=8 --runs-dir "$TMP/r2" --quiet
+expect_error "a setting out of its domain" "shaw_clip must be at least 1" train --scheme shaw --set shaw_clip=0 --runs-dir "$TMP/r2" --quiet
+expect_error "hybrid in the one-layer cue head" "hybrid_layers lists 2 layers but the model has 1" train --scheme hybrid --runs-dir "$TMP/r2" --quiet
+expect_error "hybrid with a bad window" "bad window 'x'" train --task charlm --scheme hybrid --set hybrid_layers=rope:x,none --steps 1 --runs-dir "$TMP/r3" --quiet
 expect_error "table of a corrupt file" "not valid JSON" table "$TMP/corrupt.json"
 expect_error "table of a non-results file" "not a pe-bench results file" table "$TMP/typo.json"
 expect_error "diff a missing directory" "does not exist" diff "$TMP/runs" "$TMP/absent"
@@ -96,6 +105,13 @@ if [[ $rc -eq 6 ]] && grep -q "config.json: steps: 3 vs 4" "$TMP/stdout" && grep
 "$BIN" eval --lengths 32,64 --runs-dir "$TMP/runs" --out "$TMP/ok.json" --quiet >"$TMP/stdout" 2>"$TMP/stderr"
 if [[ $? -eq 0 ]] && grep -q "null" "$TMP/ok.json" && grep -q "—" "$TMP/stdout"; then pass=$((pass + 1)); else
   echo "FAIL [learned past its rows]: expected null in JSON and a dash in the table"; cat "$TMP/stderr"; fail=$((fail + 1)); fi
+
+# Once an internal error (issue 13): an empty alibi_slopes list means the reference rule, and the
+# geometry reads the slope the scheme used.
+"$BIN" run experiments/tournament.json --set alibi_slopes= --set schemes=alibi --set seeds=0 --set steps=30 \
+  --set rescale= --set reference= --set out_dir="$TMP/alibi" --set runs_dir="$TMP/alibi/runs" --quiet >"$TMP/stdout" 2>"$TMP/stderr"
+if [[ $? -eq 0 ]] && python3 -c 'import json,sys; g=json.load(open(sys.argv[1])); assert abs(g["alibi"][0]["slope"] - 2**-8) < 1e-12, g["alibi"][0]' "$TMP/alibi/geometry.json"; then
+  pass=$((pass + 1)); else echo "FAIL [alibi with the reference slopes, analysed]"; cat "$TMP/stderr"; fail=$((fail + 1)); fi
 
 echo "cli_errors: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

@@ -15,22 +15,22 @@ namespace pe::cli {
 
 void register_analyze(CLI::App& app) {
   struct Opts {
-    std::string runs, out = "results/tournament/geometry.json", lengths = "64,128,256";
+    std::string runs, out = "results/geometry.json", lengths = "64,128,256";
     std::vector<std::string> sets;
   };
   auto o = std::make_shared<Opts>();
   auto* sub = app.add_subcommand(
       "analyze",
-      "Read trained heads (--runs DIR): RoPE offset curves, the sinusoidal relativity defect and its offset-only "
+      "Read trained heads (--runs-dir DIR): RoPE offset curves, the sinusoidal relativity defect and its offset-only "
       "projection, ALiBi widths and horizons; or `analyze theory` for the analyses that need no model");
   sub->require_subcommand(0, 1);
-  sub->add_option("--runs", o->runs, "analyse every checkpoint.json below this directory, e.g. results/tournament/runs/cue");
+  sub->add_option("--runs-dir", o->runs, "analyse every checkpoint.json below this directory, e.g. results/tournament/runs/cue");
   sub->add_option("--out", o->out, "geometry JSON to write (atomically)")->capture_default_str();
   sub->add_option("--lengths", o->lengths, "test lengths for the accuracies")->capture_default_str();
   sub->add_option("--set", o->sets, "test settings: --set test_size=N, --set test_seed=N");
   sub->callback([o, sub] {
     if (sub->got_subcommand("theory")) return;
-    if (o->runs.empty()) throw UsageError("analyze: give --runs DIR (trained heads) or the subcommand `theory`");
+    if (o->runs.empty()) throw UsageError("analyze: give --runs-dir DIR (trained heads) or the subcommand `theory`");
     const auto cfg = resolve_config("", o->sets);
     const EvalSettings s{parse_length_list(o->lengths, "--lengths"), cfg["test_size"], cfg["test_seed"], {}};
     const nlohmann::json g = analyze_checkpoints(find_checkpoints(o->runs, "cue"), s);

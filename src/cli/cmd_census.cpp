@@ -54,9 +54,7 @@ void register_census(CLI::App& app) {
         throw UsageError(fmt::format("--kappa: '{}' is not a positive number (write e.g. 2,4,8)", k));
       kappas.push_back(v);
     }
-    const auto maps = split_commas(o->maps);
-    for (auto& m : maps)
-      if (!is_known_map(m)) throw UsageError(fmt::format("--maps: unknown map '{}' (known: {})", m, known_maps()));
+    const auto maps = parse_map_list(o->maps, "--maps");
     const auto census = theory::wavelength_census_report(o->dim, o->train_length, o->base, kappas, maps);
     if (o->json) {
       fmt::print("{}\n", census.dump(2));

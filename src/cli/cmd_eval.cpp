@@ -15,23 +15,24 @@ namespace pe::cli {
 
 namespace {
 
-// The character LM's reading: perplexity at each length; RoPE also through each --rescale map and
+// The character LM's reading: perplexity at each length; RoPE also through each --maps map and
 // the --band; fine-tuned checkpoints under their own plan.
 template <class Opts>
 void eval_charlm(const Opts& o) {
   std::string list;  // --lengths, checked here so that its error names the option
   if (!o.lengths.empty())
     for (int n : parse_length_list(o.lengths, "--lengths")) list += (list.empty() ? "" : ",") + std::to_string(n);
+  if (!o.maps.empty()) parse_map_list(o.maps, "--maps");  // its error names the option
   const nlohmann::json cfg = Overrides{{"task=charlm"}}
                                  .add("eval_lengths", list)
-                                 .add("rescale", o.rescale)
+                                 .add("rescale", o.maps)
                                  .add("band", o.band, -1)
                                  .add("corpus", o.corpus)
                                  .resolve("", o.sets);
   const ExperimentConfig e = ExperimentConfig::from_json(cfg);
-  set_threads(o.threads);
+  set_threads(o.run.threads);
   const auto paths = o.checkpoints.empty() ? find_checkpoints(o.runs_dir, "charlm") : o.checkpoints;
-  nlohmann::json results = evaluate_charlm(paths, e, !o.quiet);
+  nlohmann::json results = evaluate_charlm(paths, e, !o.run.quiet);
   results["experiment"] = cfg;
   write_json_atomic(o.out, results);
   if (!o.markdown.empty()) write_file_atomic(o.markdown, format_charlm_markdown(results));
@@ -43,10 +44,10 @@ void eval_charlm(const Opts& o) {
 
 void register_eval(CLI::App& app) {
   struct Opts {
-    std::string task = "cue", lengths, runs_dir = "results/runs", out = "results/eval.json", markdown, rescale, corpus;
+    std::string task = "cue", lengths, runs_dir = "results/runs", out = "results/eval.json", markdown, maps, corpus;
     std::vector<std::string> checkpoints, sets;
-    int threads = 0, band = -1;
-    bool quiet = false;
+    int band = -1;
+    RunOptions run;
   };
   auto o = std::make_shared<Opts>();
   auto* sub = app.add_subcommand("eval", "Evaluate trained checkpoints at several lengths on the shared test stream; "
@@ -56,35 +57,28 @@ void register_eval(CLI::App& app) {
   sub->add_option("--band", o->band, "charlm: also read RoPE with only this many recent keys visible (0: no)");
   sub->add_option("--runs-dir", o->runs_dir, "evaluate every checkpoint.json below this directory")->capture_default_str();
   sub->add_option("--checkpoint", o->checkpoints, "evaluate this checkpoint instead (repeatable)");
-  sub->add_option("--rescale", o->rescale,
+  sub->add_option("--maps", o->maps,
                   "also re-read every RoPE checkpoint with these context-extension maps (comma-separated: " +
                       known_maps() + "), at kappa = length / training length, without retraining");
   sub->add_option("--out", o->out, "results JSON to write (atomically)")->capture_default_str();
   sub->add_option("--markdown", o->markdown, "also write the table as Markdown to this file");
   sub->add_option("--set", o->sets, "test settings: --set test_size=N, --set test_seed=N (charlm: val_start, val_windows, eval_batch, corpus, ...)");
   sub->add_option("--corpus", o->corpus, "charlm: plain-text corpus read through the d2l pipeline (default data/timemachine.txt)");
-  sub->add_option("--threads", o->threads, "OpenMP threads (0: all cores)");
-  sub->add_flag("--quiet,-q", o->quiet, "no progress line");
+  add_run_options(sub, o->run);
   sub->callback([o] {
     if (o->task == "charlm") return eval_charlm(*o);
     if (o->task != "cue") throw UsageError(fmt::format("--task: unknown task '{}' (known: cue, charlm)", o->task));
+    reject_for_task(o->band >= 0, "--band", o->task, "--task charlm (a cue head reads every key)");
+    reject_for_task(!o->corpus.empty(), "--corpus", o->task, "--task charlm");
     const auto lengths = parse_length_list(o->lengths.empty() ? "32,64,128,256" : o->lengths, "--lengths");
     for (int n : lengths)
       if (n < 2) throw UsageError(fmt::format("--lengths: {} is too short (a sequence needs content and a query)", n));
     const nlohmann::json cfg = resolve_config("", o->sets);
-    set_threads(o->threads);
+    set_threads(o->run.threads);
     const auto paths = o->checkpoints.empty() ? find_checkpoints(o->runs_dir, "cue") : o->checkpoints;
     EvalSettings s{lengths, cfg["test_size"], cfg["test_seed"], {}};
-    if (!o->rescale.empty()) {
-      std::string part;
-      std::istringstream in(o->rescale);
-      while (std::getline(in, part, ','))
-        if (!is_known_map(part))
-          throw UsageError(fmt::format("--rescale: unknown map '{}' (known: {})", part, known_maps()));
-        else
-          s.maps.push_back(part);
-    }
-    const nlohmann::json results = results_json(evaluate_checkpoints(paths, s, !o->quiet), s);
+    if (!o->maps.empty()) s.maps = parse_map_list(o->maps, "--maps");
+    const nlohmann::json results = results_json(evaluate_checkpoints(paths, s, !o->run.quiet), s);
     write_json_atomic(o->out, results);
     if (!o->markdown.empty()) write_file_atomic(o->markdown, format_results_markdown(results, nullptr));
     fmt::print("{}", format_results_table(results));

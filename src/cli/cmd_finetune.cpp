@@ -12,30 +12,31 @@ namespace pe::cli {
 
 void register_finetune(CLI::App& app) {
   struct Opts {
-    std::string checkpoint, map = "pi", experiment, corpus;
-    int steps = 0, length = 0, batch = 0, threads = 0;
+    std::string checkpoint, maps = "pi", experiment, corpus;
+    int steps = 0, length = 0, batch = 0;
     double lr = 0;
     std::vector<std::string> sets;
-    bool quiet = false;
+    RunOptions run;
   };
   auto o = std::make_shared<Opts>();
   auto* sub = app.add_subcommand(
       "finetune",
       "Fine-tune a character-LM RoPE checkpoint at a longer context with a context-extension map's plan fixed "
-      "(the plan for training length -> --length); writes <its run dir>-ft-<map>/ whose checkpoint records the plan");
+      "(the plan for training length -> --train-length); one fine-tune per map of --maps, each writing "
+      "<its run dir>-ft-<map>/ whose checkpoint records the plan");
   sub->add_option("--checkpoint", o->checkpoint, "checkpoint.json of a RoPE character LM (pe-bench train --task charlm)")
       ->required();
-  sub->add_option("--map", o->map, "context-extension map: " + known_maps())->capture_default_str();
+  sub->add_option("--maps", o->maps, "context-extension maps, comma-separated: " + known_maps())->capture_default_str();
   sub->add_option("--steps", o->steps, "fine-tuning steps (default 300)");
-  sub->add_option("--length", o->length, "fine-tuning context (default 512)");
+  sub->add_option("--train-length", o->length, "fine-tuning context (default 512)");
   sub->add_option("--batch", o->batch, "windows per step (default 16)");
   sub->add_option("--lr", o->lr, "AdamW learning rate (default 1e-3)");
   sub->add_option("--corpus", o->corpus, "plain-text corpus (default data/timemachine.txt)");
   sub->add_option("--experiment", o->experiment, "experiment JSON file whose settings to use (e.g. experiments/charlm.json)");
   sub->add_option("--set", o->sets, "override an experiment key: --set key=value (repeatable)");
-  sub->add_option("--threads", o->threads, "OpenMP threads (0: all cores); results do not depend on it");
-  sub->add_flag("--quiet,-q", o->quiet, "no progress line");
+  add_run_options(sub, o->run);
   sub->callback([o] {
+    const auto maps = parse_map_list(o->maps, "--maps");
     const nlohmann::json cfg = Overrides{{"task=charlm", "finetune_steps=300"}}
                                    .add("finetune_steps", o->steps)
                                    .add("finetune_length", o->length)
@@ -45,15 +46,17 @@ void register_finetune(CLI::App& app) {
                                    .resolve(o->experiment, o->sets);
     const ExperimentConfig e = ExperimentConfig::from_json(cfg);
     if (e.finetune_steps <= 0) throw UsageError("--steps: fine-tuning needs at least one step");
-    set_threads(o->threads);
-    Progress progress(o->quiet);
-    const auto out = finetune_charlm(e, cfg, o->checkpoint, o->map, [&](int step, int steps, double loss) {
-      progress.update(fmt::format("[finetune {} at {}] step {}/{} loss {:.4f}", o->map, e.finetune_length, step, steps, loss));
-    });
-    progress.done();
-    fmt::print("fine-tuned with {} at {}: {} steps in {:.1f} s, final training loss {:.4f}\n", o->map,
-               e.finetune_length, out.steps, out.seconds, out.final_loss);
-    fmt::print("run directory: {}\n", out.run_dir);
+    set_threads(o->run.threads);
+    for (auto& map : maps) {
+      Progress progress(o->run.quiet);
+      const auto out = finetune_charlm(e, cfg, o->checkpoint, map, [&](int step, int steps, double loss) {
+        progress.update(fmt::format("[finetune {} at {}] step {}/{} loss {:.4f}", map, e.finetune_length, step, steps, loss));
+      });
+      progress.done();
+      fmt::print("fine-tuned with {} at {}: {} steps in {:.1f} s, final training loss {:.4f}\n", map,
+                 e.finetune_length, out.steps, out.seconds, out.final_loss);
+      fmt::print("run directory: {}\n", out.run_dir);
+    }
   });
 }
 

@@ -13,16 +13,15 @@ void register_run(CLI::App& app) {
   struct Opts {
     std::string experiment;
     std::vector<std::string> sets;
-    bool quiet = false, resume = false;
-    int threads = 0;
+    bool resume = false;
+    RunOptions run;
   };
   auto o = std::make_shared<Opts>();
   auto* sub = app.add_subcommand("run", "Run an experiment file: train every scheme x seed, evaluate at every length, "
                                         "write <out_dir>/results.json and table.md, print the table");
   sub->add_option("experiment", o->experiment, "experiment JSON file, e.g. experiments/tournament.json or experiments/charlm.json")->required();
   sub->add_option("--set", o->sets, "override a key: --set key=value (repeatable; lists comma-separated)");
-  sub->add_flag("--quiet,-q", o->quiet, "no progress line");
-  sub->add_option("--threads", o->threads, "OpenMP threads (0: all cores); results do not depend on it");
+  add_run_options(sub, o->run);
   sub->add_flag("--resume", o->resume,
                 "charlm: keep every complete run directory (checkpoint written) whose config.json is this run's, "
                 "and train only the others; the table is always recomputed");
@@ -30,15 +29,15 @@ void register_run(CLI::App& app) {
   sub->callback([o] {
     const nlohmann::json cfg = resolve_config(o->experiment, o->sets);
     if (cfg["task"] == "charlm") {
-      set_threads(o->threads);
-      const auto results = run_charlm_experiment(cfg, !o->quiet, o->resume);
+      set_threads(o->run.threads);
+      const auto results = run_charlm_experiment(cfg, !o->run.quiet, o->resume);
       fmt::print("{}", format_charlm_table(results));
       const std::string dir = cfg["out_dir"];
       fmt::print("results: {}/results.json, {}/table.md\n", dir, dir);
       return;
     }
     if (o->resume) throw UsageError("--resume applies to charlm experiments (the cue task trains in seconds)");
-    const auto out = run_experiment(cfg, o->quiet, o->threads);
+    const auto out = run_experiment(cfg, o->run.quiet, o->run.threads);
     fmt::print("{}", out.table);
     if (!out.geometry.empty()) fmt::print("\n{}\n", out.geometry);
     fmt::print("{} runs x {} steps trained in {:.2f} s ({:.0f} training steps/s overall); evaluation {:.2f} s\n",

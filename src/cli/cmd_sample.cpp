@@ -27,13 +27,13 @@ void register_sample(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::Range(0.0, 100.0));
   sub->add_option("--seed", o->seed, "seed of the draws when temperature > 0")->capture_default_str();
-  sub->add_option("--context", o->context, "characters the model sees (default: its training length)");
+  sub->add_option("--length", o->context, "characters the model sees (default: its training length)");
   sub->callback([o] {
     LoadedCharLM cp = load_charlm_checkpoint(o->checkpoint);
     const int train_len = cp.meta.at("training").at("train_length");
     const int context = o->context > 0 ? o->context : train_len;
     if (!cp.model->scheme().can_read(context - 1))
-      throw UsageError(fmt::format("--context {}: the learned table has only {} rows", context,
+      throw UsageError(fmt::format("--length {}: the model has positions for only {} characters", context,
                                    cp.model->scheme().max_position() + 1));
     fmt::print("{}\n", charlm_sample(*cp.model, cp.vocab, o->prompt, o->chars, context, o->temperature, o->seed));
   });

@@ -12,9 +12,9 @@ namespace pe::cli {
 void register_train(CLI::App& app) {
   struct Opts {
     std::string scheme, task = "cue", experiment, runs_dir, corpus;
-    int seed = 0, steps = 0, threads = 0;
+    int seed = 0, steps = 0;
     std::vector<std::string> sets;
-    bool quiet = false;
+    RunOptions run;
   };
   auto o = std::make_shared<Opts>();
   auto* sub = app.add_subcommand("train", "Train one model; writes <runs-dir>/<task>/<scheme>/seed<N>/ "
@@ -28,8 +28,7 @@ void register_train(CLI::App& app) {
   sub->add_option("--runs-dir", o->runs_dir, "root of run directories (default: results/runs)");
   sub->add_option("--set", o->sets, "override an experiment key: --set key=value (repeatable; lists comma-separated)");
   sub->add_option("--corpus", o->corpus, "charlm: plain-text corpus read through the d2l pipeline (default data/timemachine.txt)");
-  sub->add_option("--threads", o->threads, "OpenMP threads (0: all cores)");
-  sub->add_flag("--quiet,-q", o->quiet, "no progress line");
+  add_run_options(sub, o->run);
   sub->footer(describe_keys());
   sub->callback([o] {
     nlohmann::json cfg = Overrides{}
@@ -42,8 +41,9 @@ void register_train(CLI::App& app) {
     cfg["schemes"] = {o->scheme};
     cfg["seeds"] = {o->seed};
     const ExperimentConfig e = ExperimentConfig::from_json(cfg);
-    set_threads(o->threads);
-    Progress progress(o->quiet);
+    reject_for_task(e.task != "charlm" && !o->corpus.empty(), "--corpus", e.task, "--task charlm");
+    set_threads(o->run.threads);
+    Progress progress(o->run.quiet);
     if (e.task == "charlm") {
       const auto out = train_charlm(e, cfg, o->scheme, o->seed, [&](int step, int steps, double loss) {
         progress.update(fmt::format("[train charlm {} seed {}] step {}/{} loss {:.4f}", o->scheme, o->seed, step, steps, loss));

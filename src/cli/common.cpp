@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/errors.h"
 #include "experiments/config.h"
 
 namespace pe::cli {
@@ -21,5 +22,16 @@ nlohmann::json Overrides::resolve(const std::string& experiment, const std::vect
 }
 
 std::string Overrides::format_number(double v) { return fmt::format("{}", v); }
+
+void add_run_options(CLI::App* sub, RunOptions& o) {
+  sub->add_option("--threads", o.threads, "OpenMP threads (0: all cores); results do not depend on it");
+  sub->add_flag("--quiet,-q", o.quiet, "no progress line");
+}
+
+void reject_for_task(bool given, const std::string& option, const std::string& task, const std::string& applies_to) {
+  if (given)
+    throw UsageError(fmt::format("{} applies to {}, not to --task {}; drop it or choose that task", option, applies_to,
+                                 task));
+}
 
 }  // namespace pe::cli

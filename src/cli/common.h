@@ -49,4 +49,15 @@ struct Overrides {
 
 using pe::Progress;  // core/progress.h
 
+// The options every long-running subcommand shares (train, eval, run, finetune), one name each:
+// --threads N and --quiet/-q.
+struct RunOptions {
+  int threads = 0;
+  bool quiet = false;
+};
+void add_run_options(CLI::App* sub, RunOptions& o);
+
+// An option given for a task it does not apply to: a UsageError naming the option and the task.
+void reject_for_task(bool given, const std::string& option, const std::string& task, const std::string& applies_to);
+
 }  // namespace pe::cli

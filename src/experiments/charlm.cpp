@@ -291,8 +291,8 @@ CharLMRun finetune_charlm(const ExperimentConfig& e, const json& resolved, const
   if (!model.scheme().accepts_frequency_plan())
     throw UsageError(fmt::format("fine-tuning with a context-extension map needs a RoPE model; {} holds {}", checkpoint,
                                  model.scheme().name()));
-  if (!is_known_map(map) || map == "none")
-    throw UsageError(fmt::format("unknown context-extension map '{}' (known: {})", map, known_maps()));
+  check_maps({map}, "map");
+  if (map == "none") throw UsageError("map: fine-tuning with none would be plain training; choose a map");
   const int train_len = loaded.meta.at("training").at("train_length");
   const int seed = loaded.meta.at("training").at("seed");
   const CharCorpus corpus = load_experiment_corpus(e);

@@ -352,9 +352,13 @@ void validate_config(const json& cfg) {
   if (cfg.at("seeds").empty()) throw ConfigError("seeds: the list is empty");
   for (auto& n : cfg.at("eval_lengths"))
     if (n.get<long long>() < 2) throw ConfigError(fmt::format("eval_lengths: {} is not a length >= 2", n.dump()));
-  for (auto& m : cfg.at("rescale"))
-    if (!is_known_map(m.get<std::string>()))
-      throw ConfigError(fmt::format("rescale: unknown map '{}' (known: {})", m.get<std::string>(), known_maps()));
+  try {
+    check_maps(cfg.at("rescale").get<std::vector<std::string>>(), "rescale");
+  } catch (const ConfigError&) {
+    throw;
+  } catch (const UsageError& e) {
+    throw ConfigError(e.what());
+  }
   for (auto& n : cfg.at("seeds"))
     if (n.get<long long>() < 0) throw ConfigError(fmt::format("seeds: {} is negative", n.dump()));
 }

@@ -71,8 +71,7 @@ Evaluation evaluate_checkpoints(const std::vector<std::string>& paths, const Eva
     if (c.model->config().task.alphabet != task.alphabet || c.model->config().task.mark_prob != task.mark_prob)
       throw UsageError(fmt::format("{} was trained on other task settings than {}; evaluate them separately",
                                    c.path, cps.front().path));
-  for (auto& m : s.maps)
-    if (!is_known_map(m)) throw UsageError(fmt::format("unknown context-extension map '{}' (known: {})", m, known_maps()));
+  check_maps(s.maps, "maps");
   // group by scheme in registry order, seeds ascending; each map's rows follow their scheme's row
   std::vector<SchemeResult> rows;
   for (auto& info : scheme_list()) {

@@ -27,6 +27,27 @@ std::vector<double> factors_of(const FrequencyMap& m, const FrequencyMapArgs& a)
 
 bool is_known_map(const std::string& map) { return find_frequency_map(map) != nullptr; }
 
+void check_maps(const std::vector<std::string>& maps, const std::string& what) {
+  for (auto& m : maps)
+    if (!is_known_map(m))
+      throw UsageError(fmt::format("{}: unknown context-extension map '{}' (known: {})", what, m, known_maps()));
+}
+
+std::vector<std::string> parse_map_list(const std::string& text, const std::string& what) {
+  std::vector<std::string> maps;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = text.find(',', start);
+    const std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (part.empty()) throw UsageError(fmt::format("{}: empty map name in '{}' (write e.g. pi,ntk)", what, text));
+    maps.push_back(part);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  check_maps(maps, what);
+  return maps;
+}
+
 std::vector<double> plane_factors(const std::string& map, int d, double base, int train_len, double kappa) {
   if (d < 4 || d % 2 != 0) throw UsageError("plane_factors: head width must be even and >= 4");
   if (!(base > 1.0) || train_len < 1 || !(kappa > 0.0))

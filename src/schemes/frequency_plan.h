@@ -25,6 +25,10 @@ inline constexpr double kYarnBeta = 32.0;
 // base=B. known_maps() lists them for messages.
 bool is_known_map(const std::string& map);
 std::string known_maps();
+// The one check of a list of map names (an option, a key): a comma-separated list, each a known
+// map; throws UsageError naming `what` and listing the known maps.
+std::vector<std::string> parse_map_list(const std::string& text, const std::string& what);
+void check_maps(const std::vector<std::string>& maps, const std::string& what);
 
 // theta'_j / theta_j for j = 0..d/2-1 under `map` for a head of width d trained at train_len and read
 // at kappa * train_len. Maps that depend on kappa give 1 at kappa <= 1.
