@@ -7,9 +7,9 @@
 #include "core/eigen_blocking.h"
 #include "core/parallel.h"
 #include "core/rng.h"
-#include "experiments/charlm.h"
-#include "experiments/config.h"
-#include "models/char_lm.h"
+#include "tasks/charlm/training.h"
+#include "harness/config.h"
+#include "tasks/charlm/model.h"
 
 namespace {
 

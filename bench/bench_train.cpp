@@ -5,10 +5,10 @@
 #include <filesystem>
 
 #include "core/parallel.h"
-#include "experiments/config.h"
-#include "experiments/evaluate.h"
-#include "experiments/experiment.h"
-#include "experiments/train.h"
+#include "harness/config.h"
+#include "tasks/cue/evaluation.h"
+#include "tasks/cue/experiment.h"
+#include "tasks/cue/training.h"
 #include "schemes/scheme.h"
 
 namespace {

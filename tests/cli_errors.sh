@@ -72,8 +72,8 @@ expect_error "finetune bad map" "--maps: unknown context-extension map 'zoom'" f
 expect_error "charlm eval bad map" "--maps: unknown context-extension map 'zoom'" eval --task charlm --maps zoom --runs-dir "$TMP/runs" --out "$TMP/out.json" --quiet
 expect_error "cue eval bad map" "--maps: unknown context-extension map 'zoom'" eval --maps pi,zoom --runs-dir "$TMP/runs" --out "$TMP/out.json" --quiet
 # An option or key that does not apply is refused, naming it.
-expect_error "cue eval with a band" "--band applies to --task charlm" eval --band 128 --runs-dir "$TMP/runs" --out "$TMP/out.json" --quiet
-expect_error "cue train with a corpus" "--corpus applies to --task charlm" train --scheme rope --corpus data/timemachine.txt --runs-dir "$TMP/r2" --quiet
+expect_error "cue eval with a band" "--band does not apply to --task cue" eval --band 128 --runs-dir "$TMP/runs" --out "$TMP/out.json" --quiet
+expect_error "cue train with a corpus" "does not apply to the cue task" train --scheme rope --corpus data/timemachine.txt --runs-dir "$TMP/r2" --quiet
 expect_error "a setting of another scheme" "key 'shaw_clip' is a setting of shaw" train --scheme rope --set shaw_clip=8 --runs-dir "$TMP/r2" --quiet
 expect_error "a setting out of its domain" "shaw_clip must be at least 1" train --scheme shaw --set shaw_clip=0 --runs-dir "$TMP/r2" --quiet
 expect_error "hybrid in the one-layer cue head" "hybrid_layers lists 2 layers but the model has 1" train --scheme hybrid --runs-dir "$TMP/r2" --quiet

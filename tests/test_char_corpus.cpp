@@ -7,7 +7,7 @@
 #include "core/errors.h"
 #include "core/files.h"
 #include "core/sha1.h"
-#include "tasks/char_corpus.h"
+#include "tasks/charlm/corpus.h"
 
 using namespace pe;
 namespace fs = std::filesystem;

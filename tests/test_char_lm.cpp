@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "core/rng.h"
-#include "models/char_lm.h"
+#include "tasks/charlm/model.h"
 #include "models/gradcheck.h"
 #include "schemes/scheme.h"
 

@@ -10,9 +10,9 @@
 #include "core/files.h"
 #include "core/parallel.h"
 #include "core/rng.h"
-#include "experiments/charlm.h"
-#include "experiments/checkpoint.h"
-#include "experiments/config.h"
+#include "tasks/charlm/training.h"
+#include "harness/checkpoint.h"
+#include "harness/config.h"
 #include "schemes/rope.h"
 
 using namespace pe;

@@ -7,10 +7,10 @@
 #include "core/errors.h"
 #include "core/files.h"
 #include "core/parallel.h"
-#include "experiments/checkpoint.h"
-#include "experiments/config.h"
-#include "experiments/evaluate.h"
-#include "experiments/train.h"
+#include "harness/checkpoint.h"
+#include "harness/config.h"
+#include "tasks/cue/evaluation.h"
+#include "tasks/cue/training.h"
 
 using namespace pe;
 using nlohmann::json;

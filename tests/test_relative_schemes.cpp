@@ -7,9 +7,9 @@
 #include <set>
 
 #include "core/rng.h"
-#include "experiments/checkpoint.h"
-#include "experiments/config.h"
-#include "models/char_lm.h"
+#include "harness/checkpoint.h"
+#include "harness/config.h"
+#include "tasks/charlm/model.h"
 #include "schemes/scheme.h"
 
 using namespace pe;

@@ -6,10 +6,10 @@
 #include <filesystem>
 
 #include "core/files.h"
-#include "experiments/checkpoint.h"
-#include "experiments/config.h"
-#include "experiments/geometry.h"
-#include "experiments/train.h"
+#include "harness/checkpoint.h"
+#include "harness/config.h"
+#include "tasks/cue/geometry.h"
+#include "tasks/cue/training.h"
 #include "schemes/rope.h"
 #include "theory/relativity.h"
 

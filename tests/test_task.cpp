@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "core/rng.h"
-#include "tasks/cue_exact.h"
-#include "tasks/cue_task.h"
+#include "tasks/cue/exact.h"
+#include "tasks/cue/data.h"
 
 using namespace pe;
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#include "tasks/cue_exact.h"
+#include "tasks/cue/exact.h"
 #include "theory/baselines.h"
 
 namespace {

@@ -5,11 +5,12 @@
 #include <chrono>
 
 #include "cli/common.h"
+#include "harness/checkpoint.h"
 #include "core/files.h"
 #include "theory/theory.h"
 #include "core/errors.h"
-#include "experiments/config.h"
-#include "experiments/geometry.h"
+#include "harness/config.h"
+#include "tasks/cue/geometry.h"
 
 namespace pe::cli {
 

@@ -1,46 +1,17 @@
 // pe-bench eval: evaluate every checkpoint under a runs directory (or the ones given) at some lengths.
 #include <fmt/format.h>
 
-#include <sstream>
 
 #include "cli/common.h"
+#include "harness/checkpoint.h"
 #include "core/files.h"
 #include "core/parallel.h"
-#include "experiments/charlm.h"
-#include "experiments/config.h"
+#include "tasks/task.h"
+#include "harness/config.h"
 #include "schemes/frequency_plan.h"
-#include "experiments/evaluate.h"
+#include "tasks/cue/evaluation.h"
 
 namespace pe::cli {
-
-namespace {
-
-// The character LM's reading: perplexity at each length; RoPE also through each --maps map and
-// the --band; fine-tuned checkpoints under their own plan.
-template <class Opts>
-void eval_charlm(const Opts& o) {
-  std::string list;  // --lengths, checked here so that its error names the option
-  if (!o.lengths.empty())
-    for (int n : parse_length_list(o.lengths, "--lengths")) list += (list.empty() ? "" : ",") + std::to_string(n);
-  if (!o.maps.empty()) parse_map_list(o.maps, "--maps");  // its error names the option
-  const nlohmann::json cfg = Overrides{{"task=charlm"}}
-                                 .add("eval_lengths", list)
-                                 .add("rescale", o.maps)
-                                 .add("band", o.band, -1)
-                                 .add("corpus", o.corpus)
-                                 .resolve("", o.sets);
-  const ExperimentConfig e = ExperimentConfig::from_json(cfg);
-  set_threads(o.run.threads);
-  const auto paths = o.checkpoints.empty() ? find_checkpoints(o.runs_dir, "charlm") : o.checkpoints;
-  nlohmann::json results = evaluate_charlm(paths, e, !o.run.quiet);
-  results["experiment"] = cfg;
-  write_json_atomic(o.out, results);
-  if (!o.markdown.empty()) write_file_atomic(o.markdown, format_charlm_markdown(results));
-  fmt::print("{}", format_charlm_table(results));
-  fmt::print("results: {}\n", o.out);
-}
-
-}  // namespace
 
 void register_eval(CLI::App& app) {
   struct Opts {
@@ -66,22 +37,30 @@ void register_eval(CLI::App& app) {
   sub->add_option("--corpus", o->corpus, "charlm: plain-text corpus read through the d2l pipeline (default data/timemachine.txt)");
   add_run_options(sub, o->run);
   sub->callback([o] {
-    if (o->task == "charlm") return eval_charlm(*o);
-    if (o->task != "cue") throw UsageError(fmt::format("--task: unknown task '{}' (known: cue, charlm)", o->task));
-    reject_for_task(o->band >= 0, "--band", o->task, "--task charlm (a cue head reads every key)");
-    reject_for_task(!o->corpus.empty(), "--corpus", o->task, "--task charlm");
-    const auto lengths = parse_length_list(o->lengths.empty() ? "32,64,128,256" : o->lengths, "--lengths");
-    for (int n : lengths)
-      if (n < 2) throw UsageError(fmt::format("--lengths: {} is too short (a sequence needs content and a query)", n));
-    const nlohmann::json cfg = resolve_config("", o->sets);
+    const Task& task = find_task(o->task);
+    reject_unread(o->band >= 0, "--band", "band", task.name());
+    reject_unread(!o->corpus.empty(), "--corpus", "corpus", task.name());
+    // options checked here, so that their errors name them
+    std::string list;
+    if (!o->lengths.empty())
+      for (int n : parse_length_list(o->lengths, "--lengths")) {
+        if (n < 2) throw UsageError(fmt::format("--lengths: {} is too short (a sequence needs content and a query)", n));
+        list += (list.empty() ? "" : ",") + std::to_string(n);
+      }
+    if (!o->maps.empty()) parse_map_list(o->maps, "--maps");
+    const nlohmann::json cfg = Overrides{{"task=" + task.name()}}
+                                   .add("eval_lengths", list)
+                                   .add("rescale", o->maps)
+                                   .add("band", o->band, -1)
+                                   .add("corpus", o->corpus)
+                                   .resolve("", o->sets);
+    const ExperimentConfig e = ExperimentConfig::from_json(cfg);
     set_threads(o->run.threads);
-    const auto paths = o->checkpoints.empty() ? find_checkpoints(o->runs_dir, "cue") : o->checkpoints;
-    EvalSettings s{lengths, cfg["test_size"], cfg["test_seed"], {}};
-    if (!o->maps.empty()) s.maps = parse_map_list(o->maps, "--maps");
-    const nlohmann::json results = results_json(evaluate_checkpoints(paths, s, !o->run.quiet), s);
+    const auto paths = o->checkpoints.empty() ? find_checkpoints(o->runs_dir, task.name()) : o->checkpoints;
+    const nlohmann::json results = task.evaluate(paths, e, !o->run.quiet);
     write_json_atomic(o->out, results);
-    if (!o->markdown.empty()) write_file_atomic(o->markdown, format_results_markdown(results, nullptr));
-    fmt::print("{}", format_results_table(results));
+    if (!o->markdown.empty()) write_file_atomic(o->markdown, task.markdown(results, nullptr));
+    fmt::print("{}", task.table(results));
     fmt::print("results: {}\n", o->out);
   });
 }

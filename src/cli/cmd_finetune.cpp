@@ -4,8 +4,8 @@
 
 #include "cli/common.h"
 #include "core/parallel.h"
-#include "experiments/charlm.h"
-#include "experiments/config.h"
+#include "tasks/charlm/training.h"
+#include "harness/config.h"
 #include "schemes/frequency_plan.h"
 
 namespace pe::cli {

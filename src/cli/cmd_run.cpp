@@ -2,10 +2,11 @@
 #include <fmt/format.h>
 
 #include "cli/common.h"
+#include "tasks/task.h"
 #include "core/parallel.h"
-#include "experiments/charlm.h"
-#include "experiments/config.h"
-#include "experiments/experiment.h"
+#include "tasks/charlm/training.h"
+#include "harness/config.h"
+#include "tasks/cue/experiment.h"
 
 namespace pe::cli {
 
@@ -28,21 +29,9 @@ void register_run(CLI::App& app) {
   sub->footer(describe_keys());
   sub->callback([o] {
     const nlohmann::json cfg = resolve_config(o->experiment, o->sets);
-    if (cfg["task"] == "charlm") {
-      set_threads(o->run.threads);
-      const auto results = run_charlm_experiment(cfg, !o->run.quiet, o->resume);
-      fmt::print("{}", format_charlm_table(results));
-      const std::string dir = cfg["out_dir"];
-      fmt::print("results: {}/results.json, {}/table.md\n", dir, dir);
-      return;
-    }
-    if (o->resume) throw UsageError("--resume applies to charlm experiments (the cue task trains in seconds)");
-    const auto out = run_experiment(cfg, o->run.quiet, o->run.threads);
-    fmt::print("{}", out.table);
-    if (!out.geometry.empty()) fmt::print("\n{}\n", out.geometry);
-    fmt::print("{} runs x {} steps trained in {:.2f} s ({:.0f} training steps/s overall); evaluation {:.2f} s\n",
-               out.runs, out.total_steps / std::max(1, out.runs), out.train_seconds,
-               out.total_steps / out.train_seconds, out.eval_seconds);
+    const ExperimentReport report =
+        find_task(cfg.at("task")).run(cfg, RunControl{o->run.quiet, o->run.threads, o->resume});
+    fmt::print("{}", report.text);
     const std::string dir = cfg["out_dir"];
     fmt::print("results: {}/results.json, {}/table.md\n", dir, dir);
   });

@@ -3,8 +3,8 @@
 
 #include "cli/common.h"
 #include "core/errors.h"
-#include "experiments/charlm.h"
-#include "experiments/checkpoint.h"
+#include "tasks/charlm/training.h"
+#include "harness/checkpoint.h"
 
 namespace pe::cli {
 

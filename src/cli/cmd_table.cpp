@@ -5,8 +5,7 @@
 #include "cli/common.h"
 #include "core/errors.h"
 #include "core/files.h"
-#include "experiments/charlm.h"
-#include "experiments/evaluate.h"
+#include "tasks/task.h"
 
 namespace pe::cli {
 
@@ -29,17 +28,16 @@ void register_table(CLI::App& app) {
     }
     if (!r.is_object() || !r.contains("task") || !r.contains("rows"))
       throw DataError(fmt::format("{} is not a pe-bench results file (no task or rows)", o->results));
+    if (!r["task"].is_string() || !task_exists(r["task"]))
+      throw DataError(fmt::format("{} holds results of task {}, which this build does not know (known: {})", o->results,
+                                  r["task"].dump(), known_tasks()));
+    const Task& task = find_task(r["task"]);
     std::string text, md;
     try {
-      if (r["task"] == "charlm") {
-        text = format_charlm_table(r);
-        md = format_charlm_markdown(r);
-      } else {
-        nlohmann::json ref;
-        if (!o->reference.empty()) ref = nlohmann::json::parse(read_file(o->reference));
-        text = format_results_table(r);
-        md = format_results_markdown(r, ref);
-      }
+      nlohmann::json ref;
+      if (!o->reference.empty()) ref = nlohmann::json::parse(read_file(o->reference));
+      text = task.table(r);
+      md = task.markdown(r, ref);
     } catch (const nlohmann::json::exception& e) {
       throw DataError(fmt::format("{} is malformed ({})", o->results, e.what()));
     }

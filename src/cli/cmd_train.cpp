@@ -3,9 +3,8 @@
 
 #include "cli/common.h"
 #include "core/parallel.h"
-#include "experiments/charlm.h"
-#include "experiments/config.h"
-#include "experiments/train.h"
+#include "harness/config.h"
+#include "tasks/task.h"
 
 namespace pe::cli {
 
@@ -41,27 +40,11 @@ void register_train(CLI::App& app) {
     cfg["schemes"] = {o->scheme};
     cfg["seeds"] = {o->seed};
     const ExperimentConfig e = ExperimentConfig::from_json(cfg);
-    reject_for_task(e.task != "charlm" && !o->corpus.empty(), "--corpus", e.task, "--task charlm");
     set_threads(o->run.threads);
     Progress progress(o->run.quiet);
-    if (e.task == "charlm") {
-      const auto out = train_charlm(e, cfg, o->scheme, o->seed, [&](int step, int steps, double loss) {
-        progress.update(fmt::format("[train charlm {} seed {}] step {}/{} loss {:.4f}", o->scheme, o->seed, step, steps, loss));
-      });
-      progress.done();
-      fmt::print("trained charlm {} seed {}: {} steps in {:.1f} s ({:.0f} ms/step), final training loss {:.4f}\n",
-                 o->scheme, o->seed, out.steps, out.seconds, 1e3 * out.seconds / out.steps, out.final_loss);
-      fmt::print("run directory: {}\n", out.run_dir);
-      return;
-    }
-    const auto out = train_cue(e, cfg, o->scheme, o->seed, [&](int step, int steps, double loss, double acc) {
-      progress.update(fmt::format("[train {} seed {}] step {}/{} loss {:.4f} acc {:.3f}", o->scheme, o->seed, step,
-                                  steps, loss, acc));
-    });
+    const TaskRun out = find_task(e.task).train(e, cfg, o->scheme, o->seed, progress);
     progress.done();
-    fmt::print("trained {} seed {}: {} steps in {:.2f} s ({:.0f} steps/s), final loss {:.4f}, batch accuracy {:.3f}\n",
-               o->scheme, o->seed, out.steps, out.seconds, out.steps / out.seconds, out.final_loss, out.final_accuracy);
-    fmt::print("run directory: {}\n", out.run_dir);
+    fmt::print("{}\nrun directory: {}\n", out.summary, out.run_dir);
   });
 }
 

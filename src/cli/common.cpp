@@ -3,7 +3,8 @@
 #include <fmt/format.h>
 
 #include "core/errors.h"
-#include "experiments/config.h"
+#include "harness/config.h"
+#include "tasks/task.h"
 
 namespace pe::cli {
 
@@ -12,6 +13,19 @@ nlohmann::json resolve_config(const std::string& experiment, const std::vector<s
   for (auto& s : sets) apply_override(cfg, s);
   complete_config(cfg);
   validate_config(cfg);
+  // a key the file or a --set gives must be one the task reads
+  std::vector<std::pair<std::string, std::string>> given;  // key, where
+  if (!experiment.empty()) {
+    const nlohmann::json file = read_experiment_file(experiment);
+    for (auto& [k, v] : file.items()) given.push_back({k, experiment});
+  }
+  for (auto& s : sets) given.push_back({s.substr(0, s.find('=')), "--set"});
+  const Task& task = find_task(cfg.at("task"));
+  for (auto& [key, where] : given)
+    if (key != "description" && !task.reads(key))
+      throw ConfigError(fmt::format("{}: key '{}' does not apply to the {} task (its keys: pe-bench run --help); drop "
+                                    "it or set task",
+                                    where, key, task.name()));
   return cfg;
 }
 
@@ -28,10 +42,11 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
   sub->add_flag("--quiet,-q", o.quiet, "no progress line");
 }
 
-void reject_for_task(bool given, const std::string& option, const std::string& task, const std::string& applies_to) {
-  if (given)
-    throw UsageError(fmt::format("{} applies to {}, not to --task {}; drop it or choose that task", option, applies_to,
-                                 task));
+void reject_unread(bool given, const std::string& option, const std::string& key, const std::string& task) {
+  if (given && !find_task(task).reads(key))
+    throw UsageError(fmt::format("{} does not apply to --task {} (its model does not read {}); drop it or choose "
+                                 "another task",
+                                 option, task, key));
 }
 
 }  // namespace pe::cli

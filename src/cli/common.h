@@ -57,7 +57,7 @@ struct RunOptions {
 };
 void add_run_options(CLI::App* sub, RunOptions& o);
 
-// An option given for a task it does not apply to: a UsageError naming the option and the task.
-void reject_for_task(bool given, const std::string& option, const std::string& task, const std::string& applies_to);
+// An option given for a task that does not read its key: a UsageError naming the option and the task.
+void reject_unread(bool given, const std::string& option, const std::string& key, const std::string& task);
 
 }  // namespace pe::cli

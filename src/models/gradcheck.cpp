@@ -7,9 +7,9 @@
 
 #include "core/rng.h"
 #include "models/attention.h"
-#include "models/char_lm.h"
-#include "models/cue_head.h"
-#include "tasks/cue_task.h"
+#include "tasks/charlm/model.h"
+#include "tasks/cue/model.h"
+#include "tasks/cue/data.h"
 
 namespace pe {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "tasks/cue_exact.h"
+#include "tasks/cue/exact.h"
 #include "core/math.h"
 
 namespace pe::theory {

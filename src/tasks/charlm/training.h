@@ -10,9 +10,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/adam.h"
-#include "experiments/config.h"
-#include "models/char_lm.h"
-#include "tasks/char_corpus.h"
+#include "harness/config.h"
+#include "tasks/charlm/model.h"
+#include "tasks/charlm/corpus.h"
 
 namespace pe {
 

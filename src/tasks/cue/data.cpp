@@ -1,4 +1,4 @@
-#include "tasks/cue_task.h"
+#include "tasks/cue/data.h"
 
 #include "core/errors.h"
 #include "core/rng.h"

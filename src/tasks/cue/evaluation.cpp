@@ -1,4 +1,4 @@
-#include "experiments/evaluate.h"
+#include "tasks/cue/evaluation.h"
 
 #include <fmt/format.h>
 
@@ -10,9 +10,9 @@
 #include "core/fpenv.h"
 #include "core/parallel.h"
 #include "core/progress.h"
-#include "experiments/checkpoint.h"
+#include "harness/checkpoint.h"
 #include "schemes/scheme.h"
-#include "tasks/cue_exact.h"
+#include "tasks/cue/exact.h"
 #include "core/build_info.h"
 
 namespace pe {
@@ -39,28 +39,6 @@ std::optional<double> cue_accuracy(const CueHead<float>& model, const CueBatch& 
   int total = 0;
   for (int c : correct) total += c;
   return double(total) / test.B;
-}
-
-std::vector<std::string> find_checkpoints(const std::string& dir, const std::string& task) {
-  namespace fs = std::filesystem;
-  if (!fs::is_directory(dir))
-    throw UsageError(fmt::format("runs directory {} not found; train first (pe-bench train) or pass --runs-dir", dir));
-  std::vector<std::string> out;
-  for (auto& entry : fs::recursive_directory_iterator(dir))
-    if (entry.is_regular_file() && entry.path().filename() == "checkpoint.json") {
-      const std::string path = entry.path().string();
-      bool keep = true;
-      if (!task.empty()) try {
-          keep = checkpoint_task(path) == task;
-        } catch (const CheckpointError&) {  // unreadable: kept, so loading it reports the problem
-        }
-      if (keep) out.push_back(path);
-    }
-  std::sort(out.begin(), out.end());
-  if (out.empty())
-    throw UsageError(fmt::format("no {}checkpoint.json under {}; train first (pe-bench train{})",
-                                 task.empty() ? "" : task + " ", dir, task.empty() ? "" : " --task " + task));
-  return out;
 }
 
 Evaluation evaluate_checkpoints(const std::vector<std::string>& paths, const EvalSettings& s, bool progress) {

@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "experiments/config.h"
-#include "models/cue_head.h"
+#include "harness/config.h"
+#include "tasks/cue/model.h"
 
 namespace pe {
 

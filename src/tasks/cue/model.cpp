@@ -1,4 +1,4 @@
-#include "models/cue_head.h"
+#include "tasks/cue/model.h"
 
 #include <algorithm>
 #include <cmath>

@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/char_lm.h"
-#include "models/cue_head.h"
+#include "tasks/charlm/model.h"
+#include "tasks/cue/model.h"
 
 namespace pe {
 
@@ -44,5 +44,8 @@ struct LoadedCharLM {
 LoadedCharLM load_charlm_checkpoint(const std::string& path);
 // The task field of a checkpoint ("cue", "charlm"); CheckpointError when it is not a checkpoint.
 std::string checkpoint_task(const std::string& path);
+// Every checkpoint.json below dir (sorted); with a task, only that task's checkpoints. Throws
+// UsageError when there is none.
+std::vector<std::string> find_checkpoints(const std::string& dir, const std::string& task = "");
 
 }  // namespace pe

@@ -1,4 +1,4 @@
-#include "experiments/charlm.h"
+#include "tasks/charlm/training.h"
 
 #include <fmt/format.h>
 
@@ -11,8 +11,8 @@
 #include "core/fpenv.h"
 #include "core/parallel.h"
 #include "core/rng.h"
-#include "experiments/checkpoint.h"
-#include "experiments/train.h"
+#include "harness/checkpoint.h"
+#include "tasks/cue/training.h"
 #include "core/math.h"
 
 namespace pe {

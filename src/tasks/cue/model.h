@@ -16,7 +16,7 @@
 #include "core/params.h"
 #include "models/attention.h"
 #include "schemes/scheme.h"
-#include "tasks/cue_task.h"
+#include "tasks/cue/data.h"
 
 namespace pe {
 

@@ -1,4 +1,4 @@
-#include "experiments/experiment.h"
+#include "tasks/cue/experiment.h"
 
 #include <fmt/format.h>
 
@@ -10,10 +10,10 @@
 #include "core/files.h"
 #include "core/parallel.h"
 #include "core/progress.h"
-#include "experiments/config.h"
-#include "experiments/evaluate.h"
-#include "experiments/geometry.h"
-#include "experiments/train.h"
+#include "harness/config.h"
+#include "tasks/cue/evaluation.h"
+#include "tasks/cue/geometry.h"
+#include "tasks/cue/training.h"
 
 namespace pe {
 

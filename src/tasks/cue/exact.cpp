@@ -1,4 +1,4 @@
-#include "tasks/cue_exact.h"
+#include "tasks/cue/exact.h"
 
 #include <cmath>
 #include <vector>

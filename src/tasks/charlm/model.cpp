@@ -1,4 +1,4 @@
-#include "models/char_lm.h"
+#include "tasks/charlm/model.h"
 
 #include <cmath>
 

@@ -1,4 +1,4 @@
-#include "tasks/char_corpus.h"
+#include "tasks/charlm/corpus.h"
 
 #include <fmt/format.h>
 

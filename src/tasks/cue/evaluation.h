@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/cue_head.h"
-#include "tasks/cue_task.h"
+#include "tasks/cue/model.h"
+#include "tasks/cue/data.h"
 
 namespace pe {
 
@@ -48,9 +48,6 @@ struct Evaluation {
 
 // Evaluates the checkpoints (grouped by scheme, in registry order, seeds ascending).
 Evaluation evaluate_checkpoints(const std::vector<std::string>& checkpoints, const EvalSettings& s, bool progress);
-// Every checkpoint.json below dir, sorted. Throws UsageError when there is none.
-// Every checkpoint.json below dir (sorted); with a task, only that task's checkpoints.
-std::vector<std::string> find_checkpoints(const std::string& dir, const std::string& task = "");
 
 // The results JSON of an evaluation (docs/results-format.md).
 nlohmann::json results_json(const Evaluation& ev, const EvalSettings& s);

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "experiments/evaluate.h"
+#include "tasks/cue/evaluation.h"
 
 namespace pe {
 

@@ -1,4 +1,4 @@
-#include "experiments/config.h"
+#include "harness/config.h"
 
 #include <fmt/format.h>
 
@@ -9,6 +9,7 @@
 #include "core/files.h"
 #include "schemes/scheme.h"
 #include "schemes/frequency_plan.h"
+#include "tasks/task.h"
 
 namespace pe {
 
@@ -93,26 +94,12 @@ json default_config(const std::string& task) {
   // a scheme's own settings join the config when one of its schemes does (complete_config)
   for (auto& k : config_keys())
     if (!is_scheme_key(k.key)) j[k.key] = k.default_value;
-  if (task == "charlm") {
-    // tasks.md section 3: TinyCharLM on The Time Machine
-    const json charlm = {{"task", "charlm"},
-                         // the published table's order, then every other registered scheme
-                         {"schemes", registered_schemes(2, {"learned", "sinusoidal", "rope", "alibi", "none"})},
-                         {"seeds", {0}},
-                         {"steps", 3000},
-                         {"batch_size", 64},
-                         {"lr", 1e-3},
-                         {"train_length", 128},
-                         {"eval_lengths", {128, 256, 512}},
-                         {"d_model", 128},
-                         {"n_heads", 4},
-                         {"n_layers", 2},
-                         {"embed_init_std", 0.02},
-                         {"learned_rows", 512},
-                         {"alibi_slopes", json::array()},
-                         {"rescale", {"pi", "selective"}}};
-    for (auto& [k, v] : charlm.items()) j[k] = v;
-  }
+  // the task's own defaults, then its default schemes: every registered scheme its model can hold,
+  // the task's published order first
+  const Task& t = find_task(task);
+  const json own = t.defaults();
+  for (auto& [k, v] : own.items()) j[k] = v;
+  j["schemes"] = registered_schemes(j.at("n_layers").get<int>(), t.leading_schemes());
   return j;
 }
 
@@ -328,9 +315,8 @@ void validate_config(const json& cfg) {
                  "position_window"})
     positive(k);
   const std::string task = cfg.at("task");
-  if (task != "cue" && task != "charlm")
-    throw ConfigError(fmt::format("unknown task '{}' (known tasks: cue, charlm)", task));
-  if (task == "cue" && cfg.at("n_heads").get<int>() != 1) throw ConfigError("the cue task's model has one head: n_heads must be 1");
+  if (!task_exists(task)) throw ConfigError(fmt::format("unknown task '{}' (known tasks: {})", task, known_tasks()));
+  find_task(task).validate(cfg);
   if (cfg.at("d_model").get<int>() % cfg.at("n_heads").get<int>())
     throw ConfigError("d_model must be a multiple of n_heads");
   if ((cfg.at("d_model").get<int>() / cfg.at("n_heads").get<int>()) % 2)
@@ -382,9 +368,10 @@ SchemeConfig scheme_config(const ExperimentConfig& e, const std::string& scheme)
   for (auto& k : scheme_info(scheme).keys)
     if (e.resolved.contains(k.key)) s.settings[k.key] = e.resolved.at(k.key);
   s.d_model = e.d_model;
-  s.n_heads = e.task == "charlm" ? e.n_heads : 1;
+  const Task& task = find_task(e.task);
+  s.n_heads = task.n_heads(e);
   s.d_head = s.d_model / s.n_heads;
-  s.n_layers = e.task == "charlm" ? e.n_layers : 1;
+  s.n_layers = task.n_layers(e);
   return s;
 }
 

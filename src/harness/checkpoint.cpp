@@ -1,4 +1,4 @@
-#include "experiments/checkpoint.h"
+#include "harness/checkpoint.h"
 
 #include <fmt/format.h>
 
@@ -7,6 +7,8 @@
 #include "core/build_info.h"
 
 #include <cmath>
+#include <algorithm>
+#include <filesystem>
 #include <functional>
 #include <set>
 
@@ -262,6 +264,28 @@ LoadedCheckpoint load_checkpoint(const std::string& path) {
     out.path = path;
     return out;
   });
+}
+
+std::vector<std::string> find_checkpoints(const std::string& dir, const std::string& task) {
+  namespace fs = std::filesystem;
+  if (!fs::is_directory(dir))
+    throw UsageError(fmt::format("runs directory {} not found; train first (pe-bench train) or pass --runs-dir", dir));
+  std::vector<std::string> out;
+  for (auto& entry : fs::recursive_directory_iterator(dir))
+    if (entry.is_regular_file() && entry.path().filename() == "checkpoint.json") {
+      const std::string path = entry.path().string();
+      bool keep = true;
+      if (!task.empty()) try {
+          keep = checkpoint_task(path) == task;
+        } catch (const CheckpointError&) {  // unreadable: kept, so loading it reports the problem
+        }
+      if (keep) out.push_back(path);
+    }
+  std::sort(out.begin(), out.end());
+  if (out.empty())
+    throw UsageError(fmt::format("no {}checkpoint.json under {}; train first (pe-bench train{})",
+                                 task.empty() ? "" : task + " ", dir, task.empty() ? "" : " --task " + task));
+  return out;
 }
 
 }  // namespace pe

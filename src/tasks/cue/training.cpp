@@ -1,4 +1,4 @@
-#include "experiments/train.h"
+#include "tasks/cue/training.h"
 
 #include <fmt/format.h>
 
@@ -8,8 +8,8 @@
 #include "core/files.h"
 #include "core/fpenv.h"
 #include "core/parallel.h"
-#include "experiments/checkpoint.h"
-#include "tasks/cue_task.h"
+#include "harness/checkpoint.h"
+#include "tasks/cue/data.h"
 
 namespace pe {
 

@@ -7,8 +7,8 @@
 #include "core/errors.h"
 #include "core/files.h"
 #include "core/progress.h"
-#include "experiments/charlm.h"
-#include "experiments/checkpoint.h"
+#include "tasks/charlm/training.h"
+#include "harness/checkpoint.h"
 #include "core/build_info.h"
 
 namespace pe {

@@ -1,4 +1,4 @@
-#include "experiments/geometry.h"
+#include "tasks/cue/geometry.h"
 
 #include "schemes/alibi.h"
 
@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include "core/frequencies.h"
-#include "experiments/checkpoint.h"
+#include "harness/checkpoint.h"
 #include "theory/relativity.h"
 #include "core/math.h"
 #include "core/build_info.h"

@@ -1,0 +1,49 @@
+// The task registry: adding a task means its folder and one line here.
+#include "tasks/task.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/errors.h"
+
+namespace pe {
+
+const Task& cue_task();     // tasks/cue/entry.cpp
+const Task& charlm_task();  // tasks/charlm/entry.cpp
+
+const std::vector<const Task*>& task_list() {
+  static const std::vector<const Task*> list = {&cue_task(), &charlm_task()};
+  return list;
+}
+
+bool task_exists(const std::string& name) {
+  for (auto* t : task_list())
+    if (t->name() == name) return true;
+  return false;
+}
+
+std::string known_tasks() {
+  std::string s;
+  for (auto* t : task_list()) s += (s.empty() ? "" : ", ") + t->name();
+  return s;
+}
+
+const Task& find_task(const std::string& name) {
+  for (auto* t : task_list())
+    if (t->name() == name) return *t;
+  throw UsageError(fmt::format("unknown task '{}' (known tasks: {})", name, known_tasks()));
+}
+
+bool Task::reads(const std::string& key) const {
+  const auto mine = own_keys();
+  if (std::find(mine.begin(), mine.end(), key) != mine.end()) return true;
+  for (auto* t : task_list()) {
+    if (t == this) continue;
+    const auto theirs = t->own_keys();
+    if (std::find(theirs.begin(), theirs.end(), key) != theirs.end()) return false;
+  }
+  return true;
+}
+
+}  // namespace pe
