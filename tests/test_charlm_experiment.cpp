@@ -11,7 +11,8 @@
 #include "core/parallel.h"
 #include "core/rng.h"
 #include "tasks/charlm/training.h"
-#include "harness/checkpoint.h"
+#include "tasks/charlm/checkpoint.h"
+#include "tasks/cue/checkpoint.h"
 #include "harness/config.h"
 #include "schemes/rope.h"
 

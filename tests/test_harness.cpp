@@ -7,7 +7,7 @@
 #include "core/errors.h"
 #include "core/files.h"
 #include "core/parallel.h"
-#include "harness/checkpoint.h"
+#include "tasks/cue/checkpoint.h"
 #include "harness/config.h"
 #include "tasks/cue/evaluation.h"
 #include "tasks/cue/training.h"

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "core/rng.h"
-#include "harness/checkpoint.h"
+#include "tasks/cue/checkpoint.h"
 #include "harness/config.h"
 #include "tasks/charlm/model.h"
 #include "schemes/scheme.h"

@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "core/files.h"
-#include "harness/checkpoint.h"
+#include "tasks/cue/checkpoint.h"
 #include "harness/config.h"
 #include "tasks/cue/geometry.h"
 #include "tasks/cue/training.h"

@@ -4,7 +4,7 @@
 #include "cli/common.h"
 #include "core/errors.h"
 #include "tasks/charlm/training.h"
-#include "harness/checkpoint.h"
+#include "tasks/charlm/checkpoint.h"
 
 namespace pe::cli {
 

@@ -1,48 +1,68 @@
-// Self-describing checkpoints (docs/checkpoint-format.md): format name and version, model and scheme
-// configuration, every parameter by name with shape and row-major data, and a training summary.
+// Self-describing checkpoints (docs/checkpoint-format.md): the envelope every task shares — format
+// name and version, task, the task's model section, the scheme section, a training summary, the
+// build, and every parameter by name with shape and row-major data. Each task writes and reads its
+// model section (tasks/<task>/checkpoint.h) through these.
 #pragma once
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "tasks/charlm/model.h"
-#include "tasks/cue/model.h"
+#include "core/errors.h"
+#include "core/params.h"
+#include "schemes/scheme.h"
 
 namespace pe {
 
 inline constexpr const char* kCheckpointFormat = "pe-bench-checkpoint";
 inline constexpr int kCheckpointVersion = 1;
 
+// The scheme section: name, shape, the published five's settings, the scheme's declared settings.
 nlohmann::json scheme_config_to_json(const SchemeConfig& c);
 SchemeConfig scheme_config_from_json(const nlohmann::json& j);
 
-nlohmann::json make_checkpoint(const CueHead<float>& model, const nlohmann::json& training);
+// A checkpoint of `task`: the envelope around the task's model section and the parameters (values
+// laid out by `layout`); `extra` adds task fields (e.g. the char LM's vocabulary).
+nlohmann::json checkpoint_envelope(const std::string& task, const nlohmann::json& model, const SchemeConfig& scheme,
+                                   const nlohmann::json& training, const ParamLayout& layout, const float* values,
+                                   const nlohmann::json& extra = nlohmann::json::object());
 // The checkpoint as text: indented JSON with each parameter's data on one line.
 std::string checkpoint_text(const nlohmann::json& checkpoint);
 
-struct LoadedCheckpoint {
-  std::unique_ptr<CueHead<float>> model;
-  nlohmann::json meta;  // the whole file minus the parameters
-  std::string path;
-};
-// Throws CheckpointError (missing, not JSON, wrong format/version/task, names or shapes that differ).
-LoadedCheckpoint load_checkpoint(const std::string& path);
+// Reading one: the constructor parses the file and checks format, version and task (empty: any);
+// every problem is one CheckpointError naming the file.
+class CheckpointReader {
+ public:
+  CheckpointReader(const std::string& path, const std::string& task);
+  const std::string& path() const { return path_; }
+  const nlohmann::json& json_() const { return j_; }
+  CheckpointError fail(const std::string& why) const;
+  SchemeConfig scheme() const;
+  // Fills values (laid out by layout) from the params; every tensor with its shape, only numbers.
+  void params(const ParamLayout& layout, float* values) const;
+  // Runs `read`; a missing or mistyped field, or a setting the scheme code refuses, becomes fail().
+  template <class F>
+  auto fields(F&& read) const {
+    try {
+      return read();
+    } catch (const nlohmann::json::exception& e) {
+      throw fail(std::string("malformed (") + e.what() + ")");
+    } catch (const CheckpointError&) {
+      throw;
+    } catch (const UsageError& e) {
+      throw fail(e.what());
+    }
+  }
+  // The whole file minus the parameters (the reader is spent).
+  nlohmann::json meta();
 
-// The character LM: the same format with task "charlm", the vocabulary (id -> token) and, after a
-// fine-tune with a context-extension map, the frequency plan the weights were tuned under.
-nlohmann::json make_charlm_checkpoint(const CharLM<float>& model, const std::vector<std::string>& vocab,
-                                      const nlohmann::json& training, const nlohmann::json& frequency_plan = nullptr);
-struct LoadedCharLM {
-  std::unique_ptr<CharLM<float>> model;  // with its frequency plan applied, if the file has one
-  std::vector<std::string> vocab;
-  std::string plan_map;                  // empty: the scheme's own frequencies
-  int plan_train_length = 0, plan_read_length = 0;
-  nlohmann::json meta;
-  std::string path;
+ private:
+  std::string path_;
+  nlohmann::json j_;
 };
-LoadedCharLM load_charlm_checkpoint(const std::string& path);
-// The task field of a checkpoint ("cue", "charlm"); CheckpointError when it is not a checkpoint.
+
+// The task field of a checkpoint; CheckpointError when it is not a checkpoint.
 std::string checkpoint_task(const std::string& path);
 // Every checkpoint.json below dir (sorted); with a task, only that task's checkpoints. Throws
 // UsageError when there is none.

@@ -8,7 +8,7 @@
 #include "core/files.h"
 #include "core/progress.h"
 #include "tasks/charlm/training.h"
-#include "harness/checkpoint.h"
+#include "tasks/charlm/checkpoint.h"
 #include "core/build_info.h"
 
 namespace pe {

@@ -8,10 +8,11 @@
 
 #include "core/errors.h"
 #include "core/files.h"
+#include "harness/run_dir.h"
 #include "core/fpenv.h"
 #include "core/parallel.h"
 #include "core/rng.h"
-#include "harness/checkpoint.h"
+#include "tasks/charlm/checkpoint.h"
 #include "tasks/cue/training.h"
 #include "core/math.h"
 
@@ -203,23 +204,16 @@ void check_windows_fit(const ExperimentConfig& e, const CharCorpus& corpus, int 
                                 corpus.path, have, need_train, need_val));
 }
 
-// A run directory that a run with config `cfg` may keep: its checkpoint (written last) is there, and
-// its config.json is the same as cfg. Fills `run` from the checkpoint.
+// A run directory that a run with config `cfg` may keep (harness/run_dir.h). Fills `run`.
 bool complete_run(const std::string& run_dir, const json& cfg, CharLMRun& run) {
-  const std::string cp = run_dir + "/checkpoint.json";
-  if (!file_exists(cp) || !file_exists(run_dir + "/metrics.jsonl") || !file_exists(run_dir + "/config.json")) return false;
-  try {
-    if (json::parse(read_file(run_dir + "/config.json")) != cfg) return false;
-    const json training = json::parse(read_file(cp)).at("training");
-    run.run_dir = run_dir;
-    run.checkpoint = cp;
-    run.steps = training.at("steps");
-    run.final_loss = training.at("final_loss");
-    run.reused = true;
-    return true;
-  } catch (const json::exception&) {
-    return false;
-  }
+  const json training = complete_run_training(run_dir, cfg);
+  if (training.is_null() || !training.contains("steps") || !training.contains("final_loss")) return false;
+  run.run_dir = run_dir;
+  run.checkpoint = run_dir + "/checkpoint.json";
+  run.steps = training.at("steps");
+  run.final_loss = training.at("final_loss");
+  run.reused = true;
+  return true;
 }
 
 // Trains `model` for `steps` at context T and writes the run directory.
@@ -257,10 +251,7 @@ CharLMRun train_and_write(CharLM<float>& model, const CharCorpus& corpus, const 
   const json training = {{"seed", seed},        {"steps", steps},        {"batch_size", B},
                          {"lr", lr},            {"train_length", T},     {"final_loss", final_loss},
                          {"corpus_sha1", corpus.sha1}};
-  make_dirs(run_dir);
-  write_json_atomic(run_dir + "/config.json", cfg);
-  write_file_atomic(run_dir + "/metrics.jsonl", lines);
-  write_file_atomic(out.checkpoint, checkpoint_text(make_charlm_checkpoint(model, corpus.vocab, training, plan)));
+  write_run_dir(run_dir, cfg, lines, checkpoint_text(make_charlm_checkpoint(model, corpus.vocab, training, plan)));
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }
@@ -276,7 +267,7 @@ CharLMRun train_charlm(const ExperimentConfig& e, const json& resolved, const st
     throw ConfigError(fmt::format("{}: the learned table has {} rows, fewer than train_length {}", scheme,
                                   model.scheme().max_position() + 1, e.train_length));
   model.init(uint64_t(seed));
-  const std::string dir = fmt::format("{}/charlm/{}/seed{}", e.runs_dir, scheme, seed);
+  const std::string dir = run_dir_path(e.runs_dir, "charlm", scheme, seed);
   return train_and_write(model, corpus, e, run_config(resolved, scheme, seed), dir, seed, e.steps, e.batch_size,
                          e.train_length, e.lr, nullptr, progress);
 }

@@ -10,7 +10,7 @@
 #include "core/fpenv.h"
 #include "core/parallel.h"
 #include "core/progress.h"
-#include "harness/checkpoint.h"
+#include "tasks/cue/checkpoint.h"
 #include "schemes/scheme.h"
 #include "tasks/cue/exact.h"
 #include "core/build_info.h"

@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include "core/frequencies.h"
-#include "harness/checkpoint.h"
+#include "tasks/cue/checkpoint.h"
 #include "theory/relativity.h"
 #include "core/math.h"
 #include "core/build_info.h"

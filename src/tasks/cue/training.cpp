@@ -6,9 +6,10 @@
 
 #include "core/adam.h"
 #include "core/files.h"
+#include "harness/run_dir.h"
 #include "core/fpenv.h"
 #include "core/parallel.h"
-#include "harness/checkpoint.h"
+#include "tasks/cue/checkpoint.h"
 #include "tasks/cue/data.h"
 
 namespace pe {
@@ -30,7 +31,7 @@ CueModelConfig cue_model_config(const ExperimentConfig& e, const std::string& sc
 }
 
 std::string run_dir_for(const ExperimentConfig& e, const std::string& scheme, int seed) {
-  return fmt::format("{}/{}/{}/seed{}", e.runs_dir, e.task, scheme, seed);
+  return run_dir_path(e.runs_dir, e.task, scheme, seed);
 }
 
 CueHead<float> train_cue_model(const ExperimentConfig& e, const std::string& scheme, int seed, json* metrics_log,
@@ -90,9 +91,6 @@ TrainOutcome train_cue(const ExperimentConfig& e, const json& resolved, const st
   const json cfg = run_config(resolved, scheme, seed);
   std::string lines;
   for (auto& l : log) lines += l.dump() + "\n";
-  make_dirs(out.run_dir);
-  write_json_atomic(out.run_dir + "/config.json", cfg);
-  write_file_atomic(out.run_dir + "/metrics.jsonl", lines);
   const json training = {{"seed", seed},
                          {"steps", e.steps},
                          {"batch_size", e.batch_size},
@@ -100,7 +98,7 @@ TrainOutcome train_cue(const ExperimentConfig& e, const json& resolved, const st
                          {"train_length", e.train_length},
                          {"final_loss", out.final_loss},
                          {"final_accuracy", out.final_accuracy}};
-  write_file_atomic(out.checkpoint, checkpoint_text(make_checkpoint(model, training)));
+  write_run_dir(out.run_dir, cfg, lines, checkpoint_text(make_checkpoint(model, training)));
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }

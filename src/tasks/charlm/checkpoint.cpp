@@ -1,0 +1,71 @@
+#include "tasks/charlm/checkpoint.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace pe {
+
+using nlohmann::json;
+
+json make_charlm_checkpoint(const CharLM<float>& model, const std::vector<std::string>& vocab, const json& training,
+                            const json& frequency_plan) {
+  const CharLMConfig& c = model.config();
+  const json section = {{"vocab", c.vocab},
+                        {"d_model", c.d_model},
+                        {"n_heads", c.n_heads},
+                        {"n_layers", c.n_layers},
+                        {"embed_init_std", c.embed_init_std}};
+  json extra = {{"vocab", vocab}};
+  if (!frequency_plan.is_null()) extra["frequency_plan"] = frequency_plan;
+  return checkpoint_envelope("charlm", section, c.scheme, training, model.layout(), model.params().data(), extra);
+}
+
+LoadedCharLM load_charlm_checkpoint(const std::string& path) {
+  CheckpointReader r(path, "charlm");
+  return r.fields([&] {
+    const json& j = r.json_();
+    CharLMConfig cfg;
+    const json& m = j.at("model");
+    cfg.vocab = m.at("vocab");
+    cfg.d_model = m.at("d_model");
+    cfg.n_heads = m.at("n_heads");
+    cfg.n_layers = m.at("n_layers");
+    cfg.embed_init_std = m.at("embed_init_std");
+    if (cfg.vocab < 2 || cfg.d_model < 2 || cfg.n_heads < 1 || cfg.n_layers < 1 || cfg.d_model % cfg.n_heads)
+      throw r.fail("model sizes do not make sense");
+    cfg.scheme = r.scheme();
+    LoadedCharLM out;
+    out.vocab = j.at("vocab").get<std::vector<std::string>>();
+    if (int(out.vocab.size()) != cfg.vocab)
+      throw r.fail(fmt::format("{} vocabulary entries but the model reads {}", out.vocab.size(), cfg.vocab));
+    out.model = std::make_unique<CharLM<float>>(cfg);
+    r.params(out.model->layout(), out.model->params().data());
+    if (j.contains("frequency_plan")) {
+      const json& fp = j.at("frequency_plan");
+      out.plan_map = fp.at("map");
+      out.plan_train_length = fp.at("train_length");
+      out.plan_read_length = fp.at("read_length");
+      if (!out.model->scheme().accepts_frequency_plan()) throw r.fail("a frequency plan for a scheme without frequencies");
+      FrequencyPlan plan = out.model->scheme().plan_for(out.plan_map, out.plan_train_length, out.plan_read_length);
+      if (fp.contains("theta")) {  // the frequencies it was tuned with (older checkpoints: recomputed)
+        const auto theta = fp.at("theta").get<std::vector<double>>();
+        const double scale = fp.at("logit_scale").get<double>();
+        if (theta.size() != plan.theta.size())
+          throw r.fail(fmt::format("frequency_plan.theta has {} planes but the heads have {}", theta.size(),
+                                   plan.theta.size()));
+        for (double t : theta)
+          if (!std::isfinite(t) || t < 0) throw r.fail("frequency_plan.theta holds a negative or non-finite frequency");
+        if (!std::isfinite(scale) || !(scale > 0)) throw r.fail("frequency_plan.logit_scale must be a positive number");
+        plan.theta = theta;
+        plan.logit_scale = scale;
+      }
+      out.model->scheme().set_frequency_plan(std::move(plan));
+    }
+    out.meta = r.meta();
+    out.path = path;
+    return out;
+  });
+}
+
+}  // namespace pe

@@ -1,0 +1,31 @@
+#include "tasks/cue/checkpoint.h"
+
+namespace pe {
+
+using nlohmann::json;
+
+json make_checkpoint(const CueHead<float>& model, const json& training) {
+  return checkpoint_envelope("cue", model.config().to_json(), model.config().scheme, training, model.layout(),
+                             model.params().data());
+}
+
+LoadedCheckpoint load_checkpoint(const std::string& path) {
+  CheckpointReader r(path, "cue");
+  return r.fields([&] {
+    CueModelConfig cfg;
+    const json& m = r.json_().at("model");
+    cfg.task.alphabet = m.at("alphabet");
+    cfg.task.mark_prob = m.at("mark_prob");
+    cfg.d_model = m.at("d_model");
+    cfg.embed_init_std = m.at("embed_init_std");
+    cfg.scheme = r.scheme();
+    LoadedCheckpoint out;
+    out.model = std::make_unique<CueHead<float>>(cfg);
+    r.params(out.model->layout(), out.model->params().data());
+    out.meta = r.meta();
+    out.path = path;
+    return out;
+  });
+}
+
+}  // namespace pe

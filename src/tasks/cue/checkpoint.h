@@ -1,0 +1,24 @@
+// The cue head's checkpoint: the shared envelope (harness/checkpoint.h) with task "cue" and the
+// model section {model, alphabet, mark_prob, vocab, classes, d_model, embed_init_std}.
+#pragma once
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/checkpoint.h"
+#include "tasks/cue/model.h"
+
+namespace pe {
+
+nlohmann::json make_checkpoint(const CueHead<float>& model, const nlohmann::json& training);
+
+struct LoadedCheckpoint {
+  std::unique_ptr<CueHead<float>> model;
+  nlohmann::json meta;  // the whole file minus the parameters
+  std::string path;
+};
+// Throws CheckpointError (missing, not JSON, wrong format/version/task, names or shapes that differ).
+LoadedCheckpoint load_checkpoint(const std::string& path);
+
+}  // namespace pe
