@@ -223,6 +223,27 @@ TEST_CASE("training, fine-tuning, checkpoints and sampling through the experimen
   CHECK(checkpoint_task(run.checkpoint) == "charlm");
   CHECK_THROWS_AS(load_checkpoint(run.checkpoint), CheckpointError);  // not a cue model
 
+  // resume: a whole run directory with the same config is kept (not retrained); another config is not
+  {
+    ExperimentConfig again = e;
+    again.resume = true;
+    const std::string before = read_file(run.checkpoint);
+    const CharLMRun kept = train_charlm(again, cfg, "rope", 1);
+    CHECK(kept.reused);
+    CHECK(kept.final_loss == run.final_loss);
+    CHECK(read_file(run.checkpoint) == before);
+    json other = cfg;
+    other["lr"] = 2e-3;
+    ExperimentConfig changed = ExperimentConfig::from_json(other);
+    changed.resume = true;
+    const CharLMRun retrained = train_charlm(changed, other, "rope", 1);
+    CHECK(!retrained.reused);
+    CHECK(read_file(run.checkpoint) != before);
+    // put the original run back for the checks below
+    const CharLMRun restored = train_charlm(e, cfg, "rope", 1);
+    CHECK(read_file(run.checkpoint) == before);
+  }
+
   // fine-tuning writes a checkpoint that carries its plan; reloading applies it
   const CharLMRun ft = finetune_charlm(e, cfg, run.checkpoint, "pi");
   CHECK(ft.run_dir == run.run_dir + "-ft-pi");
