@@ -1,6 +1,8 @@
 // The character-LM experiment end to end, and its tables.
 #include <fmt/format.h>
 
+#include "harness/reference.h"
+
 #include <algorithm>
 #include <chrono>
 
@@ -123,14 +125,7 @@ json run_charlm_experiment(const json& resolved, bool show_progress, bool resume
   ExperimentConfig e = ExperimentConfig::from_json(resolved);
   e.resume = resume;
   if (e.task != "charlm") throw ConfigError("run_charlm_experiment: task must be charlm");
-  json reference;
-  if (!e.reference.empty()) {
-    try {
-      reference = json::parse(read_file(e.reference));
-    } catch (const json::parse_error& err) {
-      throw ConfigError(fmt::format("reference file {} is not valid JSON: {}", e.reference, err.what()));
-    }
-  }
+  const json reference = load_reference(e.reference);  // published figures, optional
   const CharCorpus corpus = load_experiment_corpus(e);
   Progress progress(!show_progress);
   const auto t0 = std::chrono::steady_clock::now();

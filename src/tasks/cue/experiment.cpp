@@ -11,6 +11,7 @@
 #include "core/parallel.h"
 #include "core/progress.h"
 #include "harness/config.h"
+#include "harness/reference.h"
 #include "tasks/cue/evaluation.h"
 #include "tasks/cue/geometry.h"
 #include "tasks/cue/training.h"
@@ -22,14 +23,7 @@ using nlohmann::json;
 ExperimentOutcome run_experiment(const json& resolved, bool quiet, int threads) {
   const ExperimentConfig e = ExperimentConfig::from_json(resolved);
   set_threads(threads);
-  json reference;  // published figures, optional
-  if (!e.reference.empty()) {
-    try {
-      reference = json::parse(read_file(e.reference));
-    } catch (const json::parse_error& err) {
-      throw ConfigError(fmt::format("reference file {} is not valid JSON: {}", e.reference, err.what()));
-    }
-  }
+  const json reference = load_reference(e.reference);  // published figures, optional
   struct Job {
     std::string scheme;
     int seed;
