@@ -106,6 +106,35 @@ KeyRows<S> grad_rows(const AttnShape& sh, const AttnRow<S>& r, S* dK) {
   return {dK + size_t(r.head) * sh.dh, r.keys.stride, r.keys.keys, r.keys.index, r.keys.first};
 }
 
+// The one softmax of attention, shared by the row path and the dense path.
+// x: [n] scores of one query row's visible keys, in memory Eigen allocated (aligned: Eigen's
+// vectorised max and sum peel a scalar head up to the first aligned element, so on memory of varying
+// alignment the same row could round differently). out[t] = exp(x[t] - max) / sum; x is clobbered;
+// out may be x. n = 0 writes nothing.
+template <class S>
+void softmax_row(S* x, int n, S* out) {
+  if (n == 0) return;
+  auto a = Eigen::Map<Eigen::Array<S, Eigen::Dynamic, 1>>(x, n);
+  a -= a.maxCoeff();
+  math::exp_inplace(x, n);
+  const S inv = S(1) / a.sum();
+  Eigen::Map<Eigen::Array<S, Eigen::Dynamic, 1>>(out, n) = a * inv;
+}
+
+// Its backward: ds[t] = p[t] (dp[t] - sum_k p[k] dp[k]) over n entries (ds may be dp). Plain loops
+// with eight running sums: the order must not depend on the alignment of the buffers.
+template <class S>
+void softmax_row_backward(const S* p, const S* dp, int n, S* ds) {
+  S acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int j = 0;
+  for (; j + 8 <= n; j += 8)
+    for (int u = 0; u < 8; ++u) acc[u] += p[j + u] * dp[j + u];
+  S c = 0;
+  for (int u = 0; u < 8; ++u) c += acc[u];
+  for (; j < n; ++j) c += p[j] * dp[j];
+  for (int k = 0; k < n; ++k) ds[k] = p[k] * (dp[k] - c);
+}
+
 // DH > 0: the head width known at compile time (vectorised inner loops); DH = 0: sh.dh at run time.
 template <class S, int DH>
 void forward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
@@ -116,7 +145,8 @@ void forward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, const
   const S scale = scheme.content_scale(sh.layer) / std::sqrt(S(dh));
   const VisibleSets& visible = visible_sets(vis, qpos, sh.Tq, kpos, sh.Tk);
   const KeyOffsets key_rows{sh, dh, W, kv_index};
-  std::vector<S> sc(sh.Tk), pscratch(probs ? 0 : sh.Tk), pv(values ? sh.Tk : 0);
+  Eigen::Array<S, Eigen::Dynamic, 1> sc(sh.Tk);  // aligned (softmax_row)
+  std::vector<S> pscratch(probs ? 0 : sh.Tk), pv(values ? sh.Tk : 0);
   for (int b = 0; b < sh.B; ++b)
     for (int h = 0; h < sh.H; ++h)
       for (int i = 0; i < sh.Tq; ++i) {
@@ -130,13 +160,9 @@ void forward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, const
         if (scores || values) row = hook_row(sh, visible, Q, K, qpos, kv_index, tables, b, h, i);
         if (scores) scheme.score_forward(P, row, sc.data());
         // p = softmax(s) over visible keys; masked keys exactly 0
-        S mx = -std::numeric_limits<S>::infinity();
-        for (int t = 0; t < nk; ++t) mx = std::max(mx, sc[t]);
-        S sum = 0;
+        softmax_row(sc.data(), nk, sc.data());
         for (int j = 0; j < sh.Tk; ++j) p[j] = 0;
-        for (int t = 0; t < nk; ++t) sum += (p[keys[t]] = math::exp(sc[t] - mx));
-        const S inv = nk > 0 ? S(1) / sum : S(0);
-        for (int t = 0; t < nk; ++t) p[keys[t]] *= inv;
+        for (int t = 0; t < nk; ++t) p[keys[t]] = sc[t];
         // o = sum_j p_j v_j
         S* o = out + (size_t(b) * sh.Tq + i) * W + size_t(h) * dh;
         for (int c = 0; c < dh; ++c) o[c] = 0;
@@ -162,7 +188,7 @@ void backward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
   const S scale = scheme.content_scale(sh.layer) / std::sqrt(S(dh));
   const VisibleSets& visible = visible_sets(vis, qpos, sh.Tq, kpos, sh.Tk);
   const KeyOffsets key_rows{sh, dh, W, kv_index};
-  std::vector<S> dp(sh.Tk), ds(sh.Tk), pv(values ? sh.Tk : 0);
+  std::vector<S> dp(sh.Tk), ds(sh.Tk), pv(sh.Tk);
   for (int b = 0; b < sh.B; ++b)
     for (int h = 0; h < sh.H; ++h)
       for (int i = 0; i < sh.Tq; ++i) {
@@ -175,23 +201,17 @@ void backward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
         AttnRow<S> row;
         if (scores || values) row = hook_row(sh, visible, Q, K, qpos, kv_index, tables, b, h, i);
         // undoes o = sum_j p_j v_j: dp_j = go.v_j, dv_j += p_j go
-        S pdp = 0;
         for (int t = 0; t < nk; ++t) {
           const size_t krow = key_rows(b, h, keys[t]);
-          const S pj = p[keys[t]];
+          const S pj = pv[t] = p[keys[t]];
           dp[t] = dot<DH>(go, V + krow, dh);
-          if (!values) pdp += pj * dp[t];
           S* dv = dV + krow;
           for (int c = 0; c < dh; ++c) dv[c] += pj * go[c];
         }
         // undoes o += the scheme's value term: dp += its share
-        if (values) {
-          for (int t = 0; t < nk; ++t) pv[t] = p[keys[t]];
-          scheme.value_backward(P, G, row, pv.data(), go, dp.data());
-          for (int t = 0; t < nk; ++t) pdp += pv[t] * dp[t];
-        }
-        // undoes p = softmax(s): ds_j = p_j (dp_j - sum_k p_k dp_k)
-        for (int t = 0; t < nk; ++t) ds[t] = p[keys[t]] * (dp[t] - pdp);
+        if (values) scheme.value_backward(P, G, row, pv.data(), go, dp.data());
+        // undoes p = softmax(s)
+        softmax_row_backward(pv.data(), dp.data(), nk, ds.data());
         // undoes s += the scheme's terms
         S* dq = dQ + qrow;
         if (scores) scheme.score_backward(P, G, row, ds.data(), dq, grad_rows(sh, row, dK), tables.grads);
@@ -345,21 +365,13 @@ void dense_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
             scheme.score_forward(P, hook_row(sh, visible, Q, K, qpos, nullptr, tables, b, h, i), row.data());
           // p = softmax(scale s + bias) over visible keys; masked keys exactly 0. A run is normalised
           // straight into p; other rows are normalised in place, then scattered.
-          auto x = row.head(n);
           S* p = pblk + size_t(r) * Tk;
           if (run) {
-            x -= x.maxCoeff();
-            math::exp_inplace(x.data(), n);
-            const S inv = S(1) / x.sum();
             std::fill(p + blk.k0, p + k_first, S(0));
-            Eigen::Map<Eigen::Array<S, Eigen::Dynamic, 1>>(p + k_first, n) = x * inv;
+            softmax_row(row.data(), n, p + k_first);
             std::fill(p + k_first + n, p + blk.k1, S(0));
           } else {
-            if (n > 0) {
-              x -= x.maxCoeff();
-              math::exp_inplace(x.data(), n);
-              x *= S(1) / x.sum();
-            }
+            softmax_row(row.data(), n, row.data());
             std::fill(p + blk.k0, p + blk.k1, S(0));
             for (int t = 0; t < n; ++t) p[visible.keys_of(i)[t]] = row[t];
           }
@@ -421,20 +433,9 @@ void dense_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, con
                                   go + size_t(r) * W, row.data());
             for (int t = 0; t < n; ++t) dpr[keys[t]] = row[t];
           }
-        // undoes p = softmax(s): ds = p (dp - sum_k p_k dp_k); masked keys have p = 0, so ds = 0.
-        // Plain loops: the sum's order must not depend on the alignment of the probs buffer.
-        for (int r = 0; r < nq; ++r) {
-          S* dsr = ds + size_t(r) * nk;
-          const S* pr = pblk + size_t(r) * Tk + blk.k0;
-          S acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-          int j = 0;
-          for (; j + 8 <= nk; j += 8)
-            for (int u = 0; u < 8; ++u) acc[u] += pr[j + u] * dsr[j + u];
-          S c = 0;
-          for (int u = 0; u < 8; ++u) c += acc[u];
-          for (; j < nk; ++j) c += pr[j] * dsr[j];
-          for (int k = 0; k < nk; ++k) dsr[k] = pr[k] * (dsr[k] - c);
-        }
+        // undoes p = softmax(s) over the block's key span; masked keys have p = 0, so ds = 0
+        for (int r = 0; r < nq; ++r)
+          softmax_row_backward(pblk + size_t(r) * Tk + blk.k0, ds + size_t(r) * nk, nk, ds + size_t(r) * nk);
         // undoes s += the scheme's terms
         if (scores)
           for (int r = 0; r < nq; ++r) {
