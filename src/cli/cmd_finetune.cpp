@@ -27,7 +27,7 @@ void register_finetune(CLI::App& app) {
   sub->add_option("--checkpoint", o->checkpoint, "checkpoint.json of a RoPE character LM (pe-bench train --task charlm)")
       ->required();
   sub->add_option("--maps", o->maps, "context-extension maps, comma-separated: " + known_maps())->capture_default_str();
-  sub->add_option("--steps", o->steps, "fine-tuning steps (default 300)");
+  sub->add_option("--steps", o->steps, "fine-tuning steps (default: the charlm task's finetune_steps, 300)");
   sub->add_option("--train-length", o->length, "fine-tuning context (default 512)");
   sub->add_option("--batch", o->batch, "windows per step (default 16)");
   sub->add_option("--lr", o->lr, "AdamW learning rate (default 1e-3)");
@@ -37,7 +37,7 @@ void register_finetune(CLI::App& app) {
   add_run_options(sub, o->run);
   sub->callback([o] {
     const auto maps = parse_map_list(o->maps, "--maps");
-    const nlohmann::json cfg = Overrides{{"task=charlm", "finetune_steps=300"}}
+    const nlohmann::json cfg = Overrides{{"task=charlm"}}
                                    .add("finetune_steps", o->steps)
                                    .add("finetune_length", o->length)
                                    .add("finetune_batch", o->batch)

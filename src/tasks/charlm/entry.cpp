@@ -23,7 +23,8 @@ class CharLMTask final : public Task {
             {"batch_size", 64},        {"lr", 1e-3},            {"train_length", 128},
             {"eval_lengths", {128, 256, 512}}, {"d_model", 128}, {"n_heads", 4},
             {"n_layers", 2},           {"embed_init_std", 0.02}, {"learned_rows", 512},
-            {"alibi_slopes", nlohmann::json::array()},         {"rescale", {"pi", "selective"}}};
+            {"alibi_slopes", nlohmann::json::array()},         {"rescale", {"pi", "selective"}},
+            {"finetune_steps", 300}};
   }
   std::vector<std::string> leading_schemes() const override {
     return {"learned", "sinusoidal", "rope", "alibi", "none"};
