@@ -42,14 +42,9 @@ class DebertaScheme final : public Scheme<S> {
     }
   }
   void init(ParamView<S> P, Rng& rng) const override {
-    auto T = P(p_);
-    for (Eigen::Index i = 0; i < T.size(); ++i) T.data()[i] = S(this->cfg_.learned_init_std * rng.normal());
-    const double bound = 1.0 / std::sqrt(double(this->cfg_.d_model));
+    init_normal(P(p_), this->cfg_.learned_init_std, rng);
     for (size_t l = 0; l < w_kr_.size(); ++l)
-      for (int id : {w_kr_[l], w_qr_[l]}) {
-        auto W = P(id);
-        for (Eigen::Index i = 0; i < W.size(); ++i) W.data()[i] = S(bound * (2.0 * rng.uniform() - 1.0));
-      }
+      for (int id : {w_kr_[l], w_qr_[l]}) init_linear(P(id), this->cfg_.d_model, rng);
   }
 
   // tables = [Kr; Qr]: [2 * 2K, heads * d]

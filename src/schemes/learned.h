@@ -15,8 +15,7 @@ class LearnedScheme final : public Scheme<S> {
     table_ = layout.add("pos.table", this->cfg_.learned_rows, this->cfg_.d_model);
   }
   void init(ParamView<S> P, Rng& rng) const override {
-    auto T = P(table_);
-    for (Eigen::Index i = 0; i < T.size(); ++i) T.data()[i] = S(this->cfg_.learned_init_std * rng.normal());
+    init_normal(P(table_), this->cfg_.learned_init_std, rng);
   }
   int max_position() const override { return this->cfg_.learned_rows - 1; }
   bool acts_on_embedding() const override { return true; }

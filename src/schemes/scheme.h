@@ -2,6 +2,7 @@
 // transform, the score bias — owns its parameters (declared into the model's flat buffers) and
 // implements the forward and backward of each hook. Models call the hooks; they never look at names.
 #pragma once
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -72,6 +73,18 @@ template <class S>
 inline S hook_dot(const S* a, const S* b, int n) {
   using V = Eigen::Matrix<S, Eigen::Dynamic, 1>;
   return Eigen::Map<const V>(a, n).dot(Eigen::Map<const V>(b, n));
+}
+
+// Initialisers the schemes share, drawing from rng element by element in row-major order:
+// N(0, std^2), and a linear layer's U(-1/sqrt(fan_in), 1/sqrt(fan_in)) (PyTorch's nn.Linear default).
+template <class S>
+void init_normal(MatMap<S> t, double std, Rng& rng) {
+  for (Eigen::Index i = 0; i < t.size(); ++i) t.data()[i] = S(std * rng.normal());
+}
+template <class S>
+void init_linear(MatMap<S> w, int fan_in, Rng& rng) {
+  const double bound = 1.0 / std::sqrt(double(fan_in));
+  for (Eigen::Index i = 0; i < w.size(); ++i) w.data()[i] = S(bound * (2.0 * rng.uniform() - 1.0));
 }
 
 template <class S>

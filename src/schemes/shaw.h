@@ -42,10 +42,7 @@ class ShawScheme final : public Scheme<S> {
   }
   void init(ParamView<S> P, Rng& rng) const override {
     for (size_t l = 0; l < rk_.size(); ++l)
-      for (int id : {rk_[l], rv_[l]}) {
-        auto T = P(id);
-        for (Eigen::Index i = 0; i < T.size(); ++i) T.data()[i] = S(this->cfg_.learned_init_std * rng.normal());
-      }
+      for (int id : {rk_[l], rv_[l]}) init_normal(P(id), this->cfg_.learned_init_std, rng);
   }
 
   // scores[t] += <q, RK[u_t]> / sqrt(d), through w[u] = <q, RK[u]> per class.

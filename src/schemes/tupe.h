@@ -50,14 +50,9 @@ class TupeScheme final : public Scheme<S> {
     if (relative_) bias_.declare(layout);
   }
   void init(ParamView<S> P, Rng& rng) const override {
-    auto T = P(p_);
-    for (Eigen::Index i = 0; i < T.size(); ++i) T.data()[i] = S(this->cfg_.learned_init_std * rng.normal());
-    const double bound = 1.0 / std::sqrt(double(this->cfg_.d_model));
+    init_normal(P(p_), this->cfg_.learned_init_std, rng);
     for (size_t l = 0; l < u_q_.size(); ++l)
-      for (int id : {u_q_[l], u_k_[l]}) {
-        auto W = P(id);
-        for (Eigen::Index i = 0; i < W.size(); ++i) W.data()[i] = S(bound * (2.0 * rng.uniform() - 1.0));
-      }
+      for (int id : {u_q_[l], u_k_[l]}) init_linear(P(id), this->cfg_.d_model, rng);
     if (relative_) bias_.init(P);
   }
   void prepare(int max_pos) override {

@@ -33,11 +33,7 @@ class TxlScheme final : public Scheme<S> {
     v_ = layout.add("pos.txl_v", this->cfg_.n_heads, this->cfg_.d_head);
   }
   void init(ParamView<S> P, Rng& rng) const override {
-    const double bound = 1.0 / std::sqrt(double(this->cfg_.d_model));
-    for (int id : w_r_) {
-      auto W = P(id);
-      for (Eigen::Index i = 0; i < W.size(); ++i) W.data()[i] = S(bound * (2.0 * rng.uniform() - 1.0));
-    }
+    for (int id : w_r_) init_linear(P(id), this->cfg_.d_model, rng);
     P(u_).setZero();
     P(v_).setZero();
   }
