@@ -75,6 +75,15 @@ inline S hook_dot(const S* a, const S* b, int n) {
   return Eigen::Map<const V>(a, n).dot(Eigen::Map<const V>(b, n));
 }
 
+// A per-thread scratch buffer of n zeros for a hook (hooks run on many threads at once); slots
+// 0..3 let one hook hold several at a time.
+template <class S>
+std::vector<S>& hook_scratch(int slot, size_t n) {
+  thread_local std::vector<S> buf[4];
+  buf[slot].assign(n, S(0));
+  return buf[slot];
+}
+
 // Initialisers the schemes share, drawing from rng element by element in row-major order:
 // N(0, std^2), and a linear layer's U(-1/sqrt(fan_in), 1/sqrt(fan_in)) (PyTorch's nn.Linear default).
 template <class S>

@@ -91,12 +91,8 @@ class ShawScheme final : public Scheme<S> {
 
  private:
   int rows() const { return 2 * clip_ + 1; }
-  // Per-thread scratch of 2K+1 entries (the hooks run on many threads at once).
-  std::vector<S>& scratch(int which) const {
-    thread_local std::vector<S> buf[3];
-    buf[which].assign(rows(), S(0));
-    return buf[which];
-  }
+  // 2K+1 zeros per thread
+  std::vector<S>& scratch(int which) const { return hook_scratch<S>(which, rows()); }
   // x summed per relation class over the row's visible keys.
   std::vector<S>& class_sums(const AttnRow<S>& r, const S* x) const {
     std::vector<S>& s = scratch(2);

@@ -38,14 +38,19 @@ class TxlScheme final : public Scheme<S> {
     P(v_).setZero();
   }
 
-  // rho(r) for ages r = 0 .. max_pos (a position difference never exceeds the largest position).
+  // rho(a) for ages a = -max_pos .. max_pos (a position difference never exceeds the largest
+  // position); rho(-a) is rho(a) with its sines negated.
   void prepare(int max_pos) override {
+    if (max_pos <= max_age_) return;
     const int D = this->cfg_.d_model;
     std::vector<double> row(D);
-    for (int r = int(rho_.size()) / D; r <= max_pos; ++r) {
+    rho_.assign(size_t(2 * max_pos + 1) * D, S(0));
+    for (int r = 0; r <= max_pos; ++r) {
       sinusoidal_code(double(r), D, this->cfg_.base, row.data());
-      for (int c = 0; c < D; ++c) rho_.push_back(S(row[c]));
+      S *after = &rho_[size_t(max_pos + r) * D], *before = &rho_[size_t(max_pos - r) * D];
+      for (int c = 0; c < D; ++c) after[c] = S(row[c]), before[c] = c % 2 == 0 ? -S(row[c]) : S(row[c]);
     }
+    max_age_ = max_pos;
   }
 
   // R = rho W_R over ages -(span-1) .. span-1: [2 span - 1, heads * d]
@@ -63,7 +68,7 @@ class TxlScheme final : public Scheme<S> {
     const int d = r.dh;
     const S scale = S(1) / std::sqrt(S(d));
     const S *u = P.data(u_) + size_t(r.head) * d, *v = P.data(v_) + size_t(r.head) * d;
-    std::vector<S>& qv = scratch(d);
+    std::vector<S>& qv = hook_scratch<S>(0, d);
     for (int c = 0; c < d; ++c) qv[c] = r.q[c] + v[c];
     for (int t = 0; t < r.nk; ++t)
       scores[t] += scale * (hook_dot(qv.data(), age_row(r, t), d) + hook_dot(u, r.keys(t), d));
@@ -76,8 +81,8 @@ class TxlScheme final : public Scheme<S> {
     const S scale = S(1) / std::sqrt(S(d));
     const S *u = P.data(u_) + size_t(r.head) * d, *v = P.data(v_) + size_t(r.head) * d;
     S *du = G.data(u_) + size_t(r.head) * d, *dv = G.data(v_) + size_t(r.head) * d;
-    std::vector<S>& qv = scratch(d);
-    std::vector<S>& acc = scratch2(d);
+    std::vector<S>& qv = hook_scratch<S>(0, d);
+    std::vector<S>& acc = hook_scratch<S>(1, d);
     for (int c = 0; c < d; ++c) qv[c] = r.q[c] + v[c];
     for (int t = 0; t < r.nk; ++t) {
       const S g = scale * ds[t];
@@ -97,35 +102,18 @@ class TxlScheme final : public Scheme<S> {
 
  private:
   int width() const { return this->cfg_.n_heads * this->cfg_.d_head; }
-  // rho for ages -(span-1) .. span-1: [2 span - 1, d_model] (per-thread scratch)
+  // rho for ages -(span-1) .. span-1: [2 span - 1, d_model], a view of the prepared rows
   CMatMap<S> rho(int span) const {
+    if (span - 1 > max_age_) throw Error("txl: ages outside the prepared range; call prepare()");
     const int D = this->cfg_.d_model;
-    if (span * size_t(D) > rho_.size()) throw Error("txl: ages outside the prepared range; call prepare()");
-    thread_local std::vector<S> full;
-    full.resize(size_t(2 * span - 1) * D);
-    for (int a = -(span - 1); a < span; ++a) {
-      const S* src = &rho_[size_t(a < 0 ? -a : a) * D];
-      S* dst = &full[size_t(a + span - 1) * D];
-      for (int c = 0; c < D; ++c) dst[c] = (a < 0 && c % 2 == 0) ? -src[c] : src[c];  // sin(-x) = -sin(x)
-    }
-    return CMatMap<S>(full.data(), 2 * span - 1, D);
+    return CMatMap<S>(&rho_[size_t(max_age_ - (span - 1)) * D], 2 * span - 1, D);
   }
   // R row of key t's age for the row's head (the table's row 0 is age -(span-1)).
   const S* age_row(const AttnRow<S>& r, int t) const {
     return r.tables + size_t(r.span - 1 + r.qpos - r.kpos[t]) * width() + size_t(r.head) * r.dh;
   }
-  static std::vector<S>& scratch(int n) {
-    thread_local std::vector<S> buf;
-    buf.assign(n, S(0));
-    return buf;
-  }
-  static std::vector<S>& scratch2(int n) {
-    thread_local std::vector<S> buf;
-    buf.assign(n, S(0));
-    return buf;
-  }
-
-  std::vector<S> rho_;  // [ages, d_model]
+  std::vector<S> rho_;  // [2 max_age_ + 1, d_model]: row max_age_ + a is rho(a)
+  int max_age_ = -1;
   std::vector<int> w_r_;
   int u_ = -1, v_ = -1;
 };
