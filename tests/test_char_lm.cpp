@@ -25,7 +25,7 @@ TEST_CASE("causality: logits at positions 0..T-1 of a longer sequence equal thos
     cfg.d_model = 16;
     cfg.n_heads = 4;
     cfg.scheme.name = s.name;
-    cfg.scheme.learned_rows = 64;
+    cfg.scheme.train_length = 64;
     CharLM<double> m(cfg);
     m.init(1);
     const int Tlong = 48, Tshort = 16;

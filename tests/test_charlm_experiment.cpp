@@ -30,8 +30,7 @@ CharLMConfig small_model(const std::string& scheme, int d = 32, int heads = 4) {
   c.n_heads = heads;
   c.n_layers = 2;
   c.scheme.name = scheme;
-  c.scheme.learned_rows = 512;
-  c.scheme.learned_init_std = 0.02;
+  c.scheme.train_length = 512;  // learned rows (0: the training length)
   return c;
 }
 

@@ -17,8 +17,7 @@ namespace {
 std::vector<double> model_logits(const std::string& scheme, int p0) {
   CueModelConfig cfg;
   cfg.scheme.name = scheme;
-  cfg.scheme.alibi_slopes = {0.5};
-  cfg.scheme.learned_rows = 512;
+  cfg.scheme.train_length = 512;  // learned rows (learned_rows 0: the training length)
   CueHead<double> m(cfg);
   m.init(3);
   const int T = 24, B = 8;
@@ -79,7 +78,7 @@ TEST_CASE("RoPE backward is the inverse rotation and partial RoPE leaves the las
   SchemeConfig c;
   c.name = "rope";
   c.d_head = c.d_model = 8;
-  c.rotary_fraction = 0.5;
+  c.settings["rotary_fraction"] = 0.5;
   RopeScheme<double> rope(c);
   CHECK(rope.rotating_planes() == 2);
   rope.prepare(100);
@@ -133,7 +132,7 @@ TEST_CASE("masked keys get probability exactly 0; a band limits the age") {
   c.name = "alibi";
   c.n_heads = 1;
   c.d_head = 4;
-  c.alibi_slopes = {0.5};
+  c.settings["alibi_slopes"] = {0.5};
   auto alibi = make_scheme<double>(c);
   const int T = 6;
   std::vector<double> X(T * 4, 0.1), probs(T * T, -1.0), out(T * 4);  // -1: every entry must be written

@@ -23,8 +23,7 @@ struct Fixture {
   std::vector<double> params;
   explicit Fixture(const std::string& name, nlohmann::json settings = nlohmann::json::object()) {
     SchemeConfig c;
-    c.name = name, c.n_heads = 2, c.d_head = 4, c.d_model = 8, c.n_layers = 1, c.learned_rows = 40;
-    c.alibi_slopes = {0.5, 0.25};
+    c.name = name, c.n_heads = 2, c.d_head = 4, c.d_model = 8, c.n_layers = 1, c.train_length = 40;
     c.settings = std::move(settings);
     scheme = make_scheme<double>(c);
     scheme->declare(layout);
@@ -76,7 +75,7 @@ const double* key_row(int t) { return kK.data() + t * 8 + kHead * 4; }
 
 TEST_CASE("sign conventions: each relative scheme's term for a key 3 before the query differs from 3 after, as its formula says") {
   SUBCASE("alibi: -slope_h (m - n)") {
-    Fixture f("alibi");
+    Fixture f("alibi", {{"alibi_slopes", {0.5, 0.25}}});
     const auto s = f.scores(kHead, kM, {kBefore, kAfter}, kQ, kK);
     CHECK(s[0] == doctest::Approx(-0.25 * 3));
     CHECK(s[1] == doctest::Approx(+0.25 * 3));
@@ -179,7 +178,7 @@ std::vector<double> charlm_logits(const std::string& scheme, int p0) {
   CharLMConfig cfg;
   cfg.vocab = 7, cfg.d_model = 8, cfg.n_heads = 2, cfg.n_layers = 2;
   cfg.scheme.name = scheme;
-  cfg.scheme.learned_rows = 512;
+  cfg.scheme.train_length = 512;
   CharLM<double> m(cfg);
   m.init(3);
   Rng rng(stream_key({kTagCheck, 43}));
@@ -289,16 +288,50 @@ TEST_CASE("a scheme's own settings: defaults, domains, keys no scheme uses, chec
   auto s2 = scheme_config_from_json(trimmed);
   fill_scheme_settings(s2);
   CHECK(s2.settings.at("t5_max_distance") == 128);
-  // the published five declare no settings: their section is what it always was
+  // the published five declare their settings like the others: a section holds its own only
   SchemeConfig rope;
   rope.name = "rope";
-  CHECK(scheme_config_to_json(rope).size() == 9);
+  const auto rj = scheme_config_to_json(rope);
+  CHECK(rj.size() == 6);
+  CHECK(rj.at("base") == 10000.0);
+  CHECK(rj.at("rotary_fraction") == 1.0);
+  CHECK(!rj.contains("learned_rows"));
+  SchemeConfig learned;
+  learned.name = "learned";
+  learned.train_length = 24;  // learned_rows 0 is recorded as the rows it resolved to
+  CHECK(scheme_config_to_json(learned).at("learned_rows") == 24);
+  learned.train_length = 0;
+  CHECK_THROWS_WITH_AS(scheme_config_to_json(learned), doctest::Contains("learned_rows"), ConfigError);
+  // out of their domains
+  for (auto [key, bad] : std::vector<std::pair<std::string, nlohmann::json>>{
+           {"rotary_fraction", 7.0}, {"rotary_fraction", -0.1}, {"base", 0.0}, {"base", 1.0}}) {
+    SchemeConfig r;
+    r.name = "rope";
+    r.settings[key] = bad;
+    CHECK_THROWS_WITH_AS(make_scheme<float>(r), doctest::Contains(key.c_str()), ConfigError);
+  }
+  SchemeConfig a;
+  a.name = "alibi";
+  a.settings["alibi_slopes"] = {0.5, 0.25};
+  CHECK_THROWS_WITH_AS(make_scheme<float>(a), doctest::Contains("slopes"), UsageError);
 }
 
-TEST_CASE("the committed checkpoints of the published five still load") {
+// Checkpoints written before the schemes declared their own settings carry the five published
+// schemes' settings in every scheme's section (a copy of one is kept in tests/data); they still
+// load, each scheme reading only its own and ignoring the rest.
+TEST_CASE("checkpoints from before the schemes owned their settings still load") {
+  const auto old = load_checkpoint("tests/data/legacy-rope-checkpoint.json");
+  CHECK(old.model->scheme().name() == "rope");
+  const auto& st = old.model->config().scheme.settings;
+  CHECK(st.at("base") == 10000.0);
+  CHECK(st.at("rotary_fraction") == 1.0);
+  CHECK(!st.contains("learned_rows"));
+  CHECK(!st.contains("alibi_slopes"));
+  // the same weights as the committed run it was copied from: the same logits
+  const auto now = load_checkpoint("results/tournament/runs/cue/rope/seed0/checkpoint.json");
+  CHECK(old.model->params() == now.model->params());
   for (auto s : {"none", "sinusoidal", "learned", "rope", "alibi"}) {
     const auto cp = load_checkpoint(std::string("results/tournament/runs/cue/") + s + "/seed0/checkpoint.json");
     CHECK(cp.model->scheme().name() == s);
-    CHECK(cp.model->config().scheme.settings.empty());
   }
 }

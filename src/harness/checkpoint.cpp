@@ -16,21 +16,18 @@ namespace pe {
 
 using nlohmann::json;
 
-// The scheme section: its name and shape, the five published schemes' settings (every checkpoint
-// has carried them), and the settings the scheme declares itself (none for those five, so their
-// checkpoints keep their bytes).
-const std::set<std::string> kSchemeSection = {"name", "d_model", "n_heads", "d_head", "base", "learned_rows",
-                                               "learned_init_std", "alibi_slopes", "rotary_fraction"};
+// The scheme section: its name and shape, and the settings the scheme declares (resolved: e.g.
+// learned_rows as the rows of the table). Checkpoints written before schemes declared their own
+// settings carry the five published schemes' settings in every scheme's section; a scheme that does
+// not declare one of them ignores it, so those checkpoints still load.
+namespace {
+const std::set<std::string> kShape = {"name", "d_model", "n_heads", "d_head"};
+const std::set<std::string> kLegacySettings = {"base", "learned_rows", "learned_init_std", "alibi_slopes",
+                                               "rotary_fraction"};
+}  // namespace
+
 json scheme_config_to_json(const SchemeConfig& c) {
-  json j = {{"name", c.name},
-          {"d_model", c.d_model},
-          {"n_heads", c.n_heads},
-          {"d_head", c.d_head},
-          {"base", c.base},
-          {"learned_rows", c.learned_rows},
-          {"learned_init_std", c.learned_init_std},
-          {"alibi_slopes", c.alibi_slopes},
-          {"rotary_fraction", c.rotary_fraction}};
+  json j = {{"name", c.name}, {"d_model", c.d_model}, {"n_heads", c.n_heads}, {"d_head", c.d_head}};
   SchemeConfig filled = c;
   fill_scheme_settings(filled);
   for (auto& [k, v] : filled.settings.items()) j[k] = v;
@@ -43,14 +40,17 @@ SchemeConfig scheme_config_from_json(const json& j) {
   c.d_model = j.at("d_model");
   c.n_heads = j.at("n_heads");
   c.d_head = j.at("d_head");
-  c.base = j.at("base");
-  c.learned_rows = j.at("learned_rows");
-  c.learned_init_std = j.at("learned_init_std");
-  c.alibi_slopes = j.at("alibi_slopes").get<std::vector<double>>();
-  c.rotary_fraction = j.at("rotary_fraction");
-  // everything else is a setting the scheme declares (a missing one takes its default)
+  if (!scheme_exists(c.name)) return c;  // the reader names the unknown scheme
+  const SchemeInfo& info = scheme_info(c.name);
+  auto declared = [&](const std::string& key) {
+    for (auto& k : info.keys)
+      if (k.key == key) return true;
+    return false;
+  };
+  // everything else is a setting the scheme declares (a missing one takes its default; an
+  // undeclared one is refused by fill_scheme_settings), or a legacy field it does not read
   for (auto& [k, v] : j.items())
-    if (!kSchemeSection.count(k)) c.settings[k] = v;
+    if (!kShape.count(k) && (declared(k) || !kLegacySettings.count(k))) c.settings[k] = v;
   return c;
 }
 

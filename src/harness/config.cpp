@@ -48,11 +48,7 @@ const std::vector<KeySpec>& config_keys() {
       {"alphabet", KeyType::Int, 8, "cue task: number of symbols"},
       {"mark_prob", KeyType::Float, 0.1, "cue task: probability a content token is marked"},
       {"d_model", KeyType::Int, 16, "head width"},
-      {"embed_init_std", KeyType::Float, 0.3, "std of the token embedding and learned rows at init"},
-      {"base", KeyType::Float, 10000.0, "frequency base of sinusoidal and rope"},
-      {"learned_rows", KeyType::Int, 0, "rows of the learned table (0: the training length)"},
-      {"alibi_slopes", KeyType::FloatList, json::array({0.5}), "ALiBi slope per head (empty: reference rule)"},
-      {"rotary_fraction", KeyType::Float, 1.0, "rope: fraction of planes that rotate"},
+      {"embed_init_std", KeyType::Float, 0.3, "std of the token embedding and of the schemes' trained tables at init"},
       {"rescale", KeyType::StringList, json::array(), "context-extension maps to re-read RoPE with: " + known_maps()},
       {"analyze", KeyType::Bool, false, "after evaluation, analyse the trained heads into <out_dir>/geometry.json"},
       {"n_heads", KeyType::Int, 1, "charlm: attention heads per block"},
@@ -92,15 +88,17 @@ bool is_scheme_key(const std::string& key) {
 
 json default_config(const std::string& task) {
   json j = json::object();
-  // a scheme's own settings join the config when one of its schemes does (complete_config)
+  // the keys the task reads; a scheme's own settings join the config when one of its schemes does
+  // (complete_config)
+  const Task& t = find_task(task);
   for (auto& k : config_keys())
-    if (!is_scheme_key(k.key)) j[k.key] = k.default_value;
+    if (!is_scheme_key(k.key) && t.reads(k.key)) j[k.key] = k.default_value;
   // the task's own defaults, then its default schemes: every registered scheme its model can hold,
   // the task's published order first
-  const Task& t = find_task(task);
   const json own = t.defaults();
-  for (auto& [k, v] : own.items()) j[k] = v;
-  j["schemes"] = registered_schemes(j.at("n_layers").get<int>(), t.leading_schemes());
+  for (auto& [k, v] : own.items())
+    if (!is_scheme_key(k)) j[k] = v;
+  j["schemes"] = registered_schemes(j.value("n_layers", 1), t.leading_schemes());
   return j;
 }
 
@@ -287,6 +285,10 @@ void apply_override(json& cfg, const std::string& assignment) {
 
 void complete_config(json& cfg) {
   if (!cfg.contains("schemes") || !cfg["schemes"].is_array()) return;
+  // a setting's default for this task (the task may differ from the scheme's declared default)
+  json task_defaults = json::object();
+  if (cfg.contains("task") && cfg["task"].is_string() && task_exists(cfg["task"].get<std::string>()))
+    task_defaults = find_task(cfg["task"].get<std::string>()).defaults();
   std::vector<std::string> schemes;
   for (auto& s : cfg["schemes"])
     if (s.is_string() && scheme_exists(s.get<std::string>())) schemes.push_back(s.get<std::string>());
@@ -299,7 +301,7 @@ void complete_config(json& cfg) {
           users += (users.empty() ? "" : ", ") + info.name;
           for (auto& s : schemes) used = used || s == info.name;
         }
-    if (used && !cfg.contains(k.key)) cfg[k.key] = k.default_value;
+    if (used && !cfg.contains(k.key)) cfg[k.key] = task_defaults.value(k.key, k.default_value);
     if (!used && cfg.contains(k.key))
       throw ConfigError(fmt::format("key '{}' is a setting of {}, and no scheme of this experiment uses it "
                                     "(schemes: {}); add one of them to schemes or drop the key",
@@ -307,9 +309,20 @@ void complete_config(json& cfg) {
   }
 }
 
+namespace {
+// A key's value in a resolved config, or its default in the key table when the config's task does
+// not read it (a config lists only the keys its task reads).
+json value_of(const json& cfg, const std::string& key) {
+  if (cfg.contains(key)) return cfg.at(key);
+  const KeySpec* spec = find_key(key);
+  if (!spec) throw Error("no key '" + key + "' in the key table");
+  return spec->default_value;
+}
+}  // namespace
+
 void validate_config(const json& cfg) {
   auto positive = [&](const char* key) {
-    if (cfg.at(key).get<long long>() <= 0) throw ConfigError(fmt::format("{} must be positive", key));
+    if (value_of(cfg, key).get<long long>() <= 0) throw ConfigError(fmt::format("{} must be positive", key));
   };
   for (auto k : {"steps", "batch_size", "train_length", "test_size", "d_model", "log_every", "alphabet", "n_heads",
                  "n_layers", "train_windows", "val_windows", "eval_batch", "finetune_length", "finetune_batch",
@@ -318,16 +331,16 @@ void validate_config(const json& cfg) {
   const std::string task = cfg.at("task");
   if (!task_exists(task)) throw ConfigError(fmt::format("unknown task '{}' (known tasks: {})", task, known_tasks()));
   find_task(task).validate(cfg);
-  if (cfg.at("d_model").get<int>() % cfg.at("n_heads").get<int>())
-    throw ConfigError("d_model must be a multiple of n_heads");
-  if ((cfg.at("d_model").get<int>() / cfg.at("n_heads").get<int>()) % 2)
+  const int n_heads = value_of(cfg, "n_heads").get<int>();
+  if (cfg.at("d_model").get<int>() % n_heads) throw ConfigError("d_model must be a multiple of n_heads");
+  if ((cfg.at("d_model").get<int>() / n_heads) % 2)
     throw ConfigError("d_model / n_heads must be even (planes are coordinate pairs)");
   for (auto k : {"val_start", "finetune_steps", "band"})
-    if (cfg.at(k).get<long long>() < 0) throw ConfigError(fmt::format("{} must not be negative", k));
-  if (cfg.at("weight_decay").get<double>() < 0) throw ConfigError("weight_decay must not be negative");
+    if (value_of(cfg, k).get<long long>() < 0) throw ConfigError(fmt::format("{} must not be negative", k));
+  if (value_of(cfg, "weight_decay").get<double>() < 0) throw ConfigError("weight_decay must not be negative");
   if (cfg.at("train_length").get<int>() < 2) throw ConfigError("train_length must be at least 2");
   if (cfg.at("lr").get<double>() <= 0) throw ConfigError("lr must be positive");
-  const double mp = cfg.at("mark_prob").get<double>();
+  const double mp = value_of(cfg, "mark_prob").get<double>();
   if (!(mp >= 0 && mp <= 1)) throw ConfigError("mark_prob must lie in [0, 1]");
   for (auto& s : cfg.at("schemes")) {
     std::string known;
@@ -359,15 +372,16 @@ std::string describe_keys() {
 SchemeConfig scheme_config(const ExperimentConfig& e, const std::string& scheme) {
   SchemeConfig s;
   s.name = scheme;
-  s.base = e.base;
-  s.learned_rows = e.learned_rows > 0 ? e.learned_rows : e.train_length;
-  s.learned_init_std = e.embed_init_std;
-  s.alibi_slopes = e.alibi_slopes;
-  s.rotary_fraction = e.rotary_fraction;
+  s.train_length = e.train_length;
+  s.init_std = e.embed_init_std;
   // the scheme's own settings, and the model's shape (the model sets these again; they are here so
   // that a scheme can be built, and its settings checked, before any training)
+  const json task_defaults = find_task(e.task).defaults();
   for (auto& k : scheme_info(scheme).keys)
-    if (e.resolved.contains(k.key)) s.settings[k.key] = e.resolved.at(k.key);
+    if (e.resolved.contains(k.key))
+      s.settings[k.key] = e.resolved.at(k.key);
+    else if (task_defaults.contains(k.key))  // a config not completed (complete_config) takes the task's default
+      s.settings[k.key] = task_defaults.at(k.key);
   s.d_model = e.d_model;
   const Task& task = find_task(e.task);
   s.n_heads = task.n_heads(e);
@@ -391,8 +405,12 @@ json run_config(json resolved, const std::string& scheme, int seed) {
   return resolved;
 }
 
-ExperimentConfig ExperimentConfig::from_json(const json& c) {
-  validate_config(c);
+ExperimentConfig ExperimentConfig::from_json(const json& resolved) {
+  validate_config(resolved);
+  // every key of the table, the ones this task does not read at their defaults
+  json c = resolved;
+  for (auto& k : config_keys())
+    if (!is_scheme_key(k.key) && !c.contains(k.key)) c[k.key] = k.default_value;
   ExperimentConfig e;
   e.name = c["name"];
   e.task = c["task"];
@@ -407,7 +425,6 @@ ExperimentConfig ExperimentConfig::from_json(const json& c) {
   e.train_length = c["train_length"];
   e.test_size = c["test_size"];
   e.d_model = c["d_model"];
-  e.learned_rows = c["learned_rows"];
   e.log_every = c["log_every"];
   e.alphabet = c["alphabet"];
   e.test_seed = c["test_seed"];
@@ -416,10 +433,7 @@ ExperimentConfig ExperimentConfig::from_json(const json& c) {
   e.beta2 = c["adam_beta2"];
   e.eps = c["adam_eps"];
   e.embed_init_std = c["embed_init_std"];
-  e.base = c["base"];
   e.mark_prob = c["mark_prob"];
-  e.rotary_fraction = c["rotary_fraction"];
-  e.alibi_slopes = c["alibi_slopes"].get<std::vector<double>>();
   e.rescale = c["rescale"].get<std::vector<std::string>>();
   e.analyze = c["analyze"];
   e.n_heads = c["n_heads"];
@@ -436,7 +450,7 @@ ExperimentConfig ExperimentConfig::from_json(const json& c) {
   e.finetune_lr = c["finetune_lr"];
   e.band = c["band"];
   e.position_window = c["position_window"];
-  e.resolved = c;
+  e.resolved = resolved;
   // Build every scheme once, so that a setting out of its domain stops the run before it starts.
   for (auto& name : e.schemes) make_scheme<float>(scheme_config(e, name));
   return e;

@@ -37,10 +37,9 @@ struct ExperimentConfig {
   std::string name, task, runs_dir, out_dir, reference;
   std::vector<std::string> schemes, rescale;
   std::vector<int> seeds, eval_lengths;
-  int steps, batch_size, train_length, test_size, d_model, learned_rows, log_every, alphabet;
+  int steps, batch_size, train_length, test_size, d_model, log_every, alphabet;
   long long test_seed;
-  double lr, beta1, beta2, eps, embed_init_std, base, mark_prob, rotary_fraction;
-  std::vector<double> alibi_slopes;
+  double lr, beta1, beta2, eps, embed_init_std, mark_prob;
   bool analyze = false;
   // the character LM
   int n_heads = 1, n_layers = 1, train_windows = 0, val_start = 0, val_windows = 0, eval_batch = 0;
@@ -58,8 +57,8 @@ struct ExperimentConfig {
 // and without the other schemes' own settings.
 nlohmann::json run_config(nlohmann::json resolved, const std::string& scheme, int seed);
 
-// The settings of one scheme for this experiment (its model shape, the published five's settings,
-// and the keys the scheme declares).
+// The settings of one scheme for this experiment: its model shape and context, and the keys the
+// scheme declares.
 struct SchemeConfig;
 SchemeConfig scheme_config(const ExperimentConfig& e, const std::string& scheme);
 

@@ -54,8 +54,7 @@ std::vector<GradCheckRow> gradcheck_cue(const std::string& scheme) {
   cfg.task.alphabet = 4;
   cfg.d_model = 8;
   cfg.scheme.name = scheme;
-  cfg.scheme.learned_rows = 10;
-  cfg.scheme.alibi_slopes = {0.5};
+  cfg.scheme.train_length = 10;  // tables of 10 rows (learned_rows 0: the training length)
   CueHead<double> model(cfg);
   model.init(7);
   const int B = 3, T = 9;
@@ -82,7 +81,7 @@ std::vector<GradCheckRow> gradcheck_charlm(const std::string& scheme) {
   cfg.n_layers = 2;
   cfg.embed_init_std = 0.5;  // large enough that every path carries gradient
   cfg.scheme.name = scheme;
-  cfg.scheme.learned_rows = 16;
+  cfg.scheme.train_length = 16;
   CharLM<double> model(cfg);
   model.init(5);
   const int B = 2, T = 6, p0 = 3;
@@ -112,7 +111,7 @@ std::vector<GradCheckRow> gradcheck_attention_case(const std::string& scheme, co
   sc.d_head = sh.dh;
   sc.d_model = sh.H * sh.dh;
   sc.n_layers = std::max(sh.layer + 1, scheme_info(scheme).min_layers);
-  sc.learned_rows = 80;
+  sc.train_length = 80;
   auto sch = make_scheme<double>(sc);
   ParamLayout layout;
   sch->declare(layout);

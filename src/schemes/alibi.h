@@ -1,5 +1,7 @@
 // `alibi`: s(m,n) = c(m,n) - slope_h * (m - n) for visible keys. No learned parameters.
 #pragma once
+#include <cmath>
+
 #include "core/errors.h"
 #include "schemes/scheme.h"
 
@@ -9,7 +11,10 @@ template <class S>
 class AlibiScheme final : public Scheme<S> {
  public:
   explicit AlibiScheme(SchemeConfig cfg) : Scheme<S>(std::move(cfg)) {
-    slopes_ = this->cfg_.alibi_slopes.empty() ? alibi_reference_slopes(this->cfg_.n_heads) : this->cfg_.alibi_slopes;
+    const auto given = this->cfg_.template setting<std::vector<double>>("alibi_slopes");
+    slopes_ = given.empty() ? alibi_reference_slopes(this->cfg_.n_heads) : given;
+    for (double s : slopes_)
+      if (!std::isfinite(s)) throw ConfigError("alibi_slopes: every slope must be a finite number");
     if (int(slopes_.size()) != this->cfg_.n_heads)
       throw UsageError("alibi: " + std::to_string(slopes_.size()) + " slopes given for " +
                        std::to_string(this->cfg_.n_heads) + " heads; give one slope per head");

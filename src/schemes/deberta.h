@@ -4,7 +4,7 @@
 //   s(m,n) = [ <q_m, k_n> + <q_m, Kr[delta(m,n)]> + <k_n, Qr[delta(n,m)]> ] / sqrt(3d)
 // content-to-content, content-to-position, position-to-content. The third term reads the reversed
 // index delta(n,m). Kr and Qr are derived tables of each layer, computed once per forward call.
-// Init: P ~ N(0, learned_init_std^2), W_Kr and W_Qr as linear layers.
+// Init: P ~ N(0, embed_init_std^2), W_Kr and W_Qr as linear layers.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -42,7 +42,7 @@ class DebertaScheme final : public Scheme<S> {
     }
   }
   void init(ParamView<S> P, Rng& rng) const override {
-    init_normal(P(p_), this->cfg_.learned_init_std, rng);
+    init_normal(P(p_), this->cfg_.init_std, rng);
     for (size_t l = 0; l < w_kr_.size(); ++l)
       for (int id : {w_kr_[l], w_qr_[l]}) init_linear(P(id), this->cfg_.d_model, rng);
   }

@@ -9,15 +9,12 @@ namespace pe {
 template <class S>
 class LearnedScheme final : public Scheme<S> {
  public:
-  using Scheme<S>::Scheme;
+  explicit LearnedScheme(SchemeConfig cfg)
+      : Scheme<S>(std::move(cfg)), rows_(this->cfg_.template setting<int>("learned_rows")) {}
   std::string name() const override { return "learned"; }
-  void declare(ParamLayout& layout) override {
-    table_ = layout.add("pos.table", this->cfg_.learned_rows, this->cfg_.d_model);
-  }
-  void init(ParamView<S> P, Rng& rng) const override {
-    init_normal(P(table_), this->cfg_.learned_init_std, rng);
-  }
-  int max_position() const override { return this->cfg_.learned_rows - 1; }
+  void declare(ParamLayout& layout) override { table_ = layout.add("pos.table", rows_, this->cfg_.d_model); }
+  void init(ParamView<S> P, Rng& rng) const override { init_normal(P(table_), this->cfg_.init_std, rng); }
+  int max_position() const override { return rows_ - 1; }
   bool acts_on_embedding() const override { return true; }
 
   // out: [n, d]; out[i] += P[pos[i]].
@@ -39,6 +36,7 @@ class LearnedScheme final : public Scheme<S> {
   }
 
  private:
+  int rows_;
   int table_ = -1;
 };
 

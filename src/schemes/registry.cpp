@@ -40,29 +40,38 @@ template <class S>
 const std::vector<Entry<S>>& entries() {
   static const std::vector<Entry<S>> e = {
       {{"none", "NoPE: no position; the causal mask is the only source of order", {}, 1}, &build<NoneScheme, S>},
-      {{"sinusoidal", "fixed sin/cos code added to the token embedding", {}, 1}, &build<SinusoidalScheme, S>},
-      {{"learned", "trained position table added to the token embedding (cannot read past its rows)", {}, 1},
+      {{"sinusoidal", "fixed sin/cos code added to the token embedding", {base_key()}, 1},
+       &build<SinusoidalScheme, S>},
+      {{"learned", "trained position table added to the token embedding (cannot read past its rows)",
+        {learned_rows_key()}, 1, &complete_learned_rows},
        &build<LearnedScheme, S>},
-      {{"rope", "rotary: query and key planes rotated by position; scores see only offsets", {}, 1},
+      {{"rope", "rotary: query and key planes rotated by position; scores see only offsets",
+        {base_key(), {"rotary_fraction", KeyType::Float, 1.0, "rope: fraction of planes that rotate, in [0, 1]"}},
+        1},
        &build<RopeScheme, S>},
-      {{"alibi", "linear penalty on the age m-n added to every score", {}, 1}, &build<AlibiScheme, S>},
+      {{"alibi", "linear penalty on the age m-n added to every score",
+        {{"alibi_slopes", KeyType::FloatList, nlohmann::json::array(),
+          "alibi: slope per head (empty: the reference rule 2^(-8h/H))"}},
+        1},
+       &build<AlibiScheme, S>},
       {{"t5", "learned scalar bias per head and log-spaced age bucket (T5, causal)", t5_keys(), 1}, &build<T5Scheme, S>},
       {{"shaw", "relative key and value vectors per clipped offset, one pair of tables per layer (Shaw et al.)",
         {{"shaw_clip", KeyType::Int, 16, "shaw: offsets are clipped to [-K, K]"}},
         1},
        &build<ShawScheme, S>},
-      {{"txl", "Transformer-XL four-term relative score over a projected sinusoidal code of the age", {}, 1},
+      {{"txl", "Transformer-XL four-term relative score over a projected sinusoidal code of the age", {base_key()}, 1},
        &build<TxlScheme, S>},
       {{"deberta", "disentangled content-to-position and position-to-content terms over a clipped relative index",
         {{"deberta_clip", KeyType::Int, 16, "deberta: relative distances take 2K rows (clipped at +-K)"}},
         1},
        &build<DebertaScheme, S>},
       {{"tupe", "untied content and absolute-position scores, each with its own projections (TUPE-A; -R adds t5)",
-        tupe_keys(), 1},
+        tupe_keys(), 1, &complete_learned_rows},
        &build<TupeScheme, S>},
       {{"hybrid", "a scheme and a window per layer (default: layer 1 rope with a 64-key window, layer 2 none)",
         {{"hybrid_layers", KeyType::StringList, nlohmann::json::array({"rope:64", "none"}),
-          "hybrid: per layer, scheme[:window] (window 0 or absent: full causal)"}},
+          "hybrid: per layer, scheme[:window] (window 0 or absent: full causal); layer schemes take their "
+          "default settings"}},
         2},
        &build<HybridScheme, S>},
   };
@@ -114,6 +123,7 @@ void fill_scheme_settings(SchemeConfig& cfg) {
   }
   for (auto& k : info.keys)
     if (!cfg.settings.contains(k.key)) cfg.settings[k.key] = k.default_value;
+  if (info.complete) info.complete(cfg);
 }
 
 template <class S>

@@ -17,8 +17,11 @@ class RopeScheme final : public Scheme<S> {
  public:
   explicit RopeScheme(SchemeConfig cfg) : Scheme<S>(std::move(cfg)) {
     if (this->cfg_.d_head % 2 != 0) throw UsageError("rope: head width must be even");
-    rotating_ = int(std::lround(this->cfg_.rotary_fraction * this->cfg_.d_head / 2));
-    plan_ = identity_plan(this->cfg_.d_head, this->cfg_.base, rotating_);
+    base_ = checked_base(this->cfg_);
+    const double fraction = this->cfg_.template setting<double>("rotary_fraction");
+    if (!(fraction >= 0 && fraction <= 1)) throw ConfigError("rotary_fraction must lie in [0, 1]");
+    rotating_ = int(std::lround(fraction * this->cfg_.d_head / 2));
+    plan_ = identity_plan(this->cfg_.d_head, base_, rotating_);
   }
   std::string name() const override { return "rope"; }
   bool acts_on_qk() const override { return true; }
@@ -26,7 +29,7 @@ class RopeScheme final : public Scheme<S> {
 
   bool accepts_frequency_plan() const override { return true; }
   FrequencyPlan plan_for(const std::string& map, int train_len, int read_len) const override {
-    return make_plan(map, this->cfg_.d_head, this->cfg_.base, rotating_, train_len, read_len);
+    return make_plan(map, this->cfg_.d_head, base_, rotating_, train_len, read_len);
   }
   void set_frequency_plan(FrequencyPlan plan) override { set_plan(std::move(plan)); }
   // Replaces the frequencies (a context-extension map); clears the angle cache.
@@ -63,6 +66,7 @@ class RopeScheme final : public Scheme<S> {
   void qk_backward(int, const int* pos, int n, S* dx) const override { rotate(pos, n, dx, S(-1)); }
 
  private:
+  double base_;
   void rotate(const int* pos, int n, S* x, S sign) const {
     const int H = this->cfg_.n_heads, dh = this->cfg_.d_head, P = dh / 2;
     for (int i = 0; i < n; ++i) {

@@ -23,12 +23,9 @@ struct SchemeConfig {
   int n_heads = 1;    // heads per attention layer
   int d_head = 16;    // width of one head (even)
   int n_layers = 1;   // attention layers of the model (per-layer tables, hybrids)
-  // The settings of the five published schemes (every checkpoint carries them).
-  double base = 10000.0;
-  int learned_rows = 32;              // rows of the learned table
-  double learned_init_std = 0.3;      // N(0, std^2) init of learned rows
-  std::vector<double> alibi_slopes;   // empty: the reference rule for n_heads
-  double rotary_fraction = 1.0;       // rope: fraction of planes that rotate
+  // The model's context, not settings (a checkpoint's scheme section does not carry them):
+  int train_length = 0;   // the training context ("0: the training length" settings resolve to it)
+  double init_std = 0.3;  // the model's embedding init std; a scheme's trained tables start N(0, std^2)
   // Settings a scheme declares in its registry entry (scheme_keys()), by key; a missing key takes
   // the declared default (make_scheme fills them in).
   nlohmann::json settings = nlohmann::json::object();
@@ -38,6 +35,8 @@ struct SchemeConfig {
     return settings.at(key).get<T>();
   }
 };
+
+void fill_scheme_settings(SchemeConfig& cfg);  // (declared with the registry, below)
 
 // The visible keys of one query row of one head: key t's head row is
 // base + (index ? index[keys[t]] : first + keys[t]) * stride.
@@ -99,7 +98,9 @@ void init_linear(MatMap<S> w, int fan_in, Rng& rng) {
 template <class S>
 class Scheme {
  public:
-  explicit Scheme(SchemeConfig cfg) : cfg_(std::move(cfg)) {}
+  // The settings are filled in here (declared defaults, context-dependent ones resolved), so a
+  // scheme always reads complete settings however it was built.
+  explicit Scheme(SchemeConfig cfg) : cfg_(std::move(cfg)) { fill_scheme_settings(cfg_); }
   virtual ~Scheme() = default;
   const SchemeConfig& config() const { return cfg_; }
   virtual std::string name() const = 0;
@@ -180,7 +181,36 @@ struct SchemeInfo {
   std::string name, description;
   std::vector<KeySpec> keys;  // its own settings (SchemeConfig::settings)
   int min_layers = 1;           // a per-layer hybrid needs a model with several layers
+  // Resolves settings that depend on the model's context (e.g. learned_rows 0 -> the training
+  // length) once the defaults are in; what it leaves is what checkpoints record. May be null.
+  void (*complete)(SchemeConfig&) = nullptr;
 };
+
+// Fills cfg.settings with the declared defaults of cfg.name's keys that are missing and resolves
+// the context-dependent ones (SchemeInfo::complete); throws ConfigError for a key the scheme does
+// not declare, UsageError for an unknown scheme. Idempotent.
+void fill_scheme_settings(SchemeConfig& cfg);
+
+// Settings several schemes declare (one spelling, one default).
+inline KeySpec base_key() {
+  return {"base", KeyType::Float, 10000.0, "sinusoidal, rope, txl: frequency base of the position code"};
+}
+inline KeySpec learned_rows_key() {
+  return {"learned_rows", KeyType::Int, 0, "learned, tupe: rows of the position table (0: the training length)"};
+}
+// The base setting, checked: wavelengths grow plane by plane only for a base above 1.
+inline double checked_base(const SchemeConfig& c) {
+  const double b = c.setting<double>("base");
+  if (!(b > 1 && std::isfinite(b))) throw ConfigError("base must be a finite number greater than 1 (e.g. 10000)");
+  return b;
+}
+// learned_rows 0 means the training length; a table must cover it.
+inline void complete_learned_rows(SchemeConfig& c) {
+  int rows = c.settings.at("learned_rows").get<int>();
+  if (rows == 0) rows = c.train_length;
+  if (rows < 1) throw ConfigError("learned_rows must be positive, or 0 for the training length");
+  c.settings["learned_rows"] = rows;
+}
 const std::vector<SchemeInfo>& scheme_list();
 bool scheme_exists(const std::string& name);
 // Throws UsageError listing the known schemes when the name is unknown.
@@ -189,9 +219,6 @@ std::unique_ptr<Scheme<S>> make_scheme(const SchemeConfig& cfg);
 const SchemeInfo& scheme_info(const std::string& name);  // throws UsageError when unknown
 // Every key any scheme declares (the experiment key table lists them).
 std::vector<KeySpec> scheme_keys();
-// Fills cfg.settings with the declared defaults of cfg.name's keys that are missing; throws
-// ConfigError for a key the scheme does not declare.
-void fill_scheme_settings(SchemeConfig& cfg);
 
 // ALiBi slopes for H heads by the reference rule (schemes.md).
 std::vector<double> alibi_reference_slopes(int n_heads);

@@ -5,7 +5,7 @@
 // Computed the compact way, never as [queries, keys, d] tensors: per query row, w[u] = <q, RK[u]>
 // once per relation class, then gathered by each key's class; on the value side the probabilities
 // are summed per class first (a[u] = sum of a(m,n) over keys of class u), then z += sum_u a[u] RV[u].
-// Init N(0, learned_init_std^2).
+// Init N(0, embed_init_std^2).
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -42,7 +42,7 @@ class ShawScheme final : public Scheme<S> {
   }
   void init(ParamView<S> P, Rng& rng) const override {
     for (size_t l = 0; l < rk_.size(); ++l)
-      for (int id : {rk_[l], rv_[l]}) init_normal(P(id), this->cfg_.learned_init_std, rng);
+      for (int id : {rk_[l], rv_[l]}) init_normal(P(id), this->cfg_.init_std, rng);
   }
 
   // scores[t] += <q, RK[u_t]> / sqrt(d), through w[u] = <q, RK[u]> per class.

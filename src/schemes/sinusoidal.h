@@ -9,7 +9,7 @@ namespace pe {
 template <class S>
 class SinusoidalScheme final : public Scheme<S> {
  public:
-  using Scheme<S>::Scheme;
+  explicit SinusoidalScheme(SchemeConfig cfg) : Scheme<S>(std::move(cfg)), base_(checked_base(this->cfg_)) {}
   std::string name() const override { return "sinusoidal"; }
   bool acts_on_embedding() const override { return true; }
 
@@ -20,7 +20,7 @@ class SinusoidalScheme final : public Scheme<S> {
     code_.resize(size_t(max_pos + 1) * d);
     std::vector<double> row(d);
     for (int m = cached_ + 1; m <= max_pos; ++m) {
-      sinusoidal_code(double(m), d, this->cfg_.base, row.data());
+      sinusoidal_code(double(m), d, base_, row.data());
       for (int c = 0; c < d; ++c) code_[size_t(m) * d + c] = S(row[c]);
     }
     cached_ = max_pos;
@@ -36,7 +36,7 @@ class SinusoidalScheme final : public Scheme<S> {
         const S* p = &code_[size_t(pos[i]) * d];
         for (int c = 0; c < d; ++c) o[c] += p[c];
       } else {
-        sinusoidal_code(double(pos[i]), d, this->cfg_.base, row.data());
+        sinusoidal_code(double(pos[i]), d, base_, row.data());
         for (int c = 0; c < d; ++c) o[c] += S(row[c]);
       }
     }
@@ -44,6 +44,7 @@ class SinusoidalScheme final : public Scheme<S> {
   // No parameters: nothing to accumulate.
 
  private:
+  double base_;
   int cached_ = -1;
   std::vector<S> code_;  // [cached_ + 1, d]
 };

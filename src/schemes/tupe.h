@@ -4,7 +4,7 @@
 //   s(m,n) = [ <x_m W_Q, x_n W_K> + <p_m U_Q, p_n U_K> ] / sqrt(2d).
 // tupe_relative (TUPE-R) adds the t5 bucket bias (t5_buckets, t5_max_distance). Like `learned`,
 // a position past the table has no row: can_read() is false there. PQ = p U_Q and PK = p U_K are
-// derived tables of each layer, computed once per forward call. Init: p ~ N(0, learned_init_std^2),
+// derived tables of each layer, computed once per forward call. Init: p ~ N(0, embed_init_std^2),
 // U_Q, U_K as linear layers.
 #pragma once
 #include <cmath>
@@ -20,7 +20,8 @@
 namespace pe {
 
 inline std::vector<KeySpec> tupe_keys() {
-  std::vector<KeySpec> k = {{"tupe_relative", KeyType::Bool, false, "tupe: also add the t5 bucket bias (TUPE-R)"}};
+  std::vector<KeySpec> k = {{"tupe_relative", KeyType::Bool, false, "tupe: also add the t5 bucket bias (TUPE-R)"},
+                            learned_rows_key()};
   for (auto& t : t5_keys()) k.push_back(t);
   return k;
 }
@@ -31,18 +32,18 @@ class TupeScheme final : public Scheme<S> {
   explicit TupeScheme(SchemeConfig cfg) : Scheme<S>(std::move(cfg)) {
     relative_ = this->cfg_.template setting<bool>("tupe_relative");
     if (relative_) bias_.configure(this->cfg_);
-    if (this->cfg_.learned_rows < 1) throw ConfigError("learned_rows must be positive (the rows of tupe's table)");
+    rows_ = this->cfg_.template setting<int>("learned_rows");
   }
   std::string name() const override { return "tupe"; }
   bool acts_on_scores() const override { return true; }
-  int max_position() const override { return this->cfg_.learned_rows - 1; }
+  int max_position() const override { return rows_ - 1; }
   // two terms: the content score is scaled by 1/sqrt(2d), not 1/sqrt(d)
   using Scheme<S>::content_scale;
   S content_scale(int) const override { return S(1) / std::sqrt(S(2)); }
 
   void declare(ParamLayout& layout) override {
     const int D = this->cfg_.d_model;
-    p_ = layout.add("pos.tupe_p", this->cfg_.learned_rows, D);
+    p_ = layout.add("pos.tupe_p", rows_, D);
     for (int l = 0; l < this->cfg_.n_layers; ++l) {
       u_q_.push_back(layout.add(fmt::format("pos.layer{}.u_q", l), D, width()));
       u_k_.push_back(layout.add(fmt::format("pos.layer{}.u_k", l), D, width()));
@@ -50,7 +51,7 @@ class TupeScheme final : public Scheme<S> {
     if (relative_) bias_.declare(layout);
   }
   void init(ParamView<S> P, Rng& rng) const override {
-    init_normal(P(p_), this->cfg_.learned_init_std, rng);
+    init_normal(P(p_), this->cfg_.init_std, rng);
     for (size_t l = 0; l < u_q_.size(); ++l)
       for (int id : {u_q_[l], u_k_[l]}) init_linear(P(id), this->cfg_.d_model, rng);
     if (relative_) bias_.init(P);
@@ -96,7 +97,8 @@ class TupeScheme final : public Scheme<S> {
   }
 
  private:
-  int rows() const { return this->cfg_.learned_rows; }
+  int rows_;
+  int rows() const { return rows_; }
   int width() const { return this->cfg_.n_heads * this->cfg_.d_head; }
   // row of PQ (which 0) or PK (which 1) at a position, for the row's head
   const S* row(const AttnRow<S>& r, int which, int pos) const {

@@ -22,7 +22,7 @@ namespace pe {
 template <class S>
 class TxlScheme final : public Scheme<S> {
  public:
-  using Scheme<S>::Scheme;
+  explicit TxlScheme(SchemeConfig cfg) : Scheme<S>(std::move(cfg)), base_(checked_base(this->cfg_)) {}
   std::string name() const override { return "txl"; }
   bool acts_on_scores() const override { return true; }
 
@@ -46,7 +46,7 @@ class TxlScheme final : public Scheme<S> {
     std::vector<double> row(D);
     rho_.assign(size_t(2 * max_pos + 1) * D, S(0));
     for (int r = 0; r <= max_pos; ++r) {
-      sinusoidal_code(double(r), D, this->cfg_.base, row.data());
+      sinusoidal_code(double(r), D, base_, row.data());
       S *after = &rho_[size_t(max_pos + r) * D], *before = &rho_[size_t(max_pos - r) * D];
       for (int c = 0; c < D; ++c) after[c] = S(row[c]), before[c] = c % 2 == 0 ? -S(row[c]) : S(row[c]);
     }
@@ -101,6 +101,7 @@ class TxlScheme final : public Scheme<S> {
   }
 
  private:
+  double base_;
   int width() const { return this->cfg_.n_heads * this->cfg_.d_head; }
   // rho for ages -(span-1) .. span-1: [2 span - 1, d_model], a view of the prepared rows
   CMatMap<S> rho(int span) const {

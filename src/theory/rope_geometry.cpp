@@ -31,7 +31,7 @@ RopeRelativeCheck rope_relative_check(int d, double base, int trials, int max_po
   SchemeConfig sc;
   sc.name = "rope";
   sc.d_model = sc.d_head = d;
-  sc.base = base;
+  sc.settings["base"] = base;
   RopeScheme<double> rope(sc);
   rope.prepare(max_pos);
   RopeRelativeCheck out;

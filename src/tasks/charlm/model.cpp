@@ -14,7 +14,9 @@ CharLM<S>::CharLM(const CharLMConfig& cfg) : cfg_(cfg) {
   cfg_.scheme.n_heads = cfg_.n_heads;
   cfg_.scheme.d_head = cfg_.d_model / cfg_.n_heads;
   cfg_.scheme.n_layers = cfg_.n_layers;
+  cfg_.scheme.init_std = cfg_.embed_init_std;
   scheme_ = make_scheme<S>(cfg_.scheme);
+  cfg_.scheme = scheme_->config();  // with its settings filled in
   const int D = cfg_.d_model;
   emb_ = layout_.add("tok_emb", cfg_.vocab, D);
   for (int l = 0; l < cfg_.n_layers; ++l) {

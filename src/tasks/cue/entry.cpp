@@ -19,13 +19,14 @@ class CueTask final : public Task {
   std::string description() const override {
     return "which marked token came last? one attention head per scheme (the tournament)";
   }
-  // The shared key table's defaults are the cue task's.
-  nlohmann::json defaults() const override { return {{"task", "cue"}}; }
+  // The shared key table's defaults are the cue task's, but for ALiBi's one slope (the reference
+  // rule's 2^-8 for one head is too shallow to read a 32-token window).
+  nlohmann::json defaults() const override { return {{"task", "cue"}, {"alibi_slopes", {0.5}}}; }
   std::vector<std::string> own_keys() const override {
     return {"alphabet", "mark_prob", "test_size", "test_seed", "analyze"};
   }
   void validate(const nlohmann::json& cfg) const override {
-    if (cfg.at("n_heads").get<int>() != 1) throw ConfigError("the cue task's model has one head: n_heads must be 1");
+    if (cfg.value("n_heads", 1) != 1) throw ConfigError("the cue task's model has one head: n_heads must be 1");
   }
   int n_heads(const ExperimentConfig&) const override { return 1; }
   int n_layers(const ExperimentConfig&) const override { return 1; }

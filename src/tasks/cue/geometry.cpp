@@ -48,7 +48,8 @@ double alibi_slope_of(const CueHead<float>& m) {
 // adds -p(m)^T (M - Pi M) p(n) / sqrt(d) to every score (an analysis-only scheme, no parameters).
 class ProjectedSinusoidal final : public Scheme<float> {
  public:
-  ProjectedSinusoidal(const SchemeConfig& cfg, const Eigen::MatrixXd& M) : Scheme<float>(cfg), inner_(make_scheme<float>(cfg)) {
+  ProjectedSinusoidal(const SchemeConfig& cfg, const Eigen::MatrixXd& M)
+      : Scheme<float>(cfg), inner_(make_scheme<float>(cfg)), base_(cfg_.setting<double>("base")) {
     D_ = M - theory::relative_projection(M);
   }
   std::string name() const override { return "sinusoidal-offset-projected"; }
@@ -61,17 +62,18 @@ class ProjectedSinusoidal final : public Scheme<float> {
     const int d = cfg_.d_model, nk = r.nk;
     const int* kpos = r.kpos;
     std::vector<double> pm(d), pn(d);
-    sinusoidal_code(r.qpos, d, cfg_.base, pm.data());
+    sinusoidal_code(r.qpos, d, base_, pm.data());
     const Eigen::Map<const Eigen::RowVectorXd> a(pm.data(), d);
     const Eigen::RowVectorXd aD = a * D_;
     for (int j = 0; j < nk; ++j) {
-      sinusoidal_code(kpos[j], d, cfg_.base, pn.data());
+      sinusoidal_code(kpos[j], d, base_, pn.data());
       scores[j] -= float(aD.dot(Eigen::Map<const Eigen::VectorXd>(pn.data(), d)) / std::sqrt(double(d)));
     }
   }
 
  private:
   std::unique_ptr<Scheme<float>> inner_;
+  double base_;
   Eigen::MatrixXd D_;
 };
 
@@ -108,7 +110,7 @@ json rope_section(const CueHead<float>& m, int train_len, int max_age) {
           {"highest_after_deepest", {{"age", rebound}, {"score", curve[rebound]}}},
           {"plane_amplitudes", amp},
           {"largest_plane", top},
-          {"largest_plane_wavelength", plane_wavelength(top, 2 * P, m.config().scheme.base)}};
+          {"largest_plane_wavelength", plane_wavelength(top, 2 * P, m.scheme().config().setting<double>("base"))}};
 }
 
 json sinusoidal_section(CueHead<float>& m, const json& meta, const EvalSettings& s, int train_len) {

@@ -23,7 +23,9 @@ CueHead<S>::CueHead(const CueModelConfig& cfg) : cfg_(cfg) {
   cfg_.scheme.d_model = cfg_.d_model;
   cfg_.scheme.d_head = cfg_.d_model;
   cfg_.scheme.n_heads = 1;
+  cfg_.scheme.init_std = cfg_.embed_init_std;
   scheme_ = make_scheme<S>(cfg_.scheme);
+  cfg_.scheme = scheme_->config();  // with its settings filled in
   declare_into(layout_, *scheme_);
   params_.assign(layout_.total(), S(0));
 }
