@@ -7,7 +7,7 @@
 #include "core/parallel.h"
 #include "harness/config.h"
 #include "tasks/cue/evaluation.h"
-#include "tasks/cue/experiment.h"
+#include "harness/experiment.h"
 #include "tasks/cue/training.h"
 #include "schemes/scheme.h"
 
@@ -37,7 +37,7 @@ const bool kRegistered = [] {
   return true;
 }();
 
-// The whole tournament (5 schemes x 3 seeds x 1,500 steps, evaluation at 32..256), on all cores.
+// The whole tournament (every registered scheme x 3 seeds x 1,500 steps, evaluation at 32..256), on all cores.
 void BM_Tournament(benchmark::State& state) {
   pe::set_threads(0);
   nlohmann::json cfg = pe::load_experiment("experiments/tournament.json");
@@ -47,7 +47,7 @@ void BM_Tournament(benchmark::State& state) {
   cfg["reference"] = "";
   long long steps = 0;
   for (auto _ : state) {
-    auto out = pe::run_experiment(cfg, true);
+    auto out = pe::run_experiment(pe::find_task("cue"), cfg, pe::RunControl{true, 0, false});
     steps = out.total_steps;
     state.counters["train_s"] = out.train_seconds;
     state.counters["eval_s"] = out.eval_seconds;

@@ -295,6 +295,22 @@ TEST_CASE("training, fine-tuning, checkpoints and sampling through the experimen
   CHECK(r["rows"][2]["perplexity"][1] != r["rows"][0]["perplexity"][1]);
   CHECK(r["position_loss"]["rows"].size() == 5);
   CHECK(r["position_loss"]["rows"][0]["bins"].size() == 16);
+  // a fine-tuned checkpoint is read right after its map's reading of the run it started from,
+  // wherever it stands in the list; alone, it is read where it stands
+  {
+    const json r2 = evaluate_charlm({ft.checkpoint, alibi.checkpoint, run.checkpoint}, ev, false);
+    REQUIRE(r2["rows"].size() == 5);
+    CHECK(r2["rows"][0]["scheme"] == "alibi");
+    CHECK(r2["rows"][3]["map"] == "pi");
+    CHECK(r2["rows"][3]["finetuned"] == false);
+    CHECK(r2["rows"][4]["finetuned"] == true);
+    CHECK(r2["rows"][4]["perplexity"] == r["rows"][3]["perplexity"]);
+    ExperimentConfig short_ev = ev;
+    short_ev.eval_lengths = {128};
+    const json r3 = evaluate_charlm({ft.checkpoint, alibi.checkpoint}, short_ev, false);
+    REQUIRE(r3["rows"].size() == 2);
+    CHECK(r3["rows"][0]["finetuned"] == true);
+  }
   const std::string md = format_charlm_markdown(r);
   CHECK(md.find("rope+pi (fine-tuned)") != std::string::npos);
   CHECK(md.find("rope (band 64)") != std::string::npos);

@@ -59,7 +59,7 @@ void register_eval(CLI::App& app) {
     const auto paths = o->checkpoints.empty() ? find_checkpoints(o->runs_dir, task.name()) : o->checkpoints;
     const nlohmann::json results = task.evaluate(paths, e, !o->run.quiet);
     write_json_atomic(o->out, results);
-    if (!o->markdown.empty()) write_file_atomic(o->markdown, task.markdown(results, nullptr));
+    if (!o->markdown.empty()) write_file_atomic(o->markdown, task.markdown(results));
     fmt::print("{}", task.table(results));
     fmt::print("results: {}\n", o->out);
   });

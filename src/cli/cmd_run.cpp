@@ -2,11 +2,9 @@
 #include <fmt/format.h>
 
 #include "cli/common.h"
-#include "tasks/task.h"
-#include "core/parallel.h"
-#include "tasks/charlm/training.h"
 #include "harness/config.h"
-#include "tasks/cue/experiment.h"
+#include "harness/experiment.h"
+#include "tasks/task.h"
 
 namespace pe::cli {
 
@@ -24,13 +22,13 @@ void register_run(CLI::App& app) {
   sub->add_option("--set", o->sets, "override a key: --set key=value (repeatable; lists comma-separated)");
   add_run_options(sub, o->run);
   sub->add_flag("--resume", o->resume,
-                "charlm: keep every complete run directory (checkpoint written) whose config.json is this run's, "
+                "keep every complete run directory (checkpoint written) whose config.json is this run's, "
                 "and train only the others; the table is always recomputed");
   sub->footer(describe_keys());
   sub->callback([o] {
     const nlohmann::json cfg = resolve_config(o->experiment, o->sets);
     const ExperimentReport report =
-        find_task(cfg.at("task")).run(cfg, RunControl{o->run.quiet, o->run.threads, o->resume});
+        run_experiment(find_task(cfg.at("task")), cfg, RunControl{o->run.quiet, o->run.threads, o->resume});
     fmt::print("{}", report.text);
     const std::string dir = cfg["out_dir"];
     fmt::print("results: {}/results.json, {}/table.md\n", dir, dir);

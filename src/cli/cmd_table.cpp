@@ -18,7 +18,8 @@ void register_table(CLI::App& app) {
                                           "optionally write it as Markdown");
   sub->add_option("results", o->results, "results file, e.g. results/charlm/results.json")->required();
   sub->add_option("--markdown", o->markdown, "also write the Markdown table to this file (atomically)");
-  sub->add_option("--reference", o->reference, "cue results: published figures to show beside (JSON)");
+  sub->add_option("--reference", o->reference,
+                  "published figures to show beside ours (JSON; default: the reference the results file carries)");
   sub->callback([o] {
     nlohmann::json r;
     try {
@@ -34,10 +35,9 @@ void register_table(CLI::App& app) {
     const Task& task = find_task(r["task"]);
     std::string text, md;
     try {
-      nlohmann::json ref;
-      if (!o->reference.empty()) ref = nlohmann::json::parse(read_file(o->reference));
+      if (!o->reference.empty()) r["reference"] = nlohmann::json::parse(read_file(o->reference));
       text = task.table(r);
-      md = task.markdown(r, ref);
+      md = task.markdown(r);
     } catch (const nlohmann::json::exception& e) {
       throw DataError(fmt::format("{} is malformed ({})", o->results, e.what()));
     }

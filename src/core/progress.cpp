@@ -29,6 +29,16 @@ void Progress::update(const std::string& line) {
   }
 }
 
+void Progress::note(const std::string& line) {
+  if (!on_) return;
+#pragma omp critical(pe_progress)
+  {
+    fmt::print(stderr, "{}{}\n", tty_ && shown_ ? "\r\033[K" : "", line);
+    std::fflush(stderr);
+    shown_ = false;
+  }
+}
+
 void Progress::done() {
   if (!tty_ || !shown_) return;
   fmt::print(stderr, "\r{:<78}\r", "");

@@ -12,6 +12,8 @@ class Progress {
   explicit Progress(bool quiet);
   ~Progress() { done(); }
   void update(const std::string& line);
+  // A line that stays (a finished run's summary), printed over the in-place line.
+  void note(const std::string& line);
   void done();  // clears the terminal line
   bool on_terminal() const { return on_ && tty_; }  // an in-place line may be showing
 

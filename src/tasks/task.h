@@ -1,7 +1,7 @@
 // A task is one entry: its name, its defaults over the shared key table and the keys only it reads,
-// the shape of its model, one training run, the reading of its checkpoints, the whole experiment
-// and its tables. The CLI and the config code call these; nothing outside a task's folder tests
-// its name. Adding a task: a folder under src/tasks/, one Task implementation, one line in
+// the shape of its model, one training run (and the runs that start from it), the reading of its
+// checkpoints, its analyses and its tables. The experiment runner (harness/experiment.h), the CLI
+// and the config code call these; nothing outside a task's folder tests its name. Adding a task: a folder under src/tasks/, one Task implementation, one line in
 // src/tasks/registry.cpp (docs/architecture.md, "How to add a task").
 #pragma once
 #include <string>
@@ -17,20 +17,26 @@ namespace pe {
 // What one training run left behind.
 struct TaskRun {
   std::string run_dir, checkpoint;
-  std::string summary;  // one line for the terminal
+  std::string summary;    // one line for the terminal
+  nlohmann::json record;  // its entry in results.json's "training" list
+  int steps = 0;          // optimiser steps it took (0 when a complete run directory was kept)
 };
 
 // How an experiment is run (never part of its results).
 struct RunControl {
   bool quiet = false;
   int threads = 0;      // 0: every core
-  bool resume = false;  // keep complete run directories with the same config (tasks that support it)
+  bool resume = false;  // keep complete run directories whose config.json is the run's
 };
 
-// What an experiment prints when it is done: the table, and anything after it (analyses, timings).
+// What an experiment leaves: the results, the text it prints (the table, analyses, timings), and
+// how long it took.
 struct ExperimentReport {
   nlohmann::json results;
   std::string text;
+  double train_seconds = 0, eval_seconds = 0;
+  int runs = 0;
+  long long total_steps = 0;
 };
 
 class Task {
@@ -50,17 +56,31 @@ class Task {
   // The attention shape of the task's model for an experiment: heads per layer and layers.
   virtual int n_heads(const ExperimentConfig& e) const = 0;
   virtual int n_layers(const ExperimentConfig& e) const = 0;
-  // Trains one (scheme, seed) run from scratch and writes its run directory.
+  // How the runner schedules an experiment's runs: true when one run is small enough that the
+  // fastest way is one run per thread (each trained on one thread); false when one run uses every
+  // thread and the runs go one after another.
+  virtual bool parallel_runs() const = 0;
+  // Trains one (scheme, seed) run from scratch and writes its run directory; with e.resume, keeps a
+  // complete run directory whose config.json is this run's instead.
   virtual TaskRun train(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
                         Progress& progress) const = 0;
-  // Reads checkpoints with e's settings (lengths, maps, test or validation data) into a results JSON.
+  // Runs that start from a trained one (e.g. a fine-tune per map), in the order they are read.
+  virtual std::vector<TaskRun> follow_ups(const ExperimentConfig& e, const nlohmann::json& resolved,
+                                          const TaskRun& run, Progress& progress) const {
+    return {};
+  }
+  // Reads checkpoints with e's settings (lengths, maps, test or validation data) into a results JSON
+  // with the experiment that read them ("experiment").
   virtual nlohmann::json evaluate(const std::vector<std::string>& checkpoints, const ExperimentConfig& e,
                                   bool progress) const = 0;
-  // The whole experiment: every scheme and seed, results.json and table.md in e.out_dir.
-  virtual ExperimentReport run(const nlohmann::json& resolved, const RunControl& control) const = 0;
-  // A results file as a plain-text table, and as Markdown (reference: published figures, may be null).
+  // The analyses e asks for of an experiment's checkpoints, written into e.out_dir; the text to print.
+  virtual std::string analyze(const std::vector<std::string>& checkpoints, const ExperimentConfig& e) const {
+    return {};
+  }
+  // A results file as a plain-text table, and as Markdown (with the published figures of its
+  // "reference", when it has one).
   virtual std::string table(const nlohmann::json& results) const = 0;
-  virtual std::string markdown(const nlohmann::json& results, const nlohmann::json& reference) const = 0;
+  virtual std::string markdown(const nlohmann::json& results) const = 0;
 
   // Whether this task reads `key` (a shared key, or one of its own).
   bool reads(const std::string& key) const;

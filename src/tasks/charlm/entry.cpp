@@ -3,7 +3,7 @@
 // banded.
 #include <fmt/format.h>
 
-#include "core/parallel.h"
+#include "tasks/charlm/checkpoint.h"
 #include "tasks/charlm/training.h"
 #include "tasks/task.h"
 
@@ -37,14 +37,49 @@ class CharLMTask final : public Task {
   int n_heads(const ExperimentConfig& e) const override { return e.n_heads; }
   int n_layers(const ExperimentConfig& e) const override { return e.n_layers; }
 
+  bool parallel_runs() const override { return false; }  // a run takes minutes and uses every thread
+
   TaskRun train(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
                 Progress& progress) const override {
     const auto out = train_charlm(e, resolved, scheme, seed, [&](int step, int steps, double loss) {
-      progress.update(fmt::format("[train charlm {} seed {}] step {}/{} loss {:.4f}", scheme, seed, step, steps, loss));
+      progress.update(fmt::format("[charlm] training {} seed {}: step {}/{} loss {:.4f}", scheme, seed, step, steps, loss));
     });
-    return {out.run_dir, out.checkpoint,
-            fmt::format("trained charlm {} seed {}: {} steps in {:.1f} s ({:.0f} ms/step), final training loss {:.4f}",
-                        scheme, seed, out.steps, out.seconds, 1e3 * out.seconds / out.steps, out.final_loss)};
+    TaskRun run{out.run_dir, out.checkpoint, "", {}, out.reused ? 0 : out.steps};
+    run.summary = out.reused ? fmt::format("kept {} (complete, same config): {} seed {}, final loss {:.3f}",
+                                           out.run_dir, scheme, seed, out.final_loss)
+                             : fmt::format("trained {} seed {}: {} steps in {:.0f} s ({:.0f} ms/step), final loss {:.3f}",
+                                           scheme, seed, out.steps, out.seconds, 1e3 * out.seconds / out.steps,
+                                           out.final_loss);
+    run.record = {{"scheme", scheme}, {"seed", seed}, {"steps", out.steps}, {"final_loss", out.final_loss}};
+    return run;
+  }
+
+  // A scheme that reads its angles from a frequency plan is fine-tuned with each map (finetune_steps
+  // steps at finetune_length), one run each, read after the map's reading of the run it started from.
+  std::vector<TaskRun> follow_ups(const ExperimentConfig& e, const nlohmann::json& resolved, const TaskRun& run,
+                                  Progress& progress) const override {
+    std::vector<TaskRun> out;
+    if (e.finetune_steps <= 0 || !load_charlm_checkpoint(run.checkpoint).model->scheme().accepts_frequency_plan())
+      return out;
+    const std::string scheme = run.record.at("scheme");
+    const int seed = run.record.at("seed");
+    for (auto& map : e.rescale) {
+      const CharLMRun ft = finetune_charlm(e, resolved, run.checkpoint, map, [&](int step, int steps, double loss) {
+        progress.update(fmt::format("[charlm] fine-tuning {}+{} seed {} at {}: step {}/{} loss {:.4f}", scheme, map,
+                                    seed, e.finetune_length, step, steps, loss));
+      });
+      TaskRun r{ft.run_dir, ft.checkpoint, "", {}, ft.reused ? 0 : ft.steps};
+      r.summary = fmt::format("{} {}+{} seed {} at {}: {} steps in {:.0f} s, final loss {:.3f}",
+                              ft.reused ? "kept fine-tune" : "fine-tuned", scheme, map, seed, e.finetune_length,
+                              ft.steps, ft.seconds, ft.final_loss);
+      r.record = {{"scheme", scheme},
+                  {"seed", seed},
+                  {"finetune_map", map},
+                  {"steps", ft.steps},
+                  {"final_loss", ft.final_loss}};
+      out.push_back(std::move(r));
+    }
+    return out;
   }
 
   nlohmann::json evaluate(const std::vector<std::string>& checkpoints, const ExperimentConfig& e,
@@ -54,17 +89,8 @@ class CharLMTask final : public Task {
     return results;
   }
 
-  ExperimentReport run(const nlohmann::json& resolved, const RunControl& c) const override {
-    set_threads(c.threads);
-    const auto results = run_charlm_experiment(resolved, !c.quiet, c.resume);
-    return {results, format_charlm_table(results)};
-  }
-
   std::string table(const nlohmann::json& results) const override { return format_charlm_table(results); }
-  // The reference travels inside a charlm results file.
-  std::string markdown(const nlohmann::json& results, const nlohmann::json&) const override {
-    return format_charlm_markdown(results);
-  }
+  std::string markdown(const nlohmann::json& results) const override { return format_charlm_markdown(results); }
 };
 
 }  // namespace

@@ -4,7 +4,6 @@
 #include "harness/reference.h"
 
 #include <algorithm>
-#include <chrono>
 
 #include "core/errors.h"
 #include "core/files.h"
@@ -98,87 +97,48 @@ json evaluate_readings(const std::vector<Reading>& readings, const ExperimentCon
 
 json evaluate_charlm(const std::vector<std::string>& checkpoints, const ExperimentConfig& e, bool show_progress) {
   const CharCorpus corpus = load_experiment_corpus(e);
-  std::vector<Reading> readings;
+  struct Item {
+    std::string path, scheme, map;  // map: the plan a fine-tuned checkpoint was tuned with ("" if none)
+    int seed;
+    bool plans;  // reads its angles from a frequency plan
+  };
+  std::vector<Item> items;
   for (auto& path : checkpoints) {
     const LoadedCharLM cp = load_charlm_checkpoint(path);
     if (cp.vocab != corpus.vocab)
       throw DataError(fmt::format("corpus {} has a different vocabulary from the one {} was trained on; pass the "
                                   "training corpus with --corpus", corpus.path, path));
-    const std::string scheme = cp.model->scheme().name();
-    const int seed = cp.meta.at("training").at("seed");
-    if (!cp.plan_map.empty()) {  // fine-tuned under a plan: read with that plan only
-      readings.push_back({scheme, cp.plan_map, true, 0, seed, path});
+    items.push_back({path, cp.model->scheme().name(), cp.plan_map, cp.meta.at("training").at("seed"),
+                     cp.model->scheme().accepts_frequency_plan()});
+  }
+  // A fine-tuned checkpoint is read right after its map's reading of the plain checkpoint of the same
+  // scheme and seed, when that one is read too; otherwise where it stands.
+  auto plain_of = [&](const Item& ft) {
+    for (auto& it : items)
+      if (it.map.empty() && it.scheme == ft.scheme && it.seed == ft.seed && it.plans) return true;
+    return false;
+  };
+  std::vector<Reading> readings;
+  for (auto& it : items) {
+    if (!it.map.empty()) {  // fine-tuned under a plan: read with that plan only
+      const bool placed = plain_of(it) && std::find(e.rescale.begin(), e.rescale.end(), it.map) != e.rescale.end();
+      if (!placed) readings.push_back({it.scheme, it.map, true, 0, it.seed, it.path});
       continue;
     }
-    readings.push_back({scheme, "none", false, 0, seed, path});
-    if (!cp.model->scheme().accepts_frequency_plan()) continue;
-    if (e.band > 0) readings.push_back({scheme, "none", false, e.band, seed, path});
-    for (auto& map : e.rescale) readings.push_back({scheme, map, false, 0, seed, path});
+    readings.push_back({it.scheme, "none", false, 0, it.seed, it.path});
+    if (!it.plans) continue;
+    if (e.band > 0) readings.push_back({it.scheme, "none", false, e.band, it.seed, it.path});
+    for (auto& map : e.rescale) {
+      readings.push_back({it.scheme, map, false, 0, it.seed, it.path});
+      for (auto& ft : items)
+        if (ft.map == map && ft.scheme == it.scheme && ft.seed == it.seed)
+          readings.push_back({ft.scheme, ft.map, true, 0, ft.seed, ft.path});
+    }
   }
   Progress progress(!show_progress);
   json r = evaluate_readings(readings, e, corpus, progress);
   progress.done();
   return r;
-}
-
-json run_charlm_experiment(const json& resolved, bool show_progress, bool resume) {
-  ExperimentConfig e = ExperimentConfig::from_json(resolved);
-  e.resume = resume;
-  if (e.task != "charlm") throw ConfigError("run_charlm_experiment: task must be charlm");
-  const json reference = load_reference(e.reference);  // published figures, optional
-  const CharCorpus corpus = load_experiment_corpus(e);
-  Progress progress(!show_progress);
-  const auto t0 = std::chrono::steady_clock::now();
-  json training = json::array();
-  std::vector<Reading> readings;
-  for (auto& scheme : e.schemes)
-    for (int seed : e.seeds) {
-      const CharLMRun run = train_charlm(e, resolved, scheme, seed, [&](int step, int steps, double loss) {
-        progress.update(fmt::format("[charlm] training {} seed {}: step {}/{} loss {:.4f}", scheme, seed, step, steps, loss));
-      });
-      training.push_back({{"scheme", scheme}, {"seed", seed}, {"steps", run.steps}, {"final_loss", run.final_loss}});
-      if (run.reused)
-        fmt::print(stderr, "{}kept {} (complete, same config): {} seed {}, final loss {:.3f}\n",
-                   progress.on_terminal() ? "\r\033[K" : "", run.run_dir, scheme, seed, run.final_loss);
-      else
-        fmt::print(stderr, "{}trained {} seed {}: {} steps in {:.0f} s ({:.0f} ms/step), final loss {:.3f}\n",
-                   progress.on_terminal() ? "\r\033[K" : "", scheme, seed, run.steps, run.seconds,
-                   1e3 * run.seconds / run.steps, run.final_loss);
-      readings.push_back({scheme, "none", false, 0, seed, run.checkpoint});
-      // maps, band and fine-tunes apply to schemes that read their angles from a frequency plan
-      if (!load_charlm_checkpoint(run.checkpoint).model->scheme().accepts_frequency_plan()) continue;
-      if (e.band > 0) readings.push_back({scheme, "none", false, e.band, seed, run.checkpoint});
-      for (auto& map : e.rescale) {
-        readings.push_back({scheme, map, false, 0, seed, run.checkpoint});
-        if (e.finetune_steps > 0) {
-          const CharLMRun ft = finetune_charlm(e, resolved, run.checkpoint, map, [&](int step, int steps, double loss) {
-            progress.update(fmt::format("[charlm] fine-tuning {}+{} seed {} at {}: step {}/{} loss {:.4f}", scheme, map,
-                                        seed, e.finetune_length, step, steps, loss));
-          });
-          training.push_back({{"scheme", scheme},
-                              {"seed", seed},
-                              {"finetune_map", map},
-                              {"steps", ft.steps},
-                              {"final_loss", ft.final_loss}});
-          fmt::print(stderr, "{}{} {}+{} seed {} at {}: {} steps in {:.0f} s, final loss {:.3f}\n",
-                     progress.on_terminal() ? "\r\033[K" : "", ft.reused ? "kept fine-tune" : "fine-tuned", scheme, map,
-                     seed, e.finetune_length, ft.steps, ft.seconds, ft.final_loss);
-          readings.push_back({scheme, map, true, 0, seed, ft.checkpoint});
-        }
-      }
-    }
-  const double train_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const auto t1 = std::chrono::steady_clock::now();
-  json results = evaluate_readings(readings, e, corpus, progress);
-  progress.done();
-  const double eval_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
-  results["training"] = training;
-  results["experiment"] = resolved;
-  if (!reference.is_null()) results["reference"] = reference;
-  write_json_atomic(e.out_dir + "/results.json", results);
-  write_file_atomic(e.out_dir + "/table.md", format_charlm_markdown(results));
-  fmt::print(stderr, "character LM: training {:.0f} s, evaluation {:.0f} s\n", train_seconds, eval_seconds);
-  return results;
 }
 
 namespace {

@@ -114,14 +114,10 @@ std::string charlm_sample(CharLM<float>& model, const std::vector<std::string>& 
 // full T x T score square per head (as the reference count does), backward = 2 x forward.
 double charlm_step_flops(const CharLMConfig& c, int B, int T, bool train);
 
-// The whole experiment: every scheme and seed trained, read at every length; RoPE also through each
-// rescale map, fine-tuned with each, and with a band; per-position loss at the longest length.
-// Writes <out_dir>/results.json and table.md. Returns the results JSON.
-// resume: keep every complete run directory whose config.json matches (ExperimentConfig::resume).
-nlohmann::json run_charlm_experiment(const nlohmann::json& resolved, bool show_progress, bool resume = false);
-
 // Reads checkpoints at e.eval_lengths on e's validation windows: each plainly; a RoPE checkpoint
-// also with each map of e.rescale and with e.band; a fine-tuned one under its own plan.
+// also with e.band and with each map of e.rescale; a fine-tuned one under its own plan (right after
+// that map's reading of the checkpoint it started from, when that one is read too). Per-position
+// loss at the longest length. (The whole experiment: harness/experiment.h.)
 nlohmann::json evaluate_charlm(const std::vector<std::string>& checkpoints, const ExperimentConfig& e,
                                bool show_progress);
 

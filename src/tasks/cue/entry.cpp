@@ -5,7 +5,8 @@
 #include "core/errors.h"
 #include "core/parallel.h"
 #include "tasks/cue/evaluation.h"
-#include "tasks/cue/experiment.h"
+#include "core/files.h"
+#include "tasks/cue/geometry.h"
 #include "tasks/cue/training.h"
 #include "tasks/task.h"
 
@@ -31,39 +32,51 @@ class CueTask final : public Task {
   int n_heads(const ExperimentConfig&) const override { return 1; }
   int n_layers(const ExperimentConfig&) const override { return 1; }
 
+  bool parallel_runs() const override { return true; }  // a run takes about a second on one thread
+
   TaskRun train(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
                 Progress& progress) const override {
     const auto out = train_cue(e, resolved, scheme, seed, [&](int step, int steps, double loss, double acc) {
       progress.update(fmt::format("[train {} seed {}] step {}/{} loss {:.4f} acc {:.3f}", scheme, seed, step, steps,
                                   loss, acc));
     });
-    return {out.run_dir, out.checkpoint,
-            fmt::format("trained {} seed {}: {} steps in {:.2f} s ({:.0f} steps/s), final loss {:.4f}, batch accuracy "
-                        "{:.3f}",
-                        scheme, seed, out.steps, out.seconds, out.steps / out.seconds, out.final_loss,
-                        out.final_accuracy)};
+    TaskRun run{out.run_dir, out.checkpoint, "", {}, out.reused ? 0 : out.steps};
+    run.summary = out.reused ? fmt::format("kept {} (complete, same config): {} seed {}, final loss {:.4f}",
+                                           out.run_dir, scheme, seed, out.final_loss)
+                             : fmt::format("trained {} seed {}: {} steps in {:.2f} s ({:.0f} steps/s), final loss "
+                                           "{:.4f}, batch accuracy {:.3f}",
+                                           scheme, seed, out.steps, out.seconds, out.steps / out.seconds,
+                                           out.final_loss, out.final_accuracy);
+    run.record = {{"scheme", scheme},
+                  {"seed", seed},
+                  {"steps", out.steps},
+                  {"final_loss", out.final_loss},
+                  {"final_accuracy", out.final_accuracy}};
+    return run;
   }
 
   nlohmann::json evaluate(const std::vector<std::string>& checkpoints, const ExperimentConfig& e,
                           bool progress) const override {
     const EvalSettings s{e.eval_lengths, e.test_size, e.test_seed, e.rescale};
-    return results_json(evaluate_checkpoints(checkpoints, s, progress), s);
+    nlohmann::json results = results_json(evaluate_checkpoints(checkpoints, s, progress), s);
+    results["experiment"] = e.resolved;
+    return results;
   }
 
-  ExperimentReport run(const nlohmann::json& resolved, const RunControl& c) const override {
-    if (c.resume) throw UsageError("--resume applies to charlm experiments (the cue task trains in seconds)");
-    const auto out = run_experiment(resolved, c.quiet, c.threads);
-    std::string text = out.table;
-    if (!out.geometry.empty()) text += "\n" + out.geometry + "\n";
-    text += fmt::format("{} runs x {} steps trained in {:.2f} s ({:.0f} training steps/s overall); evaluation {:.2f} s\n",
-                        out.runs, out.total_steps / std::max(1, out.runs), out.train_seconds,
-                        out.total_steps / out.train_seconds, out.eval_seconds);
-    return {out.results, text};
+  // With `analyze`: the trained heads' geometry at the lengths past training, into geometry.json.
+  std::string analyze(const std::vector<std::string>& checkpoints, const ExperimentConfig& e) const override {
+    if (!e.analyze) return {};
+    std::vector<int> past;
+    for (int n : e.eval_lengths)
+      if (n > e.train_length) past.push_back(n);
+    const nlohmann::json g = analyze_checkpoints(checkpoints, EvalSettings{past, e.test_size, e.test_seed, {}});
+    write_json_atomic(e.out_dir + "/geometry.json", g);
+    return format_geometry(g);
   }
 
   std::string table(const nlohmann::json& results) const override { return format_results_table(results); }
-  std::string markdown(const nlohmann::json& results, const nlohmann::json& reference) const override {
-    return format_results_markdown(results, reference);
+  std::string markdown(const nlohmann::json& results) const override {
+    return format_results_markdown(results, results.value("reference", nlohmann::json()));
   }
 };
 

@@ -80,6 +80,20 @@ CueHead<float> train_cue_model(const ExperimentConfig& e, const std::string& sch
 TrainOutcome train_cue(const ExperimentConfig& e, const json& resolved, const std::string& scheme, int seed,
                        const ProgressFn& progress) {
   const auto t0 = std::chrono::steady_clock::now();
+  if (e.resume) {
+    const std::string dir = run_dir_for(e, scheme, seed);
+    const json kept = complete_run_training(dir, run_config(resolved, scheme, seed));
+    if (!kept.is_null()) {
+      TrainOutcome out;
+      out.run_dir = dir;
+      out.checkpoint = dir + "/checkpoint.json";
+      out.steps = kept.at("steps");
+      out.final_loss = kept.at("final_loss");
+      out.final_accuracy = kept.at("final_accuracy");
+      out.reused = true;
+      return out;
+    }
+  }
   json log = json::array();
   const CueHead<float> model = train_cue_model(e, scheme, seed, &log, progress);
   TrainOutcome out;

@@ -24,10 +24,12 @@ struct TrainOutcome {
   double final_loss = 0, final_accuracy = 0;
   double seconds = 0;
   int steps = 0;
+  bool reused = false;  // e.resume kept a complete run directory with the same config
 };
 
 // Trains from scratch and writes the run directory (every file atomically). `resolved` is the full
-// experiment config, recorded in config.json with the scheme and seed of this run.
+// experiment config, recorded in config.json with the scheme and seed of this run. With e.resume, a
+// complete run directory whose config.json is this run's is kept instead.
 TrainOutcome train_cue(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
                        const ProgressFn& progress = {});
 

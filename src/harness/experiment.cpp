@@ -1,0 +1,97 @@
+#include "harness/experiment.h"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <chrono>
+#include <exception>
+
+#include "core/files.h"
+#include "core/parallel.h"
+#include "core/progress.h"
+#include "harness/config.h"
+#include "harness/reference.h"
+
+namespace pe {
+
+using nlohmann::json;
+
+namespace {
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+}  // namespace
+
+ExperimentReport run_experiment(const Task& task, const json& resolved, const RunControl& control) {
+  ExperimentConfig e = ExperimentConfig::from_json(resolved);
+  e.resume = control.resume;
+  set_threads(control.threads);
+  const json reference = load_reference(e.reference);  // published figures, optional
+  struct Job {
+    std::string scheme;
+    int seed;
+  };
+  std::vector<Job> jobs;
+  for (auto& s : e.schemes)
+    for (int seed : e.seeds) jobs.push_back({s, seed});
+  // runs[i]: job i's run, then its follow-ups
+  std::vector<std::vector<TaskRun>> runs(jobs.size());
+  std::vector<std::exception_ptr> errors(jobs.size());
+  Progress progress(control.quiet);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto train_job = [&](size_t i, Progress& p) {
+    runs[i].push_back(task.train(e, resolved, jobs[i].scheme, jobs[i].seed, p));
+    if (!task.parallel_runs()) progress.note(runs[i].back().summary);
+    for (auto& f : task.follow_ups(e, resolved, runs[i].front(), p)) {
+      if (!task.parallel_runs()) progress.note(f.summary);
+      runs[i].push_back(std::move(f));
+    }
+  };
+  if (task.parallel_runs()) {
+    // one run per thread; the runs' own step-by-step progress would interleave, so it is silent
+    Progress silent(true);
+    std::atomic<int> done{0};
+#pragma omp parallel for schedule(dynamic, 1)
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      try {
+        train_job(i, silent);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+      progress.update(fmt::format("[{}] trained {}/{} runs (last: {} seed {})", e.name, ++done, jobs.size(),
+                                  jobs[i].scheme, jobs[i].seed));
+    }
+    for (auto& err : errors)
+      if (err) std::rethrow_exception(err);
+  } else {
+    for (size_t i = 0; i < jobs.size(); ++i) train_job(i, progress);
+  }
+  progress.done();
+  ExperimentReport out;
+  out.train_seconds = seconds_since(t0);
+  std::vector<std::string> checkpoints;
+  json training = json::array();
+  for (auto& job : runs)
+    for (auto& r : job) {
+      checkpoints.push_back(r.checkpoint);
+      training.push_back(r.record);
+      out.total_steps += r.steps;
+      ++out.runs;
+    }
+
+  const auto t1 = std::chrono::steady_clock::now();
+  out.results = task.evaluate(checkpoints, e, !control.quiet);
+  out.results["training"] = training;
+  if (!reference.is_null()) out.results["reference"] = reference;
+  out.eval_seconds = seconds_since(t1);
+  write_json_atomic(e.out_dir + "/results.json", out.results);
+  write_file_atomic(e.out_dir + "/table.md", task.markdown(out.results));
+  out.text = task.table(out.results);
+  const std::string analyses = task.analyze(checkpoints, e);
+  if (!analyses.empty()) out.text += "\n" + analyses + "\n";
+  out.text += fmt::format("{} runs ({} training steps) in {:.1f} s; evaluation {:.1f} s\n", out.runs, out.total_steps,
+                          out.train_seconds, out.eval_seconds);
+  return out;
+}
+
+}  // namespace pe
