@@ -65,7 +65,7 @@ std::vector<GradCheckRow> gradcheck_cue(const std::string& scheme) {
   model.prepare(T);
   CueWorkspace<double> ws;
   std::vector<double> grad(model.layout().total(), 0.0);
-  model.forward_backward(batch.tokens.data(), batch.targets.data(), B, T, 1.0 / B, grad.data(), ws);
+  model.forward_backward(batch.tokens.data(), batch.targets.data(), B, T, B, grad.data(), ws);
   auto loss = [&] {
     CueWorkspace<double> w;
     return model.forward(batch.tokens.data(), batch.targets.data(), B, T, w).loss_sum / B;

@@ -5,6 +5,7 @@
 #include "core/gemm.h"
 #include "core/rng.h"
 #include "core/math.h"
+#include "models/cross_entropy.h"
 
 namespace pe {
 
@@ -99,13 +100,7 @@ double CharLM<S>::run_forward(const int* x, const int* y, int B, int T, CharLMCa
   gemm(Op::N, Op::T, N, V, D, c.h_in[L].data(), D, E.data(), D, c.logits.data(), V, false);
   double loss = 0;
   c.token_loss.resize(N);
-  for (int i = 0; i < N; ++i) {
-    const S* l = &c.logits[size_t(i) * V];
-    const S mx = *std::max_element(l, l + V);
-    double sum = 0;
-    for (int v = 0; v < V; ++v) sum += math::exp(double(l[v] - mx));
-    loss += (c.token_loss[i] = math::log(sum) - double(l[y[i]] - mx));
-  }
+  for (int i = 0; i < N; ++i) loss += (c.token_loss[i] = cross_entropy_forward(&c.logits[size_t(i) * V], V, y[i]));
   return loss / N;
 }
 
@@ -121,15 +116,8 @@ double CharLM<S>::forward_backward(const int* x, const int* y, int B, int T, S* 
   // undoes loss = sum CE / norm: dlogits = (softmax - onehot) / norm
   const S norm = S(norm_rows > 0 ? norm_rows : N);
   c.dlogits.resize(size_t(N) * V);
-  MatMap<S> dlogits(c.dlogits.data(), N, V);
-  for (int i = 0; i < N; ++i) {
-    const S* l = &c.logits[size_t(i) * V];
-    const S mx = *std::max_element(l, l + V);
-    S sum = 0;
-    for (int v = 0; v < V; ++v) sum += (dlogits(i, v) = math::exp(l[v] - mx));
-    for (int v = 0; v < V; ++v) dlogits(i, v) /= sum * norm;
-    dlogits(i, y[i]) -= S(1) / norm;
-  }
+  for (int i = 0; i < N; ++i)
+    cross_entropy_backward(&c.logits[size_t(i) * V], V, y[i], norm, &c.dlogits[size_t(i) * V]);
   // undoes logits = h E^T: dE += dlogits^T h, dh = dlogits E
   const S* hL = c.h_in[L].data();
   gemm(Op::T, Op::N, V, D, N, c.dlogits.data(), V, hL, D, G.data(emb_), D, true);

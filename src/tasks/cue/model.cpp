@@ -1,5 +1,7 @@
 #include "tasks/cue/model.h"
 
+#include "models/cross_entropy.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -141,13 +143,8 @@ BatchStats CueHead<S>::forward(const int* tokens, const int* targets, int B, int
   // cross-entropy and accuracy
   BatchStats st;
   for (int b = 0; b < B; ++b) {
-    const S* l = &ws.logits[size_t(b) * C];
     int arg = 0;
-    for (int c = 1; c < C; ++c)
-      if (l[c] > l[arg]) arg = c;
-    double sum = 0;
-    for (int c = 0; c < C; ++c) sum += math::exp(double(l[c] - l[arg]));
-    st.loss_sum += math::log(sum) - double(l[targets[b]] - l[arg]);
+    st.loss_sum += cross_entropy_forward(&ws.logits[size_t(b) * C], C, targets[b], &arg);
     st.correct += (arg == targets[b]);
     if (predictions) predictions[b] = arg;
   }
@@ -155,25 +152,17 @@ BatchStats CueHead<S>::forward(const int* tokens, const int* targets, int B, int
 }
 
 template <class S>
-BatchStats CueHead<S>::forward_backward(const int* tokens, const int* targets, int B, int T, S grad_scale,
+BatchStats CueHead<S>::forward_backward(const int* tokens, const int* targets, int B, int T, long norm_rows,
                                         S* grad, CueWorkspace<S>& ws, int p0) const {
   const BatchStats st = forward(tokens, targets, B, T, ws, nullptr, p0);
   const int d = cfg_.d_model, d3 = 3 * d, C = cfg_.task.alphabet, V = cfg_.task.vocab();
   const auto P = cview();
   const ParamView<S> G = view(grad);
   const bool emb = scheme_->acts_on_embedding();
-  // undoes loss = CE(logits): dlogits = (softmax - onehot) * grad_scale
+  // undoes loss = sum_b CE(logits_b) / norm_rows: dlogits = (softmax - onehot) / norm_rows
   resize(ws.dlogits, size_t(B) * C);
-  for (int b = 0; b < B; ++b) {
-    const S* l = &ws.logits[size_t(b) * C];
-    S* g = &ws.dlogits[size_t(b) * C];
-    S mx = l[0];
-    for (int c = 1; c < C; ++c) mx = std::max(mx, l[c]);
-    S sum = 0;
-    for (int c = 0; c < C; ++c) sum += (g[c] = math::exp(l[c] - mx));
-    for (int c = 0; c < C; ++c) g[c] = g[c] / sum * grad_scale;
-    g[targets[b]] -= grad_scale;
-  }
+  for (int b = 0; b < B; ++b)
+    cross_entropy_backward(&ws.logits[size_t(b) * C], C, targets[b], S(norm_rows), &ws.dlogits[size_t(b) * C]);
   // undoes logits = Z W_out
   const CMatMap<S> dL(ws.dlogits.data(), B, C);
   G(wout_).noalias() += CMatMap<S>(ws.Z.data(), B, d).transpose() * dL;

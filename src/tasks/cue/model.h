@@ -63,8 +63,9 @@ class CueHead {
   // p0+T-1). predictions: [B] (optional).
   BatchStats forward(const int* tokens, const int* targets, int B, int T, CueWorkspace<S>& ws,
                      int* predictions = nullptr, int p0 = 0) const;
-  // Forward then backward; adds grad_scale * dLoss/dparam into grad (flat, layout()).
-  BatchStats forward_backward(const int* tokens, const int* targets, int B, int T, S grad_scale, S* grad,
+  // Forward then backward; adds d(loss_sum / norm_rows)/dparam into grad (flat, layout()): norm_rows
+  // is the whole batch's size when this call is one chunk of it.
+  BatchStats forward_backward(const int* tokens, const int* targets, int B, int T, long norm_rows, S* grad,
                               CueWorkspace<S>& ws, int p0 = 0) const;
 
  private:

@@ -48,7 +48,6 @@ CueHead<float> train_cue_model(const ExperimentConfig& e, const std::string& sch
   std::vector<CueWorkspace<float>> ws(chunks);
   std::vector<BatchStats> stats(chunks);
   std::vector<float> grad(n);
-  const float scale = 1.0f / float(B);
   for (int step = 1; step <= e.steps; ++step) {
     const CueBatch batch = cue_train_batch(model.config().task, uint64_t(seed), step, B, T);
 #pragma omp parallel for schedule(static) if (!in_parallel() && chunks > 1)
@@ -56,7 +55,7 @@ CueHead<float> train_cue_model(const ExperimentConfig& e, const std::string& sch
       const ScopedFlushToZero ftz;
       const int b0 = c * kChunk, nb = std::min(kChunk, B - b0);
       std::fill(grads[c].begin(), grads[c].end(), 0.0f);
-      stats[c] = model.forward_backward(&batch.tokens[size_t(b0) * T], &batch.targets[b0], nb, T, scale,
+      stats[c] = model.forward_backward(&batch.tokens[size_t(b0) * T], &batch.targets[b0], nb, T, B,
                                         grads[c].data(), ws[c]);
     }
     std::fill(grad.begin(), grad.end(), 0.0f);

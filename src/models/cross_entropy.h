@@ -1,0 +1,35 @@
+// The loss layer of both tasks' models: cross-entropy of one row of logits against its target.
+// Forward accumulates in double (a loss is a sum over many rows); backward works in the model's
+// scalar. The row's largest logit is subtracted first, so exp never overflows.
+#pragma once
+#include "core/math.h"
+
+namespace pe {
+
+// l: [C] logits, target in [0, C). Returns log sum_c exp(l_c - m) - (l_target - m), m = max_c l_c.
+// argmax (optional): the first index of the largest logit.
+template <class S>
+double cross_entropy_forward(const S* l, int C, int target, int* argmax = nullptr) {
+  int arg = 0;
+  for (int c = 1; c < C; ++c)
+    if (l[c] > l[arg]) arg = c;
+  const S m = l[arg];
+  double sum = 0;
+  for (int c = 0; c < C; ++c) sum += math::exp(double(l[c] - m));
+  if (argmax) *argmax = arg;
+  return math::log(sum) - double(l[target] - m);
+}
+
+// Undoes loss = cross_entropy_forward(l, C, target) / norm: dl = (softmax(l) - onehot(target)) / norm.
+// dl: [C], written (not added).
+template <class S>
+void cross_entropy_backward(const S* l, int C, int target, S norm, S* dl) {
+  S m = l[0];
+  for (int c = 1; c < C; ++c) m = l[c] > m ? l[c] : m;
+  S sum = 0;
+  for (int c = 0; c < C; ++c) sum += (dl[c] = math::exp(l[c] - m));
+  for (int c = 0; c < C; ++c) dl[c] /= sum * norm;
+  dl[target] -= S(1) / norm;
+}
+
+}  // namespace pe
