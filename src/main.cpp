@@ -49,7 +49,8 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    const int rc = app.exit(e);  // --help and --version print and succeed; every usage error is exit 2
+    return rc == 0 ? 0 : 2;
   } catch (const pe::Error& e) {
     fmt::print(stderr, "pe-bench: error: {}\n", e.what());
     return e.exit_code();

@@ -20,6 +20,8 @@ expect_error() {  # expect_error "description" "expected text" args...
   lines=$(wc -l <"$TMP/stderr")
   local ok=1
   [[ $rc -ne 0 ]] || { echo "FAIL [$what]: exit code 0"; ok=0; }
+  [[ -z "${WANT_RC:-}" || $rc -eq $WANT_RC ]] || { echo "FAIL [$what]: exit code $rc, expected $WANT_RC"; ok=0; }
+  [[ $rc -lt 64 ]] || { echo "FAIL [$what]: exit code $rc (a signal or an internal error)"; ok=0; }
   [[ $lines -eq 1 ]] || { echo "FAIL [$what]: $lines lines on stderr:"; cat "$TMP/stderr"; ok=0; }
   grep -q "^pe-bench: error: " "$TMP/stderr" || { echo "FAIL [$what]: no 'pe-bench: error:' prefix"; ok=0; }
   grep -qF -- "$text" "$TMP/stderr" || { echo "FAIL [$what]: message lacks '$text':"; cat "$TMP/stderr"; ok=0; }
@@ -28,6 +30,13 @@ expect_error() {  # expect_error "description" "expected text" args...
     echo "FAIL [$what]: temporary file left behind"; ok=0
   fi
   if [[ $ok -eq 1 ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+}
+
+expect_code() {  # expect_code CODE "description" "expected text" args...: the same, with that exit code
+  WANT_RC=$1
+  shift
+  expect_error "$@"
+  WANT_RC=
 }
 
 # A real checkpoint to corrupt, and a few broken files.
@@ -40,9 +49,9 @@ echo '{"steps": "ten"}' >"$TMP/type.json"
 
 expect_error "unknown scheme" "unknown scheme 'fourier'" train --scheme fourier --runs-dir "$TMP/r2" --quiet
 expect_error "unknown task" "unknown task 'filings9'" train --scheme rope --task filings9 --runs-dir "$TMP/r2" --quiet
-expect_error "malformed lengths" "'abc' is not a positive integer" eval --lengths 32,abc --runs-dir "$TMP/runs" --out "$TMP/out.json" --quiet
-expect_error "non-positive length" "'0' is not a positive integer" eval --lengths 0,64 --runs-dir "$TMP/runs" --out "$TMP/out.json" --quiet
-expect_error "negative length" "'-32' is not a positive integer" eval --lengths=-32 --runs-dir "$TMP/runs" --out "$TMP/out.json" --quiet
+expect_error "malformed lengths" "'abc' in the list '32,abc' is not a length from 2 to 2048" eval --lengths 32,abc --runs-dir "$TMP/runs" --out "$TMP/out.json" --quiet
+expect_error "non-positive length" "'0' in the list '0,64' is not a length" eval --lengths 0,64 --runs-dir "$TMP/runs" --out "$TMP/out.json" --quiet
+expect_error "negative length" "'-32' in the list '-32' is not a length" eval --lengths=-32 --runs-dir "$TMP/runs" --out "$TMP/out.json" --quiet
 expect_error "missing checkpoint" "not found" eval --checkpoint "$TMP/absent.json" --out "$TMP/out.json" --quiet
 expect_error "corrupt checkpoint" "not valid JSON" eval --checkpoint "$TMP/corrupt.json" --out "$TMP/out.json" --quiet
 expect_error "checkpoint version" "format version 7" eval --checkpoint "$TMP/version.json" --out "$TMP/out.json" --quiet
@@ -61,7 +70,7 @@ expect_error "missing required option" "--scheme is required" train
 printf 'the time machine\n' >"$TMP/short.txt"
 expect_error "charlm missing corpus" "not found" train --task charlm --scheme rope --corpus "$TMP/nope.txt" --runs-dir "$TMP/r3" --quiet
 expect_error "charlm corpus too short" "characters after preprocessing" train --task charlm --scheme rope --corpus "$TMP/short.txt" --runs-dir "$TMP/r3" --quiet
-expect_error "charlm bad lengths" "'x' is not a positive integer" eval --task charlm --lengths 128,x --runs-dir "$TMP/runs" --out "$TMP/out.json" --quiet
+expect_error "charlm bad lengths" "'x' in the list '128,x' is not a length" eval --task charlm --lengths 128,x --runs-dir "$TMP/runs" --out "$TMP/out.json" --quiet
 expect_error "charlm no checkpoints" "no charlm checkpoint.json" eval --task charlm --runs-dir "$TMP/runs" --out "$TMP/out.json" --quiet
 expect_error "eval unknown task" "unknown task 'poetry'" eval --task poetry --runs-dir "$TMP/runs" --out "$TMP/out.json" --quiet
 expect_error "sample a cue checkpoint" "not charlm" sample --checkpoint "$CP"
@@ -75,7 +84,7 @@ expect_error "cue eval bad map" "--maps: unknown context-extension map 'zoom'" e
 expect_error "cue eval with a band" "--band does not apply to --task cue" eval --band 128 --runs-dir "$TMP/runs" --out "$TMP/out.json" --quiet
 expect_error "cue train with a corpus" "does not apply to the cue task" train --scheme rope --corpus data/timemachine.txt --runs-dir "$TMP/r2" --quiet
 expect_error "a setting of another scheme" "key 'shaw_clip' is a setting of shaw" train --scheme rope --set shaw_clip=8 --runs-dir "$TMP/r2" --quiet
-expect_error "a setting out of its domain" "shaw_clip must be at least 1" train --scheme shaw --set shaw_clip=0 --runs-dir "$TMP/r2" --quiet
+expect_error "a setting out of its domain" "key 'shaw_clip' must be an integer in [1, 2048] (got 0)" train --scheme shaw --set shaw_clip=0 --runs-dir "$TMP/r2" --quiet
 expect_error "hybrid in the one-layer cue head" "hybrid_layers lists 2 layers but the model has 1" train --scheme hybrid --runs-dir "$TMP/r2" --quiet
 expect_error "hybrid with a bad window" "bad window 'x'" train --task charlm --scheme hybrid --set hybrid_layers=rope:x,none --steps 1 --runs-dir "$TMP/r3" --quiet
 expect_error "table of a corrupt file" "not valid JSON" table "$TMP/corrupt.json"
@@ -112,6 +121,49 @@ if [[ $? -eq 0 ]] && grep -q "null" "$TMP/ok.json" && grep -q "—" "$TMP/stdout
   --set rescale= --set reference= --set out_dir="$TMP/alibi" --set runs_dir="$TMP/alibi/runs" --quiet >"$TMP/stdout" 2>"$TMP/stderr"
 if [[ $? -eq 0 ]] && python3 -c 'import json,sys; g=json.load(open(sys.argv[1])); assert abs(g["alibi"][0]["slope"] - 2**-8) < 1e-12, g["alibi"][0]' "$TMP/alibi/geometry.json"; then
   pass=$((pass + 1)); else echo "FAIL [alibi with the reference slopes, analysed]"; cat "$TMP/stderr"; fail=$((fail + 1)); fi
+
+# Issue 14's hostile inputs, one or more per class; each ends in one line and its documented code
+# (2 usage or config, 3 checkpoint, 4 data, 7 diverged).
+CQ=results/charlm-quick/runs/charlm/rope/seed0/checkpoint.json
+edit_json() {  # edit_json IN OUT python-statement-on-c
+  python3 -c "import json,sys; c=json.load(open(sys.argv[1])); $3; json.dump(c, open(sys.argv[2], 'w'))" "$1" "$2"
+}
+edit_json "$CP" "$TMP/rows-neg.json" "c['scheme']['learned_rows'] = -5"
+edit_json "$CP" "$TMP/huge-value.json" "c['params'][0]['data'][0] = 1e39"
+edit_json "$CP" "$TMP/no-training.json" "del c['training']"
+edit_json "$CP" "$TMP/shape-mismatch.json" "c['model']['d_model'] = 100000000"
+edit_json "$CQ" "$TMP/tl0.json" "c['training']['train_length'] = 0"
+edit_json "$CQ" "$TMP/base-str.json" "c['scheme']['base'] = 'x'"
+echo '{"task": "cue", "lengths": {}, "rows": []}' >"$TMP/lengths-obj.json"
+R="--runs-dir $TMP/h --quiet"
+expect_code 2 "rotary_fraction out of [0, 1]" "rotary_fraction" train --scheme rope --set rotary_fraction=7 $R
+expect_code 3 "checkpoint learned_rows -5" "learned_rows" eval --checkpoint "$TMP/rows-neg.json" --out "$TMP/out.json" --quiet
+expect_code 2 "steps past int" "key 'steps' must be an integer in [1, 1000000]" train --scheme rope --set steps=2147483648 $R
+expect_code 2 "steps past 32 bits" "got 4294967297" train --scheme rope --set steps=4294967297 $R
+expect_code 3 "charlm checkpoint with train_length 0" "training.train_length" sample --checkpoint "$TMP/tl0.json" --prompt "the"
+expect_code 3 "checkpoint setting of the wrong type" "setting 'base' must be a number" sample --checkpoint "$TMP/base-str.json" --prompt "the"
+expect_code 4 "table of results with lengths {}" "malformed" table "$TMP/lengths-obj.json"
+expect_code 2 "--steps 0" "key 'steps'" train --scheme rope --steps 0 $R
+expect_code 2 "finetune --steps 0" "at least one step" finetune --checkpoint "$CQ" --steps 0 --quiet
+expect_code 2 "finetune --lr -1" "key 'finetune_lr' must be a finite number in (0, 1]" finetune --checkpoint "$CQ" --lr -1 --quiet
+expect_code 2 "finetune --batch 0" "key 'finetune_batch'" finetune --checkpoint "$CQ" --batch 0 --quiet
+expect_code 2 "--threads -3" "--threads" train --scheme rope --threads -3 $R
+expect_code 2 "lr 1e6" "key 'lr' must be a finite number in (0, 1]" train --scheme rope --set lr=1e6 $R
+expect_code 3 "checkpoint value 1e39" "is not a finite float" eval --checkpoint "$TMP/huge-value.json" --out "$TMP/out.json" --quiet
+expect_code 2 "mark_prob 2" "mark_prob" train --scheme rope --set mark_prob=2 $R
+expect_code 2 "base 0" "base" train --scheme rope --set base=0 $R
+expect_code 2 "learned_rows below the training length" "learned_rows is 3 but train_length is 32" train --scheme learned --set learned_rows=3 $R
+expect_code 2 "empty out_dir" "key 'out_dir' must not be empty" run experiments/tournament.json --set out_dir= --quiet
+expect_code 3 "checkpoint without its training section" "no 'training' section" eval --checkpoint "$TMP/no-training.json" --out "$TMP/out.json" --quiet
+expect_code 3 "checkpoint sections that disagree" "model.d_model 100000000 and scheme.d_model" eval --checkpoint "$TMP/shape-mismatch.json" --out "$TMP/out.json" --quiet
+expect_code 2 "eval at 65,536" "is not a length from 2 to 2048" eval --checkpoint "$CP" --lengths 65536 --out "$TMP/out.json" --quiet
+expect_code 2 "a huge t5 table" "key 't5_buckets' must be an integer in [2, 1024]" train --scheme t5 --set t5_buckets=1000000000 $R
+echo '{"lr": 1e999}' >"$TMP/inf.json"
+expect_code 2 "a number too large for a double in a file" "is not valid JSON" run "$TMP/inf.json" --quiet
+# an experiment file's task is the task train uses (it used to train a cue model with charlm settings)
+"$BIN" train --experiment experiments/charlm-quick.json --scheme none --steps 2 --runs-dir "$TMP/cq" --quiet >"$TMP/stdout" 2>"$TMP/stderr"
+if [[ $? -eq 0 && -f "$TMP/cq/charlm/none/seed0/checkpoint.json" ]]; then pass=$((pass + 1)); else
+  echo "FAIL [train --experiment takes the file's task]"; cat "$TMP/stderr"; fail=$((fail + 1)); fi
 
 echo "cli_errors: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

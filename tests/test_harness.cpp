@@ -3,10 +3,13 @@
 
 #include <filesystem>
 #include <fstream>
+#include <cmath>
+#include <limits>
 
 #include "core/errors.h"
 #include "core/files.h"
 #include "core/parallel.h"
+#include "core/params.h"
 #include "tasks/cue/checkpoint.h"
 #include "harness/config.h"
 #include "tasks/cue/evaluation.h"
@@ -163,4 +166,36 @@ TEST_CASE("results are written atomically: a failed write leaves the old file in
   write_file_atomic(dir + "/r.json", "old");
   CHECK_THROWS_AS(write_file_atomic(dir + "/r.json/x", "new"), IoError);  // parent is a file
   CHECK(read_file(dir + "/r.json") == "old");
+}
+
+TEST_CASE("a non-finite loss or parameter stops training, naming the step and the first tensor") {
+  ParamLayout layout;
+  layout.add("a", 2, 2);
+  layout.add("b", 1, 3);
+  std::vector<float> p(layout.total(), 0.5f), g(layout.total(), 0.0f);
+  CHECK_NOTHROW(check_finite_step(3, 0.7, layout, p.data(), g.data(), 0.01));
+  CHECK_THROWS_WITH_AS(check_finite_step(3, std::nan(""), layout, p.data(), g.data(), 0.01),
+                       doctest::Contains("training diverged at step 3: the loss is nan"), TrainingDiverged);
+  g[5] = std::numeric_limits<float>::infinity();
+  CHECK_THROWS_WITH_AS(check_finite_step(4, 0.7, layout, p.data(), g.data(), 0.01),
+                       doctest::Contains("the gradient of b is not finite"), TrainingDiverged);
+  p[1] = std::nanf("");
+  CHECK_THROWS_WITH_AS(check_finite_step<float>(5, 0.7, layout, p.data(), nullptr, 0.01), doctest::Contains("a is not finite"),
+                       TrainingDiverged);
+  CHECK(TrainingDiverged("x").exit_code() == 7);
+}
+
+TEST_CASE("every key's domain is checked in one place: files, --set and resolved configs") {
+  json cfg = default_config("cue");
+  CHECK_THROWS_WITH_AS(apply_override(cfg, "steps=0"), doctest::Contains("key 'steps' must be an integer in [1, "),
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(merge_config(cfg, json{{"lr", -1.0}}, "file.json"),
+                       doctest::Contains("file.json: key 'lr' must be a finite number in (0, 1]"), ConfigError);
+  CHECK_THROWS_WITH_AS(merge_config(cfg, json{{"eval_lengths", {32, 100000}}}, "f"),
+                       doctest::Contains("every entry must be an integer in [2, 2048] (got 100000)"), ConfigError);
+  json direct = cfg;
+  direct["batch_size"] = 1000000;  // a config assembled without merge_config
+  CHECK_THROWS_WITH_AS(validate_config(direct), doctest::Contains("batch_size"), ConfigError);
+  CHECK(describe_keys().find("steps") != std::string::npos);
+  CHECK(describe_keys().find("an integer in [1, 1000000]") != std::string::npos);
 }

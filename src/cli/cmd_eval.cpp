@@ -17,7 +17,7 @@ void register_eval(CLI::App& app) {
   struct Opts {
     std::string task = "cue", lengths, runs_dir = "results/runs", out = "results/eval.json", markdown, maps, corpus;
     std::vector<std::string> checkpoints, sets;
-    int band = -1;
+    std::optional<int> band;
     RunOptions run;
   };
   auto o = std::make_shared<Opts>();
@@ -38,20 +38,17 @@ void register_eval(CLI::App& app) {
   add_run_options(sub, o->run);
   sub->callback([o] {
     const Task& task = find_task(o->task);
-    reject_unread(o->band >= 0, "--band", "band", task.name());
+    reject_unread(o->band.has_value(), "--band", "band", task.name());
     reject_unread(!o->corpus.empty(), "--corpus", "corpus", task.name());
     // options checked here, so that their errors name them
     std::string list;
     if (!o->lengths.empty())
-      for (int n : parse_length_list(o->lengths, "--lengths")) {
-        if (n < 2) throw UsageError(fmt::format("--lengths: {} is too short (a sequence needs content and a query)", n));
-        list += (list.empty() ? "" : ",") + std::to_string(n);
-      }
+      for (int n : parse_length_list(o->lengths, "--lengths")) list += (list.empty() ? "" : ",") + std::to_string(n);
     if (!o->maps.empty()) parse_map_list(o->maps, "--maps");
     const nlohmann::json cfg = Overrides{{"task=" + task.name()}}
                                    .add("eval_lengths", list)
                                    .add("rescale", o->maps)
-                                   .add("band", o->band, -1)
+                                   .add("band", o->band)
                                    .add("corpus", o->corpus)
                                    .resolve("", o->sets);
     const ExperimentConfig e = ExperimentConfig::from_json(cfg);

@@ -13,8 +13,8 @@ namespace pe::cli {
 void register_finetune(CLI::App& app) {
   struct Opts {
     std::string checkpoint, maps = "pi", experiment, corpus;
-    int steps = 0, length = 0, batch = 0;
-    double lr = 0;
+    std::optional<int> steps, length, batch;
+    std::optional<double> lr;
     std::vector<std::string> sets;
     RunOptions run;
   };
@@ -45,7 +45,7 @@ void register_finetune(CLI::App& app) {
                                    .add("corpus", o->corpus)
                                    .resolve(o->experiment, o->sets);
     const ExperimentConfig e = ExperimentConfig::from_json(cfg);
-    if (e.finetune_steps <= 0) throw UsageError("--steps: fine-tuning needs at least one step");
+    if (e.finetune_steps <= 0) throw UsageError("--steps: fine-tuning needs at least one step (finetune_steps is 0)");
     set_threads(o->run.threads);
     for (auto& map : maps) {
       Progress progress(o->run.quiet);

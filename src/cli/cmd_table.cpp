@@ -24,11 +24,17 @@ void register_table(CLI::App& app) {
     nlohmann::json r;
     try {
       r = nlohmann::json::parse(read_file(o->results));
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {
       throw DataError(fmt::format("{} is not valid JSON ({})", o->results, e.what()));
     }
     if (!r.is_object() || !r.contains("task") || !r.contains("rows"))
       throw DataError(fmt::format("{} is not a pe-bench results file (no task or rows)", o->results));
+    bool lengths_ok = r.contains("lengths") && r["lengths"].is_array() && !r["lengths"].empty();
+    if (lengths_ok)
+      for (auto& n : r["lengths"]) lengths_ok = lengths_ok && n.is_number_integer();
+    if (!lengths_ok || !r["rows"].is_array())
+      throw DataError(fmt::format("{} is malformed: 'lengths' must be a non-empty list of integers and 'rows' a list",
+                                  o->results));
     if (!r["task"].is_string() || !task_exists(r["task"]))
       throw DataError(fmt::format("{} holds results of task {}, which this build does not know (known: {})", o->results,
                                   r["task"].dump(), known_tasks()));

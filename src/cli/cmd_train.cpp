@@ -10,8 +10,9 @@ namespace pe::cli {
 
 void register_train(CLI::App& app) {
   struct Opts {
-    std::string scheme, task = "cue", experiment, runs_dir, corpus;
-    int seed = 0, steps = 0;
+    std::string scheme, task, experiment, runs_dir, corpus;
+    int seed = 0;
+    std::optional<int> steps;
     std::vector<std::string> sets;
     RunOptions run;
   };
@@ -19,9 +20,12 @@ void register_train(CLI::App& app) {
   auto* sub = app.add_subcommand("train", "Train one model; writes <runs-dir>/<task>/<scheme>/seed<N>/ "
                                           "(config.json, metrics.jsonl, checkpoint.json)");
   sub->add_option("--scheme", o->scheme, "positional scheme (see `pe-bench schemes`)")->required();
-  sub->add_option("--task", o->task, "task to train on: cue, or charlm (the character LM, with its own defaults)")
-      ->capture_default_str();
-  sub->add_option("--seed", o->seed, "training seed (initialisation and data stream)")->capture_default_str();
+  sub->add_option("--task", o->task,
+                  "task to train on: cue, or charlm (the character LM, with its own defaults); default: the "
+                  "experiment file's, else cue");
+  sub->add_option("--seed", o->seed, "training seed (initialisation and data stream)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, kMaxSeed));
   sub->add_option("--steps", o->steps, "Adam steps (default: the experiment's; cue 1500, charlm 3000)");
   sub->add_option("--experiment", o->experiment, "experiment JSON file whose settings to use (default: built-in defaults)");
   sub->add_option("--runs-dir", o->runs_dir, "root of run directories (default: results/runs)");

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "core/errors.h"
 #include "harness/config.h"
 #include "tasks/task.h"
@@ -35,10 +37,15 @@ nlohmann::json Overrides::resolve(const std::string& experiment, const std::vect
   return resolve_config(experiment, all);
 }
 
-std::string Overrides::format_number(double v) { return fmt::format("{}", v); }
+std::string Overrides::format_number(double v) {
+  // integers as integers (an Int key refuses "1e+06"); other numbers to the last digit
+  if (v == std::floor(v) && std::fabs(v) < 9e15) return fmt::format("{}", (long long)v);
+  return fmt::format("{}", v);
+}
 
 void add_run_options(CLI::App* sub, RunOptions& o) {
-  sub->add_option("--threads", o.threads, "OpenMP threads (0: all cores); results do not depend on it");
+  sub->add_option("--threads", o.threads, "OpenMP threads (0: all cores); results do not depend on it")
+      ->check(CLI::Range(0, 1024));
   sub->add_flag("--quiet,-q", o.quiet, "no progress line");
 }
 

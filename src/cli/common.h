@@ -1,6 +1,7 @@
 // Shared pieces of the subcommands: the registry entry type, progress lines, --set handling.
 #pragma once
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,8 +37,11 @@ struct Overrides {
     if (!value.empty()) sets.push_back(key + "=" + value);
     return *this;
   }
-  Overrides& add(const std::string& key, double value, double unset = 0) {
-    if (value > unset) sets.push_back(key + "=" + format_number(value));
+  // An option the user gave sets its key (and meets the key's domain like any --set); one not
+  // given leaves the experiment's value.
+  template <class T>
+  Overrides& add(const std::string& key, const std::optional<T>& value) {
+    if (value) sets.push_back(key + "=" + format_number(double(*value)));
     return *this;
   }
   // resolve_config(experiment, these, then `user_sets`)

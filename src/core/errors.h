@@ -34,6 +34,12 @@ struct IoError : Error {
   int exit_code() const override { return 5; }
 };
 
+// Training met a non-finite loss or parameter (too high a learning rate, usually); nothing was written.
+struct TrainingDiverged : Error {
+  using Error::Error;
+  int exit_code() const override { return 7; }
+};
+
 // Two output trees compared by `pe-bench diff` are not the same (the differences are printed first).
 struct OutputsDiffer : Error {
   using Error::Error;

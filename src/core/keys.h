@@ -1,6 +1,9 @@
-// A configuration key: name, type, default and help. The experiment key table is a list of them;
-// a scheme declares its own settings the same way (SchemeInfo::keys), and the table includes them.
+// A configuration key: name, type, default, help and domain. The experiment key table is a list of
+// them; a scheme declares its own settings the same way (SchemeInfo::keys), and the table includes
+// them. The domain is checked in one place (check_key_value, harness/config.h) for experiment files,
+// --set, the CLI options that set keys, and resolved configs.
 #pragma once
+#include <limits>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -14,6 +17,20 @@ struct KeySpec {
   KeyType type;
   nlohmann::json default_value;
   std::string help;
+  // Numbers (and every element of a number list) lie in [min, max], or (min, max] when min_open;
+  // and are finite. A string with min >= 1 must not be empty.
+  double min = -std::numeric_limits<double>::max();
+  double max = std::numeric_limits<double>::max();
+  bool min_open = false;
 };
+
+// "an integer", "a list of numbers", ... (for messages)
+std::string type_name(KeyType t);
+// Whether v has type t (an integer is also a number; lists must hold only their element type).
+bool has_type(const nlohmann::json& v, KeyType t);
+// The domain in words ("an integer in [1, 1000000]"), or "" when any value of the type is allowed.
+std::string domain_of(const KeySpec& spec);
+// Throws ConfigError naming the key (and `origin`) when v lies outside the key's declared domain.
+void check_key_value(const KeySpec& spec, const nlohmann::json& v, const std::string& origin);
 
 }  // namespace pe

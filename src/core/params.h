@@ -1,6 +1,8 @@
 // Parameters, gradients and Adam moments are flat buffers; a ParamLayout names the tensors inside
 // them, so zeroing, the optimizer, checkpointing and gradient checks are single loops.
 #pragma once
+#include <fmt/format.h>
+#include <cmath>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -71,5 +73,30 @@ struct CParamView {
   }
   const S* data(int id) const { return base + (*layout)[id].offset; }
 };
+
+// The name of the first tensor of `layout` holding a non-finite value in values, or "" if none.
+template <class S>
+std::string first_nonfinite(const ParamLayout& layout, const S* values) {
+  for (auto& t : layout.tensors())
+    for (size_t i = 0; i < t.size(); ++i)
+      if (!std::isfinite(values[t.offset + i])) return t.name;
+  return "";
+}
+
+// Throws TrainingDiverged when the step's loss or any parameter after it is not finite, naming the
+// step and the first tensor where it shows.
+template <class S>
+void check_finite_step(int step, double loss, const ParamLayout& layout, const S* params, const S* grad,
+                       double lr) {
+  std::string where;
+  if (!std::isfinite(loss)) where = fmt::format("the loss is {}", loss);
+  else if (const std::string g = grad ? first_nonfinite(layout, grad) : ""; !g.empty())
+    where = "the gradient of " + g + " is not finite";
+  else if (const std::string p = first_nonfinite(layout, params); !p.empty())
+    where = p + " is not finite";
+  if (!where.empty())
+    throw TrainingDiverged(fmt::format("training diverged at step {}: {}; lower lr (it is {}); nothing was written",
+                                       step, where, lr));
+}
 
 }  // namespace pe

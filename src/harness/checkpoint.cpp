@@ -5,6 +5,7 @@
 #include "core/errors.h"
 #include "core/files.h"
 #include "core/build_info.h"
+#include "harness/config.h"
 
 #include <cmath>
 #include <algorithm>
@@ -89,7 +90,7 @@ CheckpointReader::CheckpointReader(const std::string& path, const std::string& t
   if (!file_exists(path)) throw CheckpointError(fmt::format("checkpoint {} not found; train one with `pe-bench train` first", path));
   try {
     j_ = json::parse(read_file(path));
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
     throw fail(fmt::format("not valid JSON ({})", e.what()));
   }
   if (!j_.is_object() || j_.value("format", "") != kCheckpointFormat) throw fail("not a pe-bench checkpoint (format field missing or different)");
@@ -99,6 +100,32 @@ CheckpointReader::CheckpointReader(const std::string& path, const std::string& t
     throw fail(fmt::format("format version {} but this pe-bench reads version {}", version, kCheckpointVersion));
   const json t = j_.value("task", json());
   if (!task.empty() && t != task) throw fail(fmt::format("it holds a model of task {}, not {}", t.dump(), task));
+  for (auto s : {"model", "scheme", "training"})
+    if (!j_.contains(s) || !j_[s].is_object()) throw fail(fmt::format("no '{}' section", s));
+  if (!j_.contains("params") || !j_["params"].is_array()) throw fail("no 'params' list");
+  // the training section's facts that readers use, in the domains of their keys
+  const json& tr = j_["training"];
+  for (auto [field, key] : {std::pair{"train_length", "train_length"}, {"seed", "seeds"}, {"steps", "steps"}}) {
+    if (!tr.contains(field) || !tr[field].is_number_integer())
+      throw fail(fmt::format("training.{} is missing or not an integer", field));
+    try {
+      check_key_value(key_spec(key), tr[field], "training");
+    } catch (const ConfigError& e) {
+      throw fail(fmt::format("training.{} is out of range: {}", field, e.what()));
+    }
+  }
+  // the model's shape, stated in both sections, must agree
+  const json &m = j_["model"], &s = j_["scheme"];
+  if (m.contains("d_model") && s.contains("d_model") && m["d_model"] != s["d_model"])
+    throw fail(fmt::format("model.d_model {} and scheme.d_model {} differ", m["d_model"].dump(), s["d_model"].dump()));
+  for (auto key : {"d_model", "n_heads", "n_layers", "alphabet", "mark_prob", "embed_init_std"})
+    if (m.contains(key)) {
+      try {
+        check_key_value(key_spec(key), m[key], "model");
+      } catch (const ConfigError& e) {
+        throw fail(e.what());
+      }
+    }
 }
 
 SchemeConfig CheckpointReader::scheme() const {
@@ -129,6 +156,8 @@ void CheckpointReader::params(const ParamLayout& layout, float* values) const {
     for (size_t i = 0; i < t.size(); ++i) {
       if (!data[i].is_number()) throw fail(fmt::format("parameter '{}' value {} is not a number", t.name, i));
       dst[i] = float(data[i].get<double>());
+      if (!std::isfinite(dst[i]))
+        throw fail(fmt::format("parameter '{}' value {} ({}) is not a finite float", t.name, i, data[i].dump()));
     }
   }
 }

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "core/errors.h"
@@ -28,47 +30,50 @@ json registered_schemes(int n_layers, std::vector<std::string> first = {}) {
 }  // namespace
 
 const std::vector<KeySpec>& config_keys() {
+  // limits on sizes, chosen so that one run fits this class of machine (2 cores, a few GB) in hours
+  // at most; lengths are also bounded by the exact no-position baseline of the cue task, whose cost
+  // grows as n^3 (46 s at 2,048)
   static const std::vector<KeySpec> keys = [] {
   std::vector<KeySpec> keys = {
-      {"name", KeyType::String, "experiment", "experiment name (used in output file names)"},
-      {"task", KeyType::String, "cue", "task: cue (the tournament) or charlm (the character LM; its own defaults)"},
+      {"name", KeyType::String, "experiment", "experiment name (used in output file names)", 1},
+      {"task", KeyType::String, "cue", "task: cue (the tournament) or charlm (the character LM; its own defaults)", 1},
       {"schemes", KeyType::StringList, registered_schemes(1),
        "positional schemes to train (default: every registered scheme the task's model can hold)"},
-      {"seeds", KeyType::IntList, json::array({0, 1, 2}), "training seeds"},
-      {"steps", KeyType::Int, 1500, "Adam steps per training run"},
-      {"batch_size", KeyType::Int, 256, "sequences per step"},
-      {"lr", KeyType::Float, 1e-2, "Adam learning rate"},
-      {"adam_beta1", KeyType::Float, 0.9, "Adam beta1"},
-      {"adam_beta2", KeyType::Float, 0.999, "Adam beta2"},
-      {"adam_eps", KeyType::Float, 1e-8, "Adam epsilon"},
-      {"train_length", KeyType::Int, 32, "sequence length during training"},
-      {"eval_lengths", KeyType::IntList, json::array({32, 64, 128, 256}), "lengths to evaluate at"},
-      {"test_size", KeyType::Int, 2000, "test sequences per length"},
-      {"test_seed", KeyType::Int, 777, "seed of the test stream (shared by every scheme and seed)"},
-      {"alphabet", KeyType::Int, 8, "cue task: number of symbols"},
-      {"mark_prob", KeyType::Float, 0.1, "cue task: probability a content token is marked"},
-      {"d_model", KeyType::Int, 16, "head width"},
-      {"embed_init_std", KeyType::Float, 0.3, "std of the token embedding and of the schemes' trained tables at init"},
+      {"seeds", KeyType::IntList, json::array({0, 1, 2}), "training seeds", 0, kMaxSeed},
+      {"steps", KeyType::Int, 1500, "Adam steps per training run", 1, kMaxSteps},
+      {"batch_size", KeyType::Int, 256, "sequences per step", 1, kMaxBatch},
+      {"lr", KeyType::Float, 1e-2, "Adam learning rate", 0, 1, true},
+      {"adam_beta1", KeyType::Float, 0.9, "Adam beta1", 0, 0.999999},
+      {"adam_beta2", KeyType::Float, 0.999, "Adam beta2", 0, 0.999999999},
+      {"adam_eps", KeyType::Float, 1e-8, "Adam epsilon", 0, 1, true},
+      {"train_length", KeyType::Int, 32, "sequence length during training", 2, kMaxLength},
+      {"eval_lengths", KeyType::IntList, json::array({32, 64, 128, 256}), "lengths to evaluate at", 2, kMaxLength},
+      {"test_size", KeyType::Int, 2000, "test sequences per length", 1, kMaxTestSize},
+      {"test_seed", KeyType::Int, 777, "seed of the test stream (shared by every scheme and seed)", 0, kMaxSeed},
+      {"alphabet", KeyType::Int, 8, "cue task: number of symbols", 2, 256},
+      {"mark_prob", KeyType::Float, 0.1, "cue task: probability a content token is marked", 0, 1, true},
+      {"d_model", KeyType::Int, 16, "head width", 2, 1024},
+      {"embed_init_std", KeyType::Float, 0.3, "std of the token embedding and of the schemes' trained tables at init", 0, 10},
       {"rescale", KeyType::StringList, json::array(), "context-extension maps to re-read RoPE with: " + known_maps()},
       {"analyze", KeyType::Bool, false, "after evaluation, analyse the trained heads into <out_dir>/geometry.json"},
-      {"n_heads", KeyType::Int, 1, "charlm: attention heads per block"},
-      {"n_layers", KeyType::Int, 1, "charlm: attention blocks"},
-      {"weight_decay", KeyType::Float, 0.0, "AdamW decoupled weight decay"},
-      {"corpus", KeyType::String, "data/timemachine.txt", "charlm: plain-text corpus (the shipped one is sha1-checked)"},
-      {"train_windows", KeyType::Int, 100000, "charlm: training windows start at 0 .. train_windows-1 (shuffled)"},
-      {"val_start", KeyType::Int, 100000, "charlm: first validation window start"},
-      {"val_windows", KeyType::Int, 3000, "charlm: validation windows (starts val_start ..), read in order"},
-      {"eval_batch", KeyType::Int, 16, "charlm: validation windows per batch"},
+      {"n_heads", KeyType::Int, 1, "charlm: attention heads per block", 1, 64},
+      {"n_layers", KeyType::Int, 1, "charlm: attention blocks", 1, 16},
+      {"weight_decay", KeyType::Float, 0.0, "AdamW decoupled weight decay", 0, 1},
+      {"corpus", KeyType::String, "data/timemachine.txt", "charlm: plain-text corpus (the shipped one is sha1-checked)", 1},
+      {"train_windows", KeyType::Int, 100000, "charlm: training windows start at 0 .. train_windows-1 (shuffled)", 1, 100000000},
+      {"val_start", KeyType::Int, 100000, "charlm: first validation window start", 0, 100000000},
+      {"val_windows", KeyType::Int, 3000, "charlm: validation windows (starts val_start ..), read in order", 1, 10000000},
+      {"eval_batch", KeyType::Int, 16, "charlm: validation windows per batch", 1, kMaxBatch},
       {"finetune_steps", KeyType::Int, 0,
-       "charlm: fine-tune RoPE at finetune_length with each rescale map for this many steps (charlm default 300; 0: no)"},
-      {"finetune_length", KeyType::Int, 512, "charlm: fine-tuning context"},
-      {"finetune_batch", KeyType::Int, 16, "charlm: fine-tuning batch"},
-      {"finetune_lr", KeyType::Float, 1e-3, "charlm: fine-tuning learning rate"},
-      {"band", KeyType::Int, 0, "charlm: also read RoPE at the longest length with only this many recent keys visible (0: no)"},
-      {"position_window", KeyType::Int, 16, "charlm: positions per bin of the per-position loss at the longest length"},
-      {"log_every", KeyType::Int, 50, "steps between metrics-log lines"},
-      {"runs_dir", KeyType::String, "results/runs", "where run directories go"},
-      {"out_dir", KeyType::String, "results", "where experiment results go"},
+       "charlm: fine-tune RoPE at finetune_length with each rescale map for this many steps (charlm default 300; 0: no)", 0, kMaxSteps},
+      {"finetune_length", KeyType::Int, 512, "charlm: fine-tuning context", 2, kMaxLength},
+      {"finetune_batch", KeyType::Int, 16, "charlm: fine-tuning batch", 1, kMaxBatch},
+      {"finetune_lr", KeyType::Float, 1e-3, "charlm: fine-tuning learning rate", 0, 1, true},
+      {"band", KeyType::Int, 0, "charlm: also read RoPE at the longest length with only this many recent keys visible (0: no)", 0, kMaxLength},
+      {"position_window", KeyType::Int, 16, "charlm: positions per bin of the per-position loss at the longest length", 1, kMaxLength},
+      {"log_every", KeyType::Int, 50, "steps between metrics-log lines", 1, kMaxSteps},
+      {"runs_dir", KeyType::String, "results/runs", "where run directories go", 1},
+      {"out_dir", KeyType::String, "results", "where experiment results go", 1},
       {"reference", KeyType::String, "", "JSON file of published figures shown beside ours (optional)"},
   };
   // the settings the schemes declare themselves (registry)
@@ -116,38 +121,15 @@ const KeySpec* find_key(const std::string& key) {
     if (k.key == key) return &k;
   return nullptr;
 }
+}  // namespace
 
-std::string type_name(KeyType t) {
-  switch (t) {
-    case KeyType::Int: return "an integer";
-    case KeyType::Float: return "a number";
-    case KeyType::String: return "a string";
-    case KeyType::Bool: return "true or false";
-    case KeyType::IntList: return "a list of integers";
-    case KeyType::FloatList: return "a list of numbers";
-    case KeyType::StringList: return "a list of strings";
-  }
-  return "?";
+const KeySpec& key_spec(const std::string& key) {
+  const KeySpec* k = find_key(key);
+  if (!k) throw Error("no key '" + key + "' in the key table");
+  return *k;
 }
 
-bool has_type(const json& v, KeyType t) {
-  auto all = [&](auto pred) {
-    if (!v.is_array()) return false;
-    for (auto& e : v)
-      if (!pred(e)) return false;
-    return true;
-  };
-  switch (t) {
-    case KeyType::Int: return v.is_number_integer();
-    case KeyType::Float: return v.is_number();
-    case KeyType::String: return v.is_string();
-    case KeyType::Bool: return v.is_boolean();
-    case KeyType::IntList: return all([](const json& e) { return e.is_number_integer(); });
-    case KeyType::FloatList: return all([](const json& e) { return e.is_number(); });
-    case KeyType::StringList: return all([](const json& e) { return e.is_string(); });
-  }
-  return false;
-}
+namespace {
 
 std::string known_keys() {
   std::string s;
@@ -199,6 +181,7 @@ void merge_config(json& cfg, const json& overrides, const std::string& origin) {
     if (!spec) throw ConfigError(fmt::format("{}: unknown key '{}' (known keys: {})", origin, key, known_keys()));
     if (!has_type(value, spec->type))
       throw ConfigError(fmt::format("{}: key '{}' must be {} (got {})", origin, key, type_name(spec->type), value.dump()));
+    check_key_value(*spec, value, origin);
     cfg[key] = value;
   }
 }
@@ -207,7 +190,7 @@ json read_experiment_file(const std::string& path) {
   if (!file_exists(path)) throw ConfigError("experiment file not found: " + path);
   try {
     return json::parse(read_file(path));
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
     throw ConfigError(fmt::format("{} is not valid JSON: {}", path, e.what()));
   }
 }
@@ -221,12 +204,13 @@ json load_experiment(const std::string& path, const std::vector<std::string>& se
 
 std::vector<int> parse_length_list(const std::string& text, const std::string& what) {
   std::vector<int> out;
+  const KeySpec& spec = *find_key("eval_lengths");
   for (auto& part : split(text, ',')) {
     long long v;
     const std::string t = trim(part);
-    if (!parse_int(t, v) || v <= 0 || v > 1000000)
-      throw UsageError(fmt::format("{}: '{}' is not a positive integer in the list '{}' (write e.g. 32,64,128)",
-                                   what, t, text));
+    if (!parse_int(t, v) || v < spec.min || v > spec.max)
+      throw UsageError(fmt::format("{}: '{}' in the list '{}' is not a length from {} to {} (write e.g. 32,64,128)",
+                                   what, t, text, spec.min, spec.max));
     out.push_back(int(v));
   }
   if (out.empty()) throw UsageError(what + ": empty list (write e.g. 32,64,128)");
@@ -280,6 +264,7 @@ void apply_override(json& cfg, const std::string& assignment) {
         }
       break;
   }
+  check_key_value(*spec, v, "--set");
   cfg[key] = v;
 }
 
@@ -321,6 +306,14 @@ json value_of(const json& cfg, const std::string& key) {
 }  // namespace
 
 void validate_config(const json& cfg) {
+  // every value in its declared domain (files and --set were checked as they came in; a config
+  // assembled elsewhere, e.g. a run's config.json, is checked here)
+  for (auto& [key, value] : cfg.items())
+    if (const KeySpec* spec = find_key(key)) {
+      if (!has_type(value, spec->type))
+        throw ConfigError(fmt::format("config: key '{}' must be {} (got {})", key, type_name(spec->type), value.dump()));
+      check_key_value(*spec, value, "config");
+    }
   auto positive = [&](const char* key) {
     if (value_of(cfg, key).get<long long>() <= 0) throw ConfigError(fmt::format("{} must be positive", key));
   };
@@ -364,8 +357,16 @@ void validate_config(const json& cfg) {
 }
 
 std::string describe_keys() {
-  std::string s = "Experiment keys (defaults in brackets):\n";
-  for (auto& k : config_keys()) s += fmt::format("  {:<16} {} [{}]\n", k.key, k.help, k.default_value.dump());
+  std::string s = "Experiment keys (defaults in brackets; out-of-domain values are refused, exit 2):\n";
+  for (auto& k : config_keys()) {
+    const std::string d = domain_of(k);
+    s += fmt::format("  {:<16} {} [{}]{}\n", k.key, k.help, k.default_value.dump(), d.empty() ? "" : "; " + d);
+  }
+  s += fmt::format("Limits: lengths (train_length, eval_lengths, finetune_length) at most {}; steps at most {}; "
+                   "batches at most {}; cue test_size at most {}.\n"
+                   "Exit codes: 0 done, 2 usage or config, 3 checkpoint, 4 data, 5 file I/O, 6 diff found a "
+                   "difference, 7 training diverged, 70 internal error (a bug: please report it).\n",
+                   kMaxLength, kMaxSteps, kMaxBatch, kMaxTestSize);
   return s;
 }
 

@@ -11,7 +11,15 @@
 
 namespace pe {
 
+// Limits on sizes (the key table's domains use them; --help prints them).
+inline constexpr int kMaxLength = 2048;       // any sequence length: training, reading, fine-tuning
+inline constexpr int kMaxSteps = 1000000;     // optimiser steps of one run
+inline constexpr int kMaxBatch = 4096;        // sequences per step or per evaluation batch
+inline constexpr int kMaxTestSize = 100000;   // cue test sequences per length
+inline constexpr int kMaxSeed = 2147483647;
+
 const std::vector<KeySpec>& config_keys();
+const KeySpec& key_spec(const std::string& key);  // the table's entry (Error if there is none)
 // The defaults of a task: the cue task's, or the character LM's (tasks.md section 3) for "charlm".
 nlohmann::json default_config(const std::string& task = "cue");
 // The task a file and --set overrides select (the last task=... of sets wins; default cue).
@@ -28,7 +36,8 @@ void apply_override(nlohmann::json& cfg, const std::string& assignment);
 void complete_config(nlohmann::json& cfg);
 // Checks values that must make sense together (positive lengths, known schemes, ...).
 void validate_config(const nlohmann::json& cfg);
-// Parses a comma-separated list of positive integers ("32,64,128"); throws UsageError naming `what`.
+// Parses a comma-separated list of lengths ("32,64,128") in the domain of eval_lengths; throws
+// UsageError naming `what`.
 std::vector<int> parse_length_list(const std::string& text, const std::string& what);
 std::string describe_keys();  // for --help
 

@@ -12,7 +12,7 @@ nlohmann::json load_reference(const std::string& path) {
   if (!file_exists(path)) throw ConfigError(fmt::format("reference file {} not found (experiment key reference)", path));
   try {
     return nlohmann::json::parse(read_file(path));
-  } catch (const nlohmann::json::parse_error& err) {
+  } catch (const nlohmann::json::exception& err) {
     throw ConfigError(fmt::format("reference file {} is not valid JSON: {}", path, err.what()));
   }
 }

@@ -46,23 +46,23 @@ const std::vector<Entry<S>>& entries() {
         {learned_rows_key()}, 1, &complete_learned_rows},
        &build<LearnedScheme, S>},
       {{"rope", "rotary: query and key planes rotated by position; scores see only offsets",
-        {base_key(), {"rotary_fraction", KeyType::Float, 1.0, "rope: fraction of planes that rotate, in [0, 1]"}},
+        {base_key(), {"rotary_fraction", KeyType::Float, 1.0, "rope: fraction of planes that rotate", 0, 1}},
         1},
        &build<RopeScheme, S>},
       {{"alibi", "linear penalty on the age m-n added to every score",
         {{"alibi_slopes", KeyType::FloatList, nlohmann::json::array(),
-          "alibi: slope per head (empty: the reference rule 2^(-8h/H))"}},
+          "alibi: slope per head (empty: the reference rule 2^(-8h/H))", -1000, 1000}},
         1},
        &build<AlibiScheme, S>},
       {{"t5", "learned scalar bias per head and log-spaced age bucket (T5, causal)", t5_keys(), 1}, &build<T5Scheme, S>},
       {{"shaw", "relative key and value vectors per clipped offset, one pair of tables per layer (Shaw et al.)",
-        {{"shaw_clip", KeyType::Int, 16, "shaw: offsets are clipped to [-K, K]"}},
+        {{"shaw_clip", KeyType::Int, 16, "shaw: offsets are clipped to [-K, K]", 1, 2048}},
         1},
        &build<ShawScheme, S>},
       {{"txl", "Transformer-XL four-term relative score over a projected sinusoidal code of the age", {base_key()}, 1},
        &build<TxlScheme, S>},
       {{"deberta", "disentangled content-to-position and position-to-content terms over a clipped relative index",
-        {{"deberta_clip", KeyType::Int, 16, "deberta: relative distances take 2K rows (clipped at +-K)"}},
+        {{"deberta_clip", KeyType::Int, 16, "deberta: relative distances take 2K rows (clipped at +-K)", 1, 2048}},
         1},
        &build<DebertaScheme, S>},
       {{"tupe", "untied content and absolute-position scores, each with its own projections (TUPE-A; -R adds t5)",
@@ -121,8 +121,14 @@ void fill_scheme_settings(SchemeConfig& cfg) {
     for (auto& k : info.keys) declared = declared || k.key == key;
     if (!declared) throw ConfigError(fmt::format("scheme {} has no setting '{}'", cfg.name, key));
   }
-  for (auto& k : info.keys)
+  for (auto& k : info.keys) {
     if (!cfg.settings.contains(k.key)) cfg.settings[k.key] = k.default_value;
+    // settings read from a checkpoint meet the same declarations as those from a config
+    if (!has_type(cfg.settings[k.key], k.type))
+      throw ConfigError(fmt::format("scheme {}: setting '{}' must be {} (got {})", cfg.name, k.key, type_name(k.type),
+                                    cfg.settings[k.key].dump()));
+    check_key_value(k, cfg.settings[k.key], "scheme " + cfg.name);
+  }
   if (info.complete) info.complete(cfg);
 }
 

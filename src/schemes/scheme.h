@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "core/errors.h"
@@ -193,10 +194,11 @@ void fill_scheme_settings(SchemeConfig& cfg);
 
 // Settings several schemes declare (one spelling, one default).
 inline KeySpec base_key() {
-  return {"base", KeyType::Float, 10000.0, "sinusoidal, rope, txl: frequency base of the position code"};
+  return {"base", KeyType::Float, 10000.0, "sinusoidal, rope, txl: frequency base of the position code", 1, 1e12, true};
 }
 inline KeySpec learned_rows_key() {
-  return {"learned_rows", KeyType::Int, 0, "learned, tupe: rows of the position table (0: the training length)"};
+  return {"learned_rows", KeyType::Int, 0, "learned, tupe: rows of the position table (0: the training length)", 0,
+          65536};
 }
 // The base setting, checked: wavelengths grow plane by plane only for a base above 1.
 inline double checked_base(const SchemeConfig& c) {
@@ -209,6 +211,10 @@ inline void complete_learned_rows(SchemeConfig& c) {
   int rows = c.settings.at("learned_rows").get<int>();
   if (rows == 0) rows = c.train_length;
   if (rows < 1) throw ConfigError("learned_rows must be positive, or 0 for the training length");
+  if (c.train_length > 0 && rows < c.train_length)
+    throw ConfigError(fmt::format("learned_rows is {} but train_length is {}: the table needs a row for every "
+                                  "training position (give at least {}, or 0 for the training length)",
+                                  rows, c.train_length, c.train_length));
   c.settings["learned_rows"] = rows;
 }
 const std::vector<SchemeInfo>& scheme_list();

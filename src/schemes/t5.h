@@ -12,8 +12,8 @@
 namespace pe {
 
 inline std::vector<KeySpec> t5_keys() {
-  return {{"t5_buckets", KeyType::Int, 32, "t5 (and tupe_relative): age buckets per head"},
-          {"t5_max_distance", KeyType::Int, 128, "t5: ages from here on share the last bucket"}};
+  return {{"t5_buckets", KeyType::Int, 32, "t5 (and tupe_relative): age buckets per head (even)", 2, 1024},
+          {"t5_max_distance", KeyType::Int, 128, "t5: ages from here on share the last bucket", 2, 1000000}};
 }
 
 // The bucketed bias itself, shared by t5 and TUPE-R.

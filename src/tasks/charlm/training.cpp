@@ -234,7 +234,7 @@ CharLMRun train_and_write(CharLM<float>& model, const CharCorpus& corpus, const 
   for (int step = 1; step <= steps; ++step) {
     stream.next(B, starts);
     const double loss = trainer.step(corpus, starts, T);
-    if (!std::isfinite(loss)) throw Error(fmt::format("training diverged at step {} (loss {})", step, loss));
+    check_finite_step<float>(step, loss, model.layout(), model.params().data(), nullptr, lr);
     since += loss, ++count;
     if (step % e.log_every == 0 || step == steps) {
       final_loss = since / count;

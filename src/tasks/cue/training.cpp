@@ -66,13 +66,15 @@ CueHead<float> train_cue_model(const ExperimentConfig& e, const std::string& sch
       loss += stats[c].loss_sum;
       correct += stats[c].correct;
     }
-    adam.step(model.params().data(), grad.data());
     const double mean_loss = loss / B, acc = double(correct) / B;
+    check_finite_step(step, mean_loss, model.layout(), model.params().data(), grad.data(), e.lr);
+    adam.step(model.params().data(), grad.data());
     if (step % e.log_every == 0 || step == e.steps) {
       if (metrics_log) metrics_log->push_back({{"step", step}, {"loss", mean_loss}, {"accuracy", acc}});
       if (progress) progress(step, e.steps, mean_loss, acc);
     }
   }
+  check_finite_step<float>(e.steps, 0.0, model.layout(), model.params().data(), nullptr, e.lr);  // the last update
   return model;
 }
 
