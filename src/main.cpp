@@ -10,6 +10,7 @@
 #include "core/build_info.h"
 #include "core/eigen_blocking.h"
 #include "core/errors.h"
+#include "core/files.h"
 
 // The default build targets x86-64-v3; on an older CPU say so instead of dying on an illegal instruction.
 bool cpu_can_run_this_build() {
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
                                         pe::cli::register_finetune, pe::cli::register_sample,
                                         pe::cli::register_table, pe::cli::register_diff};
   for (auto reg : commands) reg(app);
+  pe::install_temp_cleanup();  // SIGINT/SIGTERM remove the temporary files and directories in flight
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -57,6 +59,11 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     fmt::print(stderr, "pe-bench: internal error: {}\n", e.what());
     return 70;
+  }
+  // a table lost to a full disk or a closed pipe is a failure, not success
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    fmt::print(stderr, "pe-bench: error: writing to standard output failed (disk full or pipe closed)\n");
+    return 5;
   }
   return 0;
 }

@@ -165,5 +165,25 @@ expect_code 2 "a number too large for a double in a file" "is not valid JSON" ru
 if [[ $? -eq 0 && -f "$TMP/cq/charlm/none/seed0/checkpoint.json" ]]; then pass=$((pass + 1)); else
   echo "FAIL [train --experiment takes the file's task]"; cat "$TMP/stderr"; fail=$((fail + 1)); fi
 
+# Outputs: a device is written through, never replaced; a table lost on stdout is a failure (exit 5).
+"$BIN" eval --checkpoint "$CP" --lengths 32 --out /dev/null --quiet >/dev/null 2>"$TMP/stderr"
+if [[ $? -eq 0 && -c /dev/null ]]; then pass=$((pass + 1)); else echo "FAIL [--out /dev/null]"; cat "$TMP/stderr"; fail=$((fail + 1)); fi
+if [[ -e /dev/full ]]; then
+  "$BIN" schemes >/dev/full 2>"$TMP/stderr"
+  rc=$?
+  if [[ $rc -eq 5 ]] && grep -q "standard output" "$TMP/stderr"; then pass=$((pass + 1)); else
+    echo "FAIL [stdout to a full device] rc=$rc"; cat "$TMP/stderr"; fail=$((fail + 1)); fi
+fi
+# SIGTERM in the middle of training: no run directory, no temporary file, no lock left behind
+"$BIN" train --scheme rope --steps 200000 --runs-dir "$TMP/killed" --quiet >/dev/null 2>&1 &
+victim=$!
+sleep 1
+kill -TERM $victim
+wait $victim
+rc=$?
+left=$(find "$TMP/killed" \( -name '*.tmp.*' -o -name '*.lock' -o -name checkpoint.json \) 2>/dev/null | wc -l)
+if [[ $rc -eq 143 && $left -eq 0 ]]; then pass=$((pass + 1)); else
+  echo "FAIL [SIGTERM during training] rc=$rc, left behind:"; find "$TMP/killed"; fail=$((fail + 1)); fi
+
 echo "cli_errors: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

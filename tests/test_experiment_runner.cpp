@@ -5,8 +5,11 @@
 #include <filesystem>
 
 #include "core/files.h"
+#include "core/progress.h"
 #include "harness/config.h"
+#include "harness/checkpoint.h"
 #include "harness/experiment.h"
+#include "harness/run_dir.h"
 #include "tasks/task.h"
 
 using namespace pe;
@@ -63,4 +66,49 @@ TEST_CASE("the runner records every run, and --resume keeps complete runs with t
   CHECK(changed.total_steps == 4 * 40);
   CHECK(read_file(dir + "/runs/cue/alibi/seed1/checkpoint.json") != ckpt);
   fs::remove_all(dir);
+}
+
+TEST_CASE("a run directory is whole or absent, locked while written, and readers name what is wrong") {
+  const std::string root = (fs::temp_directory_path() / "pe-bench-test-rundir").string();
+  fs::remove_all(root);
+  const std::string dir = root + "/runs/cue/rope/seed0";
+  write_run_dir(dir, json{{"scheme", "rope"}, {"seed", 0}}, "{}\n", "old");
+  write_file_atomic(dir + "/extra.txt", "from an older run");
+  // replacing swaps the whole directory: nothing of the old one is left, and no temporary either
+  write_run_dir(dir, json{{"scheme", "rope"}, {"seed", 0}}, "{}\n", "new");
+  CHECK(read_file(dir + "/checkpoint.json") == "new");
+  CHECK(!file_exists(dir + "/extra.txt"));
+  for (auto& e : fs::directory_iterator(root + "/runs/cue/rope")) CHECK(e.path().filename() == "seed0");
+  // one writer at a time
+  {
+    const RunDirLock first(dir);
+    CHECK_THROWS_WITH_AS(RunDirLock{dir}, doctest::Contains("another pe-bench process is writing"), UsageError);
+  }
+  CHECK(!file_exists(dir + ".lock"));  // released and removed
+  CHECK_NOTHROW(RunDirLock{dir});
+
+  // readers: a real checkpoint, then each kind of damage
+  json cfg = small_cue(root);
+  cfg["schemes"] = {"rope"};
+  cfg["seeds"] = {0};
+  const ExperimentConfig e = ExperimentConfig::from_json(cfg);
+  Progress quiet(true);
+  fs::remove_all(root + "/runs");
+  const TaskRun run = find_task("cue").train(e, cfg, "rope", 0, quiet);
+  CHECK(find_checkpoints(root + "/runs", "cue").size() == 1);
+  write_file_atomic(root + "/runs/cue/rope/seed0.tmp.99.1/config.json", "{}");
+  CHECK_THROWS_WITH_AS(find_checkpoints(root + "/runs", "cue"), doctest::Contains("stale temporary file"), DataError);
+  fs::remove_all(root + "/runs/cue/rope/seed0.tmp.99.1");
+  write_file_atomic(root + "/runs/cue/rope/seed1/config.json", "{}");
+  CHECK_THROWS_WITH_AS(find_checkpoints(root + "/runs", "cue"), doctest::Contains("is incomplete"), DataError);
+  fs::remove_all(root + "/runs/cue/rope/seed1");
+  json c = json::parse(read_file(run.run_dir + "/config.json"));
+  c["seed"] = 5;
+  write_file_atomic(run.run_dir + "/config.json", c.dump());
+  CHECK_THROWS_WITH_AS(find_checkpoints(root + "/runs", "cue"), doctest::Contains("mixes runs"), DataError);
+  // an experiment that repeats a seed is refused before anything runs
+  json rep = small_cue(root);
+  rep["seeds"] = {0, 0};
+  CHECK_THROWS_WITH_AS(ExperimentConfig::from_json(rep), doctest::Contains("appears twice"), ConfigError);
+  fs::remove_all(root);
 }

@@ -195,16 +195,38 @@ std::vector<std::string> find_checkpoints(const std::string& dir, const std::str
   if (!fs::is_directory(dir))
     throw UsageError(fmt::format("runs directory {} not found; train first (pe-bench train) or pass --runs-dir", dir));
   std::vector<std::string> out;
-  for (auto& entry : fs::recursive_directory_iterator(dir))
-    if (entry.is_regular_file() && entry.path().filename() == "checkpoint.json") {
-      const std::string path = entry.path().string();
-      bool keep = true;
-      if (!task.empty()) try {
-          keep = checkpoint_task(path) == task;
-        } catch (const CheckpointError&) {  // unreadable: kept, so loading it reports the problem
-        }
-      if (keep) out.push_back(path);
+  for (auto& entry : fs::recursive_directory_iterator(dir)) {
+    const std::string path = entry.path().string(), name = entry.path().filename().string();
+    // what a killed or older pe-bench can leave: say so rather than read around it
+    if (name.find(".tmp.") != std::string::npos)
+      throw DataError(fmt::format("{} is a stale temporary file of a run that was killed; remove it (rm -r) and "
+                                  "train that run again",
+                                  path));
+    if (entry.is_directory() && fs::exists(entry.path() / "config.json") &&
+        !fs::exists(entry.path() / "checkpoint.json"))
+      throw DataError(fmt::format("run directory {} is incomplete (config.json but no checkpoint.json); remove it "
+                                  "and train that run again",
+                                  path));
+    if (!entry.is_regular_file() || name != "checkpoint.json") continue;
+    bool keep = true;
+    try {
+      const json cp = json::parse(read_file(path));
+      keep = task.empty() || cp.value("task", json()) == task;
+      // the run's config.json must describe this checkpoint
+      const fs::path cfg = entry.path().parent_path() / "config.json";
+      if (keep && fs::exists(cfg)) {
+        const json c = json::parse(read_file(cfg.string()));
+        const json scheme = cp.at("scheme").at("name"), seed = cp.at("training").at("seed");
+        if (c.value("scheme", scheme) != scheme || c.value("seed", seed) != seed)
+          throw DataError(fmt::format("run directory {} mixes runs: config.json is {} seed {} but checkpoint.json "
+                                      "holds {} seed {}; remove it and train that run again",
+                                      entry.path().parent_path().string(), c.value("scheme", json()).dump(),
+                                      c.value("seed", json()).dump(), scheme.dump(), seed.dump()));
+      }
+    } catch (const json::exception&) {  // unreadable: kept, so loading it reports the problem
     }
+    if (keep) out.push_back(path);
+  }
   std::sort(out.begin(), out.end());
   if (out.empty())
     throw UsageError(fmt::format("no {}checkpoint.json under {}; train first (pe-bench train{})",

@@ -342,6 +342,15 @@ void validate_config(const json& cfg) {
       throw UsageError(fmt::format("unknown scheme '{}' (known: {})", s.get<std::string>(), known));
   }
   if (cfg.at("schemes").empty()) throw ConfigError("schemes: the list is empty");
+  for (auto list : {"schemes", "seeds"}) {
+    const json& l = cfg.at(list);
+    for (size_t i = 0; i < l.size(); ++i)
+      for (size_t j = 0; j < i; ++j)
+        if (l[i] == l[j])
+          throw ConfigError(fmt::format("{}: {} appears twice (each run directory is one scheme and seed); drop "
+                                        "the repeat",
+                                        list, l[i].dump()));
+  }
   if (cfg.at("seeds").empty()) throw ConfigError("seeds: the list is empty");
   for (auto& n : cfg.at("eval_lengths"))
     if (n.get<long long>() < 2) throw ConfigError(fmt::format("eval_lengths: {} is not a length >= 2", n.dump()));

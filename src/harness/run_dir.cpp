@@ -4,6 +4,19 @@
 
 #include "core/files.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <vector>
+
+#include "core/errors.h"
+
 namespace pe {
 
 using nlohmann::json;
@@ -12,12 +25,66 @@ std::string run_dir_path(const std::string& runs_dir, const std::string& task, c
   return fmt::format("{}/{}/{}/seed{}", runs_dir, task, scheme, seed);
 }
 
+RunDirLock::RunDirLock(const std::string& dir) : path_(dir + ".lock") {
+  const std::filesystem::path parent = std::filesystem::path(dir).parent_path();
+  if (!parent.empty()) make_dirs(parent.string());
+  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT, 0644);
+  if (fd_ < 0) throw IoError(fmt::format("cannot create the lock {} (is the runs directory writable?)", path_));
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd_);
+    throw UsageError(fmt::format("another pe-bench process is writing {} (it holds {}); wait for it to finish or "
+                                 "choose another runs_dir",
+                                 dir, path_));
+  }
+  slot_ = register_temp(path_);
+}
+
+RunDirLock::~RunDirLock() {
+  ::unlink(path_.c_str());
+  unregister_temp(slot_);
+  ::close(fd_);
+}
+
 void write_run_dir(const std::string& dir, const json& config, const std::string& metrics_lines,
                    const std::string& checkpoint_text) {
-  make_dirs(dir);
-  write_json_atomic(dir + "/config.json", config);
-  write_file_atomic(dir + "/metrics.jsonl", metrics_lines);
-  write_file_atomic(dir + "/checkpoint.json", checkpoint_text);
+  namespace fs = std::filesystem;
+  const fs::path parent = fs::path(dir).parent_path();
+  if (!parent.empty()) make_dirs(parent.string());
+  const std::string tmp = unique_temp_name(dir);
+  if (::mkdir(tmp.c_str(), 0755) != 0) throw IoError(fmt::format("cannot create {}: {}", tmp, std::strerror(errno)));
+  std::vector<int> slots = {register_temp(tmp)};
+  auto cleanup = [&] {
+    std::error_code ec;
+    fs::remove_all(tmp, ec);
+    for (int s : slots) unregister_temp(s);
+  };
+  try {
+    const std::pair<std::string, std::string> files[] = {
+        {"config.json", config.dump(2) + "\n"}, {"metrics.jsonl", metrics_lines}, {"checkpoint.json", checkpoint_text}};
+    for (auto& [name, text] : files) {
+      slots.push_back(register_temp(tmp + "/" + name));
+      write_file_atomic(tmp + "/" + name, text);
+    }
+  } catch (...) {
+    cleanup();
+    throw;
+  }
+  // into place: a new directory by rename; an existing one swapped out in one step, then removed
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) {
+    if (::rename(tmp.c_str(), dir.c_str()) != 0) {
+      const std::string why = std::strerror(errno);
+      cleanup();
+      throw IoError(fmt::format("cannot rename {} to {}: {}", tmp, dir, why));
+    }
+  } else {
+    if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, dir.c_str(), RENAME_EXCHANGE) != 0) {
+      const std::string why = std::strerror(errno);
+      cleanup();
+      throw IoError(fmt::format("cannot replace {} with {}: {}", dir, tmp, why));
+    }
+  }
+  cleanup();  // after an exchange, tmp holds the old directory
 }
 
 json complete_run_training(const std::string& dir, const json& config) {

@@ -221,6 +221,7 @@ CharLMRun train_and_write(CharLM<float>& model, const CharCorpus& corpus, const 
                           const std::string& run_dir, int seed, int steps, int B, int T, double lr,
                           const json& plan, const StepFn& progress) {
   const auto t0 = std::chrono::steady_clock::now();
+  const RunDirLock lock(run_dir);  // no other process writes this run meanwhile
   if (e.resume) {
     CharLMRun kept;
     if (complete_run(run_dir, cfg, kept)) return kept;

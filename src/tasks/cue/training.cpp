@@ -81,6 +81,7 @@ CueHead<float> train_cue_model(const ExperimentConfig& e, const std::string& sch
 TrainOutcome train_cue(const ExperimentConfig& e, const json& resolved, const std::string& scheme, int seed,
                        const ProgressFn& progress) {
   const auto t0 = std::chrono::steady_clock::now();
+  const RunDirLock lock(run_dir_for(e, scheme, seed));  // no other process writes this run meanwhile
   if (e.resume) {
     const std::string dir = run_dir_for(e, scheme, seed);
     const json kept = complete_run_training(dir, run_config(resolved, scheme, seed));
