@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The test suite and the CLI error checks again, built with AddressSanitizer and
+# UndefinedBehaviorSanitizer (-O1, OpenMP off, so it fits in CI time): any out-of-bounds access,
+# use after free, leak, signed overflow or other undefined behaviour fails the test.
+# Usage: tests/sanitizers.sh BUILD_DIR  (run from the source root; BUILD_DIR is made if missing)
+set -euo pipefail
+DIR=${1:?usage: sanitizers.sh BUILD_DIR}
+SRC=$(pwd)
+FLAGS="-O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+cmake -S "$SRC" -B "$DIR" -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="$FLAGS" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
+  -DPEBENCH_OPENMP=OFF -DPEBENCH_BENCHMARKS=OFF >/dev/null
+cmake --build "$DIR" --target pe_tests pe-bench -j"$(nproc)" >"$DIR/build.log" 2>&1 || { tail -30 "$DIR/build.log"; exit 1; }
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+start=$(date +%s)
+"$DIR/pe_tests" --no-intro
+tests/cli_errors.sh "$DIR/pe-bench"
+echo "sanitizers: the suite and the CLI error checks passed under ASan+UBSan in $(( $(date +%s) - start )) s"
