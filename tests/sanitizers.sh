@@ -6,7 +6,7 @@
 set -euo pipefail
 DIR=${1:?usage: sanitizers.sh BUILD_DIR}
 SRC=$(pwd)
-FLAGS="-O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+FLAGS="-O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -Wno-unknown-pragmas"
 cmake -S "$SRC" -B "$DIR" -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="$FLAGS" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
   -DPEBENCH_OPENMP=OFF -DPEBENCH_BENCHMARKS=OFF >/dev/null
 cmake --build "$DIR" --target pe_tests pe-bench -j"$(nproc)" >"$DIR/build.log" 2>&1 || { tail -30 "$DIR/build.log"; exit 1; }
@@ -15,4 +15,5 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 start=$(date +%s)
 "$DIR/pe_tests" --no-intro
 tests/cli_errors.sh "$DIR/pe-bench"
-echo "sanitizers: the suite and the CLI error checks passed under ASan+UBSan in $(( $(date +%s) - start )) s"
+python3 tests/fuzz_inputs.py "$DIR/pe-bench" 200 2
+echo "sanitizers: the suite, the CLI error checks and the fuzzer passed under ASan+UBSan in $(( $(date +%s) - start )) s"

@@ -93,7 +93,7 @@ CheckpointReader::CheckpointReader(const std::string& path, const std::string& t
   } catch (const json::exception& e) {
     throw fail(fmt::format("not valid JSON ({})", e.what()));
   }
-  if (!j_.is_object() || j_.value("format", "") != kCheckpointFormat) throw fail("not a pe-bench checkpoint (format field missing or different)");
+  if (!j_.is_object() || !j_.contains("format") || j_["format"] != kCheckpointFormat) throw fail("not a pe-bench checkpoint (format field missing or different)");
   if (!j_.contains("version") || !j_["version"].is_number_integer()) throw fail("no format version");
   const int version = j_.at("version");
   if (version != kCheckpointVersion)
