@@ -298,10 +298,7 @@ namespace {
 // A key's value in a resolved config, or its default in the key table when the config's task does
 // not read it (a config lists only the keys its task reads).
 json value_of(const json& cfg, const std::string& key) {
-  if (cfg.contains(key)) return cfg.at(key);
-  const KeySpec* spec = find_key(key);
-  if (!spec) throw Error("no key '" + key + "' in the key table");
-  return spec->default_value;
+  return cfg.contains(key) ? cfg.at(key) : key_spec(key).default_value;
 }
 }  // namespace
 

@@ -134,11 +134,9 @@ void fill_scheme_settings(SchemeConfig& cfg) {
 
 template <class S>
 std::unique_ptr<Scheme<S>> make_scheme(const SchemeConfig& cfg) {
-  scheme_info(cfg.name);  // throws the unknown-scheme error
-  SchemeConfig filled = cfg;
-  fill_scheme_settings(filled);
+  scheme_info(cfg.name);  // throws the unknown-scheme error; the Scheme constructor fills the settings
   for (auto& e : entries<S>())
-    if (e.info.name == cfg.name) return e.make(filled);
+    if (e.info.name == cfg.name) return e.make(cfg);
   throw Error("scheme registry out of step: " + cfg.name);
 }
 template std::unique_ptr<Scheme<float>> make_scheme<float>(const SchemeConfig&);

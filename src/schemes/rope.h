@@ -17,9 +17,9 @@ class RopeScheme final : public Scheme<S> {
  public:
   explicit RopeScheme(SchemeConfig cfg) : Scheme<S>(std::move(cfg)) {
     if (this->cfg_.d_head % 2 != 0) throw UsageError("rope: head width must be even");
-    base_ = checked_base(this->cfg_);
+    // base and rotary_fraction are in their declared domains (fill_scheme_settings checked them)
+    base_ = this->cfg_.template setting<double>("base");
     const double fraction = this->cfg_.template setting<double>("rotary_fraction");
-    if (!(fraction >= 0 && fraction <= 1)) throw ConfigError("rotary_fraction must lie in [0, 1]");
     rotating_ = int(std::lround(fraction * this->cfg_.d_head / 2));
     plan_ = identity_plan(this->cfg_.d_head, base_, rotating_);
   }

@@ -200,12 +200,6 @@ inline KeySpec learned_rows_key() {
   return {"learned_rows", KeyType::Int, 0, "learned, tupe: rows of the position table (0: the training length)", 0,
           65536};
 }
-// The base setting, checked: wavelengths grow plane by plane only for a base above 1.
-inline double checked_base(const SchemeConfig& c) {
-  const double b = c.setting<double>("base");
-  if (!(b > 1 && std::isfinite(b))) throw ConfigError("base must be a finite number greater than 1 (e.g. 10000)");
-  return b;
-}
 // learned_rows 0 means the training length; a table must cover it.
 inline void complete_learned_rows(SchemeConfig& c) {
   int rows = c.settings.at("learned_rows").get<int>();

@@ -22,7 +22,7 @@ namespace pe {
 template <class S>
 class TxlScheme final : public Scheme<S> {
  public:
-  explicit TxlScheme(SchemeConfig cfg) : Scheme<S>(std::move(cfg)), base_(checked_base(this->cfg_)) {}
+  explicit TxlScheme(SchemeConfig cfg) : Scheme<S>(std::move(cfg)), base_(this->cfg_.template setting<double>("base")) {}
   std::string name() const override { return "txl"; }
   bool acts_on_scores() const override { return true; }
 

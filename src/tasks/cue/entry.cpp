@@ -26,9 +26,6 @@ class CueTask final : public Task {
   std::vector<std::string> own_keys() const override {
     return {"alphabet", "mark_prob", "test_size", "test_seed", "analyze"};
   }
-  void validate(const nlohmann::json& cfg) const override {
-    if (cfg.value("n_heads", 1) != 1) throw ConfigError("the cue task's model has one head: n_heads must be 1");
-  }
   int n_heads(const ExperimentConfig&) const override { return 1; }
   int n_layers(const ExperimentConfig&) const override { return 1; }
 

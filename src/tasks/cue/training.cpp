@@ -81,9 +81,9 @@ CueHead<float> train_cue_model(const ExperimentConfig& e, const std::string& sch
 TrainOutcome train_cue(const ExperimentConfig& e, const json& resolved, const std::string& scheme, int seed,
                        const ProgressFn& progress) {
   const auto t0 = std::chrono::steady_clock::now();
-  const RunDirLock lock(run_dir_for(e, scheme, seed));  // no other process writes this run meanwhile
+  const std::string dir = run_dir_for(e, scheme, seed);
+  const RunDirLock lock(dir);  // no other process writes this run meanwhile
   if (e.resume) {
-    const std::string dir = run_dir_for(e, scheme, seed);
     const json kept = complete_run_training(dir, run_config(resolved, scheme, seed));
     if (!kept.is_null()) {
       TrainOutcome out;
@@ -99,7 +99,7 @@ TrainOutcome train_cue(const ExperimentConfig& e, const json& resolved, const st
   json log = json::array();
   const CueHead<float> model = train_cue_model(e, scheme, seed, &log, progress);
   TrainOutcome out;
-  out.run_dir = run_dir_for(e, scheme, seed);
+  out.run_dir = dir;
   out.checkpoint = out.run_dir + "/checkpoint.json";
   out.steps = e.steps;
   out.final_loss = log.back()["loss"];
