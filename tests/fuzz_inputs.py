@@ -6,7 +6,7 @@ line on stderr -- never a signal, an internal error (70), a hang past the bound,
 Usage: tests/fuzz_inputs.py path/to/pe-bench [cases] [seed]"""
 import json, os, random, subprocess, sys, tempfile, time
 
-BIN, CASES, SEED = sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 150, int(sys.argv[3]) if len(sys.argv) > 3 else 1
+BIN, CASES, SEED = os.path.abspath(sys.argv[1]), int(sys.argv[2]) if len(sys.argv) > 2 else 150, int(sys.argv[3]) if len(sys.argv) > 3 else 1
 rng = random.Random(SEED)
 tmp = tempfile.mkdtemp(prefix="pe-fuzz-")
 EXTREME = [0, -1, 1, 2, 3, 7, 2**31, 2**31 - 1, -2**31, 2**32 + 1, 2**63 - 1, 10**18, 1e308, -1e308, 1e-320, 0.5, -0.0,
@@ -24,7 +24,9 @@ def run(args, what):
     os.makedirs(out_dir, exist_ok=True)
     t0 = time.time()
     try:
-        p = subprocess.run([BIN] + args, cwd=os.getcwd(), capture_output=True, text=True, timeout=60)
+        # run inside the scratch folder, so that a mutated relative path (runs_dir=-1) lands there, never
+        # in the source tree
+        p = subprocess.run([BIN] + args, cwd=out_dir, capture_output=True, text=True, timeout=60)
     except subprocess.TimeoutExpired:
         return f"hang past 60 s: {what}"
     lines = [l for l in p.stderr.splitlines() if l.strip()]
