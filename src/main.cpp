@@ -11,6 +11,7 @@
 #include "core/eigen_blocking.h"
 #include "core/errors.h"
 #include "core/files.h"
+#include "core/interrupt.h"
 
 // The default build targets x86-64-v3; on an older CPU say so instead of dying on an illegal instruction.
 bool cpu_can_run_this_build() {
@@ -47,12 +48,16 @@ int main(int argc, char** argv) {
                                         pe::cli::register_finetune, pe::cli::register_sample,
                                         pe::cli::register_table, pe::cli::register_diff};
   for (auto reg : commands) reg(app);
-  pe::install_temp_cleanup();  // SIGINT/SIGTERM remove the temporary files and directories in flight
+  // SIGINT/SIGTERM remove the temporary files in flight; during training they stop it at a step boundary
+  pe::install_signal_handlers();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);  // --help and --version print and succeed; every usage error is exit 2
     return rc == 0 ? 0 : 2;
+  } catch (const pe::Interrupted& e) {
+    fmt::print(stderr, "pe-bench: {}\n", e.what());
+    return e.exit_code();
   } catch (const pe::Error& e) {
     fmt::print(stderr, "pe-bench: error: {}\n", e.what());
     return e.exit_code();

@@ -174,7 +174,8 @@ if [[ -e /dev/full ]]; then
   if [[ $rc -eq 5 ]] && grep -q "standard output" "$TMP/stderr"; then pass=$((pass + 1)); else
     echo "FAIL [stdout to a full device] rc=$rc"; cat "$TMP/stderr"; fail=$((fail + 1)); fi
 fi
-# SIGTERM in the middle of training: no run directory, no temporary file, no lock left behind
+# SIGTERM in the middle of training: a saved state (exit 8), no run directory, no temporary file or lock
+# (resuming from it: tests/interrupt_resume.sh)
 "$BIN" train --scheme rope --steps 200000 --runs-dir "$TMP/killed" --quiet >/dev/null 2>&1 &
 victim=$!
 sleep 1
@@ -182,8 +183,22 @@ kill -TERM $victim
 wait $victim
 rc=$?
 left=$(find "$TMP/killed" \( -name '*.tmp.*' -o -name '*.lock' -o -name checkpoint.json \) 2>/dev/null | wc -l)
-if [[ $rc -eq 143 && $left -eq 0 ]]; then pass=$((pass + 1)); else
+if [[ $rc -eq 8 && $left -eq 0 && -f "$TMP/killed/cue/rope/seed0.state.json" ]]; then pass=$((pass + 1)); else
   echo "FAIL [SIGTERM during training] rc=$rc, left behind:"; find "$TMP/killed"; fail=$((fail + 1)); fi
+# a second signal ends pe-bench at once, even while it saves the state, and still removes its temporaries
+"$BIN" train --task charlm --scheme rope --experiment experiments/charlm-quick.json --set steps=100000 \
+  --runs-dir "$TMP/twice" --quiet >/dev/null 2>&1 &
+victim=$!
+for _ in $(seq 1 200); do [[ -e "$TMP/twice/charlm/rope/seed0.lock" ]] && break; sleep 0.05; done
+sleep 0.5
+kill -TERM $victim
+sleep 0.02
+kill -TERM $victim
+wait $victim
+rc=$?
+left=$(find "$TMP/twice" \( -name '*.tmp.*' -o -name '*.lock' -o -name checkpoint.json \) 2>/dev/null | wc -l)
+if [[ $rc -eq 143 && $left -eq 0 ]]; then pass=$((pass + 1)); else
+  echo "FAIL [a second SIGTERM] rc=$rc, left behind:"; find "$TMP/twice"; fail=$((fail + 1)); fi
 
 echo "cli_errors: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

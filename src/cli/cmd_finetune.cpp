@@ -6,6 +6,7 @@
 #include "core/parallel.h"
 #include "tasks/charlm/training.h"
 #include "harness/config.h"
+#include "tasks/task.h"
 #include "schemes/frequency_plan.h"
 
 namespace pe::cli {
@@ -16,6 +17,7 @@ void register_finetune(CLI::App& app) {
     std::optional<int> steps, length, batch;
     std::optional<double> lr;
     std::vector<std::string> sets;
+    bool resume = false;
     RunOptions run;
   };
   auto o = std::make_shared<Opts>();
@@ -35,6 +37,7 @@ void register_finetune(CLI::App& app) {
   sub->add_option("--experiment", o->experiment, "experiment JSON file whose settings to use (e.g. experiments/charlm.json)");
   sub->add_option("--set", o->sets, "override an experiment key: --set key=value (repeatable)");
   add_run_options(sub, o->run);
+  add_resume_option(sub, o->resume);
   sub->callback([o] {
     const auto maps = parse_map_list(o->maps, "--maps");
     const nlohmann::json cfg = Overrides{{"task=charlm"}}
@@ -44,7 +47,8 @@ void register_finetune(CLI::App& app) {
                                    .add("finetune_lr", o->lr)
                                    .add("corpus", o->corpus)
                                    .resolve(o->experiment, o->sets);
-    const ExperimentConfig e = ExperimentConfig::from_json(cfg);
+    ExperimentConfig e = ExperimentConfig::from_json(cfg);
+    e.resume = o->resume;
     if (e.finetune_steps <= 0) throw UsageError("--steps: fine-tuning needs at least one step (finetune_steps is 0)");
     set_threads(o->run.threads);
     for (auto& map : maps) {
@@ -53,8 +57,12 @@ void register_finetune(CLI::App& app) {
         progress.update(fmt::format("[finetune {} at {}] step {}/{} loss {:.4f}", map, e.finetune_length, step, steps, loss));
       });
       progress.done();
-      fmt::print("fine-tuned with {} at {}: {} steps in {:.1f} s, final training loss {:.4f}\n", map,
-                 e.finetune_length, out.steps, out.seconds, out.final_loss);
+      if (out.reused)
+        fmt::print("kept {} (complete, same config): final training loss {:.4f}\n", out.run_dir, out.final_loss);
+      else
+        fmt::print("fine-tuned with {} at {}: {} steps{} in {:.1f} s, final training loss {:.4f}\n", map,
+                   e.finetune_length, out.steps - out.resumed_at, resumed_note(out.resumed_at), out.seconds,
+                   out.final_loss);
       fmt::print("run directory: {}\n", out.run_dir);
     }
   });

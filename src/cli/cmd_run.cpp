@@ -21,9 +21,7 @@ void register_run(CLI::App& app) {
   sub->add_option("experiment", o->experiment, "experiment JSON file, e.g. experiments/tournament.json or experiments/charlm.json")->required();
   sub->add_option("--set", o->sets, "override a key: --set key=value (repeatable; lists comma-separated)");
   add_run_options(sub, o->run);
-  sub->add_flag("--resume", o->resume,
-                "keep every complete run directory (checkpoint written) whose config.json is this run's, "
-                "and train only the others; the table is always recomputed");
+  add_resume_option(sub, o->resume);
   sub->footer(describe_keys());
   sub->callback([o] {
     const nlohmann::json cfg = resolve_config(o->experiment, o->sets);

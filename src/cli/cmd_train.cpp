@@ -14,6 +14,7 @@ void register_train(CLI::App& app) {
     int seed = 0;
     std::optional<int> steps;
     std::vector<std::string> sets;
+    bool resume = false;
     RunOptions run;
   };
   auto o = std::make_shared<Opts>();
@@ -32,6 +33,7 @@ void register_train(CLI::App& app) {
   sub->add_option("--set", o->sets, "override an experiment key: --set key=value (repeatable; lists comma-separated)");
   sub->add_option("--corpus", o->corpus, "charlm: plain-text corpus read through the d2l pipeline (default data/timemachine.txt)");
   add_run_options(sub, o->run);
+  add_resume_option(sub, o->resume);
   sub->footer(describe_keys());
   sub->callback([o] {
     nlohmann::json cfg = Overrides{}
@@ -43,7 +45,8 @@ void register_train(CLI::App& app) {
                              .resolve(o->experiment, o->sets);
     cfg["schemes"] = {o->scheme};
     cfg["seeds"] = {o->seed};
-    const ExperimentConfig e = ExperimentConfig::from_json(cfg);
+    ExperimentConfig e = ExperimentConfig::from_json(cfg);
+    e.resume = o->resume;
     set_threads(o->run.threads);
     Progress progress(o->run.quiet);
     const TaskRun out = find_task(e.task).train(e, cfg, o->scheme, o->seed, progress);

@@ -49,6 +49,14 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
   sub->add_flag("--quiet,-q", o.quiet, "no progress line");
 }
 
+void add_resume_option(CLI::App* sub, bool& resume) {
+  sub->add_flag("--resume", resume,
+                "continue a run stopped by SIGINT/SIGTERM (or killed after a periodic save) from the state it "
+                "saved, <run dir>.state.json, when its config is this run's; keep a complete run directory whose "
+                "config.json is this run's instead of training it again; train the rest from scratch. The result "
+                "is byte-identical to an uninterrupted run");
+}
+
 void reject_unread(bool given, const std::string& option, const std::string& key, const std::string& task) {
   if (given && !find_task(task).reads(key))
     throw UsageError(fmt::format("{} does not apply to --task {} (its model does not read {}); drop it or choose "

@@ -60,6 +60,8 @@ struct RunOptions {
   bool quiet = false;
 };
 void add_run_options(CLI::App* sub, RunOptions& o);
+// --resume, with one meaning for train, finetune and run.
+void add_resume_option(CLI::App* sub, bool& resume);
 
 // An option given for a task that does not read its key: a UsageError naming the option and the task.
 void reject_unread(bool given, const std::string& option, const std::string& key, const std::string& task);

@@ -1,6 +1,7 @@
 // Adam (and AdamW via weight_decay) over flat parameter buffers: one loop over every scalar.
 #pragma once
 #include <cmath>
+#include <stdexcept>
 #include <vector>
 #include "core/math.h"
 
@@ -30,6 +31,13 @@ class Adam {
     }
   }
   long steps() const { return t_; }
+  // The moments and step count, to save a training run and continue it later bit for bit.
+  const std::vector<S>& first_moment() const { return m_; }
+  const std::vector<S>& second_moment() const { return v_; }
+  void restore(std::vector<S> m, std::vector<S> v, long t) {
+    if (m.size() != m_.size() || v.size() != v_.size()) throw std::invalid_argument("Adam::restore: sizes differ");
+    m_ = std::move(m), v_ = std::move(v), t_ = t;
+  }
 
  private:
   AdamConfig cfg_;

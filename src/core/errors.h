@@ -40,6 +40,14 @@ struct TrainingDiverged : Error {
   int exit_code() const override { return 7; }
 };
 
+// SIGINT or SIGTERM stopped training at a step boundary; the runs in progress saved a state that
+// --resume continues from (harness/training_state.h).
+struct Interrupted : Error {
+  Interrupted(const std::string& what, bool saved) : Error(what), saved_state(saved) {}
+  int exit_code() const override { return 8; }
+  bool saved_state;  // false: the run had not started
+};
+
 // Two output trees compared by `pe-bench diff` are not the same (the differences are printed first).
 struct OutputsDiffer : Error {
   using Error::Error;

@@ -38,16 +38,14 @@ char temp_paths[kTempSlots][kTempPathMax];
 std::atomic<int> temp_state[kTempSlots];  // 0 free, 1 being filled, 2 a path to remove
 std::atomic<unsigned long> temp_counter{0};
 
-extern "C" void remove_temps_and_exit(int sig) {
+}  // namespace
+
+void remove_temps_now() {
   for (int i = kTempSlots - 1; i >= 0; --i)  // files before the directories they are in
     if (temp_state[i].load() == 2) {
       if (::unlink(temp_paths[i]) != 0) ::rmdir(temp_paths[i]);
     }
-  ::signal(sig, SIG_DFL);
-  ::raise(sig);
 }
-
-}  // namespace
 
 int register_temp(const std::string& path) {
   if (path.size() >= kTempPathMax) return -1;
@@ -64,11 +62,6 @@ int register_temp(const std::string& path) {
 
 void unregister_temp(int slot) {
   if (slot >= 0) temp_state[slot].store(0);
-}
-
-void install_temp_cleanup() {
-  ::signal(SIGINT, remove_temps_and_exit);
-  ::signal(SIGTERM, remove_temps_and_exit);
 }
 
 std::string unique_temp_name(const std::string& path) {

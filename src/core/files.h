@@ -17,11 +17,12 @@ bool file_exists(const std::string& path);
 void make_dirs(const std::string& path);
 
 // Temporary files and directories: a unique sibling name for `path`; the registry of those that
-// exist now, removed by the SIGINT/SIGTERM handler that install_temp_cleanup() sets (main does).
+// exist now, removed by the SIGINT/SIGTERM handler (core/interrupt.h) through remove_temps_now()
+// (async-signal-safe: no allocation, no locks).
 std::string unique_temp_name(const std::string& path);
 int register_temp(const std::string& path);  // a slot for unregister_temp (-1: not registered)
 void unregister_temp(int slot);
-void install_temp_cleanup();
+void remove_temps_now();
 
 // Rounds a float to the shortest decimal that reads back to the same float, for compact JSON.
 double shortest_float(float f);

@@ -207,6 +207,14 @@ std::vector<std::string> find_checkpoints(const std::string& dir, const std::str
       throw DataError(fmt::format("run directory {} is incomplete (config.json but no checkpoint.json); remove it "
                                   "and train that run again",
                                   path));
+    const std::string state_suffix = ".state.json";
+    if (name.size() > state_suffix.size() && name.ends_with(state_suffix)) {
+      const std::string run = path.substr(0, path.size() - state_suffix.size());
+      if (!fs::exists(run + "/checkpoint.json"))
+        throw DataError(fmt::format("run {} was interrupted before it finished (its state is saved in {}); finish it "
+                                    "with the same command and --resume, or remove the state file",
+                                    run, path));
+    }
     if (!entry.is_regular_file() || name != "checkpoint.json") continue;
     bool keep = true;
     try {

@@ -72,6 +72,9 @@ const std::vector<KeySpec>& config_keys() {
       {"band", KeyType::Int, 0, "charlm: also read RoPE at the longest length with only this many recent keys visible (0: no)", 0, kMaxLength},
       {"position_window", KeyType::Int, 16, "charlm: positions per bin of the per-position loss at the longest length", 1, kMaxLength},
       {"log_every", KeyType::Int, 50, "steps between metrics-log lines", 1, kMaxSteps},
+      {"checkpoint_every", KeyType::Int, 0,
+       "charlm: also save a resumable training state every this many steps (charlm default 500; 0: only when "
+       "stopped by SIGINT/SIGTERM); does not change results, so runs' config.json leave it out", 0, kMaxSteps},
       {"runs_dir", KeyType::String, "results/runs", "where run directories go", 1},
       {"out_dir", KeyType::String, "results", "where experiment results go", 1},
       {"reference", KeyType::String, "", "JSON file of published figures shown beside ours (optional)"},
@@ -371,7 +374,7 @@ std::string describe_keys() {
   s += fmt::format("Limits: lengths (train_length, eval_lengths, finetune_length) at most {}; steps at most {}; "
                    "batches at most {}; cue test_size at most {}.\n"
                    "Exit codes: 0 done, 2 usage or config, 3 checkpoint, 4 data, 5 file I/O, 6 diff found a "
-                   "difference, 7 training diverged, 70 internal error (a bug: please report it).\n",
+                   "difference, 7 training diverged, 8 interrupted (state saved: rerun with --resume), 70 internal error (a bug: please report it).\n",
                    kMaxLength, kMaxSteps, kMaxBatch, kMaxTestSize);
   return s;
 }
@@ -402,6 +405,7 @@ json run_config(json resolved, const std::string& scheme, int seed) {
   resolved["seed"] = seed;
   resolved.erase("schemes");
   resolved.erase("seeds");
+  resolved.erase("checkpoint_every");  // how often a state is saved does not change the run
   // the other schemes' own settings do not describe this run
   const SchemeInfo& own = scheme_info(scheme);
   for (auto& k : scheme_keys()) {
@@ -433,6 +437,7 @@ ExperimentConfig ExperimentConfig::from_json(const json& resolved) {
   e.test_size = c["test_size"];
   e.d_model = c["d_model"];
   e.log_every = c["log_every"];
+  e.checkpoint_every = c["checkpoint_every"];
   e.alphabet = c["alphabet"];
   e.test_seed = c["test_seed"];
   e.lr = c["lr"];

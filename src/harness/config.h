@@ -53,11 +53,13 @@ struct ExperimentConfig {
   // the character LM
   int n_heads = 1, n_layers = 1, train_windows = 0, val_start = 0, val_windows = 0, eval_batch = 0;
   int finetune_steps = 0, finetune_length = 0, finetune_batch = 0, band = 0, position_window = 0;
+  int checkpoint_every = 0;  // a resumable state every this many steps (0: only when stopped)
   double weight_decay = 0, finetune_lr = 0;
   std::string corpus;
   nlohmann::json resolved;  // every key, as resolved (the schemes' own settings are read from here)
   // Not a key (it does not change results): keep a complete run directory whose config.json
-  // matches the run's, instead of training it again (pe-bench run --resume).
+  // matches the run's, instead of training it again, and continue a run from the state it saved
+  // when it was stopped (--resume).
   bool resume = false;
   static ExperimentConfig from_json(const nlohmann::json& cfg);
 };

@@ -6,7 +6,9 @@
 #include <chrono>
 #include <exception>
 
+#include "core/errors.h"
 #include "core/files.h"
+#include "core/interrupt.h"
 #include "core/parallel.h"
 #include "core/progress.h"
 #include "harness/config.h"
@@ -20,6 +22,31 @@ namespace {
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
+// The first error that is not an interruption; else, when runs were interrupted, one line for all.
+void rethrow_job_errors(const std::vector<std::exception_ptr>& errors) {
+  int saved = 0, unstarted = 0;
+  std::string first;
+  for (auto& err : errors) {
+    if (!err) continue;
+    try {
+      std::rethrow_exception(err);
+    } catch (const Interrupted& i) {
+      if (!saved && !unstarted) first = i.what();
+      (i.saved_state ? saved : unstarted) += 1;
+    } catch (...) {
+      throw;
+    }
+  }
+  if (saved + unstarted == 1) throw Interrupted(first, saved > 0);
+  if (saved + unstarted > 1)
+    throw Interrupted(fmt::format("interrupted by {}: {} of {} runs complete, {} stopped with their state saved "
+                                  "(<run dir>.state.json), {} not started; run the same command with --resume to "
+                                  "continue",
+                                  signal_name(stop_signal()), errors.size() - saved - unstarted, errors.size(), saved,
+                                  unstarted),
+                      saved > 0);
+}
+
 }  // namespace
 
 ExperimentReport run_experiment(const Task& task, const json& resolved, const RunControl& control) {
@@ -38,6 +65,7 @@ ExperimentReport run_experiment(const Task& task, const json& resolved, const Ru
   std::vector<std::vector<TaskRun>> runs(jobs.size());
   std::vector<std::exception_ptr> errors(jobs.size());
   Progress progress(control.quiet);
+  const StopScope stoppable;  // SIGINT/SIGTERM while training: every run stops at a step boundary, saved
   const auto t0 = std::chrono::steady_clock::now();
   auto train_job = [&](size_t i, Progress& p) {
     runs[i].push_back(task.train(e, resolved, jobs[i].scheme, jobs[i].seed, p));
@@ -61,8 +89,7 @@ ExperimentReport run_experiment(const Task& task, const json& resolved, const Ru
       progress.update(fmt::format("[{}] trained {}/{} runs (last: {} seed {})", e.name, ++done, jobs.size(),
                                   jobs[i].scheme, jobs[i].seed));
     }
-    for (auto& err : errors)
-      if (err) std::rethrow_exception(err);
+    rethrow_job_errors(errors);
   } else {
     for (size_t i = 0; i < jobs.size(); ++i) train_job(i, progress);
   }

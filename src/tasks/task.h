@@ -22,6 +22,11 @@ struct TaskRun {
   int steps = 0;          // optimiser steps it took (0 when a complete run directory was kept)
 };
 
+// " (resumed after step N)" for a run continued from a saved state, else "".
+inline std::string resumed_note(int resumed_at) {
+  return resumed_at > 0 ? " (resumed after step " + std::to_string(resumed_at) + ")" : "";
+}
+
 // How an experiment is run (never part of its results).
 struct RunControl {
   bool quiet = false;

@@ -24,7 +24,7 @@ class CharLMTask final : public Task {
             {"eval_lengths", {128, 256, 512}}, {"d_model", 128}, {"n_heads", 4},
             {"n_layers", 2},           {"embed_init_std", 0.02}, {"learned_rows", 512},
             {"alibi_slopes", nlohmann::json::array()},         {"rescale", {"pi", "selective"}},
-            {"finetune_steps", 300}};
+            {"finetune_steps", 300},   {"checkpoint_every", 500}};
   }
   std::vector<std::string> leading_schemes() const override {
     return {"learned", "sinusoidal", "rope", "alibi", "none"};
@@ -32,7 +32,7 @@ class CharLMTask final : public Task {
   std::vector<std::string> own_keys() const override {
     return {"n_heads",         "n_layers",        "weight_decay",   "corpus",      "train_windows",
             "val_start",       "val_windows",     "eval_batch",     "finetune_steps", "finetune_length",
-            "finetune_batch",  "finetune_lr",     "band",           "position_window"};
+            "finetune_batch",  "finetune_lr",     "band",           "position_window", "checkpoint_every"};
   }
   int n_heads(const ExperimentConfig& e) const override { return e.n_heads; }
   int n_layers(const ExperimentConfig& e) const override { return e.n_layers; }
@@ -44,11 +44,12 @@ class CharLMTask final : public Task {
     const auto out = train_charlm(e, resolved, scheme, seed, [&](int step, int steps, double loss) {
       progress.update(fmt::format("[charlm] training {} seed {}: step {}/{} loss {:.4f}", scheme, seed, step, steps, loss));
     });
-    TaskRun run{out.run_dir, out.checkpoint, "", {}, out.reused ? 0 : out.steps};
+    TaskRun run{out.run_dir, out.checkpoint, "", {}, out.reused ? 0 : out.steps - out.resumed_at};
     run.summary = out.reused ? fmt::format("kept {} (complete, same config): {} seed {}, final loss {:.3f}",
                                            out.run_dir, scheme, seed, out.final_loss)
-                             : fmt::format("trained {} seed {}: {} steps in {:.0f} s ({:.0f} ms/step), final loss {:.3f}",
-                                           scheme, seed, out.steps, out.seconds, 1e3 * out.seconds / out.steps,
+                             : fmt::format("trained {} seed {}: {} steps{} in {:.0f} s ({:.0f} ms/step), final loss {:.3f}",
+                                           scheme, seed, out.steps - out.resumed_at, resumed_note(out.resumed_at),
+                                           out.seconds, 1e3 * out.seconds / (out.steps - out.resumed_at),
                                            out.final_loss);
     run.record = {{"scheme", scheme}, {"seed", seed}, {"steps", out.steps}, {"final_loss", out.final_loss}};
     return run;
@@ -68,10 +69,10 @@ class CharLMTask final : public Task {
         progress.update(fmt::format("[charlm] fine-tuning {}+{} seed {} at {}: step {}/{} loss {:.4f}", scheme, map,
                                     seed, e.finetune_length, step, steps, loss));
       });
-      TaskRun r{ft.run_dir, ft.checkpoint, "", {}, ft.reused ? 0 : ft.steps};
-      r.summary = fmt::format("{} {}+{} seed {} at {}: {} steps in {:.0f} s, final loss {:.3f}",
+      TaskRun r{ft.run_dir, ft.checkpoint, "", {}, ft.reused ? 0 : ft.steps - ft.resumed_at};
+      r.summary = fmt::format("{} {}+{} seed {} at {}: {} steps{} in {:.0f} s, final loss {:.3f}",
                               ft.reused ? "kept fine-tune" : "fine-tuned", scheme, map, seed, e.finetune_length,
-                              ft.steps, ft.seconds, ft.final_loss);
+                              ft.steps - ft.resumed_at, resumed_note(ft.resumed_at), ft.seconds, ft.final_loss);
       r.record = {{"scheme", scheme},
                   {"seed", seed},
                   {"finetune_map", map},

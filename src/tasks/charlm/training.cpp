@@ -10,7 +10,9 @@
 #include "core/files.h"
 #include "harness/run_dir.h"
 #include "core/fpenv.h"
+#include "core/interrupt.h"
 #include "core/parallel.h"
+#include "harness/training_state.h"
 #include "core/rng.h"
 #include "tasks/charlm/checkpoint.h"
 #include "tasks/cue/training.h"
@@ -46,6 +48,15 @@ void WindowStream::shuffle() {
   Rng rng(stream_key({kTagTrain, seed_, 0xC4A5, uint64_t(epoch_)}));
   for (int i = n_ - 1; i > 0; --i) std::swap(order_[i], order_[rng.below(i + 1)]);  // Fisher-Yates
   at_ = 0;
+}
+
+void WindowStream::seek(const json& position) {
+  const int epoch = position.at("epoch");
+  const size_t at = position.at("at");
+  if (epoch < 0 || at > size_t(n_)) throw CheckpointError("training state: the window stream's position is out of range");
+  epoch_ = epoch;
+  shuffle();
+  at_ = at;
 }
 
 void WindowStream::next(int B, std::vector<int>& starts) {
@@ -226,13 +237,27 @@ CharLMRun train_and_write(CharLM<float>& model, const CharCorpus& corpus, const 
     CharLMRun kept;
     if (complete_run(run_dir, cfg, kept)) return kept;
   }
+  const std::string what = fmt::format("charlm {} seed {}{}", model.scheme().name(), seed,
+                                       plan.is_null() ? "" : " fine-tuned with " + plan.at("map").get<std::string>());
+  const StopScope stoppable;
+  const StepCheckpoints checkpoints(run_dir, cfg, steps, e.checkpoint_every, what);
+  checkpoints.before_start();
   CharLMTrainer trainer(model, AdamConfig{lr, e.beta1, e.beta2, e.eps, e.weight_decay});
   WindowStream stream(e.train_windows, uint64_t(seed) + (plan.is_null() ? 0 : 0x5EED));
   std::vector<int> starts;
   std::string lines;
   double since = 0, final_loss = 0;
-  int count = 0;
-  for (int step = 1; step <= steps; ++step) {
+  int count = 0, first = 1;
+  if (e.resume)
+    if (auto s = load_training_state(run_dir, cfg, model.layout().total())) {
+      model.params() = s->params;
+      trainer.adam().restore(s->adam_m, s->adam_v, s->adam_steps);
+      stream.seek(s->loop.at("stream"));
+      lines = s->loop.at("metrics");
+      since = s->loop.at("since"), count = s->loop.at("count"), final_loss = s->loop.at("final_loss");
+      first = s->step + 1;
+    }
+  for (int step = first; step <= steps; ++step) {
     stream.next(B, starts);
     const double loss = trainer.step(corpus, starts, T);
     check_finite_step<float>(step, loss, model.layout(), model.params().data(), nullptr, lr);
@@ -243,16 +268,24 @@ CharLMRun train_and_write(CharLM<float>& model, const CharCorpus& corpus, const 
       if (progress) progress(step, steps, final_loss);
       since = 0, count = 0;
     }
+    checkpoints.after_step(step, [&] {
+      return TrainingState{step, model.params(), trainer.adam().first_moment(), trainer.adam().second_moment(),
+                           trainer.adam().steps(),
+                           json{{"stream", stream.position()}, {"metrics", lines}, {"since", since},
+                                {"count", count}, {"final_loss", final_loss}}};
+    });
   }
   CharLMRun out;
   out.run_dir = run_dir;
   out.checkpoint = run_dir + "/checkpoint.json";
   out.steps = steps;
+  out.resumed_at = first - 1;
   out.final_loss = final_loss;
   const json training = {{"seed", seed},        {"steps", steps},        {"batch_size", B},
                          {"lr", lr},            {"train_length", T},     {"final_loss", final_loss},
                          {"corpus_sha1", corpus.sha1}};
   write_run_dir(run_dir, cfg, lines, checkpoint_text(make_charlm_checkpoint(model, corpus.vocab, training, plan)));
+  remove_training_state(run_dir);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }

@@ -25,6 +25,9 @@ class WindowStream {
  public:
   WindowStream(int n_windows, uint64_t seed);
   void next(int B, std::vector<int>& starts);
+  // Where the stream stands (epoch, windows taken in it), to continue it after a stop.
+  nlohmann::json position() const { return {{"epoch", epoch_}, {"at", at_}}; }
+  void seek(const nlohmann::json& position);
 
  private:
   void shuffle();
@@ -43,6 +46,7 @@ inline constexpr int kCharLMChunkTokens = 512;
 class CharLMTrainer {
  public:
   CharLMTrainer(CharLM<float>& model, AdamConfig cfg);
+  Adam<float>& adam() { return adam_; }
   // One AdamW step on the windows starting at `starts` (context T, positions 0..T-1): mean loss.
   double step(const CharCorpus& corpus, const std::vector<int>& starts, int T);
   // The same from token arrays x, y: [B, T].
@@ -93,9 +97,13 @@ struct CharLMRun {
   std::string run_dir, checkpoint;
   double final_loss = 0, seconds = 0;
   int steps = 0;
+  int resumed_at = 0;   // the step a saved state continued from (0: trained from the start)
   bool reused = false;  // e.resume kept a complete run directory with the same config
 };
-// Trains from scratch and writes the run directory (each file atomically).
+// Trains from scratch and writes the run directory (each file atomically). With e.resume, keeps a
+// complete run directory whose config.json is this run's, and continues a run from the state it
+// saved when stopped (harness/training_state.h). SIGINT/SIGTERM stop it at a step boundary with its
+// state saved (Interrupted); a state is also saved every e.checkpoint_every steps.
 CharLMRun train_charlm(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
                        const StepFn& progress = {});
 // Resumes a RoPE checkpoint with the map's plan for (train_length -> finetune_length) fixed and trains

@@ -8,6 +8,7 @@
 #include "core/files.h"
 #include "harness/run_dir.h"
 #include "core/fpenv.h"
+#include "core/interrupt.h"
 #include "core/parallel.h"
 #include "tasks/cue/checkpoint.h"
 #include "tasks/cue/data.h"
@@ -35,20 +36,28 @@ std::string run_dir_for(const ExperimentConfig& e, const std::string& scheme, in
 }
 
 CueHead<float> train_cue_model(const ExperimentConfig& e, const std::string& scheme, int seed, json* metrics_log,
-                               const ProgressFn& progress) {
+                               const ProgressFn& progress, const Resumable& resumable) {
   const ScopedFlushToZero ftz;
   CueHead<float> model(cue_model_config(e, scheme));
   model.init(uint64_t(seed));
   model.prepare(e.train_length);
   const size_t n = model.layout().total();
   Adam<float> adam(n, AdamConfig{e.lr, e.beta1, e.beta2, e.eps, 0.0});
+  int first = 1;
+  if (resumable.start) {  // continue: the batches are named by (seed, step), so the step is the stream
+    const TrainingState& s = *resumable.start;
+    model.params() = s.params;
+    adam.restore(s.adam_m, s.adam_v, s.adam_steps);
+    if (metrics_log) *metrics_log = s.loop.at("metrics");
+    first = s.step + 1;
+  }
   const int B = e.batch_size, T = e.train_length;
   const int chunks = (B + kChunk - 1) / kChunk;
   std::vector<std::vector<float>> grads(chunks, std::vector<float>(n));
   std::vector<CueWorkspace<float>> ws(chunks);
   std::vector<BatchStats> stats(chunks);
   std::vector<float> grad(n);
-  for (int step = 1; step <= e.steps; ++step) {
+  for (int step = first; step <= e.steps; ++step) {
     const CueBatch batch = cue_train_batch(model.config().task, uint64_t(seed), step, B, T);
 #pragma omp parallel for schedule(static) if (!in_parallel() && chunks > 1)
     for (int c = 0; c < chunks; ++c) {
@@ -73,6 +82,11 @@ CueHead<float> train_cue_model(const ExperimentConfig& e, const std::string& sch
       if (metrics_log) metrics_log->push_back({{"step", step}, {"loss", mean_loss}, {"accuracy", acc}});
       if (progress) progress(step, e.steps, mean_loss, acc);
     }
+    if (resumable.checkpoints)
+      resumable.checkpoints->after_step(step, [&] {
+        return TrainingState{step, model.params(), adam.first_moment(), adam.second_moment(), adam.steps(),
+                             json{{"metrics", metrics_log ? *metrics_log : json::array()}}};
+      });
   }
   check_finite_step<float>(e.steps, 0.0, model.layout(), model.params().data(), nullptr, e.lr);  // the last update
   return model;
@@ -96,15 +110,22 @@ TrainOutcome train_cue(const ExperimentConfig& e, const json& resolved, const st
       return out;
     }
   }
+  const json cfg = run_config(resolved, scheme, seed);
+  const std::string what = fmt::format("{} seed {}", scheme, seed);
+  const StopScope stoppable;
+  const StepCheckpoints checkpoints(dir, cfg, e.steps, e.checkpoint_every, what);
+  checkpoints.before_start();
+  Resumable resumable{&checkpoints, std::nullopt};
+  if (e.resume) resumable.start = load_training_state(dir, cfg, CueHead<float>(cue_model_config(e, scheme)).layout().total());
   json log = json::array();
-  const CueHead<float> model = train_cue_model(e, scheme, seed, &log, progress);
+  const CueHead<float> model = train_cue_model(e, scheme, seed, &log, progress, resumable);
   TrainOutcome out;
   out.run_dir = dir;
   out.checkpoint = out.run_dir + "/checkpoint.json";
   out.steps = e.steps;
+  out.resumed_at = resumable.start ? resumable.start->step : 0;
   out.final_loss = log.back()["loss"];
   out.final_accuracy = log.back()["accuracy"];
-  const json cfg = run_config(resolved, scheme, seed);
   std::string lines;
   for (auto& l : log) lines += l.dump() + "\n";
   const json training = {{"seed", seed},
@@ -115,6 +136,7 @@ TrainOutcome train_cue(const ExperimentConfig& e, const json& resolved, const st
                          {"final_loss", out.final_loss},
                          {"final_accuracy", out.final_accuracy}};
   write_run_dir(out.run_dir, cfg, lines, checkpoint_text(make_checkpoint(model, training)));
+  remove_training_state(out.run_dir);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }

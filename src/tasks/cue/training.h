@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/config.h"
+#include "harness/training_state.h"
 #include "tasks/cue/model.h"
 
 namespace pe {
@@ -24,19 +25,28 @@ struct TrainOutcome {
   double final_loss = 0, final_accuracy = 0;
   double seconds = 0;
   int steps = 0;
+  int resumed_at = 0;   // the step a saved state continued from (0: trained from the start)
   bool reused = false;  // e.resume kept a complete run directory with the same config
 };
 
 // Trains from scratch and writes the run directory (every file atomically). `resolved` is the full
 // experiment config, recorded in config.json with the scheme and seed of this run. With e.resume, a
-// complete run directory whose config.json is this run's is kept instead.
+// complete run directory whose config.json is this run's is kept instead, and a state this run
+// saved when it was stopped (harness/training_state.h) is continued. SIGINT/SIGTERM stop it at a
+// step boundary with its state saved (Interrupted).
 TrainOutcome train_cue(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
                        const ProgressFn& progress = {});
 
 // The training loop alone (no files): returns the trained model. Used by tests and benchmarks.
 // A batch is split into fixed chunks of 64 sequences whose gradients are summed in chunk order, so
 // the result is the same for any number of threads.
+// With `resumable`: continues from its start state, and saves states where its checkpoints say.
+struct Resumable {
+  const StepCheckpoints* checkpoints = nullptr;
+  std::optional<TrainingState> start;
+};
 CueHead<float> train_cue_model(const ExperimentConfig& e, const std::string& scheme, int seed,
-                               nlohmann::json* metrics_log = nullptr, const ProgressFn& progress = {});
+                               nlohmann::json* metrics_log = nullptr, const ProgressFn& progress = {},
+                               const Resumable& resumable = {});
 
 }  // namespace pe
