@@ -56,6 +56,9 @@ TEST_CASE("the runner records every run, and --resume keeps complete runs with t
   fs::remove_all(dir + "/runs/cue/alibi/seed1");
   const ExperimentReport resumed = run_experiment(cue, cfg, RunControl{true, 2, true});
   CHECK(resumed.total_steps == 40);
+  CHECK(resumed.kept == 3);
+  CHECK(resumed.text.find("--resume: kept 3 complete runs, continued 0 from a saved state, trained 1 from the start") !=
+        std::string::npos);
   CHECK(read_file(dir + "/results.json") == results);
   CHECK(read_file(dir + "/runs/cue/alibi/seed1/checkpoint.json") == ckpt);
 

@@ -104,6 +104,8 @@ ExperimentReport run_experiment(const Task& task, const json& resolved, const Ru
       training.push_back(r.record);
       out.total_steps += r.steps;
       ++out.runs;
+      out.kept += r.kept;
+      out.resumed += r.resumed_at > 0;
     }
 
   const auto t1 = std::chrono::steady_clock::now();
@@ -116,6 +118,10 @@ ExperimentReport run_experiment(const Task& task, const json& resolved, const Ru
   out.text = task.table(out.results);
   const std::string analyses = task.analyze(checkpoints, e);
   if (!analyses.empty()) out.text += "\n" + analyses + "\n";
+  if (out.kept || out.resumed)
+    out.text += fmt::format("--resume: kept {} complete run{}, continued {} from a saved state, trained {} from the "
+                            "start\n",
+                            out.kept, out.kept == 1 ? "" : "s", out.resumed, out.runs - out.kept - out.resumed);
   out.text += fmt::format("{} runs ({} training steps) in {:.1f} s; evaluation {:.1f} s\n", out.runs, out.total_steps,
                           out.train_seconds, out.eval_seconds);
   return out;

@@ -20,6 +20,8 @@ struct TaskRun {
   std::string summary;    // one line for the terminal
   nlohmann::json record;  // its entry in results.json's "training" list
   int steps = 0;          // optimiser steps it took (0 when a complete run directory was kept)
+  bool kept = false;      // --resume kept a complete run directory
+  int resumed_at = 0;     // --resume continued a saved state after this step
 };
 
 // " (resumed after step N)" for a run continued from a saved state, else "".
@@ -40,7 +42,7 @@ struct ExperimentReport {
   nlohmann::json results;
   std::string text;
   double train_seconds = 0, eval_seconds = 0;
-  int runs = 0;
+  int runs = 0, kept = 0, resumed = 0;  // runs; of them kept whole and continued from a state (--resume)
   long long total_steps = 0;
 };
 

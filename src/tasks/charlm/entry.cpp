@@ -44,7 +44,8 @@ class CharLMTask final : public Task {
     const auto out = train_charlm(e, resolved, scheme, seed, [&](int step, int steps, double loss) {
       progress.update(fmt::format("[charlm] training {} seed {}: step {}/{} loss {:.4f}", scheme, seed, step, steps, loss));
     });
-    TaskRun run{out.run_dir, out.checkpoint, "", {}, out.reused ? 0 : out.steps - out.resumed_at};
+    TaskRun run{out.run_dir, out.checkpoint, "", {}, out.reused ? 0 : out.steps - out.resumed_at, out.reused,
+                out.resumed_at};
     run.summary = out.reused ? fmt::format("kept {} (complete, same config): {} seed {}, final loss {:.3f}",
                                            out.run_dir, scheme, seed, out.final_loss)
                              : fmt::format("trained {} seed {}: {} steps{} in {:.0f} s ({:.0f} ms/step), final loss {:.3f}",
@@ -69,7 +70,7 @@ class CharLMTask final : public Task {
         progress.update(fmt::format("[charlm] fine-tuning {}+{} seed {} at {}: step {}/{} loss {:.4f}", scheme, map,
                                     seed, e.finetune_length, step, steps, loss));
       });
-      TaskRun r{ft.run_dir, ft.checkpoint, "", {}, ft.reused ? 0 : ft.steps - ft.resumed_at};
+      TaskRun r{ft.run_dir, ft.checkpoint, "", {}, ft.reused ? 0 : ft.steps - ft.resumed_at, ft.reused, ft.resumed_at};
       r.summary = fmt::format("{} {}+{} seed {} at {}: {} steps{} in {:.0f} s, final loss {:.3f}",
                               ft.reused ? "kept fine-tune" : "fine-tuned", scheme, map, seed, e.finetune_length,
                               ft.steps - ft.resumed_at, resumed_note(ft.resumed_at), ft.seconds, ft.final_loss);

@@ -37,7 +37,8 @@ class CueTask final : public Task {
       progress.update(fmt::format("[train {} seed {}] step {}/{} loss {:.4f} acc {:.3f}", scheme, seed, step, steps,
                                   loss, acc));
     });
-    TaskRun run{out.run_dir, out.checkpoint, "", {}, out.reused ? 0 : out.steps - out.resumed_at};
+    TaskRun run{out.run_dir, out.checkpoint, "", {}, out.reused ? 0 : out.steps - out.resumed_at, out.reused,
+                out.resumed_at};
     run.summary = out.reused ? fmt::format("kept {} (complete, same config): {} seed {}, final loss {:.4f}",
                                            out.run_dir, scheme, seed, out.final_loss)
                              : fmt::format("trained {} seed {}: {} steps{} in {:.2f} s ({:.0f} steps/s), final loss "
