@@ -144,6 +144,15 @@ expect_code 3 "charlm checkpoint with train_length 0" "training.train_length" sa
 expect_code 3 "checkpoint setting of the wrong type" "setting 'base' must be a number" sample --checkpoint "$TMP/base-str.json" --prompt "the"
 expect_code 4 "table of results with lengths {}" "malformed" table "$TMP/lengths-obj.json"
 expect_code 2 "--steps 0" "key 'steps'" train --scheme rope --steps 0 $R
+# compare: readers and lengths the results do not hold, a file that is not results
+TR=results/tournament/results.json
+expect_code 2 "compare an unknown reader" "no reader 'rope+xyz'" compare "$TR" rope+xyz rope --length 256
+expect_code 2 "compare at a length not read" "were read at" compare "$TR" rope alibi --length 100
+expect_code 2 "compare learned past its rows" "no reading at 256" compare "$TR" learned rope --length 256
+expect_code 4 "compare a malformed results file" "malformed" compare "$TMP/lengths-obj.json" rope alibi --length 32
+expect_code 2 "compare without --length" "--length" compare "$TR" rope alibi
+CR=results/charlm-quick/results.json
+expect_code 2 "compare char-LM readings not held" "no reading 'rope+ntk'" compare "$CR" rope+ntk rope --length 512
 expect_code 2 "finetune --steps 0" "at least one step" finetune --checkpoint "$CQ" --steps 0 --quiet
 expect_code 2 "finetune --lr -1" "key 'finetune_lr' must be a finite number in (0, 1]" finetune --checkpoint "$CQ" --lr -1 --quiet
 expect_code 2 "finetune --batch 0" "key 'finetune_batch'" finetune --checkpoint "$CQ" --batch 0 --quiet

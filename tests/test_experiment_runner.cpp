@@ -11,6 +11,10 @@
 #include "harness/experiment.h"
 #include "harness/run_dir.h"
 #include "tasks/task.h"
+#include "tasks/charlm/training.h"
+
+#include <fmt/format.h>
+#include <cmath>
 
 using namespace pe;
 using nlohmann::json;
@@ -22,7 +26,7 @@ json small_cue(const std::string& dir) {
   c["schemes"] = {"rope", "alibi"};
   c["seeds"] = {0, 1};
   c["steps"] = 40;
-  c["test_size"] = 64;
+  c["test_sequences"] = 64;
   c["eval_lengths"] = {32, 64};
   c["rescale"] = json::array();
   c["reference"] = "";
@@ -114,4 +118,65 @@ TEST_CASE("a run directory is whole or absent, locked while written, and readers
   rep["seeds"] = {0, 0};
   CHECK_THROWS_WITH_AS(ExperimentConfig::from_json(rep), doctest::Contains("appears twice"), ConfigError);
   fs::remove_all(root);
+}
+
+TEST_CASE("compare: the paired differences agree with the results' per-seed accuracies; unknown readers are named") {
+  const std::string dir = (fs::temp_directory_path() / "pe-bench-test-compare").string();
+  fs::remove_all(dir);
+  json cfg = small_cue(dir);
+  cfg["seeds"] = {0, 1, 2};
+  cfg["rescale"] = {"pi"};
+  cfg["test_sequences"] = 500;
+  const Task& cue = find_task("cue");
+  const ExperimentReport rep = run_experiment(cue, cfg, RunControl{true, 2, false});
+  const json& r = rep.results;
+  // rows: rope, rope+pi, alibi; at 64 (index 1)
+  double diff_sum = 0;
+  std::vector<double> per_seed;
+  for (int s = 0; s < 3; ++s) {
+    per_seed.push_back(r["rows"][0]["seeds"][s]["accuracy"][1].get<double>() -
+                       r["rows"][1]["seeds"][s]["accuracy"][1].get<double>());
+    diff_sum += per_seed.back();
+  }
+  const std::string text = cue.compare(r, "rope", "rope+pi", 64, CompareSettings{500, 3});
+  CHECK(text.find("rope − rope+pi at 64 (3 seeds, 500 test sequences each)") != std::string::npos);
+  CHECK(text.find(fmt::format("across seeds (paired t, 2 df): {:+.3f}", diff_sum / 3)) != std::string::npos);
+  // each seed's bootstrap is centred on that seed's difference, recomputed from its checkpoints
+  for (int s = 0; s < 3; ++s)
+    CHECK(text.find(fmt::format("seed {}, over the shared test sequences: {:+.3f}", s, per_seed[s])) !=
+          std::string::npos);
+  CHECK(text == cue.compare(r, "rope", "rope+pi", 64, CompareSettings{500, 3}));  // seeded
+  CHECK_THROWS_WITH_AS(cue.compare(r, "rope+ntk", "rope", 64, {}), doctest::Contains("rope, rope+pi, alibi"), UsageError);
+  CHECK_THROWS_WITH_AS(cue.compare(r, "rope", "alibi", 128, {}), doctest::Contains("read at [32,64]"), UsageError);
+  // every row carries its statistics; the interval adds the test set's error to the seeds'
+  const json& row = r["rows"][2];
+  for (size_t li = 0; li < 2; ++li) {
+    const double hw = row["half_width"][li], seed_hw = row["seed_half_width"][li], se = row["test_se"][li];
+    CHECK(hw * hw == doctest::Approx(seed_hw * seed_hw + 1.959963984540054 * 1.959963984540054 * se * se));
+    CHECK(se == doctest::Approx(std::sqrt(row["mean"][li].get<double>() * (1 - row["mean"][li].get<double>()) / 500)));
+  }
+  CHECK(cue.table(r).find(" ± ") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("char-LM summaries group the readings by label over seeds; compare pairs them by seed") {
+  json rows = json::array();
+  const double p[3][2] = {{6.0, 7.0}, {6.5, 7.9}, {7.0, 8.1}};
+  for (int s = 0; s < 3; ++s) {
+    rows.push_back({{"scheme", "rope"}, {"map", "none"}, {"band", 0}, {"finetuned", false}, {"seed", s},
+                    {"perplexity", {p[s][0], p[s][1]}}});
+    rows.push_back({{"scheme", "rope"}, {"map", "pi"}, {"band", 0}, {"finetuned", false}, {"seed", s},
+                    {"perplexity", {p[s][0] + 0.5, nullptr}}});
+  }
+  const json sum = charlm_summary(rows);
+  REQUIRE(sum.size() == 2);
+  CHECK(sum[0]["label"] == "rope");
+  CHECK(sum[0]["seeds"] == json({0, 1, 2}));
+  CHECK(sum[0]["mean"][0].get<double>() == doctest::Approx(6.5));
+  CHECK(sum[0]["sd"][0].get<double>() == doctest::Approx(0.5));
+  CHECK(sum[0]["half_width"][0].get<double>() == doctest::Approx(4.302652729749464 * 0.5 / std::sqrt(3.0)));
+  CHECK(sum[1]["mean"][1].is_null());
+  const json results = {{"lengths", {128, 256}}, {"rows", rows}};
+  const std::string text = compare_charlm_readers(results, "rope+pi", "rope", 128);
+  CHECK(text.find("across seeds (paired t, 2 df): +0.50 [+0.50, +0.50]") != std::string::npos);
 }

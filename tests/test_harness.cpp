@@ -30,7 +30,7 @@ json quick_config(const std::string& dir) {
   json c = default_config();
   c["steps"] = 40;
   c["batch_size"] = 96;  // not a multiple of the chunk size on purpose
-  c["test_size"] = 300;
+  c["test_sequences"] = 300;
   c["runs_dir"] = dir + "/runs";
   c["out_dir"] = dir;
   return c;

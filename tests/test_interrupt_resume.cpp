@@ -173,7 +173,7 @@ TEST_CASE("the runner: a stop before any run starts saves nothing and says how t
   cfg["schemes"] = {"rope", "alibi"};
   cfg["seeds"] = {0, 1};
   cfg["out_dir"] = dir;
-  cfg["test_size"] = 64;
+  cfg["test_sequences"] = 64;
   cfg["eval_lengths"] = {32};
   cfg["rescale"] = json::array();
   cfg["reference"] = "";

@@ -28,12 +28,12 @@ void register_analyze(CLI::App& app) {
   sub->add_option("--runs-dir", o->runs, "analyse every checkpoint.json below this directory, e.g. results/tournament/runs/cue");
   sub->add_option("--out", o->out, "geometry JSON to write (atomically)")->capture_default_str();
   sub->add_option("--lengths", o->lengths, "test lengths for the accuracies")->capture_default_str();
-  sub->add_option("--set", o->sets, "test settings: --set test_size=N, --set test_seed=N");
+  sub->add_option("--set", o->sets, "test settings: --set test_sequences=N, --set test_seed=N");
   sub->callback([o, sub] {
     if (sub->got_subcommand("theory")) return;
     if (o->runs.empty()) throw UsageError("analyze: give --runs-dir DIR (trained heads) or the subcommand `theory`");
     const auto cfg = resolve_config("", o->sets);
-    const EvalSettings s{parse_length_list(o->lengths, "--lengths"), cfg["test_size"], cfg["test_seed"], {}};
+    const EvalSettings s{parse_length_list(o->lengths, "--lengths"), cfg["test_sequences"], cfg["test_seed"], {}};
     const nlohmann::json g = analyze_checkpoints(find_checkpoints(o->runs, "cue"), s);
     write_json_atomic(o->out, g);
     fmt::print("{}", format_geometry(g));

@@ -33,7 +33,7 @@ void register_eval(CLI::App& app) {
                       known_maps() + "), at kappa = length / training length, without retraining");
   sub->add_option("--out", o->out, "results JSON to write (atomically)")->capture_default_str();
   sub->add_option("--markdown", o->markdown, "also write the table as Markdown to this file");
-  sub->add_option("--set", o->sets, "test settings: --set test_size=N, --set test_seed=N (charlm: val_start, val_windows, eval_batch, corpus, ...)");
+  sub->add_option("--set", o->sets, "test settings: --set test_sequences=N, --set test_seed=N (charlm: val_start, val_windows, eval_batch, corpus, ...)");
   sub->add_option("--corpus", o->corpus, "charlm: plain-text corpus read through the d2l pipeline (default data/timemachine.txt)");
   add_run_options(sub, o->run);
   sub->callback([o] {

@@ -21,23 +21,7 @@ void register_table(CLI::App& app) {
   sub->add_option("--reference", o->reference,
                   "published figures to show beside ours (JSON; default: the reference the results file carries)");
   sub->callback([o] {
-    nlohmann::json r;
-    try {
-      r = nlohmann::json::parse(read_file(o->results));
-    } catch (const nlohmann::json::exception& e) {
-      throw DataError(fmt::format("{} is not valid JSON ({})", o->results, e.what()));
-    }
-    if (!r.is_object() || !r.contains("task") || !r.contains("rows"))
-      throw DataError(fmt::format("{} is not a pe-bench results file (no task or rows)", o->results));
-    bool lengths_ok = r.contains("lengths") && r["lengths"].is_array() && !r["lengths"].empty();
-    if (lengths_ok)
-      for (auto& n : r["lengths"]) lengths_ok = lengths_ok && n.is_number_integer();
-    if (!lengths_ok || !r["rows"].is_array())
-      throw DataError(fmt::format("{} is malformed: 'lengths' must be a non-empty list of integers and 'rows' a list",
-                                  o->results));
-    if (!r["task"].is_string() || !task_exists(r["task"]))
-      throw DataError(fmt::format("{} holds results of task {}, which this build does not know (known: {})", o->results,
-                                  r["task"].dump(), known_tasks()));
+    nlohmann::json r = read_results_file(o->results);
     const Task& task = find_task(r["task"]);
     std::string text, md;
     try {

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/errors.h"
+#include "core/files.h"
 #include "harness/config.h"
 #include "tasks/task.h"
 
@@ -47,6 +48,27 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
   sub->add_option("--threads", o.threads, "OpenMP threads (0: all cores); results do not depend on it")
       ->check(CLI::Range(0, 1024));
   sub->add_flag("--quiet,-q", o.quiet, "no progress line");
+}
+
+nlohmann::json read_results_file(const std::string& path) {
+  nlohmann::json r;
+  try {
+    r = nlohmann::json::parse(read_file(path));
+  } catch (const nlohmann::json::exception& e) {
+    throw DataError(fmt::format("{} is not valid JSON ({})", path, e.what()));
+  }
+  if (!r.is_object() || !r.contains("task") || !r.contains("rows"))
+    throw DataError(fmt::format("{} is not a pe-bench results file (no task or rows)", path));
+  bool lengths_ok = r.contains("lengths") && r["lengths"].is_array() && !r["lengths"].empty();
+  if (lengths_ok)
+    for (auto& n : r["lengths"]) lengths_ok = lengths_ok && n.is_number_integer();
+  if (!lengths_ok || !r["rows"].is_array())
+    throw DataError(fmt::format("{} is malformed: 'lengths' must be a non-empty list of integers and 'rows' a list",
+                                path));
+  if (!r["task"].is_string() || !task_exists(r["task"]))
+    throw DataError(fmt::format("{} holds results of task {}, which this build does not know (known: {})", path,
+                                r["task"].dump(), known_tasks()));
+  return r;
 }
 
 void add_resume_option(CLI::App* sub, bool& resume) {

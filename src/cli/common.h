@@ -24,6 +24,7 @@ void register_census(CLI::App& app);
 void register_finetune(CLI::App& app);
 void register_sample(CLI::App& app);
 void register_table(CLI::App& app);
+void register_compare(CLI::App& app);
 void register_diff(CLI::App& app);
 
 // Loads the experiment file (or the defaults when empty) and applies --set overrides last.
@@ -60,6 +61,9 @@ struct RunOptions {
   bool quiet = false;
 };
 void add_run_options(CLI::App* sub, RunOptions& o);
+// A results.json with a known task, lengths and rows (DataError naming the file otherwise).
+nlohmann::json read_results_file(const std::string& path);
+
 // --resume, with one meaning for train, finetune and run.
 void add_resume_option(CLI::App* sub, bool& resume);
 

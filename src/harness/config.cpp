@@ -48,7 +48,7 @@ const std::vector<KeySpec>& config_keys() {
       {"adam_eps", KeyType::Float, 1e-8, "Adam epsilon", 0, 1, true},
       {"train_length", KeyType::Int, 32, "sequence length during training", 2, kMaxLength},
       {"eval_lengths", KeyType::IntList, json::array({32, 64, 128, 256}), "lengths to evaluate at", 2, kMaxLength},
-      {"test_size", KeyType::Int, 2000, "test sequences per length", 1, kMaxTestSize},
+      {"test_sequences", KeyType::Int, 10000, "cue: test sequences per length (shared by every scheme and seed)", 1, kMaxTestSequences},
       {"test_seed", KeyType::Int, 777, "seed of the test stream (shared by every scheme and seed)", 0, kMaxSeed},
       {"alphabet", KeyType::Int, 8, "cue task: number of symbols", 2, 256},
       {"mark_prob", KeyType::Float, 0.1, "cue task: probability a content token is marked", 0, 1, true},
@@ -317,7 +317,7 @@ void validate_config(const json& cfg) {
   auto positive = [&](const char* key) {
     if (value_of(cfg, key).get<long long>() <= 0) throw ConfigError(fmt::format("{} must be positive", key));
   };
-  for (auto k : {"steps", "batch_size", "train_length", "test_size", "d_model", "log_every", "alphabet", "n_heads",
+  for (auto k : {"steps", "batch_size", "train_length", "test_sequences", "d_model", "log_every", "alphabet", "n_heads",
                  "n_layers", "train_windows", "val_windows", "eval_batch", "finetune_length", "finetune_batch",
                  "position_window"})
     positive(k);
@@ -372,10 +372,10 @@ std::string describe_keys() {
     s += fmt::format("  {:<16} {} [{}]{}\n", k.key, k.help, k.default_value.dump(), d.empty() ? "" : "; " + d);
   }
   s += fmt::format("Limits: lengths (train_length, eval_lengths, finetune_length) at most {}; steps at most {}; "
-                   "batches at most {}; cue test_size at most {}.\n"
+                   "batches at most {}; cue test_sequences at most {}.\n"
                    "Exit codes: 0 done, 2 usage or config, 3 checkpoint, 4 data, 5 file I/O, 6 diff found a "
                    "difference, 7 training diverged, 8 interrupted (state saved: rerun with --resume), 70 internal error (a bug: please report it).\n",
-                   kMaxLength, kMaxSteps, kMaxBatch, kMaxTestSize);
+                   kMaxLength, kMaxSteps, kMaxBatch, kMaxTestSequences);
   return s;
 }
 
@@ -434,7 +434,7 @@ ExperimentConfig ExperimentConfig::from_json(const json& resolved) {
   e.steps = c["steps"];
   e.batch_size = c["batch_size"];
   e.train_length = c["train_length"];
-  e.test_size = c["test_size"];
+  e.test_sequences = c["test_sequences"];
   e.d_model = c["d_model"];
   e.log_every = c["log_every"];
   e.checkpoint_every = c["checkpoint_every"];

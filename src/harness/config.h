@@ -15,7 +15,7 @@ namespace pe {
 inline constexpr int kMaxLength = 2048;       // any sequence length: training, reading, fine-tuning
 inline constexpr int kMaxSteps = 1000000;     // optimiser steps of one run
 inline constexpr int kMaxBatch = 4096;        // sequences per step or per evaluation batch
-inline constexpr int kMaxTestSize = 100000;   // cue test sequences per length
+inline constexpr int kMaxTestSequences = 100000;   // cue test sequences per length
 inline constexpr int kMaxSeed = 2147483647;
 
 const std::vector<KeySpec>& config_keys();
@@ -46,7 +46,7 @@ struct ExperimentConfig {
   std::string name, task, runs_dir, out_dir, reference;
   std::vector<std::string> schemes, rescale;
   std::vector<int> seeds, eval_lengths;
-  int steps, batch_size, train_length, test_size, d_model, log_every, alphabet;
+  int steps, batch_size, train_length, test_sequences, d_model, log_every, alphabet;
   long long test_seed;
   double lr, beta1, beta2, eps, embed_init_std, mark_prob;
   bool analyze = false;

@@ -4,6 +4,7 @@
 // and the config code call these; nothing outside a task's folder tests its name. Adding a task: a folder under src/tasks/, one Task implementation, one line in
 // src/tasks/registry.cpp (docs/architecture.md, "How to add a task").
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,12 @@ struct RunControl {
   bool quiet = false;
   int threads = 0;      // 0: every core
   bool resume = false;  // keep complete run directories whose config.json is the run's
+};
+
+// How `pe-bench compare` resamples the shared test sequences.
+struct CompareSettings {
+  int resamples = 2000;
+  uint64_t seed = 1;
 };
 
 // What an experiment leaves: the results, the text it prints (the table, analyses, timings), and
@@ -88,6 +95,12 @@ class Task {
   // "reference", when it has one).
   virtual std::string table(const nlohmann::json& results) const = 0;
   virtual std::string markdown(const nlohmann::json& results) const = 0;
+
+  // Two readers of a results file (a scheme, or scheme+map, as the table labels them) compared at
+  // one length: across seeds (paired t) and, where the task can re-read the checkpoints, over the
+  // shared test sequences. The text to print; UsageError naming an unknown reader or length.
+  virtual std::string compare(const nlohmann::json& results, const std::string& a, const std::string& b, int length,
+                              const CompareSettings& settings) const = 0;
 
   // Whether this task reads `key` (a shared key, or one of its own).
   bool reads(const std::string& key) const;

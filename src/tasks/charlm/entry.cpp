@@ -91,6 +91,11 @@ class CharLMTask final : public Task {
     return results;
   }
 
+  std::string compare(const nlohmann::json& results, const std::string& a, const std::string& b, int length,
+                      const CompareSettings&) const override {
+    return compare_charlm_readers(results, a, b, length);
+  }
+
   std::string table(const nlohmann::json& results) const override { return format_charlm_table(results); }
   std::string markdown(const nlohmann::json& results) const override { return format_charlm_markdown(results); }
 };

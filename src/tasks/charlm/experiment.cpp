@@ -4,11 +4,13 @@
 #include "harness/reference.h"
 
 #include <algorithm>
+#include <map>
 
 #include "core/errors.h"
 #include "core/files.h"
 #include "core/progress.h"
 #include "tasks/charlm/training.h"
+#include "harness/statistics.h"
 #include "tasks/charlm/checkpoint.h"
 #include "core/build_info.h"
 
@@ -138,7 +140,74 @@ json evaluate_charlm(const std::vector<std::string>& checkpoints, const Experime
   Progress progress(!show_progress);
   json r = evaluate_readings(readings, e, corpus, progress);
   progress.done();
+  r["summary"] = charlm_summary(r["rows"]);
+  r["interval"] = stats::kSeedIntervalMethod;
   return r;
+}
+
+std::string compare_charlm_readers(const json& results, const std::string& a, const std::string& b, int length) {
+  size_t li = 0;
+  const json& lengths = results.at("lengths");
+  while (li < lengths.size() && lengths[li] != length) ++li;
+  if (li == lengths.size())
+    throw UsageError(fmt::format("--length {}: these results were read at {}", length, lengths.dump()));
+  std::string known;
+  std::map<int, double> pa, pb;
+  for (auto& row : results.at("rows")) {
+    const std::string l = reading_label(row);
+    if (known.find("'" + l + "'") == std::string::npos) known += (known.empty() ? "'" : ", '") + l + "'";
+    const json& v = row.at("perplexity")[li];
+    if (v.is_null()) continue;
+    if (l == a) pa[row.at("seed").get<int>()] = v.get<double>();
+    if (l == b) pb[row.at("seed").get<int>()] = v.get<double>();
+  }
+  if (pa.empty() || pb.empty())
+    throw UsageError(fmt::format("no reading '{}' at {} in these results (they hold: {})", pa.empty() ? a : b, length,
+                                 known));
+  std::vector<double> va, vb;
+  for (auto& [seed, v] : pa)
+    if (pb.count(seed)) va.push_back(v), vb.push_back(pb.at(seed));
+  if (va.empty()) throw UsageError(fmt::format("{} and {} share no seed", a, b));
+  const stats::PairedT t = stats::paired_t(va, vb);
+  std::string s = fmt::format("{} − {} at {}: validation perplexity, {} seed{}\n", a, b, length, va.size(),
+                              va.size() == 1 ? "" : "s");
+  if (va.size() >= 2)
+    s += fmt::format("  across seeds (paired t, {} df): {:+.2f} [{:+.2f}, {:+.2f}]  p = {:.3g}\n", t.n - 1, t.mean_diff,
+                     t.lo, t.hi, t.p_value);
+  else
+    s += fmt::format("  across seeds: {:+.2f} (one seed: no interval)\n", t.mean_diff);
+  s += "  (the validation text is one fixed stretch read by every model: no resampling of it is offered)\n";
+  return s;
+}
+
+json charlm_summary(const json& rows) {
+  json out = json::array();
+  std::vector<std::string> labels;
+  for (auto& row : rows)
+    if (std::find(labels.begin(), labels.end(), reading_label(row)) == labels.end()) labels.push_back(reading_label(row));
+  for (auto& label : labels) {
+    json seeds = json::array(), mean = json::array(), sd = json::array(), hw = json::array();
+    std::vector<const json*> group;
+    for (auto& row : rows)
+      if (reading_label(row) == label) group.push_back(&row), seeds.push_back(row["seed"]);
+    const size_t nl = group[0]->at("perplexity").size();
+    for (size_t li = 0; li < nl; ++li) {
+      std::vector<double> v;
+      for (auto* g : group)
+        if (!g->at("perplexity")[li].is_null()) v.push_back(g->at("perplexity")[li].get<double>());
+      if (v.size() < group.size()) {  // a reading without a value (a learned table past its rows)
+        for (json* a : {&mean, &sd, &hw}) a->push_back(nullptr);
+        continue;
+      }
+      const stats::Summary sm = stats::summarize(v);
+      mean.push_back(sm.mean), sd.push_back(sm.sd), hw.push_back(sm.half_width);
+    }
+    const json& first = *group[0];
+    out.push_back({{"label", label},      {"scheme", first["scheme"]}, {"map", first["map"]},
+                   {"band", first["band"]}, {"finetuned", first["finetuned"]}, {"seeds", seeds},
+                   {"mean", mean},        {"sd", sd},                  {"half_width", hw}});
+  }
+  return out;
 }
 
 namespace {
@@ -157,6 +226,21 @@ std::string format_charlm_table(const json& r) {
     for (auto& v : row["perplexity"]) s += fmt::format("{:>9}", cell(v));
     s += "\n";
   }
+  bool several = false;
+  for (auto& g : r.value("summary", json::array())) several = several || g["seeds"].size() > 1;
+  if (!several) return s;
+  s += fmt::format("{:<34}", "over seeds: mean ± 95% interval");
+  for (auto& n : r["lengths"]) s += fmt::format("{:>15}", n.get<int>());
+  s += "\n";
+  for (auto& g : r["summary"]) {
+    s += fmt::format("{:<34}", fmt::format("{} ({} seeds)", g["label"].get<std::string>(), g["seeds"].size()));
+    for (size_t i = 0; i < g["mean"].size(); ++i)
+      s += g["mean"][i].is_null() ? fmt::format("{:>15}", "-")
+                                  : fmt::format("{:>16}", fmt::format("{:.2f} ± {:.2f}", g["mean"][i].get<double>(),
+                                                                      g["half_width"][i].get<double>()));
+    s += "\n";
+  }
+  s += "± " + r["interval"].get<std::string>() + "\n";
   return s;
 }
 
@@ -202,6 +286,29 @@ std::string format_charlm_markdown(const json& r) {
                   ? " / " + cell(ref["final_loss"][scheme], "{:.2f}")
                   : "");
     s += " " + fl + " |\n";
+  }
+  bool several = false;
+  for (auto& g : r.value("summary", json::array())) several = several || g["seeds"].size() > 1;
+  if (several) {
+    s += "\n## Over seeds\n\nMean perplexity of the seeds ± the half-width of its 95% interval (" +
+         r["interval"].get<std::string>() + "); published: PyTorch run / JAX run.\n\n| model | seeds |";
+    for (auto& n : r["lengths"]) s += fmt::format(" {} |", n.get<int>());
+    s += "\n|---|---|";
+    for (size_t i = 0; i < r["lengths"].size(); ++i) s += "---|";
+    s += "\n";
+    for (auto& g : r["summary"]) {
+      const bool plain = g["map"] == "none" && g["band"] == 0;
+      s += fmt::format("| {} | {} |", g["label"].get<std::string>(), g["seeds"].size());
+      for (size_t i = 0; i < r["lengths"].size(); ++i) {
+        const int n = r["lengths"][i];
+        s += g["mean"][i].is_null() ? std::string(" —")
+                                    : fmt::format(" **{:.2f} ± {:.2f}**", g["mean"][i].get<double>(),
+                                                  g["half_width"][i].get<double>());
+        if (plain) s += " / " + published("pytorch", g["scheme"], n) + " / " + published("jax", g["scheme"], n);
+        s += " |";
+      }
+      s += "\n";
+    }
   }
   const json& pl = r["position_loss"];
   const int w = pl["window"], train_len = r["train_length"];

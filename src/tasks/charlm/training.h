@@ -129,6 +129,13 @@ double charlm_step_flops(const CharLMConfig& c, int B, int T, bool train);
 nlohmann::json evaluate_charlm(const std::vector<std::string>& checkpoints, const ExperimentConfig& e,
                                bool show_progress);
 
+// One entry per reading over its seeds (rows with the same label): the seeds, and per length the
+// mean perplexity, its sd and the half-width of its 95% Student t interval.
+nlohmann::json charlm_summary(const nlohmann::json& rows);
+// Two readings (labels as the table prints them) at one length: the paired t over their seeds.
+std::string compare_charlm_readers(const nlohmann::json& results, const std::string& a, const std::string& b,
+                                   int length);
+
 // The Markdown table (published figures beside ours when the results carry a reference).
 std::string format_charlm_markdown(const nlohmann::json& results);
 std::string format_charlm_table(const nlohmann::json& results);

@@ -4,6 +4,7 @@
 
 #include "core/errors.h"
 #include "core/parallel.h"
+#include "tasks/cue/compare.h"
 #include "tasks/cue/evaluation.h"
 #include "core/files.h"
 #include "tasks/cue/geometry.h"
@@ -24,7 +25,7 @@ class CueTask final : public Task {
   // rule's 2^-8 for one head is too shallow to read a 32-token window).
   nlohmann::json defaults() const override { return {{"task", "cue"}, {"alibi_slopes", {0.5}}}; }
   std::vector<std::string> own_keys() const override {
-    return {"alphabet", "mark_prob", "test_size", "test_seed", "analyze"};
+    return {"alphabet", "mark_prob", "test_sequences", "test_seed", "analyze"};
   }
   int n_heads(const ExperimentConfig&) const override { return 1; }
   int n_layers(const ExperimentConfig&) const override { return 1; }
@@ -56,7 +57,7 @@ class CueTask final : public Task {
 
   nlohmann::json evaluate(const std::vector<std::string>& checkpoints, const ExperimentConfig& e,
                           bool progress) const override {
-    const EvalSettings s{e.eval_lengths, e.test_size, e.test_seed, e.rescale};
+    const EvalSettings s{e.eval_lengths, e.test_sequences, e.test_seed, e.rescale};
     nlohmann::json results = results_json(evaluate_checkpoints(checkpoints, s, progress), s);
     results["experiment"] = e.resolved;
     return results;
@@ -68,9 +69,14 @@ class CueTask final : public Task {
     std::vector<int> past;
     for (int n : e.eval_lengths)
       if (n > e.train_length) past.push_back(n);
-    const nlohmann::json g = analyze_checkpoints(checkpoints, EvalSettings{past, e.test_size, e.test_seed, {}});
+    const nlohmann::json g = analyze_checkpoints(checkpoints, EvalSettings{past, e.test_sequences, e.test_seed, {}});
     write_json_atomic(e.out_dir + "/geometry.json", g);
     return format_geometry(g);
+  }
+
+  std::string compare(const nlohmann::json& results, const std::string& a, const std::string& b, int length,
+                      const CompareSettings& settings) const override {
+    return compare_cue_readers(results, a, b, length, settings);
   }
 
   std::string table(const nlohmann::json& results) const override { return format_results_table(results); }

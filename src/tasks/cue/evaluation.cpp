@@ -1,5 +1,7 @@
 #include "tasks/cue/evaluation.h"
 
+#include "harness/statistics.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -81,7 +83,7 @@ Evaluation evaluate_checkpoints(const std::vector<std::string>& paths, const Eva
   std::vector<double> bag_reader;
   for (size_t li = 0; li < s.lengths.size(); ++li) {
     const int n = s.lengths[li];
-    const CueBatch test = cue_test_set(task, uint64_t(s.test_seed), n, s.test_size);
+    const CueBatch test = cue_test_set(task, uint64_t(s.test_seed), n, s.test_sequences);
     bag_reader.push_back(cue_bag_reader_accuracy(task, test));
     for (auto& r : rows)
       for (auto& sd : r.seeds) {
@@ -128,6 +130,20 @@ std::string md_header(const std::vector<std::string>& lead, const json& lengths)
 std::string cell(const json& v, int width = 7) {
   return v.is_null() ? fmt::format("{:>{}}", "—", width + 2) : fmt::format("{:>{}.3f}", v.get<double>(), width);
 }
+
+// "0.901 ± 0.012" (the mean and its interval's half-width; files from before the intervals: the mean)
+std::string pm_text(const json& row, size_t li) {
+  const json& m = row["mean"][li];
+  if (m.is_null()) return "—";
+  if (!row.contains("half_width") || row["half_width"][li].is_null()) return fmt::format("{:.3f}", m.get<double>());
+  return fmt::format("{:.3f} ± {:.3f}", m.get<double>(), row["half_width"][li].get<double>());
+}
+std::string pm_cell(const json& row, size_t li) {
+  const std::string t = pm_text(row, li);
+  // "±" and "—" are one column wide but more than one byte
+  const int bytes_over = t.find("±") != std::string::npos ? 1 : (t == "—" ? 2 : 0);
+  return fmt::format("{:>{}}", t, 13 + bytes_over);
+}
 }  // namespace
 
 json results_json(const Evaluation& ev, const EvalSettings& s) {
@@ -140,13 +156,14 @@ json results_json(const Evaluation& ev, const EvalSettings& s) {
             {"alphabet", task.alphabet},
             {"mark_prob", task.mark_prob},
             {"lengths", s.lengths},
-            {"test_size", s.test_size},
+            {"test_sequences", s.test_sequences},
             {"test_seed", s.test_seed},
             {"build", build_info_json()}};
   json exact = json::array();
   for (int n : s.lengths) exact.push_back(cue_best_reader_without_positions(n, task.alphabet, task.mark_prob));
   j["exact_best_reader_without_positions"] = exact;
   j["bag_reader_on_test_set"] = ev.bag_reader;
+  j["interval"] = stats::kAccuracyIntervalMethod;
   json out = json::array();
   for (auto& r : ev.rows) {
     json row = {{"scheme", r.scheme}, {"map", r.map}};
@@ -158,6 +175,25 @@ json results_json(const Evaluation& ev, const EvalSettings& s) {
       seeds.push_back({{"seed", sd.seed}, {"checkpoint", sd.checkpoint}, {"accuracy", acc}});
     }
     row["mean"] = mean;
+    // per length: the seeds' spread, their t interval, the test set's own error, the interval
+    json sd = json::array(), seed_hw = json::array(), test_se = json::array(), hw = json::array();
+    for (size_t li = 0; li < s.lengths.size(); ++li) {
+      if (!mean_of(r.seeds, li)) {
+        for (json* a : {&sd, &seed_hw, &test_se, &hw}) a->push_back(nullptr);
+        continue;
+      }
+      std::vector<double> v;
+      for (auto& x : r.seeds) v.push_back(*x.accuracy[li]);
+      const stats::Summary sum = stats::summarize(v);
+      sd.push_back(sum.sd);
+      seed_hw.push_back(sum.half_width);
+      test_se.push_back(stats::test_set_se(sum.mean, s.test_sequences));
+      hw.push_back(stats::accuracy_half_width(sum, s.test_sequences));
+    }
+    row["sd"] = sd;
+    row["seed_half_width"] = seed_hw;
+    row["test_se"] = test_se;
+    row["half_width"] = hw;
     row["seeds"] = seeds;
     out.push_back(row);
   }
@@ -166,27 +202,27 @@ json results_json(const Evaluation& ev, const EvalSettings& s) {
 }
 
 std::string format_results_table(const json& r) {
-  std::string s = fmt::format("cue task: accuracy on {} test sequences per length (test seed {}); mean over seeds, "
-                              "each seed below\n",
-                              r["test_size"].get<int>(), r["test_seed"].get<long long>());
+  std::string s = fmt::format("cue task: accuracy on {} test sequences per length (test seed {}); mean ± 95% "
+                              "interval over seeds, each seed below\n",
+                              r["test_sequences"].get<int>(), r["test_seed"].get<long long>());
   s += fmt::format("{:<22}", "scheme");
-  for (auto& n : r["lengths"]) s += fmt::format("{:>9}", n.get<int>());
+  for (auto& n : r["lengths"]) s += fmt::format("{:>15}", n.get<int>());
   s += "\n";
   for (auto& row : r["rows"]) {
     s += fmt::format("{:<22}", row_label(row, " + "));
-    for (auto& v : row["mean"]) s += "  " + cell(v);
+    for (size_t li = 0; li < row["mean"].size(); ++li) s += "  " + pm_cell(row, li);
     s += "\n";
     for (auto& sd : row["seeds"]) {
       s += fmt::format("{:<22}", fmt::format("    seed {}", sd["seed"].get<int>()));
-      for (auto& v : sd["accuracy"]) s += "  " + cell(v);
+      for (auto& v : sd["accuracy"]) s += "  " + cell(v, 13);
       s += "\n";
     }
     if (row["scheme"] == "none" && row["map"] == "none") {
       s += fmt::format("{:<22}", "  exact best reader*");
-      for (auto& v : r["exact_best_reader_without_positions"]) s += "  " + cell(v);
+      for (auto& v : r["exact_best_reader_without_positions"]) s += "  " + cell(v, 13);
       s += "\n";
       s += fmt::format("{:<22}", "  same, on test set**");
-      for (auto& v : r["bag_reader_on_test_set"]) s += "  " + cell(v);
+      for (auto& v : r["bag_reader_on_test_set"]) s += "  " + cell(v, 13);
       s += "\n";
     }
   }
@@ -195,6 +231,7 @@ std::string format_results_table(const json& r) {
     s += "scheme + map: the same checkpoints read with a context-extension map at kappa = length / training length\n";
   s += "** that reader's rule applied to these very test sequences (paired with the heads)\n";
   s += "— the learned table has no row for these positions\n";
+  if (r.contains("interval")) s += "± " + r["interval"].get<std::string>() + "\n";
   return s;
 }
 
@@ -213,15 +250,16 @@ std::string format_results_markdown(const json& r, const json& ref) {
     if (v.is_string()) return v.get<std::string>();
     return fmt::format("{:.3f}", v.get<double>());
   };
-  std::string s = fmt::format("# Cue task: accuracy by test length\n\nMean of the seeds, {} test sequences per length "
-                              "(the same sequences for every scheme and seed). Each cell: **pe-bench** / published.\n\n",
-                              r["test_size"].get<int>());
+  std::string s = fmt::format("# Cue task: accuracy by test length\n\nMean of the seeds ± the half-width of its 95% "
+                              "interval, {} test sequences per length (the same sequences for every scheme and seed). "
+                              "Each cell: **pe-bench** / published.\n\n",
+                              r["test_sequences"].get<int>());
   s += md_header({"scheme"}, r["lengths"]);
   for (auto& row : r["rows"]) {
     const std::string key = row_label(row, "+");
     s += "| " + key + " |";
     for (size_t li = 0; li < row["mean"].size(); ++li)
-      s += fmt::format(" **{}** / {} |", md(row["mean"][li]), md(published(key, li)));
+      s += fmt::format(" **{}** / {} |", pm_text(row, li), md(published(key, li)));
     s += "\n";
     if (key == "none") {
       s += "| best reader without positions (exact) |";
@@ -244,6 +282,7 @@ std::string format_results_markdown(const json& r, const json& ref) {
   }
   if (!ref.is_null() && ref.contains("source")) s += "\nPublished figures: " + ref["source"].get<std::string>() + "\n";
   s += "\n— : the learned table has no row for these positions (not evaluated, never clamped).\n";
+  if (r.contains("interval")) s += "\n± : " + r["interval"].get<std::string>() + ".\n";
   return s + native_build_note(r);
 }
 

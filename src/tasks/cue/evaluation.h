@@ -14,7 +14,7 @@ namespace pe {
 
 struct EvalSettings {
   std::vector<int> lengths;
-  int test_size = 2000;
+  int test_sequences = 10000;
   long long test_seed = 777;
   // Context-extension maps: each scheme that reads a frequency plan is also evaluated under each map
   // at kappa = n / training length (no retraining), as extra rows.

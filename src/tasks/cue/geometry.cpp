@@ -120,7 +120,7 @@ json sinusoidal_section(CueHead<float>& m, const json& meta, const EvalSettings&
   json acc = json::array(), proj = json::array(), shifted = json::array();
   const auto task = m.config().task;
   std::vector<CueBatch> tests;
-  for (int n : s.lengths) tests.push_back(cue_test_set(task, uint64_t(s.test_seed), n, s.test_size));
+  for (int n : s.lengths) tests.push_back(cue_test_set(task, uint64_t(s.test_seed), n, s.test_sequences));
   for (size_t i = 0; i < tests.size(); ++i) {
     m.prepare(tests[i].T);
     acc.push_back(opt(cue_accuracy(m, tests[i])));
@@ -152,7 +152,7 @@ json alibi_section(CueHead<float>& m, const EvalSettings& s) {
   const double W = hi - lo, slope = alibi_slope_of(m), horizon = W / slope;
   long inside = 0, inside_ok = 0, beyond = 0, beyond_ok = 0;
   for (int n : s.lengths) {
-    const CueBatch t = cue_test_set(task, uint64_t(s.test_seed), n, s.test_size);
+    const CueBatch t = cue_test_set(task, uint64_t(s.test_seed), n, s.test_sequences);
     std::vector<int> pred;
     m.prepare(n);
     cue_accuracy(m, t, 0, &pred);
@@ -222,7 +222,7 @@ json analyze_checkpoints(const std::vector<std::string>& paths, const EvalSettin
       alibi.push_back(head);
     }
   }
-  return {{"format", "pe-bench-geometry"}, {"version", 1}, {"lengths", s.lengths}, {"test_size", s.test_size},
+  return {{"format", "pe-bench-geometry"}, {"version", 1}, {"lengths", s.lengths}, {"test_sequences", s.test_sequences},
           {"test_seed", s.test_seed}, {"rope", rope}, {"sinusoidal", sinus}, {"alibi", alibi},
           {"build", build_info_json()}};
 }

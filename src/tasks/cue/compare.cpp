@@ -1,0 +1,98 @@
+#include "tasks/cue/compare.h"
+
+#include <fmt/format.h>
+
+#include "core/errors.h"
+#include "harness/statistics.h"
+#include "tasks/cue/checkpoint.h"
+#include "tasks/cue/data.h"
+#include "tasks/cue/evaluation.h"
+
+namespace pe {
+
+using nlohmann::json;
+
+std::string signed_interval(double mean, double lo, double hi, int decimals) {
+  return fmt::format("{:+.{}f} [{:+.{}f}, {:+.{}f}]", mean, decimals, lo, decimals, hi, decimals);
+}
+
+namespace {
+
+std::string label_of(const json& row) {
+  std::string l = row.at("scheme").get<std::string>();
+  if (row.at("map") != "none") l += "+" + row.at("map").get<std::string>();
+  return l;
+}
+
+const json& find_row(const json& results, const std::string& reader) {
+  std::string known;
+  for (auto& row : results.at("rows")) {
+    if (label_of(row) == reader) return row;
+    known += (known.empty() ? "" : ", ") + label_of(row);
+  }
+  throw UsageError(fmt::format("no reader '{}' in these results (they hold: {})", reader, known));
+}
+
+// Right (1) or wrong (0) on every test sequence, read from the checkpoint with the row's map.
+std::vector<char> correct_on(const std::string& checkpoint, const std::string& map, const json& results, int n) {
+  const LoadedCheckpoint cp = load_checkpoint(checkpoint);
+  CueHead<float>& m = *cp.model;
+  const CueBatch test = cue_test_set(m.config().task, uint64_t(results.at("test_seed").get<long long>()), n,
+                                     results.at("test_sequences").get<int>());
+  if (map != "none") m.scheme().set_frequency_plan(m.scheme().plan_for(map, cp.meta.at("training").at("train_length"), n));
+  m.prepare(n);
+  std::vector<int> predicted;
+  if (!cue_accuracy(m, test, 0, &predicted))
+    throw UsageError(fmt::format("{} cannot read length {} (its learned table has no rows there)", checkpoint, n));
+  std::vector<char> right(test.B);
+  for (int b = 0; b < test.B; ++b) right[b] = predicted[b] == test.targets[b];
+  return right;
+}
+
+}  // namespace
+
+std::string compare_cue_readers(const json& results, const std::string& a, const std::string& b, int length,
+                                const CompareSettings& settings) {
+  size_t li = 0;
+  const json& lengths = results.at("lengths");
+  while (li < lengths.size() && lengths[li] != length) ++li;
+  if (li == lengths.size())
+    throw UsageError(fmt::format("--length {}: these results were read at {}", length, lengths.dump()));
+  const json &ra = find_row(results, a), &rb = find_row(results, b);
+  // the seeds both readers have, paired by seed
+  std::vector<double> va, vb;
+  std::vector<std::pair<std::string, std::string>> checkpoints;
+  std::vector<int> seeds;
+  for (auto& sa : ra.at("seeds"))
+    for (auto& sb : rb.at("seeds"))
+      if (sa.at("seed") == sb.at("seed")) {
+        if (sa.at("accuracy")[li].is_null() || sb.at("accuracy")[li].is_null())
+          throw UsageError(fmt::format("{} or {} has no reading at {} (a learned table past its rows)", a, b, length));
+        va.push_back(sa.at("accuracy")[li]), vb.push_back(sb.at("accuracy")[li]);
+        checkpoints.push_back({sa.at("checkpoint"), sb.at("checkpoint")});
+        seeds.push_back(sa.at("seed"));
+      }
+  if (seeds.empty()) throw UsageError(fmt::format("{} and {} share no seed", a, b));
+  const int N = results.at("test_sequences");
+  std::string s = fmt::format("{} − {} at {} ({} seed{}, {} test sequences each)\n", a, b, length, seeds.size(),
+                              seeds.size() == 1 ? "" : "s", N);
+  const stats::PairedT t = stats::paired_t(va, vb);
+  if (seeds.size() >= 2)
+    s += fmt::format("  across seeds (paired t, {} df): {}  p = {:.3g}\n", t.n - 1,
+                     signed_interval(t.mean_diff, t.lo, t.hi), t.p_value);
+  else
+    s += fmt::format("  across seeds: {:+.3f} (one seed: no interval)\n", t.mean_diff);
+  for (size_t i = 0; i < seeds.size(); ++i) {
+    const std::vector<char> ca = correct_on(checkpoints[i].first, ra.at("map"), results, length),
+                            cb = correct_on(checkpoints[i].second, rb.at("map"), results, length);
+    const stats::Bootstrap bs = stats::paired_bootstrap(ca, cb, settings.resamples, settings.seed);
+    const stats::McNemar mc = stats::mcnemar_exact(ca, cb);
+    s += fmt::format("  seed {}, over the shared test sequences: {}  (paired bootstrap, {} resamples, seed {}); "
+                     "McNemar exact: {} right only for {}, {} only for {}, p = {:.3g}\n",
+                     seeds[i], signed_interval(bs.diff, bs.lo, bs.hi), bs.resamples, bs.seed, mc.a_only, a,
+                     mc.b_only, b, mc.p_value);
+  }
+  return s;
+}
+
+}  // namespace pe
