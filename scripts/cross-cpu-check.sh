@@ -13,7 +13,7 @@ command -v qemu-x86_64 >/dev/null || { echo "cross-cpu-check: needs qemu-x86_64 
 ROOT=$(pwd)
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-SETS=(--set steps=150 --set seeds=0 --set test_size=300)
+SETS=(--set steps=150 --set seeds=0 --set test_sequences=300)
 run() {  # run DIR [launcher...]: the small tournament into DIR/out, from a folder laid out like the repository
   local dir=$1; shift
   mkdir -p "$dir"
