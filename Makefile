@@ -6,7 +6,7 @@ WERROR     ?= $(if $(CI),ON,OFF)
 CMAKE_ARGS ?=
 BINDIR     ?=
 
-.PHONY: all deps build link run charlm charlm-quick test bench gradcheck clean
+.PHONY: all deps build link run charlm charlm-quick plots test bench gradcheck clean
 
 all: build
 
@@ -21,7 +21,7 @@ build: deps
 link: build
 	@scripts/link-bin.sh $(BUILD)/pe-bench $(BINDIR)
 
-# The tournament: 5 schemes x 3 seeds, trained at 32 and read at 32-256; prints the table and
+# The tournament: 10 schemes x 3 seeds, trained at 32 and read at 32-256; prints the table and
 # writes results/tournament/ (results.json, table.md, run directories).
 run: link
 	$(BUILD)/pe-bench run experiments/tournament.json
@@ -34,6 +34,10 @@ charlm: build
 # Its quick variant (what CI runs): about a minute, far from converged.
 charlm-quick: build
 	$(BUILD)/pe-bench run experiments/charlm-quick.json
+
+# The figures of the committed results (scripts/plot.py): results/figures/*.png and *.svg.
+plots: deps
+	/usr/bin/python3 scripts/plot.py
 
 # Every test, through ctest: the doctest suite (also built without OpenMP), the CLI error checks and
 # the golden tests (the tournament and charlm-quick rerun from scratch must reproduce the committed

@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages pe-bench builds against, skipping those already present.
-# Usage: scripts/install-deps.sh [--with-plots]
+# Usage: scripts/install-deps.sh   (python3-matplotlib draws the figures; `make test` checks them)
 set -euo pipefail
 pkgs=(build-essential cmake libeigen3-dev nlohmann-json3-dev libcli11-dev libfmt-dev doctest-dev
-      libbenchmark-dev libboost-dev python3)
-if [[ "${1:-}" == "--with-plots" ]]; then pkgs+=(python3-matplotlib); fi
+      libbenchmark-dev libboost-dev python3 python3-matplotlib)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
