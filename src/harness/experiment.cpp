@@ -108,6 +108,15 @@ ExperimentReport run_experiment(const Task& task, const json& resolved, const Ru
       out.resumed += r.resumed_at > 0;
     }
 
+  if (control.train_only) {
+    if (out.kept || out.resumed)
+      out.text += fmt::format("--resume: kept {} complete run{}, continued {} from a saved state, trained {} from "
+                              "the start\n",
+                              out.kept, out.kept == 1 ? "" : "s", out.resumed, out.runs - out.kept - out.resumed);
+    out.text += fmt::format("{} runs ({} training steps) in {:.1f} s; not evaluated (--train-only)\n", out.runs,
+                            out.total_steps, out.train_seconds);
+    return out;
+  }
   const auto t1 = std::chrono::steady_clock::now();
   out.results = task.evaluate(checkpoints, e, !control.quiet);
   out.results["training"] = training;

@@ -35,6 +35,7 @@ struct RunControl {
   bool quiet = false;
   int threads = 0;      // 0: every core
   bool resume = false;  // keep complete run directories whose config.json is the run's
+  bool train_only = false;  // train the runs (and their follow-ups) and stop: no evaluation, no results
 };
 
 // How `pe-bench compare` resamples the shared test sequences.

@@ -19,9 +19,8 @@ std::string signed_interval(double mean, double lo, double hi, int decimals) {
 namespace {
 
 std::string label_of(const json& row) {
-  std::string l = row.at("scheme").get<std::string>();
-  if (row.at("map") != "none") l += "+" + row.at("map").get<std::string>();
-  return l;
+  const std::string scheme = row.at("scheme").get<std::string>(), map = row.at("map").get<std::string>();
+  return map == "none" ? scheme : fmt::format("{}+{}", scheme, map);
 }
 
 const json& find_row(const json& results, const std::string& reader) {
