@@ -108,13 +108,14 @@ ExperimentReport run_experiment(const Task& task, const json& resolved, const Ru
       out.resumed += r.resumed_at > 0;
     }
 
-  if (control.train_only) {
-    if (out.kept || out.resumed)
-      out.text += fmt::format("--resume: kept {} complete run{}, continued {} from a saved state, trained {} from "
+  std::string resume_line;
+  if (out.kept || out.resumed)
+    resume_line = fmt::format("--resume: kept {} complete run{}, continued {} from a saved state, trained {} from "
                               "the start\n",
                               out.kept, out.kept == 1 ? "" : "s", out.resumed, out.runs - out.kept - out.resumed);
-    out.text += fmt::format("{} runs ({} training steps) in {:.1f} s; not evaluated (--train-only)\n", out.runs,
-                            out.total_steps, out.train_seconds);
+  if (control.train_only) {
+    out.text = resume_line + fmt::format("{} runs ({} training steps) in {:.1f} s; not evaluated (--train-only)\n",
+                                         out.runs, out.total_steps, out.train_seconds);
     return out;
   }
   const auto t1 = std::chrono::steady_clock::now();
@@ -127,12 +128,8 @@ ExperimentReport run_experiment(const Task& task, const json& resolved, const Ru
   out.text = task.table(out.results);
   const std::string analyses = task.analyze(checkpoints, e);
   if (!analyses.empty()) out.text += "\n" + analyses + "\n";
-  if (out.kept || out.resumed)
-    out.text += fmt::format("--resume: kept {} complete run{}, continued {} from a saved state, trained {} from the "
-                            "start\n",
-                            out.kept, out.kept == 1 ? "" : "s", out.resumed, out.runs - out.kept - out.resumed);
-  out.text += fmt::format("{} runs ({} training steps) in {:.1f} s; evaluation {:.1f} s\n", out.runs, out.total_steps,
-                          out.train_seconds, out.eval_seconds);
+  out.text += resume_line + fmt::format("{} runs ({} training steps) in {:.1f} s; evaluation {:.1f} s\n", out.runs,
+                                        out.total_steps, out.train_seconds, out.eval_seconds);
   return out;
 }
 
