@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <exception>
+#include <optional>
 
 #include "core/errors.h"
 #include "core/files.h"
@@ -65,7 +66,9 @@ ExperimentReport run_experiment(const Task& task, const json& resolved, const Ru
   std::vector<std::vector<TaskRun>> runs(jobs.size());
   std::vector<std::exception_ptr> errors(jobs.size());
   Progress progress(control.quiet);
-  const StopScope stoppable;  // SIGINT/SIGTERM while training: every run stops at a step boundary, saved
+  // SIGINT/SIGTERM while training: every run stops at a step boundary with its state saved (outside
+  // training, during evaluation, they end the process as usual)
+  std::optional<StopScope> stoppable(std::in_place);
   const auto t0 = std::chrono::steady_clock::now();
   auto train_job = [&](size_t i, Progress& p) {
     runs[i].push_back(task.train(e, resolved, jobs[i].scheme, jobs[i].seed, p));
@@ -94,6 +97,12 @@ ExperimentReport run_experiment(const Task& task, const json& resolved, const Ru
     for (size_t i = 0; i < jobs.size(); ++i) train_job(i, progress);
   }
   progress.done();
+  stoppable.reset();
+  if (const int sig = stop_signal())  // it came between runs: every run is complete
+    throw Interrupted(fmt::format("interrupted by {} after the last run finished training; every run is complete: "
+                                  "run the same command with --resume to evaluate",
+                                  signal_name(sig)),
+                      false);
   ExperimentReport out;
   out.train_seconds = seconds_since(t0);
   std::vector<std::string> checkpoints;
