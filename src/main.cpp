@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
                                         pe::cli::register_gradcheck, pe::cli::register_schemes,
                                         pe::cli::register_analyze, pe::cli::register_census,
                                         pe::cli::register_finetune, pe::cli::register_sample,
-                                        pe::cli::register_table, pe::cli::register_compare,
+                                        pe::cli::register_table, pe::cli::register_compare, pe::cli::register_corpus,
                                         pe::cli::register_diff};
   for (auto reg : commands) reg(app);
   // SIGINT/SIGTERM remove the temporary files in flight; during training they stop it at a step boundary

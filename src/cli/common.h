@@ -25,6 +25,7 @@ void register_finetune(CLI::App& app);
 void register_sample(CLI::App& app);
 void register_table(CLI::App& app);
 void register_compare(CLI::App& app);
+void register_corpus(CLI::App& app);
 void register_diff(CLI::App& app);
 
 // Loads the experiment file (or the defaults when empty) and applies --set overrides last.
