@@ -139,9 +139,9 @@ def fig_rope_score(a):
     # the dive and the rebound of the first head, labelled
     h = g["rope"][0]
     d, up = h["deepest_past_window"], h["highest_after_deepest"]
-    ax.annotate("dive: age %d" % d["age"], (d["age"], d["score"]), (d["age"] + 15, d["score"] - 4),
+    ax.annotate("dive: age %d (seed %d)" % (d["age"], h["seed"]), (d["age"], d["score"]), (d["age"] + 15, d["score"] - 4),
                 arrowprops={"arrowstyle": "->"}, fontsize=8)
-    ax.annotate("rebound: age %d" % up["age"], (up["age"], up["score"]), (up["age"] + 10, up["score"] + 4),
+    ax.annotate("rebound: age %d (seed %d)" % (up["age"], h["seed"]), (up["age"], up["score"]), (up["age"] + 10, up["score"] + 4),
                 arrowprops={"arrowstyle": "->"}, fontsize=8)
     ax.axhline(0, color="k", lw=0.5)
     ax.set_xlabel("age of the marked key r = query position - key position (tokens)")
