@@ -233,10 +233,18 @@ def fig_charlm_perplexity(a):
         xs, ms, hs = zip(*pts)
         style = ":" if g["finetuned"] else ("--" if g["map"] != "none" or g["band"] else "-")
         seeds = len(g["seeds"])
-        ax.errorbar(xs, ms, yerr=hs if seeds > 1 else None, ls=style, marker="o", ms=4, capsize=3,
-                    color=colours[i % len(colours)],
+        c = colours[i % len(colours)]
+        ax.errorbar(xs, ms, yerr=hs if seeds > 1 else None, ls=style, marker="o", ms=4, capsize=3, color=c,
                     label=g["label"] + ("" if seeds == 1 else " (%d seeds)" % seeds))
+        if seeds > 1:  # each seed as a dot
+            for row in r["rows"]:
+                if charlm_label(row) == g["label"]:
+                    pts = [(n, p) for n, p in zip(lengths, row["perplexity"]) if p is not None]
+                    ax.plot([x for x, _ in pts], [p for _, p in pts], ".", color=c, ms=5, alpha=0.7)
     ax.set_yscale("log")
+    # an interval over 3 seeds can reach below zero; the axis stops just under the lowest reading
+    lowest = min(p for row in r["rows"] for p in row["perplexity"] if p is not None)
+    ax.set_ylim(bottom=0.85 * lowest)
     ax.yaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
     ax.yaxis.set_minor_formatter(matplotlib.ticker.ScalarFormatter())
     ax.tick_params(axis="y", which="minor", labelsize=7)
@@ -247,8 +255,9 @@ def fig_charlm_perplexity(a):
     ax.set_xlabel("context (characters, log2 scale)")
     ax.set_ylabel("validation perplexity (log scale)")
     ax.set_title("Character LM on The Time Machine: perplexity against context (trained at %d)\n"
-                 "solid: read plainly; dashed: RoPE read with a map or a band; dotted: fine-tuned with the map"
-                 % r["train_length"])
+                 "solid: read plainly; dashed: RoPE read with a map or a band; dotted: fine-tuned with the map%s"
+                 % (r["train_length"], "\nbars: 95% interval over seeds; dots: each seed"
+                    if any(len(g["seeds"]) > 1 for g in groups) else ""), fontsize=10)
     ax.legend(fontsize=6, loc="center left", bbox_to_anchor=(1.01, 0.5))
     ax.grid(alpha=0.3, which="both")
     return fig
