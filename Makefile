@@ -38,6 +38,7 @@ charlm-quick: build
 # The figures of the committed results (scripts/plot.py): results/figures/*.png and *.svg.
 plots: deps
 	/usr/bin/python3 scripts/plot.py
+	/usr/bin/python3 scripts/plot.py --charlm results/charlm-3seeds/results.json --only charlm_perplexity --out results/figures/charlm-3seeds
 
 # Every test, through ctest: the doctest suite (also built without OpenMP), the CLI error checks and
 # the golden tests (the tournament and charlm-quick rerun from scratch must reproduce the committed
