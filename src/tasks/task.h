@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/errors.h"
 #include "core/progress.h"
 #include "harness/config.h"
 
@@ -28,6 +29,14 @@ struct TaskRun {
 // " (resumed after step N)" for a run continued from a saved state, else "".
 inline std::string resumed_note(int resumed_at) {
   return resumed_at > 0 ? " (resumed after step " + std::to_string(resumed_at) + ")" : "";
+}
+
+// The index of `length` in a results file's "lengths" (what compare reads at); UsageError listing them.
+inline size_t length_index(const nlohmann::json& results, int length) {
+  const nlohmann::json& lengths = results.at("lengths");
+  for (size_t i = 0; i < lengths.size(); ++i)
+    if (lengths[i] == length) return i;
+  throw UsageError("--length " + std::to_string(length) + ": these results were read at " + lengths.dump());
 }
 
 // How an experiment is run (never part of its results).

@@ -11,6 +11,7 @@
 #include "core/progress.h"
 #include "tasks/charlm/training.h"
 #include "harness/statistics.h"
+#include "tasks/task.h"
 #include "tasks/charlm/checkpoint.h"
 #include "core/build_info.h"
 
@@ -145,12 +146,17 @@ json evaluate_charlm(const std::vector<std::string>& checkpoints, const Experime
   return r;
 }
 
+namespace {
+// Whether any reading of the results has more than one seed (then the tables add an "over seeds" part).
+bool several_seeds(const json& r) {
+  for (auto& g : r.value("summary", json::array()))
+    if (g["seeds"].size() > 1) return true;
+  return false;
+}
+}  // namespace
+
 std::string compare_charlm_readers(const json& results, const std::string& a, const std::string& b, int length) {
-  size_t li = 0;
-  const json& lengths = results.at("lengths");
-  while (li < lengths.size() && lengths[li] != length) ++li;
-  if (li == lengths.size())
-    throw UsageError(fmt::format("--length {}: these results were read at {}", length, lengths.dump()));
+  const size_t li = length_index(results, length);
   std::string known;
   std::map<int, double> pa, pb;
   for (auto& row : results.at("rows")) {
@@ -226,8 +232,7 @@ std::string format_charlm_table(const json& r) {
     for (auto& v : row["perplexity"]) s += fmt::format("{:>9}", cell(v));
     s += "\n";
   }
-  bool several = false;
-  for (auto& g : r.value("summary", json::array())) several = several || g["seeds"].size() > 1;
+  const bool several = several_seeds(r);
   if (!several) return s;
   s += fmt::format("{:<34}", "over seeds: mean ± 95% interval");
   for (auto& n : r["lengths"]) s += fmt::format("{:>15}", n.get<int>());
@@ -287,8 +292,7 @@ std::string format_charlm_markdown(const json& r) {
                   : "");
     s += " " + fl + " |\n";
   }
-  bool several = false;
-  for (auto& g : r.value("summary", json::array())) several = several || g["seeds"].size() > 1;
+  const bool several = several_seeds(r);
   if (several) {
     s += "\n## Over seeds\n\nMean perplexity of the seeds ± the half-width of its 95% interval (" +
          r["interval"].get<std::string>() + "); published: PyTorch run / JAX run.\n\n| model | seeds |";

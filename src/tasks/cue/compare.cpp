@@ -52,11 +52,7 @@ std::vector<char> correct_on(const std::string& checkpoint, const std::string& m
 
 std::string compare_cue_readers(const json& results, const std::string& a, const std::string& b, int length,
                                 const CompareSettings& settings) {
-  size_t li = 0;
-  const json& lengths = results.at("lengths");
-  while (li < lengths.size() && lengths[li] != length) ++li;
-  if (li == lengths.size())
-    throw UsageError(fmt::format("--length {}: these results were read at {}", length, lengths.dump()));
+  const size_t li = length_index(results, length);
   const json &ra = find_row(results, a), &rb = find_row(results, b);
   // the seeds both readers have, paired by seed
   std::vector<double> va, vb;
