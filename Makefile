@@ -6,7 +6,7 @@ WERROR     ?= $(if $(CI),ON,OFF)
 CMAKE_ARGS ?=
 BINDIR     ?=
 
-.PHONY: all deps build link run charlm charlm-quick plots test bench gradcheck clean
+.PHONY: all deps build link run filings charlm charlm-quick plots test bench gradcheck clean
 
 all: build
 
@@ -25,6 +25,12 @@ link: build
 # writes results/tournament/ (results.json, table.md, run directories).
 run: link
 	$(BUILD)/pe-bench run experiments/tournament.json
+
+# The filings case study: none, sinusoidal, rope, alibi x 3 seeds on 32-token windows of synthetic
+# filings, read on whole held-out documents (rope also with pi, ntk, yarn); the ALiBi horizon table
+# also reads the tournament's ALiBi heads (run `make run` first). Writes results/filings/ (~15 s).
+filings: build
+	$(BUILD)/pe-bench run experiments/filings.json
 
 # The character LM: 5 schemes trained at 128 on The Time Machine, perplexity at 128/256/512, RoPE
 # through pi/selective, fine-tuned at 512, banded; writes results/charlm/ (20-30 minutes on 2 cores).

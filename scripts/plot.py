@@ -4,7 +4,7 @@
 Usage: scripts/plot.py [--tournament results/tournament-10seeds/results.json]
                        [--geometry results/tournament-10seeds/geometry.json]
                        [--theory results/theory.json] [--charlm results/charlm/results.json]
-                       [--out results/figures] [--only NAME,NAME]
+                       [--filings results/filings/results.json] [--out results/figures] [--only NAME,NAME]
 `make plots` runs it on the committed results. Figures (NAME.png and NAME.svg under --out):
   tournament        accuracy against length, every scheme: mean, each seed, 95% interval, published
   rescaling         RoPE read plainly and with each context-extension map, same style
@@ -13,6 +13,9 @@ Usage: scripts/plot.py [--tournament results/tournament-10seeds/results.json]
   log_ruler         the RoPE kernel at d = 64, 512, 8192 beside its limit and the straight line
   charlm_perplexity character-LM perplexity against context, every scheme and RoPE reading
   charlm_position   character-LM loss by position at the longest context, training length marked
+  filings_accuracy  filings readers on all queries and on the far ones: mean, each seed, interval, published
+  filings_document  one held-out filing (document.json beside --filings): every reader's answer at every
+                    position, coloured by company, the true answer on top
 A figure whose input file is absent is skipped with a note. Needs Debian's python3-matplotlib.
 """
 import argparse
@@ -25,12 +28,13 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.patches  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 
 SIZE = (10.0, 5.0)  # inches; at DPI 100: 1000 x 500 pixels
 DPI = 100
 NAMES = ["tournament", "rescaling", "rope_score_by_age", "wavelength_census", "log_ruler",
-         "charlm_perplexity", "charlm_position"]
+         "charlm_perplexity", "charlm_position", "filings_accuracy", "filings_document"]
 
 
 def load(path):
@@ -287,9 +291,78 @@ def fig_charlm_position(a):
     return fig
 
 
+def fig_filings_accuracy(a):
+    r = load(a.filings)
+    if r is None:
+        return None
+    ref = (r.get("reference") or {}).get("rows", {})
+    rows = r["rows"]
+    fig, ax = plt.subplots(figsize=SIZE)
+    width = 0.38
+    names = ["all queries (%d)" % r["queries"], "answer more than %d back (%d)" % (r["far"], r["far_queries"])]
+    for col in range(2):
+        xs = [i + (col - 0.5) * width for i in range(len(rows))]
+        means = [row["mean"][col] if row["mean"][col] is not None else 0 for row in rows]
+        errs = [row["half_width"][col] or 0 for row in rows]
+        ax.bar(xs, means, width * 0.95, yerr=errs, capsize=3, color=("#4878a8", "#e08040")[col], label=names[col])
+        for x, row in zip(xs, rows):
+            ys = [sd["accuracy"][col] for sd in row["seeds"] if sd["accuracy"][col] is not None]
+            ax.plot([x] * len(ys), ys, "k.", ms=3)
+            pub = ref.get(label(row))
+            if pub is not None and pub[col] is not None:
+                ax.plot([x - width / 2, x + width / 2], [pub[col]] * 2, color="k", lw=2)
+    ax.axhline(r["first_company"][0], color="#4878a8", ls=":", lw=1)
+    ax.axhline(r["first_company"][1], color="#e08040", ls=":", lw=1)
+    ax.text(len(rows) - 0.5, r["first_company"][0], "always the first company ", ha="right", va="bottom", fontsize=7)
+    ax.set_xticks(range(len(rows)))
+    ax.set_xticklabels([label(row) for row in rows])
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("accuracy on the held-out filings")
+    ax.set_title("Filings: which company was named last? Trained on 32-token windows, read on whole documents\n"
+                 "bars: mean of %d seeds with its 95%% interval; dots: each seed; black lines: published"
+                 % max(len(row["seeds"]) for row in rows), fontsize=10)
+    ax.legend(fontsize=8, loc="lower left")
+    ax.grid(alpha=0.3, axis="y")
+    return fig
+
+
+def fig_filings_document(a):
+    d = load(os.path.join(os.path.dirname(a.filings), "document.json"))
+    if d is None:
+        return None
+    import numpy as np
+    from matplotlib.colors import ListedColormap
+    doc = d["document"]
+    n = len(doc["words"])
+    targets = doc["targets"]
+    rows = [("true answer", targets)]
+    for rd in d["readers"]:
+        rows.append(("%s s%d" % (rd["reader"], rd["seed"]), [x if t >= 0 else -1 for x, t in zip(rd["answers"], targets)]))
+    grid = np.array([[v + 1 for v in answers] for _, answers in rows], dtype=float)  # 0: not a query
+    colours = ["#ffffff"] + list(plt.get_cmap("tab10").colors[:8])
+    fig, ax = plt.subplots(figsize=SIZE)
+    ax.imshow(grid, aspect="auto", interpolation="nearest", cmap=ListedColormap(colours), vmin=0, vmax=8)
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([name for name, _ in rows], fontsize=5)
+    ax.axhline(0.5, color="k", lw=1)
+    mentions = [i for i, m in enumerate(doc["marks"]) if m]
+    ax.plot(mentions, [-0.75] * len(mentions), "kv", ms=3, clip_on=False)
+    ax.set_xlim(-0.5, n - 0.5)
+    ax.set_xlabel("position in the document (triangles: company mentions; white: before the first mention)")
+    companies = ", ".join("%d %s" % (i, c) for i, c in enumerate(doc["companies"]))
+    ax.set_title("Held-out filing %s (%s, %d tokens): each reader's answer at every position, colour = company\n%s"
+                 % (doc["id"], doc["kind"], n, companies), fontsize=8)
+    handles = [matplotlib.patches.Patch(color=colours[i + 1], label="%d %s" % (i, c)) for i, c in enumerate(doc["companies"])]
+    answered = sorted({v for _, answers in rows for v in answers if v >= len(doc["companies"])})
+    handles += [matplotlib.patches.Patch(color=colours[v + 1], label="%d (no such company here)" % v) for v in answered]
+    ax.legend(handles=handles, fontsize=6, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    return fig
+
+
 FIGURES = {"tournament": fig_tournament, "rescaling": fig_rescaling, "rope_score_by_age": fig_rope_score,
            "wavelength_census": fig_census, "log_ruler": fig_log_ruler, "charlm_perplexity": fig_charlm_perplexity,
-           "charlm_position": fig_charlm_position}
+           "charlm_position": fig_charlm_position, "filings_accuracy": fig_filings_accuracy,
+           "filings_document": fig_filings_document}
 
 
 def main():
@@ -298,6 +371,7 @@ def main():
     p.add_argument("--geometry", default=None, help="default: geometry.json beside --tournament")
     p.add_argument("--theory", default="results/theory.json")
     p.add_argument("--charlm", default="results/charlm/results.json")
+    p.add_argument("--filings", default="results/filings/results.json")
     p.add_argument("--out", default="results/figures")
     p.add_argument("--only", default="", help="comma-separated figure names: " + ", ".join(NAMES))
     a = p.parse_args()

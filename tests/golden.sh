@@ -17,6 +17,11 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 ln -s "$ROOT/experiments" "$TMP/experiments"
 ln -s "$ROOT/data" "$TMP/data"
+# GOLDEN_READS: committed output folders the experiment reads (read-only), linked in too
+for dir in ${GOLDEN_READS:-}; do
+  mkdir -p "$TMP/$(dirname "$dir")"
+  ln -s "$ROOT/$dir" "$TMP/$dir"
+done
 OUT=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["out_dir"])' "$EXP")
 (cd "$TMP" && "$BIN" run "$EXP" --quiet "$@" >"$TMP/stdout")
 if [[ -n "$CHECK" ]]; then python3 "$CHECK" "$TMP/$OUT/results.json"; fi

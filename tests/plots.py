@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""scripts/plot.py on small results files: a 2-seed tournament trained here in a few seconds (with
-its geometry), the committed theory and charlm-quick results. Every figure must exist as PNG and SVG,
+"""scripts/plot.py on small results files: a 2-seed tournament and a 2-seed filings study trained
+here in a few seconds (with the tournament's geometry and the filings document), the committed theory
+and charlm-quick results. Every figure must exist as PNG and SVG,
 be 1000 x 500 pixels and not be blank (its pixels vary).
 Usage: tests/plots.py path/to/pe-bench   (from the repository root; needs python3-matplotlib)"""
 import os
@@ -11,7 +12,7 @@ import tempfile
 import matplotlib.image
 
 NAMES = ["tournament", "rescaling", "rope_score_by_age", "wavelength_census", "log_ruler",
-         "charlm_perplexity", "charlm_position"]
+         "charlm_perplexity", "charlm_position", "filings_accuracy", "filings_document"]
 
 
 def main():
@@ -20,9 +21,15 @@ def main():
         subprocess.run([binary, "run", "experiments/tournament.json", "--set", "steps=150", "--set", "seeds=0,1",
                         "--set", "test_sequences=300", "--set", "runs_dir=%s/runs" % tmp, "--set", "out_dir=%s" % tmp,
                         "--quiet"], check=True, stdout=subprocess.DEVNULL)
+        filings = os.path.join(tmp, "filings")
+        subprocess.run([binary, "run", "experiments/filings.json", "--set", "steps=100", "--set", "seeds=0,1",
+                        "--set", "schemes=rope,alibi", "--set", "horizon_cue_runs=", "--set",
+                        "runs_dir=%s/runs" % filings, "--set", "out_dir=%s" % filings, "--quiet"], check=True,
+                       stdout=subprocess.DEVNULL)
         out = os.path.join(tmp, "figures")
         subprocess.run(["/usr/bin/python3", "scripts/plot.py", "--tournament", tmp + "/results.json",
                         "--theory", "results/theory.json", "--charlm", "results/charlm-quick/results.json",
+                        "--filings", filings + "/results.json",
                         "--out", out], check=True, stdout=subprocess.DEVNULL)
         bad = []
         for n in NAMES:

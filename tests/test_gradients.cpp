@@ -19,6 +19,19 @@ TEST_CASE("cue model gradients match central differences for every scheme and te
   }
 }
 
+TEST_CASE("the head answering at every position (filings): gradients match central differences for every scheme") {
+  for (auto& s : scheme_list()) {
+    if (s.min_layers > 1) continue;
+    const auto rows = gradcheck_head_every_position(s.name);
+    CHECK(rows.size() >= 3);
+    for (auto& r : rows) {
+      INFO(r.what, " ", r.tensor, " worst rel ", r.max_rel, " worst abs ", r.max_abs);
+      CHECK(r.count > 0);
+      CHECK(r.ok);
+    }
+  }
+}
+
 TEST_CASE("multi-head causal attention layer gradients match central differences for every scheme") {
   for (auto& s : scheme_list()) {
     for (auto& r : gradcheck_attention(s.name)) {

@@ -75,7 +75,7 @@ TEST_CASE("sequences follow the task: query last, target = symbol of the last ma
   const CueBatch b = cue_train_batch(cfg, 1, 1, 500, 20);
   for (int i = 0; i < b.B; ++i) {
     const int* tok = &b.tokens[size_t(i) * 20];
-    CHECK(tok[19] == cfg.query_token());
+    CHECK(tok[19] == cfg.query_token_id());
     int last = -1;
     for (int t = 0; t < 19; ++t) {
       CHECK(tok[t] >= 0);

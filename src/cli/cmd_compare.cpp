@@ -19,7 +19,7 @@ void register_compare(CLI::App& app) {
   auto o = std::make_shared<Opts>();
   auto* sub = app.add_subcommand(
       "compare",
-      "Compare two readers of a results.json at one length: the mean difference a - b with its 95% interval "
+      "Compare two readers of a results.json at one length (filings: on all queries and on the far ones): the mean difference a - b with its 95% interval "
       "across seeds (paired t) and, for the cue task, within each seed's checkpoints over the shared test "
       "sequences (paired bootstrap; exact McNemar test). E.g. pe-bench compare results/tournament/results.json "
       "rope+ntk rope+yarn --length 256");
@@ -27,8 +27,9 @@ void register_compare(CLI::App& app) {
   sub->add_option("a", o->a, "first reader, as the table labels it: a scheme (rope) or scheme+map (rope+ntk)")
       ->required();
   sub->add_option("b", o->b, "second reader")->required();
-  sub->add_option("--length", o->length, "the length to compare at (one the results were read at)")
-      ->required()
+  sub->add_option("--length", o->length,
+                  "the length to compare at (one the results were read at; cue and charlm results; filings results "
+                  "are read on whole documents and compare both of their columns)")
       ->check(CLI::Range(1, 1 << 30));
   sub->add_option("--resamples", o->settings.resamples, "cue: paired-bootstrap resamples")
       ->capture_default_str()

@@ -23,7 +23,7 @@ void register_eval(CLI::App& app) {
   auto o = std::make_shared<Opts>();
   auto* sub = app.add_subcommand("eval", "Evaluate trained checkpoints at several lengths on the shared test stream; "
                                          "writes a results JSON and prints a table (mean over seeds and each seed)");
-  sub->add_option("--task", o->task, "cue, or charlm (validation perplexity of character LMs)")->capture_default_str();
+  sub->add_option("--task", o->task, "cue, filings (whole held-out documents, --set corpus_seed=N), or charlm (validation perplexity of character LMs)")->capture_default_str();
   sub->add_option("--lengths", o->lengths, "comma-separated test lengths (default: cue 32,64,128,256; charlm 128,256,512)");
   sub->add_option("--band", o->band, "charlm: also read RoPE with only this many recent keys visible (0: no)");
   sub->add_option("--runs-dir", o->runs_dir, "evaluate every checkpoint.json below this directory")->capture_default_str();
@@ -40,6 +40,7 @@ void register_eval(CLI::App& app) {
     const Task& task = find_task(o->task);
     reject_unread(o->band.has_value(), "--band", "band", task.name());
     reject_unread(!o->corpus.empty(), "--corpus", "corpus", task.name());
+    reject_unread(!o->lengths.empty(), "--lengths", "eval_lengths", task.name());
     // options checked here, so that their errors name them
     std::string list;
     if (!o->lengths.empty())

@@ -34,6 +34,8 @@ void register_gradcheck(CLI::App& app) {
     int failed = 0;
     for (auto& n : names) {
       auto rows = gradcheck_cue(n);
+      auto every = gradcheck_head_every_position(n);
+      rows.insert(rows.end(), every.begin(), every.end());
       auto att = gradcheck_attention(n);
       rows.insert(rows.end(), att.begin(), att.end());
       auto lm = gradcheck_charlm(n);

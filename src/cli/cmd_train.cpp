@@ -22,7 +22,7 @@ void register_train(CLI::App& app) {
                                           "(config.json, metrics.jsonl, checkpoint.json)");
   sub->add_option("--scheme", o->scheme, "positional scheme (see `pe-bench schemes`)")->required();
   sub->add_option("--task", o->task,
-                  "task to train on: cue, or charlm (the character LM, with its own defaults); default: the "
+                  "task to train on: cue, filings, or charlm (each with its own defaults); default: the "
                   "experiment file's, else cue");
   sub->add_option("--seed", o->seed, "training seed (initialisation and data stream)")
       ->capture_default_str()

@@ -59,12 +59,15 @@ nlohmann::json read_results_file(const std::string& path) {
   }
   if (!r.is_object() || !r.contains("task") || !r.contains("rows"))
     throw DataError(fmt::format("{} is not a pe-bench results file (no task or rows)", path));
-  bool lengths_ok = r.contains("lengths") && r["lengths"].is_array() && !r["lengths"].empty();
-  if (lengths_ok)
-    for (auto& n : r["lengths"]) lengths_ok = lengths_ok && n.is_number_integer();
-  if (!lengths_ok || !r["rows"].is_array())
-    throw DataError(fmt::format("{} is malformed: 'lengths' must be a non-empty list of integers and 'rows' a list",
-                                path));
+  // readings per length (cue, charlm) or per column of whole documents (filings: all, far)
+  const bool by_columns = r.contains("columns") && !r.contains("lengths");
+  const char* axis = by_columns ? "columns" : "lengths";
+  bool axis_ok = r.contains(axis) && r[axis].is_array() && !r[axis].empty();
+  if (axis_ok)
+    for (auto& n : r[axis]) axis_ok = axis_ok && (by_columns ? n.is_string() : n.is_number_integer());
+  if (!axis_ok || !r["rows"].is_array())
+    throw DataError(fmt::format("{} is malformed: '{}' must be a non-empty list of {} and 'rows' a list", path, axis,
+                                by_columns ? "names" : "integers"));
   if (!r["task"].is_string() || !task_exists(r["task"]))
     throw DataError(fmt::format("{} holds results of task {}, which this build does not know (known: {})", path,
                                 r["task"].dump(), known_tasks()));

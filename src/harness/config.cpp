@@ -36,7 +36,7 @@ const std::vector<KeySpec>& config_keys() {
   static const std::vector<KeySpec> keys = [] {
   std::vector<KeySpec> keys = {
       {"name", KeyType::String, "experiment", "experiment name (used in output file names)", 1},
-      {"task", KeyType::String, "cue", "task: cue (the tournament) or charlm (the character LM; its own defaults)", 1},
+      {"task", KeyType::String, "cue", "task: cue (the tournament), filings (the filings case study) or charlm (the character LM); each has its own defaults", 1},
       {"schemes", KeyType::StringList, registered_schemes(1),
        "positional schemes to train (default: every registered scheme the task's model can hold)"},
       {"seeds", KeyType::IntList, json::array({0, 1, 2}), "training seeds", 0, kMaxSeed},
@@ -71,6 +71,10 @@ const std::vector<KeySpec>& config_keys() {
       {"finetune_lr", KeyType::Float, 1e-3, "charlm: fine-tuning learning rate", 0, 1, true},
       {"band", KeyType::Int, 0, "charlm: also read RoPE at the longest length with only this many recent keys visible (0: no)", 0, kMaxLength},
       {"position_window", KeyType::Int, 16, "charlm: positions per bin of the per-position loss at the longest length", 1, kMaxLength},
+      {"corpus_seed", KeyType::Int, 1, "filings: seed of the generated corpus (300 training, 100 held-out documents)", 0, kMaxSeed},
+      {"horizon_cue_runs", KeyType::String, "",
+       "filings: the runs_dir of a cue experiment whose ALiBi heads the horizon table also reads on the held-out "
+       "documents (empty: only the filings heads)"},
       {"log_every", KeyType::Int, 50, "steps between metrics-log lines", 1, kMaxSteps},
       {"checkpoint_every", KeyType::Int, 0,
        "charlm: also save a resumable training state every this many steps (charlm default 500; 0: only when "
@@ -352,10 +356,10 @@ void validate_config(const json& cfg) {
                                         list, l[i].dump()));
   }
   if (cfg.at("seeds").empty()) throw ConfigError("seeds: the list is empty");
-  for (auto& n : cfg.at("eval_lengths"))
+  for (auto& n : value_of(cfg, "eval_lengths"))
     if (n.get<long long>() < 2) throw ConfigError(fmt::format("eval_lengths: {} is not a length >= 2", n.dump()));
   try {
-    check_maps(cfg.at("rescale").get<std::vector<std::string>>(), "rescale");
+    check_maps(value_of(cfg, "rescale").get<std::vector<std::string>>(), "rescale");
   } catch (const ConfigError&) {
     throw;
   } catch (const UsageError& e) {
@@ -462,6 +466,8 @@ ExperimentConfig ExperimentConfig::from_json(const json& resolved) {
   e.finetune_lr = c["finetune_lr"];
   e.band = c["band"];
   e.position_window = c["position_window"];
+  e.corpus_seed = c["corpus_seed"];
+  e.horizon_cue_runs = c["horizon_cue_runs"];
   e.resolved = resolved;
   // Build every scheme once, so that a setting out of its domain stops the run before it starts.
   for (auto& name : e.schemes) make_scheme<float>(scheme_config(e, name));

@@ -56,6 +56,9 @@ struct ExperimentConfig {
   int checkpoint_every = 0;  // a resumable state every this many steps (0: only when stopped)
   double weight_decay = 0, finetune_lr = 0;
   std::string corpus;
+  // the filings case study
+  long long corpus_seed = 1;
+  std::string horizon_cue_runs;
   nlohmann::json resolved;  // every key, as resolved (the schemes' own settings are read from here)
   // Not a key (it does not change results): keep a complete run directory whose config.json
   // matches the run's, instead of training it again, and continue a run from the state it saved

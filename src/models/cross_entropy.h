@@ -6,13 +6,20 @@
 
 namespace pe {
 
+// The first index of the largest of l[0..C).
+template <class S>
+int argmax_of(const S* l, int C) {
+  int arg = 0;
+  for (int c = 1; c < C; ++c)
+    if (l[c] > l[arg]) arg = c;
+  return arg;
+}
+
 // l: [C] logits, target in [0, C). Returns log sum_c exp(l_c - m) - (l_target - m), m = max_c l_c.
 // argmax (optional): the first index of the largest logit.
 template <class S>
 double cross_entropy_forward(const S* l, int C, int target, int* argmax = nullptr) {
-  int arg = 0;
-  for (int c = 1; c < C; ++c)
-    if (l[c] > l[arg]) arg = c;
+  const int arg = argmax_of(l, C);
   const S m = l[arg];
   double sum = 0;
   for (int c = 0; c < C; ++c) sum += math::exp(double(l[c] - m));

@@ -19,6 +19,9 @@ inline constexpr double kGradRelTol = 1e-5, kGradAbsTol = 1e-8;
 
 // The cue model with `scheme`, every parameter element (small batch, short sequences).
 std::vector<GradCheckRow> gradcheck_cue(const std::string& scheme);
+// The same head in its causal form, answering at every position (the filings task's): no query
+// token, several positions without a target.
+std::vector<GradCheckRow> gradcheck_head_every_position(const std::string& scheme);
 // The general attention layer (batch 2, 3 heads, 5 queries x 6 keys, causal, shifted positions; and
 // 70 x 70 under a band of 40, so several query blocks of the dense path),
 // composed with the scheme's Q/K transform and bias: gradients of Q, K, V and scheme parameters.

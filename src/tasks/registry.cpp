@@ -11,9 +11,10 @@ namespace pe {
 
 const Task& cue_task();     // tasks/cue/entry.cpp
 const Task& charlm_task();  // tasks/charlm/entry.cpp
+const Task& filings_task();  // tasks/filings/entry.cpp
 
 const std::vector<const Task*>& task_list() {
-  static const std::vector<const Task*> list = {&cue_task(), &charlm_task()};
+  static const std::vector<const Task*> list = {&cue_task(), &filings_task(), &charlm_task()};
   return list;
 }
 
@@ -36,8 +37,9 @@ const Task& find_task(const std::string& name) {
 }
 
 bool Task::reads(const std::string& key) const {
-  const auto mine = own_keys();
+  const auto mine = own_keys(), unread = unread_keys();
   if (std::find(mine.begin(), mine.end(), key) != mine.end()) return true;
+  if (std::find(unread.begin(), unread.end(), key) != unread.end()) return false;
   for (auto* t : task_list()) {
     if (t == this) continue;
     const auto theirs = t->own_keys();

@@ -34,6 +34,7 @@ inline std::string resumed_note(int resumed_at) {
 // The index of `length` in a results file's "lengths" (what compare reads at); UsageError listing them.
 inline size_t length_index(const nlohmann::json& results, int length) {
   const nlohmann::json& lengths = results.at("lengths");
+  if (length == 0) throw UsageError("these results need --length: one of " + lengths.dump());
   for (size_t i = 0; i < lengths.size(); ++i)
     if (lengths[i] == length) return i;
   throw UsageError("--length " + std::to_string(length) + ": these results were read at " + lengths.dump());
@@ -75,6 +76,8 @@ class Task {
   virtual std::vector<std::string> leading_schemes() const { return {}; }
   // Keys that only this task reads; another task's config refuses them through its options.
   virtual std::vector<std::string> own_keys() const = 0;
+  // Shared keys this task does not read (its config refuses them by name rather than ignoring them).
+  virtual std::vector<std::string> unread_keys() const { return {}; }
   // Checks that only make sense for this task (throws ConfigError naming the key).
   virtual void validate(const nlohmann::json& cfg) const {}
   // The attention shape of the task's model for an experiment: heads per layer and layers.

@@ -1,5 +1,6 @@
 // The cue head's checkpoint: the shared envelope (harness/checkpoint.h) with task "cue" and the
-// model section {model, alphabet, mark_prob, vocab, classes, d_model, embed_init_std}.
+// model section {model, alphabet, mark_prob, vocab, classes, d_model, embed_init_std} (and
+// "query_token": false for a head without a query token, the filings task's).
 #pragma once
 #include <memory>
 #include <string>
@@ -11,7 +12,9 @@
 
 namespace pe {
 
-nlohmann::json make_checkpoint(const CueHead<float>& model, const nlohmann::json& training);
+// task: the task whose run it is ("cue", or "filings", which trains the same head).
+nlohmann::json make_checkpoint(const CueHead<float>& model, const nlohmann::json& training,
+                               const std::string& task = "cue");
 
 struct LoadedCheckpoint {
   std::unique_ptr<CueHead<float>> model;
@@ -19,6 +22,6 @@ struct LoadedCheckpoint {
   std::string path;
 };
 // Throws CheckpointError (missing, not JSON, wrong format/version/task, names or shapes that differ).
-LoadedCheckpoint load_checkpoint(const std::string& path);
+LoadedCheckpoint load_checkpoint(const std::string& path, const std::string& task = "cue");
 
 }  // namespace pe

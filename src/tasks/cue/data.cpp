@@ -21,7 +21,7 @@ void cue_sequence(const CueTaskConfig& cfg, uint64_t key, int n, int* tokens, in
     last_marked = rng.below(n - 1);
     tokens[last_marked] += A;
   }
-  tokens[n - 1] = cfg.query_token();
+  tokens[n - 1] = cfg.query_token_id();
   *target = tokens[last_marked] - A;
 }
 

@@ -95,7 +95,7 @@ json rope_section(const CueHead<float>& m, int train_len, int max_age) {
   // per-plane amplitude |q_j| |k_j|, averaged over marked symbols
   Eigen::MatrixXd Qt, Kt;
   projected_tokens(m, Qt, Kt);
-  const int A = m.config().task.alphabet, qt = m.config().task.query_token(), P = m.config().d_model / 2;
+  const int A = m.config().task.alphabet, qt = m.config().task.query_token_id(), P = m.config().d_model / 2;
   std::vector<double> amp(P, 0.0);
   for (int s = 0; s < A; ++s)
     for (int j = 0; j < P; ++j)
@@ -139,17 +139,9 @@ json sinusoidal_section(CueHead<float>& m, const json& meta, const EvalSettings&
 }
 
 json alibi_section(CueHead<float>& m, const EvalSettings& s) {
-  Eigen::MatrixXd Qt, Kt;
-  projected_tokens(m, Qt, Kt);
   const auto task = m.config().task;
-  const int qt = task.query_token(), V = task.vocab(), d = m.config().d_model;
-  // content scores of the query against every key the task produces (content tokens and itself)
-  double lo = 1e300, hi = -1e300;
-  for (int x = 0; x < V; ++x) {
-    const double c = Qt.row(qt).dot(Kt.row(x)) / std::sqrt(double(d));
-    lo = std::min(lo, c), hi = std::max(hi, c);
-  }
-  const double W = hi - lo, slope = alibi_slope_of(m), horizon = W / slope;
+  const AlibiReach reach = *alibi_reach(m);
+  const double W = reach.width, slope = reach.slope, horizon = reach.horizon();
   long inside = 0, inside_ok = 0, beyond = 0, beyond_ok = 0;
   for (int n : s.lengths) {
     const CueBatch t = cue_test_set(task, uint64_t(s.test_seed), n, s.test_sequences);
@@ -177,6 +169,26 @@ json alibi_section(CueHead<float>& m, const EvalSettings& s) {
 
 }  // namespace
 
+std::optional<AlibiReach> alibi_reach(const CueHead<float>& m) {
+  if (!dynamic_cast<const AlibiScheme<float>*>(&m.scheme())) return std::nullopt;
+  Eigen::MatrixXd Qt, Kt;
+  projected_tokens(m, Qt, Kt);
+  const auto task = m.config().task;
+  const int V = task.vocab(), d = m.config().d_model;
+  // content scores of each query against every key the task produces (content tokens and the
+  // query token itself, when there is one)
+  double width = 0;
+  for (int q = task.query_token ? task.query_token_id() : 0; q < V; ++q) {
+    double lo = 1e300, hi = -1e300;
+    for (int x = 0; x < V; ++x) {
+      const double c = Qt.row(q).dot(Kt.row(x)) / std::sqrt(double(d));
+      lo = std::min(lo, c), hi = std::max(hi, c);
+    }
+    width = std::max(width, hi - lo);
+  }
+  return AlibiReach{width, alibi_slope_of(m)};
+}
+
 std::vector<double> rope_offset_curve(const CueHead<float>& m, int max_age) {
   Eigen::MatrixXd Qt, Kt;
   projected_tokens(m, Qt, Kt);
@@ -187,7 +199,7 @@ std::vector<double> rope_offset_curve(const CueHead<float>& m, int max_age) {
   auto rope = make_scheme<double>(sc);
   rope->prepare(qpos);
   std::vector<double> q(d);
-  for (int c = 0; c < d; ++c) q[c] = Qt(task.query_token(), c);  // (Qt is column-major: copy by element)
+  for (int c = 0; c < d; ++c) q[c] = Qt(task.query_token_id(), c);  // (Qt is column-major: copy by element)
   rope->qk_forward(&qpos, 1, q.data());
   std::vector<double> curve(max_age + 1, 0.0);
   for (int s = 0; s < A; ++s)

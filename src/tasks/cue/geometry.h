@@ -1,6 +1,7 @@
 // The trained heads, read (docs/analyses.md: RoPE offset curves, the sinusoidal relativity defect,
 // ALiBi content widths and horizons). Every number comes from the checkpoints named in the output.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,16 @@ namespace pe {
 nlohmann::json analyze_checkpoints(const std::vector<std::string>& checkpoints, const EvalSettings& s,
                                    int max_age = 255);
 std::string format_geometry(const nlohmann::json& g);
+
+// An ALiBi head's reach: its slope s and the width W of its content scores — over the queries the
+// head reads (its query token; every content token for a head without one, the filings head), the
+// largest spread of q.k/sqrt(d) over the keys it can see. Past W/s positions the bias outweighs any
+// content preference. nullopt when the head's scheme is not ALiBi.
+struct AlibiReach {
+  double width = 0, slope = 0;
+  double horizon() const { return width / slope; }
+};
+std::optional<AlibiReach> alibi_reach(const CueHead<float>& model);
 
 // The offset curve of a RoPE head: the content score (after the 1/sqrt(d) scale) of the query token
 // at position m against a marked key at position m - r, averaged over the marked symbols.

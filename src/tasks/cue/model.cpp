@@ -11,13 +11,15 @@
 namespace pe {
 
 nlohmann::json CueModelConfig::to_json() const {
-  return {{"model", "cue_head"},
-          {"alphabet", task.alphabet},
-          {"mark_prob", task.mark_prob},
-          {"vocab", task.vocab()},
-          {"classes", task.alphabet},
-          {"d_model", d_model},
-          {"embed_init_std", embed_init_std}};
+  nlohmann::json j = {{"model", "cue_head"},
+                      {"alphabet", task.alphabet},
+                      {"mark_prob", task.mark_prob},
+                      {"vocab", task.vocab()},
+                      {"classes", task.alphabet},
+                      {"d_model", d_model},
+                      {"embed_init_std", embed_init_std}};
+  if (!task.query_token) j["query_token"] = false, j.erase("mark_prob");
+  return j;
 }
 
 template <class S>
@@ -81,17 +83,21 @@ void zero(std::vector<S>& v, size_t n) {
 
 template <class S>
 BatchStats CueHead<S>::forward(const int* tokens, const int* targets, int B, int T, CueWorkspace<S>& ws,
-                               int* predictions, int p0) const {
+                               int* predictions, int p0, bool every_position) const {
   const int d = cfg_.d_model, d3 = 3 * d, C = cfg_.task.alphabet, V = cfg_.task.vocab();
+  const int Tq = every_position ? T : 1, first_q = T - Tq;  // query row i reads at sequence index first_q + i
   const auto P = cview();
   const bool emb = scheme_->acts_on_embedding();
   // ET = E W_qkv: [V, 3d]
   resize(ws.ET, size_t(V) * d3);
   MatMap<S>(ws.ET.data(), V, d3).noalias() = P(emb_) * P(wqkv_);
-  // positions are explicit: keys at p0..p0+T-1, the query at p0+T-1
+  // positions are explicit: keys at p0..p0+T-1, the queries at p0+first_q..p0+T-1
   ws.kpos.resize(T);
   for (int t = 0; t < T; ++t) ws.kpos[t] = p0 + t;
-  ws.qrow_pos.assign(B, p0 + T - 1);
+  ws.qpos.resize(Tq);
+  for (int i = 0; i < Tq; ++i) ws.qpos[i] = p0 + first_q + i;
+  ws.qrow_pos.resize(size_t(B) * Tq);
+  for (int b = 0; b < B; ++b) std::copy(ws.qpos.begin(), ws.qpos.end(), ws.qrow_pos.begin() + size_t(b) * Tq);
   // PS = positional state [T, d]; PT = PS W_qkv [T, 3d]
   if (emb) {
     zero(ws.PS, size_t(T) * d);
@@ -117,80 +123,95 @@ BatchStats CueHead<S>::forward(const int* tokens, const int* targets, int B, int
       ws.kt_pos[r] = p0 + t;
     }
   if (scheme_->acts_on_qk()) scheme_->qk_forward(ws.kt_pos.data(), T * V, ws.KT.data());
-  // kv_index[b*T + t] = t*V + x_{b,t};  q_b = qk_{T-1}(ET[x_{b,T-1}, 0:d] (+ PT[T-1, 0:d]))
+  // kv_index[b*T + t] = t*V + x_{b,t};  q_{b,i} = qk_t(ET[x_{b,t}, 0:d] (+ PT[t, 0:d])), t = first_q + i
   ws.kv_index.resize(size_t(B) * T);
-  resize(ws.Q, size_t(B) * d);
+  resize(ws.Q, size_t(B) * Tq * d);
   for (int b = 0; b < B; ++b) {
     for (int t = 0; t < T; ++t) ws.kv_index[size_t(b) * T + t] = t * V + tokens[size_t(b) * T + t];
-    const S* et = &ws.ET[size_t(tokens[size_t(b) * T + T - 1]) * d3];
-    S* q = &ws.Q[size_t(b) * d];
-    for (int c = 0; c < d; ++c) q[c] = et[c] + (emb ? ws.PT[size_t(T - 1) * d3 + c] : S(0));
+    for (int i = 0; i < Tq; ++i) {
+      const int t = first_q + i;
+      const S* et = &ws.ET[size_t(tokens[size_t(b) * T + t]) * d3];
+      S* q = &ws.Q[(size_t(b) * Tq + i) * d];
+      for (int c = 0; c < d; ++c) q[c] = et[c] + (emb ? ws.PT[size_t(t) * d3 + c] : S(0));
+    }
   }
-  if (scheme_->acts_on_qk()) scheme_->qk_forward(ws.qrow_pos.data(), B, ws.Q.data());
-  // z = attention(q, K, V): [B, d]
-  const AttnShape sh{B, 1, T, 1, d};
-  const int qpos = p0 + T - 1;
-  resize(ws.probs, size_t(B) * T);
-  resize(ws.Z, size_t(B) * d);
+  if (scheme_->acts_on_qk()) scheme_->qk_forward(ws.qrow_pos.data(), B * Tq, ws.Q.data());
+  // z = attention(q, K, V): [B*Tq, d]
+  const AttnShape sh{B, Tq, T, 1, d};
+  resize(ws.probs, size_t(B) * Tq * T);
+  resize(ws.Z, size_t(B) * Tq * d);
   ws.tables.resize(scheme_->tables_size(0, T));
   if (!ws.tables.empty()) scheme_->tables_forward(P, 0, T, ws.tables.data());
-  attention_forward(sh, ws.Q.data(), ws.KT.data(), ws.VT.data(), &qpos, ws.kpos.data(),
+  attention_forward(sh, ws.Q.data(), ws.KT.data(), ws.VT.data(), ws.qpos.data(), ws.kpos.data(),
                     Visibility{}.with_window(scheme_->window(0)), *scheme_, P, ws.probs.data(), ws.Z.data(),
                     ws.kv_index.data(), AttnTables<S>{ws.tables.data(), nullptr, T});
-  // logits = Z W_out: [B, C]
-  resize(ws.logits, size_t(B) * C);
-  MatMap<S>(ws.logits.data(), B, C).noalias() = CMatMap<S>(ws.Z.data(), B, d) * P(wout_);
-  // cross-entropy and accuracy
+  // logits = Z W_out: [B*Tq, C]
+  const int rows = B * Tq;
+  resize(ws.logits, size_t(rows) * C);
+  MatMap<S>(ws.logits.data(), rows, C).noalias() = CMatMap<S>(ws.Z.data(), rows, d) * P(wout_);
+  // cross-entropy and accuracy over the rows with a target
   BatchStats st;
-  for (int b = 0; b < B; ++b) {
+  for (int r = 0; r < rows; ++r) {
     int arg = 0;
-    st.loss_sum += cross_entropy_forward(&ws.logits[size_t(b) * C], C, targets[b], &arg);
-    st.correct += (arg == targets[b]);
-    if (predictions) predictions[b] = arg;
+    if (targets[r] < 0) {
+      if (predictions) predictions[r] = argmax_of(&ws.logits[size_t(r) * C], C);
+      continue;
+    }
+    st.loss_sum += cross_entropy_forward(&ws.logits[size_t(r) * C], C, targets[r], &arg);
+    st.correct += (arg == targets[r]);
+    st.queries += 1;
+    if (predictions) predictions[r] = arg;
   }
   return st;
 }
 
 template <class S>
 BatchStats CueHead<S>::forward_backward(const int* tokens, const int* targets, int B, int T, long norm_rows,
-                                        S* grad, CueWorkspace<S>& ws, int p0) const {
-  const BatchStats st = forward(tokens, targets, B, T, ws, nullptr, p0);
+                                        S* grad, CueWorkspace<S>& ws, int p0, bool every_position) const {
+  const BatchStats st = forward(tokens, targets, B, T, ws, nullptr, p0, every_position);
   const int d = cfg_.d_model, d3 = 3 * d, C = cfg_.task.alphabet, V = cfg_.task.vocab();
+  const int Tq = every_position ? T : 1, first_q = T - Tq, rows = B * Tq;
   const auto P = cview();
   const ParamView<S> G = view(grad);
   const bool emb = scheme_->acts_on_embedding();
-  // undoes loss = sum_b CE(logits_b) / norm_rows: dlogits = (softmax - onehot) / norm_rows
-  resize(ws.dlogits, size_t(B) * C);
-  for (int b = 0; b < B; ++b)
-    cross_entropy_backward(&ws.logits[size_t(b) * C], C, targets[b], S(norm_rows), &ws.dlogits[size_t(b) * C]);
+  // undoes loss = sum_r CE(logits_r) / norm_rows: dlogits = (softmax - onehot) / norm_rows (0 off the queries)
+  resize(ws.dlogits, size_t(rows) * C);
+  for (int r = 0; r < rows; ++r) {
+    if (targets[r] < 0) {
+      std::fill_n(&ws.dlogits[size_t(r) * C], C, S(0));
+      continue;
+    }
+    cross_entropy_backward(&ws.logits[size_t(r) * C], C, targets[r], S(norm_rows), &ws.dlogits[size_t(r) * C]);
+  }
   // undoes logits = Z W_out
-  const CMatMap<S> dL(ws.dlogits.data(), B, C);
-  G(wout_).noalias() += CMatMap<S>(ws.Z.data(), B, d).transpose() * dL;
-  resize(ws.dZ, size_t(B) * d);
-  MatMap<S>(ws.dZ.data(), B, d).noalias() = dL * P(wout_).transpose();
+  const CMatMap<S> dL(ws.dlogits.data(), rows, C);
+  G(wout_).noalias() += CMatMap<S>(ws.Z.data(), rows, d).transpose() * dL;
+  resize(ws.dZ, size_t(rows) * d);
+  MatMap<S>(ws.dZ.data(), rows, d).noalias() = dL * P(wout_).transpose();
   // undoes z = attention(q, KT, VT)
-  zero(ws.dQ, size_t(B) * d);
+  zero(ws.dQ, size_t(rows) * d);
   zero(ws.dKT, size_t(T) * V * d);
   zero(ws.dVT, size_t(T) * V * d);
-  const AttnShape sh{B, 1, T, 1, d};
-  const int qpos = p0 + T - 1;
+  const AttnShape sh{B, Tq, T, 1, d};
   ws.dtables.assign(ws.tables.size(), S(0));
-  attention_backward(sh, ws.Q.data(), ws.KT.data(), ws.VT.data(), &qpos, ws.kpos.data(),
+  attention_backward(sh, ws.Q.data(), ws.KT.data(), ws.VT.data(), ws.qpos.data(), ws.kpos.data(),
                      Visibility{}.with_window(scheme_->window(0)), *scheme_, P, G, ws.probs.data(), ws.dZ.data(),
                      ws.dQ.data(), ws.dKT.data(), ws.dVT.data(), ws.kv_index.data(),
                      AttnTables<S>{ws.tables.data(), ws.dtables.data(), T});
   if (!ws.dtables.empty()) scheme_->tables_backward(P, G, 0, T, ws.dtables.data());
-  // undoes q = qk(ET[x_q, 0:d] (+ PT[T-1, 0:d]))
-  if (scheme_->acts_on_qk()) scheme_->qk_backward(ws.qrow_pos.data(), B, ws.dQ.data());
+  // undoes q_{b,i} = qk(ET[x_{b,t}, 0:d] (+ PT[t, 0:d])), t = first_q + i
+  if (scheme_->acts_on_qk()) scheme_->qk_backward(ws.qrow_pos.data(), rows, ws.dQ.data());
   zero(ws.dET, size_t(V) * d3);
   if (emb) zero(ws.dPT, size_t(T) * d3);
-  for (int b = 0; b < B; ++b) {
-    S* det = &ws.dET[size_t(tokens[size_t(b) * T + T - 1]) * d3];
-    const S* dq = &ws.dQ[size_t(b) * d];
-    for (int c = 0; c < d; ++c) det[c] += dq[c];
-    if (emb)
-      for (int c = 0; c < d; ++c) ws.dPT[size_t(T - 1) * d3 + c] += dq[c];
-  }
+  for (int b = 0; b < B; ++b)
+    for (int i = 0; i < Tq; ++i) {
+      const int t = first_q + i;
+      S* det = &ws.dET[size_t(tokens[size_t(b) * T + t]) * d3];
+      const S* dq = &ws.dQ[(size_t(b) * Tq + i) * d];
+      for (int c = 0; c < d; ++c) det[c] += dq[c];
+      if (emb)
+        for (int c = 0; c < d; ++c) ws.dPT[size_t(t) * d3 + c] += dq[c];
+    }
   // undoes KT = qk(ET[x, d:2d] + PT[t, d:2d]) and VT = ET[x, 2d:3d] + PT[t, 2d:3d]
   if (scheme_->acts_on_qk()) scheme_->qk_backward(ws.kt_pos.data(), T * V, ws.dKT.data());
   for (int t = 0; t < T; ++t)

@@ -3,6 +3,9 @@
 //   q = h_{T-1} W_Q, k_t = h_t W_K, v_t = h_t W_V   (W_qkv = [W_Q | W_K | W_V], [d, 3d], no bias)
 //   q, k rotated by the scheme's Q/K hook; a = softmax over t <= T-1 of q.k_t/sqrt(d) + bias
 //   z = sum_t a_t v_t;  logits = z W_out ([d, classes], no bias); loss = cross-entropy
+// The same head in its causal form reads at every position i (every_position): q_i = h_i W_Q attends
+// to t <= i, one answer per position (the filings task); a target of -1 marks a position that is not
+// a query (no loss, not counted).
 // The projections use linearity: h W = (E W)[x] + (P W)[t], so the projected token table [V, 3d]
 // and position table [T, 3d] are computed once per batch instead of once per token; and a key
 // and value depend only on (position, token), so they are [T*V]-row tables (the Q/K transform runs
@@ -32,12 +35,13 @@ struct CueModelConfig {
 template <class S>
 struct CueWorkspace {
   std::vector<S> ET, PS, PT, KT, VT, Q, probs, Z, logits, dlogits, dZ, dQ, dKT, dVT, dET, dPT, dPS, tables, dtables;
-  std::vector<int> qrow_pos, kt_pos, kpos, kv_index;
+  std::vector<int> qpos, qrow_pos, kt_pos, kpos, kv_index;
 };
 
 struct BatchStats {
-  double loss_sum = 0;  // summed cross-entropy over the sequences
+  double loss_sum = 0;  // summed cross-entropy over the queries
   int correct = 0;
+  int queries = 0;      // rows with a target (every sequence when reading at the last position)
 };
 
 template <class S>
@@ -60,13 +64,14 @@ class CueHead {
   // Fill the scheme's caches for positions up to end - 1 (call before parallel work).
   void prepare(int end) { scheme_->prepare(end - 1); }
   // Forward over B sequences of length T whose tokens sit at positions p0 .. p0+T-1 (the query at
-  // p0+T-1). predictions: [B] (optional).
+  // p0+T-1). targets, predictions (optional): [B]; with every_position, a query at every position
+  // and targets, predictions: [B, T] (target -1: not a query).
   BatchStats forward(const int* tokens, const int* targets, int B, int T, CueWorkspace<S>& ws,
-                     int* predictions = nullptr, int p0 = 0) const;
+                     int* predictions = nullptr, int p0 = 0, bool every_position = false) const;
   // Forward then backward; adds d(loss_sum / norm_rows)/dparam into grad (flat, layout()): norm_rows
-  // is the whole batch's size when this call is one chunk of it.
+  // is the whole batch's number of queries when this call is one chunk of it.
   BatchStats forward_backward(const int* tokens, const int* targets, int B, int T, long norm_rows, S* grad,
-                              CueWorkspace<S>& ws, int p0 = 0) const;
+                              CueWorkspace<S>& ws, int p0 = 0, bool every_position = false) const;
 
  private:
   // The model's tensors, then the scheme's: the one place the layout is declared.

@@ -35,10 +35,23 @@ std::string run_dir_for(const ExperimentConfig& e, const std::string& scheme, in
   return run_dir_path(e.runs_dir, e.task, scheme, seed);
 }
 
+namespace {
+BatchSource cue_batches(const ExperimentConfig& e, const CueTaskConfig& task, int seed) {
+  return [=](int step) { return cue_train_batch(task, uint64_t(seed), step, e.batch_size, e.train_length); };
+}
+}  // namespace
+
 CueHead<float> train_cue_model(const ExperimentConfig& e, const std::string& scheme, int seed, json* metrics_log,
                                const ProgressFn& progress, const Resumable& resumable) {
+  const CueModelConfig mc = cue_model_config(e, scheme);
+  return train_head(e, mc, seed, cue_batches(e, mc.task, seed), metrics_log, progress, resumable);
+}
+
+CueHead<float> train_head(const ExperimentConfig& e, const CueModelConfig& model_config, int seed,
+                          const BatchSource& batches, json* metrics_log, const ProgressFn& progress,
+                          const Resumable& resumable) {
   const ScopedFlushToZero ftz;
-  CueHead<float> model(cue_model_config(e, scheme));
+  CueHead<float> model(model_config);
   model.init(uint64_t(seed));
   model.prepare(e.train_length);
   const size_t n = model.layout().total();
@@ -51,21 +64,24 @@ CueHead<float> train_cue_model(const ExperimentConfig& e, const std::string& sch
     if (metrics_log) *metrics_log = s.loop.at("metrics");
     first = s.step + 1;
   }
-  const int B = e.batch_size, T = e.train_length;
+  const int B = e.batch_size;
   const int chunks = (B + kChunk - 1) / kChunk;
   std::vector<std::vector<float>> grads(chunks, std::vector<float>(n));
   std::vector<CueWorkspace<float>> ws(chunks);
   std::vector<BatchStats> stats(chunks);
   std::vector<float> grad(n);
   for (int step = first; step <= e.steps; ++step) {
-    const CueBatch batch = cue_train_batch(model.config().task, uint64_t(seed), step, B, T);
+    const CueBatch batch = batches(step);
+    const int T = batch.T;
+    const size_t per_row = batch.every_position ? size_t(T) : 1;  // targets per sequence
+    const long queries = std::max(1L, batch.queries());
 #pragma omp parallel for schedule(static) if (!in_parallel() && chunks > 1)
     for (int c = 0; c < chunks; ++c) {
       const ScopedFlushToZero ftz;
       const int b0 = c * kChunk, nb = std::min(kChunk, B - b0);
       std::fill(grads[c].begin(), grads[c].end(), 0.0f);
-      stats[c] = model.forward_backward(&batch.tokens[size_t(b0) * T], &batch.targets[b0], nb, T, B,
-                                        grads[c].data(), ws[c]);
+      stats[c] = model.forward_backward(&batch.tokens[size_t(b0) * T], &batch.targets[b0 * per_row], nb, T, queries,
+                                        grads[c].data(), ws[c], 0, batch.every_position);
     }
     std::fill(grad.begin(), grad.end(), 0.0f);
     double loss = 0;
@@ -75,7 +91,7 @@ CueHead<float> train_cue_model(const ExperimentConfig& e, const std::string& sch
       loss += stats[c].loss_sum;
       correct += stats[c].correct;
     }
-    const double mean_loss = loss / B, acc = double(correct) / B;
+    const double mean_loss = loss / queries, acc = double(correct) / queries;
     check_finite_step(step, mean_loss, model.layout(), model.params().data(), grad.data(), e.lr);
     adam.step(model.params().data(), grad.data());
     if (step % e.log_every == 0 || step == e.steps) {
@@ -94,6 +110,13 @@ CueHead<float> train_cue_model(const ExperimentConfig& e, const std::string& sch
 
 TrainOutcome train_cue(const ExperimentConfig& e, const json& resolved, const std::string& scheme, int seed,
                        const ProgressFn& progress) {
+  const CueModelConfig mc = cue_model_config(e, scheme);
+  return train_head_run(e, resolved, scheme, seed, mc, cue_batches(e, mc.task, seed), progress);
+}
+
+TrainOutcome train_head_run(const ExperimentConfig& e, const json& resolved, const std::string& scheme, int seed,
+                            const CueModelConfig& model_config, const BatchSource& batches,
+                            const ProgressFn& progress) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::string dir = run_dir_for(e, scheme, seed);
   const RunDirLock lock(dir);  // no other process writes this run meanwhile
@@ -116,9 +139,9 @@ TrainOutcome train_cue(const ExperimentConfig& e, const json& resolved, const st
   const StepCheckpoints checkpoints(dir, cfg, e.steps, e.checkpoint_every, what);
   checkpoints.before_start();
   Resumable resumable{&checkpoints, std::nullopt};
-  if (e.resume) resumable.start = load_training_state(dir, cfg, CueHead<float>(cue_model_config(e, scheme)).layout().total());
+  if (e.resume) resumable.start = load_training_state(dir, cfg, CueHead<float>(model_config).layout().total());
   json log = json::array();
-  const CueHead<float> model = train_cue_model(e, scheme, seed, &log, progress, resumable);
+  const CueHead<float> model = train_head(e, model_config, seed, batches, &log, progress, resumable);
   TrainOutcome out;
   out.run_dir = dir;
   out.checkpoint = out.run_dir + "/checkpoint.json";
@@ -135,7 +158,7 @@ TrainOutcome train_cue(const ExperimentConfig& e, const json& resolved, const st
                          {"train_length", e.train_length},
                          {"final_loss", out.final_loss},
                          {"final_accuracy", out.final_accuracy}};
-  write_run_dir(out.run_dir, cfg, lines, checkpoint_text(make_checkpoint(model, training)));
+  write_run_dir(out.run_dir, cfg, lines, checkpoint_text(make_checkpoint(model, training, e.task)));
   remove_training_state(out.run_dir);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;

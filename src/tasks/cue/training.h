@@ -49,4 +49,16 @@ CueHead<float> train_cue_model(const ExperimentConfig& e, const std::string& sch
                                nlohmann::json* metrics_log = nullptr, const ProgressFn& progress = {},
                                const Resumable& resumable = {});
 
+// The single-head trainer itself, for any stream of batches (the cue task's, the filings task's
+// windows): batches(step) is step's batch, named by the step so that a resumed run sees the same
+// stream. The loss of a step is the mean over its queries (CueBatch::queries).
+using BatchSource = std::function<CueBatch(int step)>;
+CueHead<float> train_head(const ExperimentConfig& e, const CueModelConfig& model_config, int seed,
+                          const BatchSource& batches, nlohmann::json* metrics_log = nullptr,
+                          const ProgressFn& progress = {}, const Resumable& resumable = {});
+// One run of it written as a run directory (train_cue's files and --resume), for e.task.
+TrainOutcome train_head_run(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme,
+                            int seed, const CueModelConfig& model_config, const BatchSource& batches,
+                            const ProgressFn& progress = {});
+
 }  // namespace pe

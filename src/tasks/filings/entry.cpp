@@ -1,0 +1,110 @@
+// The filings case study as a registry entry (tasks/task.h): "which company was named last?" on
+// pe-bench's synthetic company filings (tasks/filings/corpus.h). The tournament's single head in its
+// causal form (tasks/cue/model.h, every_position) is trained on 32-token windows of the training
+// documents by the tournament's trainer (tasks/cue/training.h, train_head) and read on whole held-out
+// documents in one pass; RoPE also through the maps at kappa = document length / 32.
+#include <fmt/format.h>
+
+#include "core/errors.h"
+#include "core/files.h"
+#include "tasks/cue/training.h"
+#include "tasks/filings/data.h"
+#include "tasks/filings/evaluation.h"
+#include "tasks/task.h"
+
+namespace pe {
+
+namespace {
+
+FilingsSettings settings_of(const ExperimentConfig& e) {
+  return FilingsSettings{uint64_t(e.corpus_seed), e.rescale, 32, e.horizon_cue_runs};
+}
+
+class FilingsTask final : public Task {
+ public:
+  std::string name() const override { return "filings"; }
+  std::string description() const override {
+    return "which company was named last? the tournament's head on synthetic company filings";
+  }
+  // The tournament's head and recipe (its ALiBi slope too); 32-token windows; RoPE read with the maps.
+  nlohmann::json defaults() const override {
+    return {{"task", "filings"},
+            {"alibi_slopes", {0.5}},
+            {"rescale", {"pi", "ntk", "yarn"}},
+            {"batch_size", 64},
+            {"steps", 1500}};
+  }
+  std::vector<std::string> leading_schemes() const override { return {"none", "sinusoidal", "rope", "alibi"}; }
+  std::vector<std::string> own_keys() const override { return {"corpus_seed", "horizon_cue_runs"}; }
+  // whole documents are read, whatever their length
+  std::vector<std::string> unread_keys() const override { return {"eval_lengths"}; }
+  int n_heads(const ExperimentConfig&) const override { return 1; }
+  int n_layers(const ExperimentConfig&) const override { return 1; }
+  bool parallel_runs() const override { return true; }
+
+  TaskRun train(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
+                Progress& progress) const override {
+    CueModelConfig mc;
+    mc.task = filings_head_task();
+    mc.d_model = e.d_model;
+    mc.embed_init_std = e.embed_init_std;
+    mc.scheme = scheme_config(e, scheme);
+    const std::vector<FilingsDocument>& docs = filings_corpus(uint64_t(e.corpus_seed)).train;
+    const BatchSource windows = [&docs, seed, B = e.batch_size, T = e.train_length](int step) {
+      return filings_train_batch(docs, uint64_t(seed), step, B, T);
+    };
+    const auto out = train_head_run(e, resolved, scheme, seed, mc, windows, [&](int step, int steps, double loss, double acc) {
+      progress.update(fmt::format("[train filings {} seed {}] step {}/{} loss {:.4f} acc {:.3f}", scheme, seed, step,
+                                  steps, loss, acc));
+    });
+    TaskRun run{out.run_dir, out.checkpoint, "", {}, out.reused ? 0 : out.steps - out.resumed_at, out.reused,
+                out.resumed_at};
+    run.summary = out.reused ? fmt::format("kept {} (complete, same config): {} seed {}, final loss {:.4f}",
+                                           out.run_dir, scheme, seed, out.final_loss)
+                             : fmt::format("trained {} seed {}: {} steps{} in {:.2f} s, final loss {:.4f}, window "
+                                           "accuracy {:.3f}",
+                                           scheme, seed, out.steps - out.resumed_at, resumed_note(out.resumed_at),
+                                           out.seconds, out.final_loss, out.final_accuracy);
+    run.record = {{"scheme", scheme},
+                  {"seed", seed},
+                  {"steps", out.steps},
+                  {"final_loss", out.final_loss},
+                  {"final_accuracy", out.final_accuracy}};
+    return run;
+  }
+
+  nlohmann::json evaluate(const std::vector<std::string>& checkpoints, const ExperimentConfig& e,
+                          bool progress) const override {
+    nlohmann::json results = evaluate_filings(checkpoints, settings_of(e), progress);
+    results["experiment"] = e.resolved;
+    return results;
+  }
+
+  // One held-out document read whole by every reader: <out_dir>/document.json (scripts/plot.py draws it).
+  std::string analyze(const std::vector<std::string>& checkpoints, const ExperimentConfig& e) const override {
+    const nlohmann::json doc = filings_document_json(checkpoints, settings_of(e));
+    write_json_atomic(e.out_dir + "/document.json", doc);
+    return fmt::format("wrote {}/document.json: document {} ({} tokens) read by {} readers; {}", e.out_dir,
+                       doc["document"]["id"].get<std::string>(), doc["document"]["words"].size(),
+                       doc["readers"].size(), doc["why"].get<std::string>());
+  }
+
+  std::string compare(const nlohmann::json& results, const std::string& a, const std::string& b, int length,
+                      const CompareSettings&) const override {
+    if (length != 0)
+      throw UsageError("--length does not apply to filings results (whole documents are read); drop it");
+    return compare_filings_readers(results, a, b);
+  }
+
+  std::string table(const nlohmann::json& results) const override { return format_filings_table(results); }
+  std::string markdown(const nlohmann::json& results) const override { return format_filings_markdown(results); }
+};
+
+}  // namespace
+
+const Task& filings_task() {
+  static const FilingsTask t;
+  return t;
+}
+
+}  // namespace pe
