@@ -1,7 +1,9 @@
-// Benchmarks: training throughput of one cue head per scheme, evaluation, and the whole tournament.
+// Benchmarks: training throughput of one cue head per scheme, evaluation, the whole tournament and
+// the whole filings study.
 // Run: make bench  (or build/pe_benchmarks --benchmark_filter=...)
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <filesystem>
 
 #include "core/parallel.h"
@@ -9,6 +11,7 @@
 #include "tasks/cue/evaluation.h"
 #include "harness/experiment.h"
 #include "tasks/cue/training.h"
+#include "tasks/filings/corpus.h"
 #include "schemes/scheme.h"
 
 namespace {
@@ -56,5 +59,28 @@ void BM_Tournament(benchmark::State& state) {
   std::filesystem::remove_all(dir);
 }
 BENCHMARK(BM_Tournament)->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
+
+// The filings study (experiments/filings.json: 4 schemes x 3 seeds on 32-token windows, every
+// held-out position read in one pass with rope also under pi, ntk and yarn), on all cores; without
+// the cue heads' horizon reading. gen_s: generating the corpus once.
+void BM_Filings(benchmark::State& state) {
+  pe::set_threads(0);
+  nlohmann::json cfg = pe::load_experiment("experiments/filings.json");
+  const std::string dir = (std::filesystem::temp_directory_path() / "pe-bench-bench-filings").string();
+  cfg["out_dir"] = dir;
+  cfg["runs_dir"] = dir + "/runs";
+  cfg["reference"] = "";
+  cfg["horizon_cue_runs"] = "";
+  const auto g0 = std::chrono::steady_clock::now();
+  benchmark::DoNotOptimize(pe::generate_filings(1).train.size());
+  state.counters["gen_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - g0).count();
+  for (auto _ : state) {
+    auto out = pe::run_experiment(pe::find_task("filings"), cfg, pe::RunControl{true, 0, false});
+    state.counters["train_s"] = out.train_seconds;
+    state.counters["eval_s"] = out.eval_seconds;
+  }
+  std::filesystem::remove_all(dir);
+}
+BENCHMARK(BM_Filings)->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
 
 }  // namespace

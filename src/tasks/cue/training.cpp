@@ -108,6 +108,23 @@ CueHead<float> train_head(const ExperimentConfig& e, const CueModelConfig& model
   return model;
 }
 
+TaskRun head_task_run(const TrainOutcome& out, const std::string& scheme, int seed, const std::string& batch) {
+  const int trained = out.reused ? 0 : out.steps - out.resumed_at;
+  TaskRun run{out.run_dir, out.checkpoint, "", {}, trained, out.reused, out.resumed_at};
+  run.summary = out.reused ? fmt::format("kept {} (complete, same config): {} seed {}, final loss {:.4f}", out.run_dir,
+                                         scheme, seed, out.final_loss)
+                           : fmt::format("trained {} seed {}: {} steps{} in {:.2f} s ({:.0f} steps/s), final loss "
+                                         "{:.4f}, {} accuracy {:.3f}",
+                                         scheme, seed, trained, resumed_note(out.resumed_at), out.seconds,
+                                         trained / out.seconds, out.final_loss, batch, out.final_accuracy);
+  run.record = {{"scheme", scheme},
+                {"seed", seed},
+                {"steps", out.steps},
+                {"final_loss", out.final_loss},
+                {"final_accuracy", out.final_accuracy}};
+  return run;
+}
+
 TrainOutcome train_cue(const ExperimentConfig& e, const json& resolved, const std::string& scheme, int seed,
                        const ProgressFn& progress) {
   const CueModelConfig mc = cue_model_config(e, scheme);

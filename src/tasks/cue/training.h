@@ -8,6 +8,7 @@
 
 #include "harness/config.h"
 #include "harness/training_state.h"
+#include "tasks/task.h"
 #include "tasks/cue/model.h"
 
 namespace pe {
@@ -56,6 +57,10 @@ using BatchSource = std::function<CueBatch(int step)>;
 CueHead<float> train_head(const ExperimentConfig& e, const CueModelConfig& model_config, int seed,
                           const BatchSource& batches, nlohmann::json* metrics_log = nullptr,
                           const ProgressFn& progress = {}, const Resumable& resumable = {});
+// What a head's training run reports to the runner (tasks/task.h): its summary line ("batch" names
+// what its last-step accuracy was measured on) and its results.json record.
+TaskRun head_task_run(const TrainOutcome& out, const std::string& scheme, int seed, const std::string& batch);
+
 // One run of it written as a run directory (train_cue's files and --resume), for e.task.
 TrainOutcome train_head_run(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme,
                             int seed, const CueModelConfig& model_config, const BatchSource& batches,

@@ -57,20 +57,7 @@ class FilingsTask final : public Task {
       progress.update(fmt::format("[train filings {} seed {}] step {}/{} loss {:.4f} acc {:.3f}", scheme, seed, step,
                                   steps, loss, acc));
     });
-    TaskRun run{out.run_dir, out.checkpoint, "", {}, out.reused ? 0 : out.steps - out.resumed_at, out.reused,
-                out.resumed_at};
-    run.summary = out.reused ? fmt::format("kept {} (complete, same config): {} seed {}, final loss {:.4f}",
-                                           out.run_dir, scheme, seed, out.final_loss)
-                             : fmt::format("trained {} seed {}: {} steps{} in {:.2f} s, final loss {:.4f}, window "
-                                           "accuracy {:.3f}",
-                                           scheme, seed, out.steps - out.resumed_at, resumed_note(out.resumed_at),
-                                           out.seconds, out.final_loss, out.final_accuracy);
-    run.record = {{"scheme", scheme},
-                  {"seed", seed},
-                  {"steps", out.steps},
-                  {"final_loss", out.final_loss},
-                  {"final_accuracy", out.final_accuracy}};
-    return run;
+    return head_task_run(out, scheme, seed, "window");
   }
 
   nlohmann::json evaluate(const std::vector<std::string>& checkpoints, const ExperimentConfig& e,
