@@ -31,9 +31,13 @@ void register_diff(CLI::App& app) {
     if (!d.notes.empty())
       fmt::print("note: {}{}\n", d.notes.front(),
                  d.notes.size() > 1 ? fmt::format(" (and in {} more files)", d.notes.size() - 1) : "");
-    if (!d.same())
-      throw OutputsDiffer(fmt::format("{} of {} files differ between {} and {}", d.differences.size(),
-                                      d.files_compared, o->a, o->b));
+    if (!d.same()) {
+      long one_side = 0;  // "<file>: only in <tree>"
+      for (auto& line : d.differences) one_side += line.find(": only in ") != std::string::npos;
+      throw OutputsDiffer(fmt::format("{} of {} files in both trees differ between {} and {}{}",
+                                      long(d.differences.size()) - one_side, d.files_compared, o->a, o->b,
+                                      one_side ? fmt::format("; {} more only in one of them", one_side) : ""));
+    }
     fmt::print("same: {} files, every value equal\n", d.files_compared);
   });
 }
