@@ -177,16 +177,17 @@ std::optional<AlibiReach> alibi_reach(const CueHead<float>& m) {
   const int V = task.vocab(), d = m.config().d_model;
   // content scores of each query against every key the task produces (content tokens and the
   // query token itself, when there is one)
-  double width = 0;
+  AlibiReach reach{0, alibi_slope_of(m), std::vector<double>(size_t(V), 0.0)};
   for (int q = task.query_token ? task.query_token_id() : 0; q < V; ++q) {
     double lo = 1e300, hi = -1e300;
     for (int x = 0; x < V; ++x) {
       const double c = Qt.row(q).dot(Kt.row(x)) / std::sqrt(double(d));
       lo = std::min(lo, c), hi = std::max(hi, c);
     }
-    width = std::max(width, hi - lo);
+    reach.widths[size_t(q)] = hi - lo;
+    reach.width = std::max(reach.width, hi - lo);
   }
-  return AlibiReach{width, alibi_slope_of(m)};
+  return reach;
 }
 
 std::vector<double> rope_offset_curve(const CueHead<float>& m, int max_age) {

@@ -23,9 +23,13 @@ std::string format_geometry(const nlohmann::json& g);
 // head reads (its query token; every content token for a head without one, the filings head), the
 // largest spread of q.k/sqrt(d) over the keys it can see. Past W/s positions the bias outweighs any
 // content preference. nullopt when the head's scheme is not ALiBi.
+// widths[x]: the spread of query token x's own scores (W is their largest; a head with a query
+// token has one entry that counts, the query token's).
 struct AlibiReach {
   double width = 0, slope = 0;
+  std::vector<double> widths;
   double horizon() const { return width / slope; }
+  double own_horizon(int query_token) const { return widths.at(size_t(query_token)) / slope; }
 };
 std::optional<AlibiReach> alibi_reach(const CueHead<float>& model);
 

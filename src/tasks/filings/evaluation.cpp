@@ -60,6 +60,13 @@ struct Reading {
   bool readable = true;  // false: the scheme has no representation for some position (learned table)
   long correct = 0, far_correct = 0;
   long inside = 0, inside_correct = 0, beyond = 0, beyond_correct = 0;  // ALiBi heads, map none
+  long own_inside = 0, own_inside_correct = 0, own_beyond = 0, own_beyond_correct = 0;  // each query's own W
+  void add(const Reading& x) {
+    correct += x.correct, far_correct += x.far_correct;
+    inside += x.inside, inside_correct += x.inside_correct, beyond += x.beyond, beyond_correct += x.beyond_correct;
+    own_inside += x.own_inside, own_inside_correct += x.own_inside_correct;
+    own_beyond += x.own_beyond, own_beyond_correct += x.own_beyond_correct;
+  }
 };
 
 struct Loaded {
@@ -80,9 +87,12 @@ Loaded load_filings_checkpoint(const std::string& path) {
 }
 
 // Counts the answers against the targets; `reach`: also the queries inside half the horizon and
-// beyond it (the query's offset from its answer is age + offset).
+// beyond it — the head's (its widest W) and the query's own (its token's W) — where the query's
+// offset from its answer is age + offset, and its token is query_tokens[t] (nullptr: the head's
+// query token).
 void score(const std::vector<int>& pred, const std::vector<int>& targets, const std::vector<int>& ages, int far,
-           const std::optional<AlibiReach>& reach, int offset, Reading& r) {
+           const std::optional<AlibiReach>& reach, int offset, const std::vector<int>* query_tokens, int query_token,
+           Reading& r) {
   for (size_t t = 0; t < pred.size(); ++t) {
     if (targets[t] < 0) continue;
     const bool ok = pred[t] == targets[t];
@@ -92,6 +102,9 @@ void score(const std::vector<int>& pred, const std::vector<int>& targets, const 
       const double age = ages[t] + offset, h = reach->horizon();
       if (age <= h / 2) r.inside++, r.inside_correct += ok;
       if (age > h) r.beyond++, r.beyond_correct += ok;
+      const double own = reach->own_horizon(query_tokens ? (*query_tokens)[t] : query_token);
+      if (age <= own / 2) r.own_inside++, r.own_inside_correct += ok;
+      if (age > own) r.own_beyond++, r.own_beyond_correct += ok;
     }
   }
 }
@@ -108,7 +121,12 @@ json horizon_json(const std::string& trained_on, const Loaded& l, const AlibiRea
           {"queries_inside_half_horizon", r.inside},
           {"accuracy_inside_half_horizon", ratio(r.inside_correct, r.inside)},
           {"queries_beyond_horizon", r.beyond},
-          {"accuracy_beyond_horizon", ratio(r.beyond_correct, r.beyond)}};
+          {"accuracy_beyond_horizon", ratio(r.beyond_correct, r.beyond)},
+          {"own_horizon",
+           {{"queries_inside_half", r.own_inside},
+            {"accuracy_inside_half", ratio(r.own_inside_correct, r.own_inside)},
+            {"queries_beyond", r.own_beyond},
+            {"accuracy_beyond", ratio(r.own_beyond_correct, r.own_beyond)}}}};
 }
 
 std::string label_of(const json& row, const std::string& sep = "+") {
@@ -143,7 +161,7 @@ json evaluate_filings(const std::vector<std::string>& paths, const FilingsSettin
       for (size_t d = 0; r.readable && d < h.tokens.size(); ++d) {
         plan_for_document(m, map, cps[c].train_length, int(h.tokens[d].size()));
         score(read_one_pass(m, h.tokens[d], ws), h.targets[d], h.ages[d], s.far, map == "none" ? reach : std::nullopt,
-              0, r);
+              0, &h.tokens[d], 0, r);
       }
       plan_for_document(m, "none", cps[c].train_length, cps[c].train_length);
       readings[c].push_back(r);
@@ -238,24 +256,21 @@ json evaluate_filings(const std::vector<std::string>& paths, const FilingsSettin
                                   "(make run) or set horizon_cue_runs to \"\"",
                                   s.cue_runs));
     std::vector<Reading> r(cue.size() * h.tokens.size());
-    for (auto& l : cue) l.cp.model->prepare(h.longest + 1);
+    std::vector<AlibiReach> reaches;
+    for (auto& l : cue) l.cp.model->prepare(h.longest + 1), reaches.push_back(*alibi_reach(*l.cp.model));
 #pragma omp parallel for schedule(dynamic, 1) if (!in_parallel())
     for (size_t k = 0; k < r.size(); ++k) {
       const ScopedFlushToZero ftz;
       const size_t c = k / h.tokens.size(), d = k % h.tokens.size();
       const CueHead<float>& m = *cue[c].cp.model;
       // the query token sits one past the position it asks about
-      score(read_with_query_token(m, h.tokens[d]), h.targets[d], h.ages[d], s.far, alibi_reach(m), 1, r[k]);
+      score(read_with_query_token(m, h.tokens[d]), h.targets[d], h.ages[d], s.far, reaches[c], 1, nullptr,
+            m.config().task.query_token_id(), r[k]);
     }
     for (size_t c = 0; c < cue.size(); ++c) {
       Reading total;
-      for (size_t d = 0; d < h.tokens.size(); ++d) {
-        const Reading& x = r[c * h.tokens.size() + d];
-        total.correct += x.correct, total.far_correct += x.far_correct;
-        total.inside += x.inside, total.inside_correct += x.inside_correct;
-        total.beyond += x.beyond, total.beyond_correct += x.beyond_correct;
-      }
-      json entry = horizon_json("cue", cue[c], *alibi_reach(*cue[c].cp.model), total);
+      for (size_t d = 0; d < h.tokens.size(); ++d) total.add(r[c * h.tokens.size() + d]);
+      json entry = horizon_json("cue", cue[c], reaches[c], total);
       entry["accuracy"] = {double(total.correct) / double(h.queries), double(total.far_correct) / double(h.far_queries)};
       horizons.push_back(entry);
     }
@@ -336,12 +351,14 @@ std::string published(const json& results, const std::string& key, size_t col) {
   return num(ref["rows"][key][col]);
 }
 std::string horizon_line(const json& e) {
+  const json& own = e["own_horizon"];
   return fmt::format("{:<8} seed {:<3} W = {:5.2f}  s = {:<5} horizon {:6.1f}   inside half: {} of {:>6}   beyond: {} "
-                     "of {:>6}",
+                     "of {:>6}   (own W: inside half {} of {:>6}, beyond {} of {:>6})",
                      e["trained_on"].get<std::string>(), e["seed"].get<int>(), e["content_width"].get<double>(),
                      e["slope"].get<double>(), e["horizon"].get<double>(), num(e["accuracy_inside_half_horizon"]),
                      e["queries_inside_half_horizon"].get<long>(), num(e["accuracy_beyond_horizon"]),
-                     e["queries_beyond_horizon"].get<long>());
+                     e["queries_beyond_horizon"].get<long>(), num(own["accuracy_inside_half"]),
+                     own["queries_inside_half"].get<long>(), num(own["accuracy_beyond"]), own["queries_beyond"].get<long>());
 }
 }  // namespace
 
@@ -415,15 +432,22 @@ std::string format_filings_markdown(const json& r) {
   if (!r["alibi_horizons"].empty()) {
     s += "\n## ALiBi horizons\n\nContent width W (the widest spread of a query's content scores over the keys), "
          "slope s, horizon W/s; accuracy on the held-out queries whose answer is at most half the horizon back, and "
-         "more than the horizon back (query counts in brackets). A cue-trained head reads each position as the "
-         "document so far followed by its query token, so its offsets count from one past the position.\n\n"
-         "| trained on | seed | W | s | W/s | inside half the horizon | beyond the horizon |\n|---|---|---|---|---|---|---|\n";
-    for (auto& e : r["alibi_horizons"])
-      s += fmt::format("| {} | {} | {:.2f} | {} | {:.1f} | {} ({}) | {} ({}) |\n", e["trained_on"].get<std::string>(),
-                       e["seed"].get<int>(), e["content_width"].get<double>(), e["slope"].get<double>(),
-                       e["horizon"].get<double>(), num(e["accuracy_inside_half_horizon"]),
+         "more than the horizon back (query counts in brackets); and the same with each query's own horizon (its "
+         "token's spread W_x over s: a filings head's queries are every token, a cue head's its query token, so its "
+         "own horizon is the head's). A cue-trained head reads each position as the document so far followed by its "
+         "query token, so its offsets count from one past the position.\n\n"
+         "| trained on | seed | W | s | W/s | inside half the horizon | beyond the horizon | inside half its own | "
+         "beyond its own |\n|---|---|---|---|---|---|---|---|---|\n";
+    for (auto& e : r["alibi_horizons"]) {
+      const json& own = e["own_horizon"];
+      s += fmt::format("| {} | {} | {:.2f} | {} | {:.1f} | {} ({}) | {} ({}) | {} ({}) | {} ({}) |\n",
+                       e["trained_on"].get<std::string>(), e["seed"].get<int>(), e["content_width"].get<double>(),
+                       e["slope"].get<double>(), e["horizon"].get<double>(), num(e["accuracy_inside_half_horizon"]),
                        e["queries_inside_half_horizon"].get<long>(), num(e["accuracy_beyond_horizon"]),
-                       e["queries_beyond_horizon"].get<long>());
+                       e["queries_beyond_horizon"].get<long>(), num(own["accuracy_inside_half"]),
+                       own["queries_inside_half"].get<long>(), num(own["accuracy_beyond"]),
+                       own["queries_beyond"].get<long>());
+    }
     if (ref.is_object() && ref.contains("horizons")) s += "\nPublished: " + ref["horizons"].get<std::string>() + "\n";
   }
   s += "\n## Each seed\n\n| reader | seed | all | far |\n|---|---|---|---|\n";
