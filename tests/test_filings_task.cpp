@@ -86,6 +86,21 @@ TEST_CASE("filings training windows: inside one training document, targets from 
   CHECK(filings_train_batch(c.train, 7, 3, 8, 32).tokens != filings_train_batch(c.train, 7, 4, 8, 32).tokens);
 }
 
+TEST_CASE("the company-named-most reader, counted by hand on a small document") {
+  FilingsDocument d;
+  // x A B B x A: queries from position 1; A is company 0, B company 1
+  d.words = {"x", "A", "B", "B", "x", "A"};
+  d.symbols = {3, 0, 1, 1, 5, 0};
+  d.marks = {0, 1, 1, 1, 0, 1};
+  d.companies = {"A", "B"};
+  // targets 0 1 1 1 0; counts after each: {1,0} {1,1} {1,2} {1,2} {2,2}: hits 1, 1/2, 1, 1, 1/2
+  const auto acc = most_named_so_far_accuracy({d}, 0);
+  CHECK(acc[0] == doctest::Approx(4.0 / 5.0));
+  // "far" here: the answer more than 0 back — position 4 only (age 1): a hit (counts {1,2}, target 1)
+  CHECK(acc[1] == doctest::Approx(1.0));
+  CHECK(most_named_so_far_accuracy({d}, 1)[1] == 0.0);  // no answer more than 1 back
+}
+
 TEST_CASE("the filings experiment end to end: every held-out query counted once, the document read by every reader") {
   const std::string dir = (fs::temp_directory_path() / "pe-bench-test-filings").string();
   fs::remove_all(dir);

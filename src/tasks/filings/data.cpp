@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/errors.h"
 #include "core/rng.h"
 
@@ -61,6 +63,25 @@ std::vector<int> filings_answer_ages(const FilingsDocument& d) {
     if (last >= 0) age[i] = int(i) - last;
   }
   return age;
+}
+
+std::array<double, 2> most_named_so_far_accuracy(const std::vector<FilingsDocument>& docs, int far) {
+  double hits = 0, far_hits = 0;
+  long queries = 0, far_queries = 0;
+  for (auto& d : docs) {
+    const std::vector<int> targets = d.targets(), ages = filings_answer_ages(d);
+    std::vector<int> count(kFilingsSymbols, 0);
+    for (size_t t = 0; t < targets.size(); ++t) {
+      if (d.marks[t]) ++count[size_t(d.symbols[t])];
+      if (targets[t] < 0) continue;
+      const int top = *std::max_element(count.begin(), count.end());
+      const double hit =
+          count[size_t(targets[t])] == top ? 1.0 / double(std::count(count.begin(), count.end(), top)) : 0.0;
+      hits += hit, ++queries;
+      if (ages[t] > far) far_hits += hit, ++far_queries;
+    }
+  }
+  return {queries ? hits / double(queries) : 0.0, far_queries ? far_hits / double(far_queries) : 0.0};
 }
 
 }  // namespace pe

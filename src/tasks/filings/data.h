@@ -3,6 +3,7 @@
 // query token), one target per position (the company named last at or before it, -1 before a
 // first mention: not a query).
 #pragma once
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -32,5 +33,10 @@ CueBatch filings_train_batch(const std::vector<FilingsDocument>& docs, uint64_t 
 // Every position of a document's answer's age at each position: position - position of the last
 // mention at or before it; -1 before the first mention.
 std::vector<int> filings_answer_ages(const FilingsDocument& d);
+
+// The company named most often so far, as an answer (ties split evenly: its expected accuracy) — a
+// rule that needs no positions — on every query and on the queries whose answer is more than `far`
+// tokens back.
+std::array<double, 2> most_named_so_far_accuracy(const std::vector<FilingsDocument>& docs, int far = 32);
 
 }  // namespace pe

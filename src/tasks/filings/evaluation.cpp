@@ -192,6 +192,9 @@ json evaluate_filings(const std::vector<std::string>& paths, const FilingsSettin
     for (size_t t = 0; t < h.targets[d].size(); ++t)
       if (h.targets[d][t] == 0) first++, first_far += h.ages[d][t] > s.far;
   j["first_company"] = {double(first) / double(h.queries), double(first_far) / double(h.far_queries)};
+  // a rule that needs no positions: the company named most so far
+  const auto most = most_named_so_far_accuracy(corpus.held_out, s.far);
+  j["most_named_so_far"] = {most[0], most[1]};
 
   // rows: schemes in registry order, seeds ascending; each map's row after its scheme's
   json rows = json::array();
@@ -376,6 +379,11 @@ std::string format_filings_table(const json& r) {
   }
   s += fmt::format("{:<22}{:>16}{:>17}\n", "first company named", num(r["first_company"][0]),
                    num(r["first_company"][1]));
+  if (r.contains("most_named_so_far"))
+    s += fmt::format("{:<22}{:>16}{:>17}\n", "most named so far*", num(r["most_named_so_far"][0]),
+                     num(r["most_named_so_far"][1]));
+  if (r.contains("most_named_so_far"))
+    s += "* answering the company named most often so far (ties split evenly): a rule that needs no positions\n";
   if (!r["maps"].empty())
     s += "rope + map: the same checkpoints read with a context-extension map at kappa = document length / training "
          "length\n";
@@ -404,6 +412,10 @@ std::string format_filings_markdown(const json& r) {
   }
   s += fmt::format("| first company named (always) | **{}** | **{}** |\n", num(r["first_company"][0]),
                    num(r["first_company"][1]));
+  if (r.contains("most_named_so_far"))
+    s += fmt::format("| company named most so far (ties split; a rule that needs no positions) | **{}** | "
+                     "**{}** |\n",
+                     num(r["most_named_so_far"][0]), num(r["most_named_so_far"][1]));
   if (ref.is_object() && ref.contains("queries"))
     s += fmt::format("\nPublished: {} queries, {} with the answer more than 32 back; pe-bench: {} and {}.\n",
                      ref["queries"].get<long>(), ref["far_queries"].get<long>(), r["queries"].get<long>(),
