@@ -16,6 +16,7 @@
 #include "harness/training_state.h"
 #include "tasks/charlm/training.h"
 #include "tasks/cue/training.h"
+#include "tasks/filings/training.h"
 #include "tasks/task.h"
 
 using namespace pe;
@@ -96,6 +97,32 @@ TEST_CASE("a cue run stopped at a step boundary saves its state, and --resume en
   request_stop(SIGINT);
   CHECK_THROWS_AS(train_cue(e, cfg, "alibi", 3, [](int, int, double, double) {}), Interrupted);  // not started
   clear_stop();
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a filings run (windows named by seed and step) stopped and resumed ends byte-identical") {
+  const std::string dir = fresh_dir("filings");
+  json cfg = default_config("filings");
+  cfg["steps"] = 40;
+  cfg["log_every"] = 10;
+  cfg["runs_dir"] = dir + "/runs";
+  complete_config(cfg);
+  ExperimentConfig e = ExperimentConfig::from_json(cfg);
+  const CueModelConfig mc = filings_model_config(e, "alibi");
+  const std::string expected = files_of(train_head_run(e, cfg, "alibi", 2, mc, filings_windows(e, 2)).run_dir);
+  const std::string run_dir = run_dir_for(e, "alibi", 2);
+  CHECK(run_dir.find("/filings/alibi/seed2") != std::string::npos);
+  fs::remove_all(run_dir);
+  auto stop_at_20 = [](int step, int, double, double) {
+    if (step == 20) request_stop(SIGTERM);
+  };
+  CHECK_THROWS_AS(train_head_run(e, cfg, "alibi", 2, mc, filings_windows(e, 2), stop_at_20), Interrupted);
+  clear_stop();
+  REQUIRE(file_exists(training_state_path(run_dir)));
+  e.resume = true;
+  const TrainOutcome out = train_head_run(e, cfg, "alibi", 2, mc, filings_windows(e, 2));
+  CHECK(out.resumed_at == 20);
+  CHECK(files_of(out.run_dir) == expected);
   fs::remove_all(dir);
 }
 

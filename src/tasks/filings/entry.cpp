@@ -5,11 +5,12 @@
 // documents in one pass; RoPE also through the maps at kappa = document length / 32.
 #include <fmt/format.h>
 
+#include <filesystem>
+
 #include "core/errors.h"
 #include "core/files.h"
-#include "tasks/cue/training.h"
-#include "tasks/filings/data.h"
 #include "tasks/filings/evaluation.h"
+#include "tasks/filings/training.h"
 #include "tasks/task.h"
 
 namespace pe {
@@ -38,25 +39,26 @@ class FilingsTask final : public Task {
   std::vector<std::string> own_keys() const override { return {"corpus_seed", "horizon_cue_runs"}; }
   // whole documents are read, whatever their length
   std::vector<std::string> unread_keys() const override { return {"eval_lengths"}; }
+  // The cue runs the horizon table reads must be there before twelve heads are trained.
+  void validate(const nlohmann::json& cfg) const override {
+    const std::string dir = cfg.value("horizon_cue_runs", "");
+    if (!dir.empty() && !std::filesystem::is_directory(dir))
+      throw ConfigError(fmt::format("key 'horizon_cue_runs': {} is not a directory; train the tournament first "
+                                    "(make run) or set it to \"\"",
+                                    dir));
+  }
   int n_heads(const ExperimentConfig&) const override { return 1; }
   int n_layers(const ExperimentConfig&) const override { return 1; }
   bool parallel_runs() const override { return true; }
 
   TaskRun train(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
                 Progress& progress) const override {
-    CueModelConfig mc;
-    mc.task = filings_head_task();
-    mc.d_model = e.d_model;
-    mc.embed_init_std = e.embed_init_std;
-    mc.scheme = scheme_config(e, scheme);
-    const std::vector<FilingsDocument>& docs = filings_corpus(uint64_t(e.corpus_seed)).train;
-    const BatchSource windows = [&docs, seed, B = e.batch_size, T = e.train_length](int step) {
-      return filings_train_batch(docs, uint64_t(seed), step, B, T);
-    };
-    const auto out = train_head_run(e, resolved, scheme, seed, mc, windows, [&](int step, int steps, double loss, double acc) {
+    const auto report = [&](int step, int steps, double loss, double acc) {
       progress.update(fmt::format("[train filings {} seed {}] step {}/{} loss {:.4f} acc {:.3f}", scheme, seed, step,
                                   steps, loss, acc));
-    });
+    };
+    const auto out =
+        train_head_run(e, resolved, scheme, seed, filings_model_config(e, scheme), filings_windows(e, seed), report);
     return head_task_run(out, scheme, seed, "window");
   }
 
