@@ -31,6 +31,22 @@ inline std::string resumed_note(int resumed_at) {
   return resumed_at > 0 ? " (resumed after step " + std::to_string(resumed_at) + ")" : "";
 }
 
+// A results row's reader as the tables label it: "rope", or "rope<sep>pi" when read with a map.
+inline std::string reader_label(const nlohmann::json& row, const std::string& sep = "+") {
+  const std::string scheme = row.at("scheme").get<std::string>(), map = row.at("map").get<std::string>();
+  return map == "none" ? scheme : scheme + sep + map;
+}
+
+// The row of `reader` (reader_label) in a results file; UsageError listing the readers it holds.
+inline const nlohmann::json& find_reader_row(const nlohmann::json& results, const std::string& reader) {
+  std::string known;
+  for (auto& row : results.at("rows")) {
+    if (reader_label(row) == reader) return row;
+    known += (known.empty() ? "" : ", ") + reader_label(row);
+  }
+  throw UsageError("no reader '" + reader + "' in these results (they hold: " + known + ")");
+}
+
 // The index of `length` in a results file's "lengths" (what compare reads at); UsageError listing them.
 inline size_t length_index(const nlohmann::json& results, int length) {
   const nlohmann::json& lengths = results.at("lengths");

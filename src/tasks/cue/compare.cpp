@@ -18,20 +18,6 @@ std::string signed_interval(double mean, double lo, double hi, int decimals) {
 
 namespace {
 
-std::string label_of(const json& row) {
-  const std::string scheme = row.at("scheme").get<std::string>(), map = row.at("map").get<std::string>();
-  return map == "none" ? scheme : fmt::format("{}+{}", scheme, map);
-}
-
-const json& find_row(const json& results, const std::string& reader) {
-  std::string known;
-  for (auto& row : results.at("rows")) {
-    if (label_of(row) == reader) return row;
-    known += (known.empty() ? "" : ", ") + label_of(row);
-  }
-  throw UsageError(fmt::format("no reader '{}' in these results (they hold: {})", reader, known));
-}
-
 // Right (1) or wrong (0) on every test sequence, read from the checkpoint with the row's map.
 std::vector<char> correct_on(const std::string& checkpoint, const std::string& map, const json& results, int n) {
   const LoadedCheckpoint cp = load_checkpoint(checkpoint);
@@ -53,7 +39,7 @@ std::vector<char> correct_on(const std::string& checkpoint, const std::string& m
 std::string compare_cue_readers(const json& results, const std::string& a, const std::string& b, int length,
                                 const CompareSettings& settings) {
   const size_t li = length_index(results, length);
-  const json &ra = find_row(results, a), &rb = find_row(results, b);
+  const json &ra = find_reader_row(results, a), &rb = find_reader_row(results, b);
   // the seeds both readers have, paired by seed
   std::vector<double> va, vb;
   std::vector<std::pair<std::string, std::string>> checkpoints;

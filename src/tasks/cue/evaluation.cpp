@@ -15,6 +15,7 @@
 #include "tasks/cue/checkpoint.h"
 #include "schemes/scheme.h"
 #include "tasks/cue/exact.h"
+#include "tasks/task.h"
 #include "core/build_info.h"
 
 namespace pe {
@@ -112,13 +113,6 @@ std::optional<double> mean_of(const std::vector<SeedResult>& seeds, size_t li) {
   return sum / seeds.size();
 }
 
-// "rope", or "rope<sep>pi" for a row read with a context-extension map.
-std::string row_label(const json& row, const std::string& sep) {
-  std::string label = row["scheme"].get<std::string>();
-  if (row["map"] != "none") label += fmt::format("{}{}", sep, row["map"].get<std::string>());
-  return label;
-}
-
 // A Markdown header: the leading columns, then one per length.
 std::string md_header(const std::vector<std::string>& lead, const json& lengths) {
   std::string s = "|", rule = "|";
@@ -209,7 +203,7 @@ std::string format_results_table(const json& r) {
   for (auto& n : r["lengths"]) s += fmt::format("{:>15}", n.get<int>());
   s += "\n";
   for (auto& row : r["rows"]) {
-    s += fmt::format("{:<22}", row_label(row, " + "));
+    s += fmt::format("{:<22}", reader_label(row, " + "));
     for (size_t li = 0; li < row["mean"].size(); ++li) s += "  " + pm_cell(row, li);
     s += "\n";
     for (auto& sd : row["seeds"]) {
@@ -256,7 +250,7 @@ std::string format_results_markdown(const json& r, const json& ref) {
                               r["test_sequences"].get<int>());
   s += md_header({"scheme"}, r["lengths"]);
   for (auto& row : r["rows"]) {
-    const std::string key = row_label(row, "+");
+    const std::string key = reader_label(row, "+");
     s += "| " + key + " |";
     for (size_t li = 0; li < row["mean"].size(); ++li)
       s += fmt::format(" **{}** / {} |", pm_text(row, li), md(published(key, li)));
@@ -273,7 +267,7 @@ std::string format_results_markdown(const json& r, const json& ref) {
   s += "\n## Each seed\n\n";
   s += md_header({"scheme", "seed"}, r["lengths"]);
   for (auto& row : r["rows"]) {
-    const std::string key = row_label(row, "+");
+    const std::string key = reader_label(row, "+");
     for (auto& sd : row["seeds"]) {
       s += fmt::format("| {} | {} |", key, sd["seed"].get<int>());
       for (auto& v : sd["accuracy"]) s += fmt::format(" {} |", md(v));

@@ -233,7 +233,7 @@ FilingsCorpus generate_filings(uint64_t seed, int n_train, int n_held_out) {
 
 json filings_statistics(const std::vector<FilingsDocument>& docs, int far) {
   std::vector<int> lengths, mentions, companies;
-  long queries = 0, far_queries = 0, first_right = 0;
+  long queries = 0, far_queries = 0, first_right = 0, first_far_right = 0;
   for (auto& d : docs) {
     lengths.push_back(int(d.words.size()));
     int m = 0, last_at = -1, last = -1;
@@ -241,8 +241,10 @@ json filings_statistics(const std::vector<FilingsDocument>& docs, int far) {
       if (d.marks[i]) ++m, last_at = int(i), last = d.symbols[i];
       if (last < 0) continue;
       ++queries;
-      far_queries += int(i) - last_at > far;
+      const bool is_far = int(i) - last_at > far;
+      far_queries += is_far;
       first_right += last == 0;
+      first_far_right += is_far && last == 0;
     }
     mentions.push_back(m);
     companies.push_back(int(d.companies.size()));
@@ -256,7 +258,8 @@ json filings_statistics(const std::vector<FilingsDocument>& docs, int far) {
           {"far", far},
           {"far_queries", far_queries},
           {"far_share", queries ? double(far_queries) / double(queries) : 0.0},
-          {"first_company_accuracy", queries ? double(first_right) / double(queries) : 0.0}};
+          {"first_company_accuracy", queries ? double(first_right) / double(queries) : 0.0},
+          {"first_company_far_accuracy", far_queries ? double(first_far_right) / double(far_queries) : 0.0}};
 }
 
 std::string filings_jsonl(const std::vector<FilingsDocument>& docs) {

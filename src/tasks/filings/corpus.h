@@ -36,7 +36,8 @@ int word_symbol(const std::string& word);
 
 // Corpus statistics (of the documents given): document length (median, quartiles), company
 // mentions per document (median, quartiles), queries, the share of queries whose answer is more
-// than `far` tokens back, and the accuracy of always answering the first company named.
+// than `far` tokens back, and the accuracy of always answering the first company named (on every
+// query and on those far ones).
 nlohmann::json filings_statistics(const std::vector<FilingsDocument>& docs, int far = 32);
 
 // JSON Lines, one document per line: id, kind, words, symbols, marks, companies.

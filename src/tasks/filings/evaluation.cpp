@@ -20,6 +20,7 @@
 #include "tasks/cue/geometry.h"
 #include "tasks/filings/data.h"
 #include "tasks/filings/reader.h"
+#include "tasks/task.h"
 
 namespace pe {
 
@@ -88,11 +89,9 @@ Loaded load_filings_checkpoint(const std::string& path) {
 
 // Counts the answers against the targets; `reach`: also the queries inside half the horizon and
 // beyond it — the head's (its widest W) and the query's own (its token's W) — where the query's
-// offset from its answer is age + offset, and its token is query_tokens[t] (nullptr: the head's
-// query token).
+// offset from its answer is age + offset, and the token it reads with is query_tokens[t].
 void score(const std::vector<int>& pred, const std::vector<int>& targets, const std::vector<int>& ages, int far,
-           const std::optional<AlibiReach>& reach, int offset, const std::vector<int>* query_tokens, int query_token,
-           Reading& r) {
+           const std::optional<AlibiReach>& reach, int offset, const std::vector<int>& query_tokens, Reading& r) {
   for (size_t t = 0; t < pred.size(); ++t) {
     if (targets[t] < 0) continue;
     const bool ok = pred[t] == targets[t];
@@ -102,7 +101,7 @@ void score(const std::vector<int>& pred, const std::vector<int>& targets, const 
       const double age = ages[t] + offset, h = reach->horizon();
       if (age <= h / 2) r.inside++, r.inside_correct += ok;
       if (age > h) r.beyond++, r.beyond_correct += ok;
-      const double own = reach->own_horizon(query_tokens ? (*query_tokens)[t] : query_token);
+      const double own = reach->own_horizon(query_tokens[t]);
       if (age <= own / 2) r.own_inside++, r.own_inside_correct += ok;
       if (age > own) r.own_beyond++, r.own_beyond_correct += ok;
     }
@@ -127,11 +126,6 @@ json horizon_json(const std::string& trained_on, const Loaded& l, const AlibiRea
             {"accuracy_inside_half", ratio(r.own_inside_correct, r.own_inside)},
             {"queries_beyond", r.own_beyond},
             {"accuracy_beyond", ratio(r.own_beyond_correct, r.own_beyond)}}}};
-}
-
-std::string label_of(const json& row, const std::string& sep = "+") {
-  const std::string scheme = row.at("scheme"), map = row.at("map");
-  return map == "none" ? scheme : scheme + sep + map;
 }
 
 }  // namespace
@@ -161,9 +155,8 @@ json evaluate_filings(const std::vector<std::string>& paths, const FilingsSettin
       for (size_t d = 0; r.readable && d < h.tokens.size(); ++d) {
         plan_for_document(m, map, cps[c].train_length, int(h.tokens[d].size()));
         score(read_one_pass(m, h.tokens[d], ws), h.targets[d], h.ages[d], s.far, map == "none" ? reach : std::nullopt,
-              0, &h.tokens[d], 0, r);
+              0, h.tokens[d], r);
       }
-      plan_for_document(m, "none", cps[c].train_length, cps[c].train_length);
       readings[c].push_back(r);
     }
     line.update(fmt::format("[eval] read {}/{} checkpoints on {} held-out documents", ++done, cps.size(),
@@ -171,6 +164,7 @@ json evaluate_filings(const std::vector<std::string>& paths, const FilingsSettin
   }
   line.done();
 
+  const json held_out_stats = filings_statistics(corpus.held_out, s.far);
   json j = {{"format", "pe-bench-results"},
             {"version", 1},
             {"task", "filings"},
@@ -182,16 +176,11 @@ json evaluate_filings(const std::vector<std::string>& paths, const FilingsSettin
             {"documents", corpus.held_out.size()},
             {"queries", h.queries},
             {"far_queries", h.far_queries},
-            {"corpus", {{"train", filings_statistics(corpus.train, s.far)},
-                        {"held_out", filings_statistics(corpus.held_out, s.far)}}},
+            {"corpus", {{"train", filings_statistics(corpus.train, s.far)}, {"held_out", held_out_stats}}},
             {"build", build_info_json()},
             {"interval", stats::kAccuracyIntervalMethod}};
   // the first company named, always (the answer with symbol 0)
-  long first = 0, first_far = 0;
-  for (size_t d = 0; d < h.targets.size(); ++d)
-    for (size_t t = 0; t < h.targets[d].size(); ++t)
-      if (h.targets[d][t] == 0) first++, first_far += h.ages[d][t] > s.far;
-  j["first_company"] = {double(first) / double(h.queries), double(first_far) / double(h.far_queries)};
+  j["first_company"] = {held_out_stats.at("first_company_accuracy"), held_out_stats.at("first_company_far_accuracy")};
   // a rule that needs no positions: the company named most so far
   const auto most = most_named_so_far_accuracy(corpus.held_out, s.far);
   j["most_named_so_far"] = {most[0], most[1]};
@@ -266,9 +255,9 @@ json evaluate_filings(const std::vector<std::string>& paths, const FilingsSettin
       const ScopedFlushToZero ftz;
       const size_t c = k / h.tokens.size(), d = k % h.tokens.size();
       const CueHead<float>& m = *cue[c].cp.model;
-      // the query token sits one past the position it asks about
-      score(read_with_query_token(m, h.tokens[d]), h.targets[d], h.ages[d], s.far, reaches[c], 1, nullptr,
-            m.config().task.query_token_id(), r[k]);
+      // the query token sits one past the position it asks about, and reads every position
+      score(read_with_query_token(m, h.tokens[d]), h.targets[d], h.ages[d], s.far, reaches[c], 1,
+            std::vector<int>(h.tokens[d].size(), m.config().task.query_token_id()), r[k]);
     }
     for (size_t c = 0; c < cue.size(); ++c) {
       Reading total;
@@ -372,7 +361,7 @@ std::string format_filings_table(const json& r) {
       r["documents"].get<int>(), r["queries"].get<long>(), r["far_queries"].get<long>(), r["far"].get<int>());
   s += fmt::format("{:<22}{:>17}{:>17}\n", "reader", "all", "far");
   for (auto& row : r["rows"]) {
-    s += fmt::format("{:<22}{:>18}{:>18}\n", label_of(row, " + "), pm(row, 0), pm(row, 1));
+    s += fmt::format("{:<22}{:>18}{:>18}\n", reader_label(row, " + "), pm(row, 0), pm(row, 1));
     for (auto& sd : row["seeds"])
       s += fmt::format("{:<22}{:>16}{:>17}\n", fmt::format("    seed {}", sd["seed"].get<int>()), num(sd["accuracy"][0]),
                        num(sd["accuracy"][1]));
@@ -406,7 +395,7 @@ std::string format_filings_markdown(const json& r) {
       r["documents"].get<int>(), r["corpus_seed"].get<long long>(), r["queries"].get<long>(),
       r["far_queries"].get<long>(), r["far"].get<int>(), r["far"].get<int>());
   for (auto& row : r["rows"]) {
-    const std::string key = label_of(row);
+    const std::string key = reader_label(row);
     s += fmt::format("| {} | **{}** / {} | **{}** / {} |\n", key, pm(row, 0), published(r, key, 0), pm(row, 1),
                      published(r, key, 1));
   }
@@ -465,7 +454,7 @@ std::string format_filings_markdown(const json& r) {
   s += "\n## Each seed\n\n| reader | seed | all | far |\n|---|---|---|---|\n";
   for (auto& row : r["rows"])
     for (auto& sd : row["seeds"])
-      s += fmt::format("| {} | {} | {} | {} |\n", label_of(row), sd["seed"].get<int>(), num(sd["accuracy"][0]),
+      s += fmt::format("| {} | {} | {} | {} |\n", reader_label(row), sd["seed"].get<int>(), num(sd["accuracy"][0]),
                        num(sd["accuracy"][1]));
   if (ref.is_object() && ref.contains("source")) s += "\nPublished figures: " + ref["source"].get<std::string>() + "\n";
   s += "\n± : " + r["interval"].get<std::string>() + " (N = the queries of the column).\n";
@@ -473,15 +462,7 @@ std::string format_filings_markdown(const json& r) {
 }
 
 std::string compare_filings_readers(const json& results, const std::string& a, const std::string& b) {
-  auto find = [&](const std::string& reader) -> const json& {
-    std::string known;
-    for (auto& row : results.at("rows")) {
-      if (label_of(row) == reader) return row;
-      known += (known.empty() ? "" : ", ") + label_of(row);
-    }
-    throw UsageError(fmt::format("no reader '{}' in these results (they hold: {})", reader, known));
-  };
-  const json &ra = find(a), &rb = find(b);
+  const json &ra = find_reader_row(results, a), &rb = find_reader_row(results, b);
   std::map<int, std::pair<json, json>> by_seed;
   for (auto& sd : ra["seeds"]) by_seed[sd["seed"].get<int>()].first = sd["accuracy"];
   for (auto& sd : rb["seeds"]) by_seed[sd["seed"].get<int>()].second = sd["accuracy"];
