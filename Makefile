@@ -6,19 +6,26 @@ WERROR     ?= $(if $(CI),ON,OFF)
 CMAKE_ARGS ?=
 BINDIR     ?=
 
-.PHONY: all deps build link run filings charlm charlm-quick plots test bench gradcheck clean
+.PHONY: all deps configure build build-cli link run filings charlm charlm-quick plots test bench gradcheck clean
 
 all: build
 
 deps:
 	@scripts/install-deps.sh
 
-build: deps
+configure: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DPEBENCH_NATIVE=$(NATIVE) -DPEBENCH_WERROR=$(WERROR) $(CMAKE_ARGS) >/dev/null
+
+# Everything: pe-bench, the test suites (with and without OpenMP) and the benchmarks.
+build: configure
 	@cmake --build $(BUILD) -j$(JOBS)
 
+# pe-bench alone (what run, filings and charlm use): no test suite, no benchmark.
+build-cli: configure
+	@cmake --build $(BUILD) -j$(JOBS) --target pe-bench
+
 # `pe-bench` on the PATH: a link to $(BUILD)/pe-bench in /usr/local/bin (root) or ~/.local/bin.
-link: build
+link: build-cli
 	@scripts/link-bin.sh $(BUILD)/pe-bench $(BINDIR)
 
 # The tournament: 10 schemes x 3 seeds, trained at 32 and read at 32-256; prints the table and
@@ -29,16 +36,16 @@ run: link
 # The filings case study: none, sinusoidal, rope, alibi x 3 seeds on 32-token windows of synthetic
 # filings, read on whole held-out documents (rope also with pi, ntk, yarn); the ALiBi horizon table
 # also reads the tournament's ALiBi heads (run `make run` first). Writes results/filings/ (~15 s).
-filings: build
+filings: build-cli
 	$(BUILD)/pe-bench run experiments/filings.json
 
 # The character LM: 5 schemes trained at 128 on The Time Machine, perplexity at 128/256/512, RoPE
 # through pi/selective, fine-tuned at 512, banded; writes results/charlm/ (20-30 minutes on 2 cores).
-charlm: build
+charlm: build-cli
 	$(BUILD)/pe-bench run experiments/charlm.json
 
 # Its quick variant (what CI runs): about a minute, far from converged.
-charlm-quick: build
+charlm-quick: build-cli
 	$(BUILD)/pe-bench run experiments/charlm-quick.json
 
 # The figures of the committed results (scripts/plot.py): results/figures/*.png and *.svg.
@@ -56,7 +63,7 @@ test: build
 bench: build
 	$(BUILD)/pe_benchmarks
 
-gradcheck: build
+gradcheck: build-cli
 	$(BUILD)/pe-bench gradcheck
 
 clean:

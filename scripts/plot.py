@@ -16,13 +16,29 @@ Usage: scripts/plot.py [--tournament results/tournament-10seeds/results.json]
   filings_accuracy  filings readers on all queries and on the far ones: mean, each seed, interval, published
   filings_document  one held-out filing (document.json beside --filings): every reader's answer at every
                     position, coloured by company, the true answer on top
-A figure whose input file is absent is skipped with a note. Needs Debian's python3-matplotlib.
+A figure whose input file is absent, or holds nothing it draws, is skipped with a note. Every input
+file is read and checked before anything is drawn: a file that is not strict JSON (truncated, NaN) or
+lacks what a figure reads (a missing key, a wrong type, a value out of range, lists of different
+lengths) ends the run with one line on stderr, `plot.py: FILE: what is wrong; how to fix it`, naming
+the place in the file, and nothing is written. Each figure's PNG and SVG are rendered into temporary
+files beside them and renamed into place only when both are whole, so a failed write (a full disk)
+leaves the old figures and no temporary file. Needs Debian's python3-matplotlib.
+
+Exit codes:
+  0    every figure asked for was drawn, or skipped with a note
+  2    usage: an unknown option or figure name
+  4    an input file that cannot be read or is not what its figures need (the line names it)
+  5    an output that cannot be written (disk full, no permission); no partial or temporary file is left
+  130  interrupted (SIGINT or SIGTERM); temporary files are removed
 """
 import argparse
+import errno
 import json
 import math
 import os
+import signal
 import sys
+import warnings
 
 import matplotlib
 
@@ -35,25 +51,340 @@ SIZE = (10.0, 5.0)  # inches; at DPI 100: 1000 x 500 pixels
 DPI = 100
 NAMES = ["tournament", "rescaling", "rope_score_by_age", "wavelength_census", "log_ruler",
          "charlm_perplexity", "charlm_position", "filings_accuracy", "filings_document"]
+EXIT_USAGE, EXIT_DATA, EXIT_OUTPUT, EXIT_INTERRUPTED = 2, 4, 5, 130
+
+
+# ---- reading and checking the input files --------------------------------------------------------
+
+class DataError(Exception):
+    """An input file that is not what a figure reads; the text says what is wrong and where."""
+
+
+class OutputError(Exception):
+    """A figure file that cannot be written: path and the system's reason."""
+
+    def __init__(self, path, err):
+        super().__init__(path)
+        self.path, self.reason = path, err.strerror or str(err)
+        self.full = err.errno in (errno.ENOSPC, errno.EDQUOT)
+
+
+def describe(v):
+    """A JSON value in a few words, for messages."""
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "the boolean %s" % ("true" if v else "false")
+    if isinstance(v, (int, float)):
+        s = repr(v)
+        return "the number " + (s if len(s) <= 24 else s[:20] + "...")
+    if isinstance(v, str):
+        s = json.dumps(v)
+        return "the string " + (s if len(s) <= 32 else s[:28] + '..."')
+    if isinstance(v, list):
+        return "a list of %d" % len(v) if v else "an empty list"
+    return "an object" if v else "an empty object"
+
+
+def at(path):
+    return path or "the top level"
+
+
+def bound(x):
+    return "%d" % x if float(x).is_integer() and abs(x) < 1e15 else "%g" % x
+
+
+class Num:
+    """A number (never a boolean); integer: a JSON integer; lo/hi: inclusive bounds; above: exclusive."""
+
+    def __init__(self, lo=None, hi=None, above=None, integer=False, null=False):
+        self.lo, self.hi, self.above, self.integer, self.null = lo, hi, above, integer, null
+
+    def expected(self):
+        s = "an integer" if self.integer else "a number"
+        if self.above is not None:
+            s += " above %s" % bound(self.above)
+        if self.lo is not None and self.hi is not None:
+            s += " from %s to %s" % (bound(self.lo), bound(self.hi))
+        elif self.lo is not None:
+            s += " of at least %s" % bound(self.lo)
+        elif self.hi is not None:
+            s += " of at most %s" % bound(self.hi)
+        return s + (" or null" if self.null else "")
+
+    def check(self, v, path):
+        if v is None and self.null:
+            return
+        ok = isinstance(v, (int, float)) and not isinstance(v, bool) and (isinstance(v, int) or not self.integer)
+        if ok:
+            try:
+                x = float(v)
+            except OverflowError:
+                ok = False
+            else:
+                ok = (math.isfinite(x) and (self.lo is None or x >= self.lo) and (self.hi is None or x <= self.hi)
+                      and (self.above is None or x > self.above))
+        if not ok:
+            raise DataError("%s is %s, expected %s" % (at(path), describe(v), self.expected()))
+
+
+class Str:
+    def check(self, v, path):
+        if not isinstance(v, str):
+            raise DataError("%s is %s, expected a string" % (at(path), describe(v)))
+
+
+class Bool:
+    def check(self, v, path):
+        if not isinstance(v, bool):
+            raise DataError("%s is %s, expected true or false" % (at(path), describe(v)))
+
+
+class Any:
+    def check(self, v, path):
+        pass
+
+
+class List:
+    """A list of items; n: its exact length (why: what the length must match); most: at most that many."""
+
+    def __init__(self, item, n=None, why="", nonempty=False, most=None, null=False):
+        self.item, self.n, self.why, self.nonempty, self.most, self.null = item, n, why, nonempty, most, null
+
+    def check(self, v, path):
+        if v is None and self.null:
+            return
+        if not isinstance(v, list):
+            raise DataError("%s is %s, expected a list" % (at(path), describe(v)))
+        if self.n is not None and len(v) != self.n:
+            raise DataError("%s has %d entries, expected %d%s" % (at(path), len(v), self.n, self.why))
+        if self.nonempty and not v:
+            raise DataError("%s is an empty list, expected at least one entry" % at(path))
+        if self.most is not None and len(v) > self.most:
+            raise DataError("%s has %d entries, at most %d can be drawn" % (at(path), len(v), self.most))
+        for i, x in enumerate(v):
+            self.item.check(x, "%s[%d]" % (path, i))
+
+
+class Obj:
+    """An object with these keys (a key ending in '?' may be absent); other keys are ignored."""
+
+    def __init__(self, fields, null=False):
+        self.fields, self.null = fields, null
+
+    def check(self, v, path):
+        if v is None and self.null:
+            return
+        if not isinstance(v, dict):
+            raise DataError("%s is %s, expected an object" % (at(path), describe(v)))
+        for key, schema in self.fields.items():
+            optional = key.endswith("?")
+            key = key.rstrip("?")
+            if key not in v:
+                if optional:
+                    continue
+                raise DataError('%s has no key "%s"' % (at(path), key))
+            schema.check(v[key], "%s.%s" % (path, key) if path else key)
+
+
+class Map:
+    """An object whose every value follows one schema (keys are names: schemes, maps, kappas)."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def check(self, v, path):
+        if not isinstance(v, dict):
+            raise DataError("%s is %s, expected an object" % (at(path), describe(v)))
+        for key, x in v.items():
+            self.value.check(x, "%s.%s" % (path, key) if path else key)
+
+
+class Unreadable:
+    """A value strict JSON does not hold (NaN, Infinity, a number beyond a double), kept in place while
+    parsing so that the error can name where it is."""
+
+    def __init__(self, what):
+        self.what = what
+
+
+def find_unreadable(v, path=""):
+    if isinstance(v, Unreadable):
+        return path, v
+    items = v.items() if isinstance(v, dict) else enumerate(v) if isinstance(v, list) else ()
+    for k, x in items:
+        found = find_unreadable(x, ("%s.%s" % (path, k) if path else k) if isinstance(k, str) else "%s[%d]" % (path, k))
+        if found:
+            return found
+    return None
+
+
+ABSENT = object()  # load's answer for a file that does not exist
 
 
 def load(path):
+    """The JSON value in path, or ABSENT when there is no such file. Strict JSON only: NaN, Infinity,
+    numbers beyond a double and text that is not UTF-8 JSON are refused (DataError, naming the place)."""
     if not path or not os.path.exists(path):
-        return None
-    with open(path) as f:
-        return json.load(f)
+        return ABSENT
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        raise DataError("cannot be read: %s" % (e.strerror or e)) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise DataError("not UTF-8 text (byte %d of %d)" % (e.start, len(raw))) from None
+    if not text.strip():
+        raise DataError("an empty file") from None
+    odd = []
+
+    def unreadable(what):
+        odd.append(what)
+        return Unreadable(what)
+
+    def constant(name):
+        return unreadable("%s, which is not a JSON number (pe-bench writes null for a missing value)" % name)
+
+    def number(text):
+        x = float(text)
+        return x if math.isfinite(x) else unreadable("the number %s, beyond the range of a double" % text[:24])
+
+    def integer(text):
+        return int(text) if len(text) <= 4000 else unreadable("an integer of %d digits" % len(text.lstrip("-")))
+
+    try:
+        v = json.loads(text, parse_constant=constant, parse_float=number, parse_int=integer)
+    except json.JSONDecodeError as e:
+        cut = e.pos >= len(text.rstrip()) or e.msg.startswith("Unterminated string")
+        raise DataError("not valid JSON: %s at line %d column %d%s" % (e.msg.removesuffix(" at"), e.lineno, e.colno,
+                                                                      ", perhaps cut short" if cut else "")) from None
+    except RecursionError:
+        raise DataError("JSON nested too deep to read") from None
+    if odd:
+        found = find_unreadable(v)
+        where, what = found if found else ("", Unreadable(odd[0]))
+        raise DataError("%s is %s" % (at(where), what.what))
+    return v
 
 
-def save(fig, out, name):
-    os.makedirs(out, exist_ok=True)
-    fig.tight_layout()
-    for ext in ("png", "svg"):
-        tmp = os.path.join(out, ".%s.tmp.%d.%s" % (name, os.getpid(), ext))
-        fig.savefig(tmp, dpi=DPI, format=ext, metadata={"Date": None} if ext == "svg" else {"Software": None})
-        os.replace(tmp, os.path.join(out, name + "." + ext))  # whole or absent
-    plt.close(fig)
-    print("wrote %s/%s.png and .svg" % (out, name))
+LENGTH = Num(lo=1, hi=2 ** 31, integer=True)
+LENGTHS = List(LENGTH, nonempty=True)
+ACCURACY = Num(lo=0, hi=1, null=True)
+HALF_WIDTH = Num(lo=0, hi=1e6, null=True)  # a 95% interval's half-width: never negative
 
+
+def check_cue_results(r):
+    """What tournament and rescaling read of a cue results.json."""
+    Obj({"lengths": LENGTHS}).check(r, "")
+    n, why = len(r["lengths"]), " (one per entry of lengths)"
+    Obj({"rows": List(Obj({"scheme": Str(), "map": Str(),
+                           "mean": List(ACCURACY, n, why),
+                           "half_width?": List(HALF_WIDTH, n, why),
+                           "seeds": List(Obj({"accuracy": List(ACCURACY, n, why)}))}), nonempty=True),
+         "test_sequences": Num(lo=0, integer=True),
+         "experiment?": Obj({"train_length?": Num(lo=1, hi=2 ** 31)}),
+         "reference?": Obj({"rows?": Map(List(Any())), "lengths?": List(Any())}, null=True)}).check(r, "")
+
+
+def check_geometry(g):
+    """What rope_score_by_age reads of geometry.json."""
+    point = Obj({"age": Num(), "score": Num()})
+    Obj({"rope?": List(Obj({"train_length": LENGTH, "seed": Num(integer=True),
+                            "score_by_age": List(Num(), nonempty=True),
+                            "deepest_past_window": point, "highest_after_deepest": point}), null=True)}).check(g, "")
+
+
+def census_kappa(k):
+    """The key of kappa k in the census's factor tables ("4" for 4.0)."""
+    return str(k).rstrip("0").rstrip(".") if isinstance(k, float) else str(k)
+
+
+def census_factor(plane, m, kappa, k):
+    f = plane["factors"][m]
+    return f.get(kappa, f.get(str(k)))
+
+
+def check_theory(t):
+    """What wavelength_census and log_ruler read of theory.json (each section may be absent)."""
+    Obj({"wavelength_census?": Obj({
+        "planes": List(Obj({"plane": Num(), "wavelength": Num(above=0), "factors": Map(Map(Num(above=0)))}),
+                       nonempty=True),
+        "train_len": Num(above=0), "d": Num(integer=True), "base": Num(),
+        "kappas": List(Num(above=0), nonempty=True), "maps": List(Str())}),
+        "log_ruler?": Obj({"rows": List(Obj({"delta": Num(above=0), "limit": Num(), "line": Num(),
+                                             "by_d": List(Obj({"d": Num(integer=True), "ratio": Num()}))}),
+                                        nonempty=True),
+                           "quantity": Str(), "base": Num()})}).check(t, "")
+    if "wavelength_census" in t:
+        w = t["wavelength_census"]
+        k = w["kappas"][-1]
+        for j, p in enumerate(w["planes"]):
+            for m in w["maps"]:
+                where = "wavelength_census.planes[%d].factors" % j
+                if m not in p["factors"]:
+                    raise DataError('%s has no "%s" (a map listed in wavelength_census.maps)' % (where, m))
+                if census_factor(p, m, census_kappa(k), k) is None:
+                    raise DataError('%s.%s has no factor for kappa %s (the last of wavelength_census.kappas)'
+                                    % (where, m, census_kappa(k)))
+    if "log_ruler" in t:
+        rows = t["log_ruler"]["rows"]
+        for i, row in enumerate(rows[1:], 1):
+            if len(row["by_d"]) != len(rows[0]["by_d"]):
+                raise DataError("log_ruler.rows[%d].by_d has %d entries, expected %d (as rows[0].by_d)"
+                                % (i, len(row["by_d"]), len(rows[0]["by_d"])))
+
+
+def check_charlm_perplexity(r):
+    """What charlm_perplexity reads of a char-LM results.json."""
+    Obj({"lengths": LENGTHS}).check(r, "")
+    n, why = len(r["lengths"]), " (one per entry of lengths)"
+    ppl = Num(above=0, hi=1e300, null=True)
+    summary = r.get("summary")
+    row = {"scheme": Str(), "map": Str(), "seed": Num(integer=True), "perplexity": List(ppl, n, why)}
+    # without a summary every row is drawn as its own reading (its map, band and fine-tuning)
+    row.update({"finetuned" if not summary else "finetuned?": Bool(),
+                "band" if not summary else "band?": Num(lo=0, integer=True)})
+    Obj({"rows": List(Obj(row), nonempty=True), "train_length": Num(above=0, hi=2 ** 31),
+         "summary?": List(Obj({"label": Str(), "map": Str(), "band": Num(lo=0, integer=True), "finetuned": Bool(),
+                               "seeds": List(Any()), "mean": List(ppl, n, why),
+                               "half_width": List(HALF_WIDTH, n, why)}), null=True)}).check(r, "")
+    if all(p is None for row in r["rows"] for p in row["perplexity"]):
+        raise DataError("rows hold no perplexity: every value is null")
+
+
+def check_charlm_position(r):
+    """What charlm_position reads of a char-LM results.json."""
+    Obj({"train_length": Num(above=0, hi=2 ** 31),
+         "position_loss": Obj({"window": LENGTH, "length": LENGTH,
+                               "rows": List(Obj({"bins": List(Num()), "label": Str(),
+                                                 "seed": Num(integer=True)}))})}).check(r, "")
+
+
+def check_filings_results(r):
+    """What filings_accuracy reads of the filings results.json: two columns (all queries, far ones)."""
+    why = " (all queries, far queries)"
+    two = List(ACCURACY, 2, why)
+    Obj({"rows": List(Obj({"scheme": Str(), "map": Str(), "mean": two, "half_width": List(HALF_WIDTH, 2, why),
+                           "seeds": List(Obj({"accuracy": two}))}), nonempty=True),
+         "queries": Num(lo=0, integer=True), "far": Num(lo=0, integer=True), "far_queries": Num(lo=0, integer=True),
+         "first_company": List(Num(lo=0, hi=1), 2, why), "most_named_so_far?": List(Num(lo=0, hi=1), 2, why),
+         "reference?": Obj({"rows?": Map(two)}, null=True)}).check(r, "")
+
+
+def check_document(d):
+    """What filings_document reads of document.json: every list aligned with the document's words."""
+    Obj({"document": Obj({"words": List(Str(), nonempty=True), "companies": List(Str(), most=8)})}).check(d, "")
+    doc = d["document"]
+    n, k, why = len(doc["words"]), len(doc["companies"]), " (one per word of document.words)"
+    Obj({"document": Obj({"id": Str(), "kind": Str(), "marks": List(Num(integer=True), n, why),
+                          "targets": List(Num(lo=-1, hi=k - 1, integer=True), n, why)}),
+         "readers": List(Obj({"reader": Str(), "seed": Num(integer=True),
+                              "answers": List(Num(lo=-1, hi=7, integer=True), n, why)}))}).check(d, "")
+
+
+# ---- the figures ----------------------------------------------------------------------------------
 
 def label(row):
     return row["scheme"] + ("" if row["map"] == "none" else "+" + row["map"])
@@ -66,7 +397,7 @@ def published(results, key):
         return [], []
     xs, ys = [], []
     for n, v in zip(lens, rows[key]):
-        if isinstance(v, (int, float)) and n in results["lengths"]:
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and n in results["lengths"]:
             xs.append(n), ys.append(v)
     return xs, ys
 
@@ -76,7 +407,7 @@ def accuracy_axes(ax, results, rows, title):
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for i, row in enumerate(rows):
         c = colours[i % len(colours)]
-        pts = [(n, m, h) for n, m, h in zip(lengths, row["mean"], row.get("half_width", [0] * len(lengths)))
+        pts = [(n, m, h or 0) for n, m, h in zip(lengths, row["mean"], row.get("half_width", [0] * len(lengths)))
                if m is not None]
         if not pts:
             continue
@@ -109,31 +440,28 @@ def accuracy_axes(ax, results, rows, title):
     ax.grid(alpha=0.3)
 
 
-def fig_tournament(a):
-    r = load(a.tournament)
-    if r is None:
-        return None
+def fig_tournament(r):
     rows = [row for row in r["rows"] if row["map"] == "none"]
+    if not rows:
+        return "no row is read without a map"
     fig, ax = plt.subplots(figsize=SIZE)
     accuracy_axes(ax, r, rows, "Cue task: which marked token came last? accuracy against test length\n"
                   "(%d test sequences per length; bands: 95%% interval over seeds and test set)" % r["test_sequences"])
     return fig
 
 
-def fig_rescaling(a):
-    r = load(a.tournament)
-    if r is None:
-        return None
+def fig_rescaling(r):
     rows = [row for row in r["rows"] if row["scheme"] == "rope"]
+    if not rows:
+        return "no RoPE row"
     fig, ax = plt.subplots(figsize=SIZE)
     accuracy_axes(ax, r, rows, "RoPE heads re-read with context-extension maps (kappa = n / 32, no retraining)")
     return fig
 
 
-def fig_rope_score(a):
-    g = load(a.geometry)
-    if g is None or not g.get("rope"):
-        return None
+def fig_rope_score(g):
+    if not g.get("rope"):
+        return "no RoPE head"
     fig, ax = plt.subplots(figsize=SIZE)
     train = g["rope"][0]["train_length"]
     ax.axvspan(0, train - 1, color="grey", alpha=0.15, label="training window (ages 0..%d)" % (train - 1))
@@ -156,10 +484,9 @@ def fig_rope_score(a):
     return fig
 
 
-def fig_census(a):
-    t = load(a.theory)
-    if t is None or "wavelength_census" not in t:
-        return None
+def fig_census(t):
+    if "wavelength_census" not in t:
+        return "no wavelength_census"
     w = t["wavelength_census"]
     planes = w["planes"]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=SIZE)
@@ -175,8 +502,7 @@ def fig_census(a):
     for m in w["maps"]:
         ys = []
         for p in planes:
-            f = p["factors"][m]
-            ys.append(f.get(kappa, f.get(str(w["kappas"][-1]))))
+            ys.append(census_factor(p, m, kappa, w["kappas"][-1]))
         ax2.plot(j, ys, "o-", label=m)
     ax2.set_yscale("log", base=2)
     ax2.set_xlabel("plane j")
@@ -189,10 +515,9 @@ def fig_census(a):
     return fig
 
 
-def fig_log_ruler(a):
-    t = load(a.theory)
-    if t is None or "log_ruler" not in t:
-        return None
+def fig_log_ruler(t):
+    if "log_ruler" not in t:
+        return "no log_ruler"
     lr = t["log_ruler"]
     rows = lr["rows"]
     deltas = [r["delta"] for r in rows]
@@ -219,10 +544,7 @@ def charlm_label(row):
     return s
 
 
-def fig_charlm_perplexity(a):
-    r = load(a.charlm)
-    if r is None:
-        return None
+def fig_charlm_perplexity(r):
     fig, ax = plt.subplots(figsize=SIZE)
     lengths = r["lengths"]
     # one line per reading: over its seeds when the file has a summary (error bars: 95% interval)
@@ -231,7 +553,7 @@ def fig_charlm_perplexity(a):
          "seeds": [row["seed"]], "mean": row["perplexity"], "half_width": [0] * len(lengths)} for row in r["rows"]]
     colours = plt.get_cmap("tab20").colors
     for i, g in enumerate(groups):
-        pts = [(n, m, h) for n, m, h in zip(lengths, g["mean"], g["half_width"]) if m is not None]
+        pts = [(n, m, h or 0) for n, m, h in zip(lengths, g["mean"], g["half_width"]) if m is not None]
         if not pts:
             continue
         xs, ms, hs = zip(*pts)
@@ -267,10 +589,7 @@ def fig_charlm_perplexity(a):
     return fig
 
 
-def fig_charlm_position(a):
-    r = load(a.charlm)
-    if r is None:
-        return None
+def fig_charlm_position(r):
     pl = r["position_loss"]
     w = pl["window"]
     fig, ax = plt.subplots(figsize=SIZE)
@@ -291,10 +610,7 @@ def fig_charlm_position(a):
     return fig
 
 
-def fig_filings_accuracy(a):
-    r = load(a.filings)
-    if r is None:
-        return None
+def fig_filings_accuracy(r):
     ref = (r.get("reference") or {}).get("rows", {})
     rows = r["rows"]
     fig, ax = plt.subplots(figsize=SIZE)
@@ -332,10 +648,7 @@ def fig_filings_accuracy(a):
     return fig
 
 
-def fig_filings_document(a):
-    d = load(os.path.join(os.path.dirname(a.filings), "document.json"))
-    if d is None:
-        return None
+def fig_filings_document(d):
     import numpy as np
     from matplotlib.colors import ListedColormap
     doc = d["document"]
@@ -365,14 +678,88 @@ def fig_filings_document(a):
     return fig
 
 
-FIGURES = {"tournament": fig_tournament, "rescaling": fig_rescaling, "rope_score_by_age": fig_rope_score,
-           "wavelength_census": fig_census, "log_ruler": fig_log_ruler, "charlm_perplexity": fig_charlm_perplexity,
-           "charlm_position": fig_charlm_position, "filings_accuracy": fig_filings_accuracy,
-           "filings_document": fig_filings_document}
+
+# name: (its input file from the options, the check of what it reads, the drawing: a figure, or why none)
+FIGURES = {
+    "tournament": (lambda a: a.tournament, check_cue_results, fig_tournament),
+    "rescaling": (lambda a: a.tournament, check_cue_results, fig_rescaling),
+    "rope_score_by_age": (lambda a: a.geometry, check_geometry, fig_rope_score),
+    "wavelength_census": (lambda a: a.theory, check_theory, fig_census),
+    "log_ruler": (lambda a: a.theory, check_theory, fig_log_ruler),
+    "charlm_perplexity": (lambda a: a.charlm, check_charlm_perplexity, fig_charlm_perplexity),
+    "charlm_position": (lambda a: a.charlm, check_charlm_position, fig_charlm_position),
+    "filings_accuracy": (lambda a: a.filings, check_filings_results, fig_filings_accuracy),
+    "filings_document": (lambda a: os.path.join(os.path.dirname(a.filings), "document.json"), check_document,
+                         fig_filings_document),
+}
+# how each figure's input file is made again
+MAKER = {"tournament": "pe-bench run", "rescaling": "pe-bench run", "rope_score_by_age": "pe-bench analyze",
+         "wavelength_census": "pe-bench analyze theory", "log_ruler": "pe-bench analyze theory",
+         "charlm_perplexity": "pe-bench run", "charlm_position": "pe-bench run",
+         "filings_accuracy": "pe-bench run", "filings_document": "pe-bench run"}
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+# ---- writing ----------------------------------------------------------------------------------------
+
+def save(fig, out, name):
+    """out/NAME.png and out/NAME.svg: both are rendered into temporary files in out (same file system)
+    and renamed over the old ones only when both are whole. On any failure, an interruption included,
+    the temporary files are removed and the old figures stay; a failed write raises OutputError."""
+    try:
+        os.makedirs(out, exist_ok=True)
+    except OSError as e:
+        raise OutputError(out, e) from None
+    fig.tight_layout()
+    done, target = [], out
+    try:
+        for ext in ("png", "svg"):
+            target = os.path.join(out, name + "." + ext)
+            tmp = os.path.join(out, ".%s.tmp.%d.%s" % (name, os.getpid(), ext))
+            done.append((tmp, target))
+            with open(tmp, "wb") as f:
+                fig.savefig(f, dpi=DPI, format=ext, metadata={"Date": None} if ext == "svg" else {"Software": None})
+                f.flush()
+                os.fsync(f.fileno())
+        for tmp, target in done:
+            os.replace(tmp, target)  # whole or absent
+    except BaseException as e:
+        for tmp, _ in done:
+            try:
+                os.remove(tmp)
+            except OSError:
+                pass
+        if isinstance(e, OSError):
+            raise OutputError(target, e) from None
+        raise
+    print("wrote %s/%s.png and .svg" % (out, name))
+
+
+def say(path, what, fix):
+    """The one line of an error, on stderr."""
+    line = "plot.py: %s: %s; %s" % (path, what, fix)
+    print(" ".join(line.split()), file=sys.stderr)  # one line, whatever an exception's text holds
+
+
+def data_fix(name):
+    return ("regenerate it with %s (the format: docs/results-format.md), or leave %s out with --only"
+            % (MAKER[name], name))
+
+
+def unexpected(e):
+    text = " ".join(str(e).split())
+    return "%s%s" % (type(e).__name__, ": " + text[:200] if text else "")
+
+
+def one_line_warning(message, category, filename, lineno, line=None):
+    return "plot.py: warning: %s\n" % " ".join(str(message).split())
+
+
+def main(argv=None):
+    """Draws the figures; returns the exit code (documented in the module's text)."""
+    warnings.formatwarning = one_line_warning  # matplotlib's warnings, if any, as one line each
+    p = argparse.ArgumentParser(description=__doc__.split("Exit codes:")[0],
+                                epilog="Exit codes:" + __doc__.split("Exit codes:")[1],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--tournament", default="results/tournament-10seeds/results.json")
     p.add_argument("--geometry", default=None, help="default: geometry.json beside --tournament")
     p.add_argument("--theory", default="results/theory.json")
@@ -380,21 +767,68 @@ def main():
     p.add_argument("--filings", default="results/filings/results.json")
     p.add_argument("--out", default="results/figures")
     p.add_argument("--only", default="", help="comma-separated figure names: " + ", ".join(NAMES))
-    a = p.parse_args()
+    a = p.parse_args(argv)
     if a.geometry is None:
         a.geometry = os.path.join(os.path.dirname(a.tournament), "geometry.json")
     names = [n for n in a.only.split(",") if n] or NAMES
     for n in names:
         if n not in FIGURES:
-            sys.exit("plot.py: unknown figure '%s' (known: %s)" % (n, ", ".join(NAMES)))
+            print("plot.py: unknown figure '%s' (known: %s)" % (n, ", ".join(NAMES)), file=sys.stderr)
+            return EXIT_USAGE
     plt.rcParams["svg.hashsalt"] = "pe-bench"  # the same SVG bytes from the same results
+    # every input read and checked first: a bad one ends the run before anything is written
+    loaded, plan = {}, []
     for n in names:
-        fig = FIGURES[n](a)
-        if fig is None:
-            print("skipped %s: its input file is absent" % n)
+        where, check, draw = FIGURES[n]
+        path = where(a)
+        try:
+            if path not in loaded:
+                loaded[path] = load(path)
+            data = loaded[path]
+            if data is not ABSENT:
+                check(data)
+        except DataError as e:
+            say(path, e, data_fix(n))
+            return EXIT_DATA
+        except Exception as e:  # a shape no check foresaw: still one line naming the file
+            say(path, "cannot be read for figure %s (%s)" % (n, unexpected(e)), data_fix(n))
+            return EXIT_DATA
+        plan.append((n, path, data))
+    for n, path, data in plan:
+        if data is ABSENT:
+            print("skipped %s: its input file %s is absent" % (n, path))
             continue
-        save(fig, a.out, n)
+        before = set(plt.get_fignums())
+        try:
+            fig = FIGURES[n][2](data)
+            if isinstance(fig, str):
+                print("skipped %s: %s has %s" % (n, path, fig))
+                continue
+            save(fig, a.out, n)
+        except OutputError as e:
+            say(e.path, "cannot be written (%s)" % e.reason,
+                "free some space, or choose another --out" if e.full else "choose another --out")
+            return EXIT_OUTPUT
+        except DataError as e:
+            say(path, e, data_fix(n))
+            return EXIT_DATA
+        except Exception as e:  # the last resort: drawing failed on values no check foresaw
+            say(path, "figure %s cannot be drawn from it (%s)" % (n, unexpected(e)), data_fix(n))
+            return EXIT_DATA
+        finally:  # every figure this one opened, drawn or not
+            for num in set(plt.get_fignums()) - before:
+                plt.close(num)
+    return 0
+
+
+def interrupted(signum, frame):
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":
-    main()
+    signal.signal(signal.SIGTERM, interrupted)  # SIGTERM too removes the temporary files in flight
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("plot.py: interrupted; no temporary file is left", file=sys.stderr)
+        sys.exit(EXIT_INTERRUPTED)

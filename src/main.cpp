@@ -35,8 +35,9 @@ int main(int argc, char** argv) {
                "training length.\nExample: pe-bench run experiments/tournament.json"};
   app.require_subcommand(1);
   const pe::BuildInfo& build = pe::build_info();
-  app.set_version_flag("--version", fmt::format("pe-bench {} ({}, target {})", build.commit, build.compiler, build.target),
-                       "the commit, compiler and instruction-set target of this build");
+  app.set_version_flag("--version", fmt::format("pe-bench {} ({}, target {}, numerics {})", build.commit, build.compiler,
+                                               build.target, pe::kNumericsVersion),
+                       "the commit, compiler, instruction-set target and numerics version of this build");
   // CLI11's own parse errors, also on one line.
   app.failure_message([](const CLI::App* a, const CLI::Error& e) {
     return fmt::format("pe-bench: error: {} (see pe-bench {}--help)\n", e.what(),

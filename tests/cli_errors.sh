@@ -103,10 +103,10 @@ cp -r "$TMP/runs" "$TMP/runs2"
 if [[ $? -eq 0 ]] && grep -q "^same: " "$TMP/stdout"; then pass=$((pass + 1)); else
   echo "FAIL [diff of equal trees]"; cat "$TMP/stdout" "$TMP/stderr"; fail=$((fail + 1)); fi
 sed -i 's/"steps": 3/"steps": 4/' "$TMP/runs2/cue/learned/seed0/config.json"
-sed -i 's/"commit": "[^"]*"/"commit": "elsewhere"/' "$TMP/runs2/cue/learned/seed0/checkpoint.json"
+sed -i 's/"compiler": "[^"]*"/"compiler": "elsewhere"/' "$TMP/runs2/cue/learned/seed0/checkpoint.json"
 "$BIN" diff "$TMP/runs" "$TMP/runs2" >"$TMP/stdout" 2>"$TMP/stderr"
 rc=$?
-if [[ $rc -eq 6 ]] && grep -q "config.json: steps: 3 vs 4" "$TMP/stdout" && grep -q "note: .*build differs (commit" "$TMP/stdout" &&
+if [[ $rc -eq 6 ]] && grep -q "config.json: steps: 3 vs 4" "$TMP/stdout" && grep -q "note: .*build differs (compiler" "$TMP/stdout" &&
    ! grep -q "^cue/learned/seed0/checkpoint.json:" "$TMP/stdout" && [[ $(wc -l <"$TMP/stderr") -eq 1 ]]; then pass=$((pass + 1)); else
   echo "FAIL [diff names the differing value, notes the build] rc=$rc"; cat "$TMP/stdout" "$TMP/stderr"; fail=$((fail + 1)); fi
 
@@ -213,6 +213,102 @@ rc=$?
 left=$(find "$TMP/twice" \( -name '*.tmp.*' -o -name '*.lock' -o -name checkpoint.json \) 2>/dev/null | wc -l)
 if [[ $rc -eq 143 && $left -eq 0 ]]; then pass=$((pass + 1)); else
   echo "FAIL [a second SIGTERM] rc=$rc, left behind:"; find "$TMP/twice"; fail=$((fail + 1)); fi
+
+# Issue 23's hostile inputs: each was a real defect (exit 0 with a wrong reading, a crash, or a
+# silent default) and now ends in one line and its documented code.
+"$BIN" train --scheme rope --steps 3 --runs-dir "$TMP/i23" --quiet >/dev/null 2>&1 || { echo "FAIL: cannot train rope"; fail=$((fail + 1)); }
+"$BIN" train --task filings --scheme none --steps 3 --runs-dir "$TMP/i23" --quiet >/dev/null 2>&1 || { echo "FAIL: cannot train filings"; fail=$((fail + 1)); }
+RP="$TMP/i23/cue/rope/seed0/checkpoint.json"
+FP="$TMP/i23/filings/none/seed0/checkpoint.json"
+edit_json "$RP" "$TMP/v64.json" "c['version'] = 4294967297"
+edit_json "$RP" "$TMP/rope-rows.json" "c['scheme']['learned_rows'] = -5"
+edit_json "$RP" "$TMP/rope-dmodel.json" "c['scheme']['d_head'] = 4294967312"
+edit_json "$FP" "$TMP/f-as-cue.json" "c['task'] = 'cue'"
+edit_json "$FP" "$TMP/f-alpha2.json" "c['model']['alphabet'] = 2"
+edit_json "$CQ" "$TMP/ft-old.json" "c['frequency_plan'] = {'map': 'pi', 'train_length': 128, 'read_length': -512}"
+expect_code 3 "checkpoint version past 32 bits" "format version 4294967297" eval --checkpoint "$TMP/v64.json" --lengths 32 --out "$TMP/out.json" --quiet
+expect_code 3 "a setting another scheme uses" "scheme rope has no setting 'learned_rows'" eval --checkpoint "$TMP/rope-rows.json" --lengths 32 --out "$TMP/out.json" --quiet
+expect_code 3 "scheme d_head past 32 bits" "scheme.d_head must be an integer in [1, 1024] (got 4294967312)" eval --checkpoint "$TMP/rope-dmodel.json" --lengths 32 --out "$TMP/out.json" --quiet
+expect_code 3 "a filings head read as cue" "without a query token" eval --checkpoint "$TMP/f-as-cue.json" --lengths 32 --out "$TMP/out.json" --quiet
+expect_code 3 "a filings head with alphabet 2" "its head reads 2 symbols but these documents use 8" eval --task filings --checkpoint "$TMP/f-alpha2.json" --out "$TMP/out.json" --quiet
+expect_code 3 "a cue head read as filings" "not filings" eval --task filings --checkpoint "$RP" --out "$TMP/out.json" --quiet
+"$BIN" train --scheme alibi --steps 3 --set alphabet=4 --runs-dir "$TMP/cue4" --quiet >/dev/null 2>&1
+expect_code 3 "horizon_cue_runs of another alphabet" "reads 4 symbols but the filings documents use 8" eval --task filings --checkpoint "$FP" --set horizon_cue_runs="$TMP/cue4" --out "$TMP/out.json" --quiet
+expect_code 3 "a fine-tuned checkpoint with read_length -512" "frequency_plan.read_length must be an integer in [2, 2048]" eval --task charlm --checkpoint "$TMP/ft-old.json" --lengths 128 --out "$TMP/out.json" --quiet
+# a saved training state is validated like a checkpoint (it is the one of the SIGTERM case above)
+ST="$TMP/killed/cue/rope/seed0.state.json"
+if [[ -f "$ST" ]]; then
+  cp "$ST" "$TMP/state.orig"
+  RS="train --scheme rope --steps 200000 --runs-dir $TMP/killed --resume --quiet"
+  edit_json "$TMP/state.orig" "$ST" "c['step'] = 300000; c['adam_steps'] = 300000; c['loop']['metrics'] = []"
+  expect_code 3 "a state past the run's steps" "step must be an integer in [1, 199999]" $RS
+  edit_json "$TMP/state.orig" "$ST" "c['loop']['metrics'] = 'x'"
+  expect_code 3 "a state with metrics not a list" "loop.metrics must be a list" $RS
+  edit_json "$TMP/state.orig" "$ST" "c['loop']['metrics'] = [{'step': 'x'}]"
+  expect_code 3 "a state with a foreign metrics line" "loop.metrics holds" $RS
+  edit_json "$TMP/state.orig" "$ST" "c['step'] = 4294967297; c['adam_steps'] = 4294967297"
+  expect_code 3 "a state step past 32 bits" "got 4294967297" $RS
+  rm -f "$ST"
+else
+  echo "FAIL [training states]: no state from the SIGTERM case"; fail=$((fail + 1))
+fi
+# a hybrid with a tupe layer trains and is read (its table has train_length rows)
+"$BIN" train --task charlm --experiment experiments/charlm-quick.json --scheme hybrid --set hybrid_layers=tupe,none \
+  --steps 2 --runs-dir "$TMP/hyb" --quiet >/dev/null 2>"$TMP/stderr" &&
+  "$BIN" eval --task charlm --checkpoint "$TMP/hyb/charlm/hybrid/seed0/checkpoint.json" --lengths 64 \
+    --set val_windows=4 --out "$TMP/hyb.json" --quiet >/dev/null 2>>"$TMP/stderr"
+if [[ $? -eq 0 && -f "$TMP/hyb.json" ]]; then pass=$((pass + 1)); rm -f "$TMP/hyb.json"; else
+  echo "FAIL [a tupe,none hybrid trains and is read]"; cat "$TMP/stderr"; fail=$((fail + 1)); fi
+# char-LM readings that do not fit the corpus are refused before any work
+head -c 60000 data/timemachine.txt >"$TMP/60k.txt"
+expect_code 4 "charlm read past a short corpus" "validation windows" eval --task charlm --checkpoint "$CQ" --corpus "$TMP/60k.txt" --out "$TMP/out.json" --quiet
+expect_code 4 "charlm val_start past the corpus" "validation windows from start 173000" eval --task charlm --checkpoint "$CQ" --set val_start=173000 --out "$TMP/out.json" --quiet
+expect_code 4 "charlm val_windows past the corpus" "100000 validation windows" eval --task charlm --checkpoint "$CQ" --set val_windows=100000 --out "$TMP/out.json" --quiet
+# compare refuses a re-read that no longer gives the recorded number
+"$BIN" run experiments/tournament.json --set schemes=rope,alibi --set seeds=0,1 --set steps=5 --set test_sequences=64 \
+  --set eval_lengths=32,64 --set rescale= --set reference= --set analyze=false --set out_dir="$TMP/cmp" \
+  --set runs_dir="$TMP/cmp/runs" --quiet >/dev/null 2>&1
+edit_json "$TMP/cmp/results.json" "$TMP/cmp-edited.json" "c['rows'][[r['scheme'] for r in c['rows']].index('rope')]['seeds'][0]['accuracy'][1] = 0.123456"
+expect_code 4 "compare after a checkpoint changed" "but these results recorded 0.1235" compare "$TMP/cmp-edited.json" rope alibi --length 64
+# sizes that cannot fit are refused at once
+expect_code 2 "a char LM that cannot fit" "GiB of memory" train --task charlm --scheme rope --set d_model=1024 --set n_layers=16 --set n_heads=64 --set batch_size=4096 --runs-dir "$TMP/big" --quiet
+if ! ldd "$BIN" 2>/dev/null | grep -q libasan; then  # ASan reserves terabytes of address space: no ulimit -v there
+  ( ulimit -v 8000000; expect_code 2 "the attack's char LM under an 8 GB limit" "GiB of memory" train --task charlm --scheme rope --set d_model=1024 --set n_layers=16 --set n_heads=64 --runs-dir "$TMP/big" --quiet
+    echo "$pass $fail" >"$TMP/sub.counts" )
+  read -r pass fail <"$TMP/sub.counts"
+fi
+expect_code 2 "census of 2^31 dimensions" "--dim must be even and in [4, 131072]" census --dim 2147483646
+# one run read twice would count its seed twice
+expect_code 2 "eval the same checkpoint twice" "is given twice" eval --checkpoint "$RP" --checkpoint "$RP" --lengths 32 --out "$TMP/out.json" --quiet
+mkdir -p "$TMP/dup" && cp -r "$TMP/i23/cue" "$TMP/dup/" && cp -r "$TMP/dup/cue/rope/seed0" "$TMP/dup/cue/rope/seed5"
+expect_code 2 "a run directory copied to seed5" "are the same run" eval --runs-dir "$TMP/dup" --lengths 32 --out "$TMP/out.json" --quiet
+# temporaries: a dead process's is skipped (and removed by the next training of that run); a live one's is waited for
+true & dead=$!; wait $dead
+mkdir -p "$TMP/dup/cue/rope/seed5.tmp.$dead.1" && rm -r "$TMP/dup/cue/rope/seed5"
+"$BIN" eval --runs-dir "$TMP/dup" --lengths 32 --out "$TMP/stale.json" --quiet >/dev/null 2>"$TMP/stderr"
+rc=$?
+"$BIN" train --scheme rope --seed 5 --steps 3 --runs-dir "$TMP/dup" --quiet >/dev/null 2>>"$TMP/stderr"
+if [[ $rc -eq 0 && ! -e "$TMP/dup/cue/rope/seed5.tmp.$dead.1" && -f "$TMP/dup/cue/rope/seed5/checkpoint.json" ]]; then
+  pass=$((pass + 1)); else echo "FAIL [a stale temporary] rc=$rc"; cat "$TMP/stderr"; fail=$((fail + 1)); fi
+rm -f "$TMP/stale.json"
+sleep 30 & live=$!
+mkdir -p "$TMP/dup/cue/rope/seed7.tmp.$live.1"
+expect_code 2 "a live temporary" "is being written by pe-bench process $live" eval --runs-dir "$TMP/dup" --lengths 32 --out "$TMP/out.json" --quiet
+kill $live 2>/dev/null; wait $live 2>/dev/null; rm -r "$TMP/dup/cue/rope/seed7.tmp.$live.1"
+# --resume keeps the runs when only a reading key changed, and an output set never mixes two runs
+"$BIN" run experiments/tournament.json --set schemes=rope --set seeds=0 --set steps=5 --set test_sequences=64 \
+  --set eval_lengths=32,64 --set rescale= --set reference= --set analyze=true --set out_dir="$TMP/set" \
+  --set runs_dir="$TMP/set/runs" --quiet >/dev/null 2>"$TMP/stderr"
+"$BIN" run experiments/tournament.json --set schemes=rope --set seeds=0 --set steps=5 --set test_sequences=32 \
+  --set eval_lengths=32,128 --set rescale=pi --set reference= --set analyze=false --set out_dir="$TMP/set" \
+  --set runs_dir="$TMP/set/runs" --resume --quiet >"$TMP/stdout" 2>>"$TMP/stderr"
+if [[ $? -eq 0 ]] && grep -q "kept 1 complete run" "$TMP/stdout" && [[ ! -e "$TMP/set/geometry.json" ]] &&
+   ! compgen -G "$TMP/set/.output-set*" >/dev/null; then pass=$((pass + 1)); else
+  echo "FAIL [--resume keeps runs across reading keys; an output set is whole]"; cat "$TMP/stdout" "$TMP/stderr"; ls -a "$TMP/set"; fail=$((fail + 1)); fi
+# silent defaults and underflow
+expect_code 2 "adam_eps that underflows a float" "key 'adam_eps' must be a finite number in [1e-30, 1]" train --scheme rope --set adam_eps=1e-300 $R
+expect_code 2 "an empty --runs-dir" "key 'runs_dir' must not be empty" train --scheme rope --runs-dir ""
+expect_code 2 "an empty eval --runs-dir" "--runs-dir must not be empty" eval --runs-dir "" --out "$TMP/out.json" --quiet
 
 echo "cli_errors: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

@@ -3,12 +3,137 @@
 extreme and non-finite numbers, missing and extra fields, huge sizes) and runs pe-bench on each.
 Every run must end with exit 0 or a documented code (2, 3, 4, 5, 7) and, when it fails, exactly one
 line on stderr -- never a signal, an internal error (70), a hang past the bound, or a file left behind.
+It never writes into the source tree: every pe-bench runs in a fresh scratch folder (its cwd, where
+relative paths resolve; experiments/ and data/ are read-only copies there), every path it is given
+(options, --set, experiment keys) that would resolve outside the scratch area -- into the repository
+or anywhere else -- is rewritten into the case's folder, and the run fails if the repository's
+`git status --porcelain` (untracked and ignored files listed one by one; the build trees left out;
+outside a git checkout, every file's size and mtime) changed while it ran.
 Usage: tests/fuzz_inputs.py path/to/pe-bench [cases] [seed]"""
-import json, os, random, subprocess, sys, tempfile, time
+import json, os, random, shutil, stat, subprocess, sys, tempfile, time
 
 BIN, CASES, SEED = os.path.abspath(sys.argv[1]), int(sys.argv[2]) if len(sys.argv) > 2 else 150, int(sys.argv[3]) if len(sys.argv) > 3 else 1
+REPO = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 rng = random.Random(SEED)
-tmp = tempfile.mkdtemp(prefix="pe-fuzz-")
+
+def inside(path, root):
+    return os.path.commonpath([path, root]) == root
+
+tmp = os.path.realpath(tempfile.mkdtemp(prefix="pe-fuzz-"))
+if inside(tmp, REPO):  # TMPDIR inside the repository: the scratch area goes to /tmp instead
+    os.rmdir(tmp)
+    tmp = os.path.realpath(tempfile.mkdtemp(prefix="pe-fuzz-", dir="/tmp"))
+CASE = os.path.join(tmp, "case")  # the cwd of every pe-bench run, made anew for each
+
+# ---- the source tree must come out as it went in ----------------------------------------------------
+
+def build_trees():
+    """Folders of the repository that builds and ctest write while the fuzzer runs (left out of the check)."""
+    trees = {"build"} | {n for n in os.listdir(REPO) if n.startswith("build-")}
+    if inside(os.path.realpath(BIN), REPO):
+        trees.add(os.path.relpath(os.path.dirname(os.path.realpath(BIN)), REPO).split(os.sep)[0])
+    return trees
+
+def tree_state():
+    """The repository's `git status --porcelain`, listing untracked and ignored files one by one (so a
+    run directory under the ignored results/runs/ counts too); outside a git checkout, the size and
+    mtime of every file. The build trees are left out (builds and ctest write there meanwhile)."""
+    skip = build_trees()
+    if os.path.exists(os.path.join(REPO, ".git")):
+        try:
+            p = subprocess.run(["git", "--no-optional-locks", "-C", REPO, "status", "--porcelain",
+                                "--untracked-files=all", "--ignored"], capture_output=True, text=True)
+        except OSError:  # no git here
+            p = None
+        if p and p.returncode == 0:
+            return {l: None for l in p.stdout.splitlines() if l[3:].strip('"').split("/")[0] not in skip}
+    files = {}
+    for root, dirs, names in os.walk(REPO):
+        if root == REPO:
+            dirs[:] = [d for d in dirs if d not in skip]
+        for n in names:
+            try:
+                st = os.lstat(os.path.join(root, n))
+            except OSError:
+                continue
+            files[os.path.relpath(os.path.join(root, n), REPO)] = (st.st_size, st.st_mtime_ns)
+    return files
+
+def tree_changes(before, after):
+    return ([f"now {n}" for n in sorted(set(after) - set(before))] + [f"no longer {n}" for n in sorted(set(before) - set(after))]
+            + [f"changed {n}" for n in sorted(set(before) & set(after)) if before[n] != after[n]])
+
+# ---- every path pe-bench is given stays in the scratch area -----------------------------------------
+
+PATH_OPTIONS = ("--runs-dir", "--out", "--checkpoint", "--corpus", "--experiment", "--markdown", "--reference")
+PATH_KEYS = ("runs_dir", "out_dir", "corpus", "reference", "horizon_cue_runs")
+rewritten = []
+
+def confine(value):
+    """value as pe-bench resolves it from its cwd (CASE): kept when it stays inside the scratch area,
+    else (the repository, /, a parent folder, a symlink out) a folder inside CASE instead."""
+    if not isinstance(value, str) or not value:
+        return value  # not a path: pe-bench refuses the type or the empty string
+    try:
+        if inside(os.path.realpath(os.path.join(CASE, value)), tmp):
+            return value
+    except ValueError:  # a NUL byte
+        pass
+    rewritten.append(value)
+    return os.path.join(CASE, "outside-%d" % len(rewritten))
+
+def confine_args(args):
+    args = list(args)
+    for i, a in enumerate(args):
+        if i > 0 and args[i - 1] in PATH_OPTIONS:
+            args[i] = confine(a)
+        elif i > 0 and args[i - 1] == "--set" and a.split("=", 1)[0] in PATH_KEYS and "=" in a:
+            k, v = a.split("=", 1)
+            args[i] = k + "=" + confine(v)
+        elif a.startswith(tuple(o + "=" for o in PATH_OPTIONS)):
+            o, v = a.split("=", 1)
+            args[i] = o + "=" + confine(v)
+    files = {"run": 1, "compare": 1, "diff": 2}.get(args[0] if args else "", 0)  # positional files
+    for i in range(1, min(1 + files, len(args))):
+        if not args[i].startswith("-"):
+            args[i] = confine(args[i])
+    return args
+
+def fresh_case():
+    """An empty CASE holding only links to the read-only copies of experiments/ and data/."""
+    shutil.rmtree(CASE, ignore_errors=True)
+    os.makedirs(CASE)
+    for d in ("experiments", "data"):
+        os.symlink(os.path.join(tmp, "ro", d), os.path.join(CASE, d))
+
+def read_only_copies():
+    for d in ("experiments", "data"):
+        if os.path.isdir(os.path.join(REPO, d)):
+            shutil.copytree(os.path.join(REPO, d), os.path.join(tmp, "ro", d))
+        else:
+            os.makedirs(os.path.join(tmp, "ro", d))
+    for root, dirs, names in os.walk(os.path.join(tmp, "ro"), topdown=False):
+        for n in names + dirs + [""]:
+            p = os.path.join(root, n)
+            os.chmod(p, os.stat(p).st_mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+
+def remove_scratch():
+    for root, dirs, _ in os.walk(tmp):
+        for d in dirs:
+            p = os.path.join(root, d)
+            if not os.path.islink(p):
+                os.chmod(p, os.stat(p).st_mode | stat.S_IWUSR)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+def guard_self_check():
+    """The guard refuses what the fuzzer's values do not yet produce: paths into the repository."""
+    fresh_case()
+    leaks = [v for v in (REPO, os.path.join(REPO, "results"), os.path.relpath(os.path.join(REPO, "results"), CASE),
+                         "../" * 64 + REPO.lstrip("/"), "/", "../..") if confine(v) == v]
+    kept = [v for v in ("x", "-1", "results", "data/timemachine.txt", os.path.join(CASE, "out")) if confine(v) != v]
+    del rewritten[:]
+    if leaks or kept:
+        sys.exit(f"fuzz_inputs: the path guard is wrong: kept {leaks}, rewrote {kept}")
 EXTREME = [0, -1, 1, 2, 3, 7, 2**31, 2**31 - 1, -2**31, 2**32 + 1, 2**63 - 1, 10**18, 1e308, -1e308, 1e-320, 0.5, -0.0,
            1e39, "x", "", True, None, [], {}, [1, 2], "1e999", 1.5]
 KEYS = ["steps", "batch_size", "lr", "train_length", "eval_lengths", "test_sequences", "d_model", "mark_prob", "alphabet",
@@ -20,13 +145,11 @@ SMALL = {"steps": 2, "test_sequences": 16, "eval_lengths": [32, 64], "seeds": [0
 codes = {}
 
 def run(args, what):
-    out_dir = os.path.join(tmp, "case")
-    os.makedirs(out_dir, exist_ok=True)
     t0 = time.time()
     try:
-        # run inside the scratch folder, so that a mutated relative path (runs_dir=-1) lands there, never
-        # in the source tree
-        p = subprocess.run([BIN] + args, cwd=out_dir, capture_output=True, text=True, timeout=60)
+        # run inside the case's fresh scratch folder, so that a mutated relative path (runs_dir=-1) lands
+        # there, and with every path confined to the scratch area: never in the source tree
+        p = subprocess.run([BIN] + confine_args(args), cwd=CASE, capture_output=True, text=True, timeout=60)
     except subprocess.TimeoutExpired:
         return f"hang past 60 s: {what}"
     lines = [l for l in p.stderr.splitlines() if l.strip()]
@@ -53,6 +176,9 @@ def experiment_case(i):
             cfg[k] = rng.choice(EXTREME)
     if rng.random() < 0.1:
         cfg["no_such_key"] = 1
+    for k in PATH_KEYS:
+        if k in cfg:
+            cfg[k] = confine(cfg[k])
     path = os.path.join(tmp, f"exp{i}.json")
     text = json.dumps(cfg).replace('"1e999"', "1e999")
     open(path, "w").write(text)
@@ -97,21 +223,29 @@ def checkpoint_case(i):
     json.dump(c, open(path, "w"))
     return ["eval", "--checkpoint", path, "--lengths", "32,64", "--out", os.path.join(tmp, "case", "e.json"), "--quiet"], f"checkpoint {section} mutation #{i}"
 
-base = os.path.join(tmp, "base")
-subprocess.run([BIN, "train", "--scheme", "learned", "--steps", "2", "--runs-dir", base, "--quiet"], check=True,
-               capture_output=True)
-CKPT = os.path.join(base, "cue", "learned", "seed0", "checkpoint.json")
+tree_before = tree_state()
 kinds = [experiment_case, set_case, option_case, checkpoint_case]
 t0, found = time.time(), []
-for i in range(CASES):
-    args, what = kinds[i % len(kinds)](i)
-    problem = run(args, what)
-    if problem:
-        found.append(problem)
-    subprocess.run(["rm", "-rf", os.path.join(tmp, "case")])
-subprocess.run(["rm", "-rf", tmp])
+try:
+    read_only_copies()
+    guard_self_check()
+    base = os.path.join(tmp, "base")
+    fresh_case()
+    subprocess.run([BIN, "train", "--scheme", "learned", "--steps", "2", "--runs-dir", base, "--quiet"], check=True,
+                   capture_output=True, cwd=CASE)
+    CKPT = os.path.join(base, "cue", "learned", "seed0", "checkpoint.json")
+    for i in range(CASES):
+        fresh_case()
+        args, what = kinds[i % len(kinds)](i)
+        problem = run(args, what)
+        if problem:
+            found.append(problem)
+finally:
+    remove_scratch()
+found += [f"the source tree changed while the fuzzer ran: {c}" for c in tree_changes(tree_before, tree_state())]
 for f in found:
     print("FUZZ:", f[:400])
 tally = ", ".join(f"exit {c}: {n}" for c, n in sorted(codes.items()))
-print(f"fuzz_inputs: {CASES} cases (seed {SEED}) in {time.time() - t0:.0f} s ({tally}), {len(found)} problems")
+print(f"fuzz_inputs: {CASES} cases (seed {SEED}) in {time.time() - t0:.0f} s ({tally}), {len(rewritten)} paths "
+      f"rewritten into the scratch area, {len(found)} problems")
 sys.exit(1 if found else 0)

@@ -3,7 +3,9 @@
 # minimal single-node slurm.conf in a temporary directory, runs a small sweep (2 schemes x 2 seeds,
 # 200 steps) locally and then through --slurm (an array job and an aggregation job that depends on
 # it), checks the two results.json and table.md are byte-identical, and stops the daemons it
-# started (by their pids). Skips with one line where the daemons cannot start.
+# started (by their pids). The out_dir holds spaces, quotes, # and % (sweep.sh quotes it in the
+# #SBATCH lines, and writes % as %%): the task logs must land in it, one per array task.
+# Skips with one line where the daemons cannot start.
 # Usage: tests/slurm_sweep.sh path/to/pe-bench   (from the repository root)
 set -u
 BIN=$(realpath "${1:?usage: slurm_sweep.sh path/to/pe-bench}")
@@ -74,21 +76,25 @@ done
 [[ $up -eq 1 ]] || skip "the Slurm node did not come up: $(tail -1 "$T/log/slurmctld.log" 2>/dev/null)"
 echo "slurm_sweep: single-node Slurm up in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.2f", b - a}') s"
 
+X="$T/out 'q' \"d\" #h 50%a"
 S=(--set schemes=rope,alibi --set steps=200 --set test_sequences=500 --set rescale=pi --set analyze=false
-   --set "runs_dir=$T/x/runs" --set "out_dir=$T/x")
+   --set "runs_dir=$X/runs" --set "out_dir=$X")
 scripts/sweep.sh experiments/tournament.json --seeds 0-1 --jobs 2 --bin "$BIN" "${S[@]}" >"$T/local.out" 2>&1 ||
   { echo "FAIL: the local sweep"; cat "$T/local.out"; exit 1; }
-mv "$T/x" "$T/local"
+mv "$X" "$T/local"
 timeout 300 scripts/sweep.sh experiments/tournament.json --seeds 0-1 --slurm --wait --partition pebench --cpus 1 --mem 500M \
   --time 00:10:00 --bin "$BIN" "${S[@]}" >"$T/slurm.out" 2>&1 ||
-  { echo "FAIL: the Slurm sweep"; cat "$T/slurm.out"; tail -5 "$T/log/slurmctld.log"; cat "$T"/x/sweep/logs/* 2>/dev/null | tail; exit 1; }
+  { echo "FAIL: the Slurm sweep"; cat "$T/slurm.out"; tail -5 "$T/log/slurmctld.log"; cat "$X"/sweep/logs/* 2>/dev/null | tail; exit 1; }
 grep -q "submitted array job" "$T/slurm.out" || { echo "FAIL: no array job was submitted"; cat "$T/slurm.out"; exit 1; }
 fail=0
 for f in results.json table.md; do
-  cmp -s "$T/local/$f" "$T/x/$f" || { echo "FAIL: $f differs between the local and the Slurm sweep"; fail=1; }
+  cmp -s "$T/local/$f" "$X/$f" || { echo "FAIL: $f differs between the local and the Slurm sweep"; fail=1; }
 done
 for r in rope/seed0 rope/seed1 alibi/seed0 alibi/seed1; do
-  cmp -s "$T/local/runs/cue/$r/checkpoint.json" "$T/x/runs/cue/$r/checkpoint.json" || { echo "FAIL: $r's checkpoint differs"; fail=1; }
+  cmp -s "$T/local/runs/cue/$r/checkpoint.json" "$X/runs/cue/$r/checkpoint.json" || { echo "FAIL: $r's checkpoint differs"; fail=1; }
+done
+for l in job-0 job-1 job-2 job-3 aggregate; do
+  [[ -f "$X/sweep/logs/$l.log" ]] || { echo "FAIL: no $l.log in the quoted out_dir:"; find "$T" -name "*.log" | head -30; fail=1; }
 done
 [[ $fail -eq 0 ]] && echo "slurm_sweep: 4 array tasks and the aggregation through Slurm gave the local sweep's results byte for byte"
 exit $fail

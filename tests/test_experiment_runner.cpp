@@ -2,6 +2,8 @@
 // resuming a killed experiment, and the char LM's fine-tuned readings placed after their map's.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 
 #include "core/files.h"
@@ -103,9 +105,15 @@ TEST_CASE("a run directory is whole or absent, locked while written, and readers
   fs::remove_all(root + "/runs");
   const TaskRun run = find_task("cue").train(e, cfg, "rope", 0, quiet);
   CHECK(find_checkpoints(root + "/runs", "cue").size() == 1);
-  write_file_atomic(root + "/runs/cue/rope/seed0.tmp.99.1/config.json", "{}");
-  CHECK_THROWS_WITH_AS(find_checkpoints(root + "/runs", "cue"), doctest::Contains("stale temporary file"), DataError);
-  fs::remove_all(root + "/runs/cue/rope/seed0.tmp.99.1");
+  // a dead process's temporary is skipped; a live one's is a run being written, waited for
+  write_file_atomic(root + "/runs/cue/rope/seed0.tmp.999999999.1/config.json", "{}");
+  CHECK(find_checkpoints(root + "/runs", "cue").size() == 1);
+  fs::remove_all(root + "/runs/cue/rope/seed0.tmp.999999999.1");
+  const std::string live = root + "/runs/cue/rope/seed0.tmp." + std::to_string(::getpid()) + ".1";
+  write_file_atomic(live + "/config.json", "{}");
+  CHECK_THROWS_WITH_AS(find_checkpoints(root + "/runs", "cue"), doctest::Contains("is being written by pe-bench process"),
+                       UsageError);
+  fs::remove_all(live);
   write_file_atomic(root + "/runs/cue/rope/seed1/config.json", "{}");
   CHECK_THROWS_WITH_AS(find_checkpoints(root + "/runs", "cue"), doctest::Contains("is incomplete"), DataError);
   fs::remove_all(root + "/runs/cue/rope/seed1");

@@ -107,7 +107,7 @@ TEST_CASE("bad checkpoints are clear errors: missing, corrupt, other version, mi
   write_json_atomic(dir + "/v99.json", j);
   CHECK_THROWS_WITH_AS(load_checkpoint(dir + "/v99.json"), doctest::Contains("version 99"), CheckpointError);
   j = json::parse(text);
-  j["scheme"]["learned_rows"] = 16;  // the table in the file has 32 rows
+  j["scheme"]["learned_rows"] = 64;  // the table in the file has 32 rows
   write_json_atomic(dir + "/shape.json", j);
   CHECK_THROWS_WITH_AS(load_checkpoint(dir + "/shape.json"), doctest::Contains("pos.table"), CheckpointError);
   j = json::parse(text);
@@ -118,6 +118,14 @@ TEST_CASE("bad checkpoints are clear errors: missing, corrupt, other version, mi
   j["scheme"]["name"] = "fourier";
   write_json_atomic(dir + "/scheme.json", j);
   CHECK_THROWS_AS(load_checkpoint(dir + "/scheme.json"), CheckpointError);
+  j = json::parse(text);
+  j["scheme"]["learned_rows"] = 16;  // fewer rows than the training length it states
+  write_json_atomic(dir + "/rows.json", j);
+  CHECK_THROWS_WITH_AS(load_checkpoint(dir + "/rows.json"), doctest::Contains("train_length is 32"), CheckpointError);
+  j = json::parse(text);
+  j["version"] = 4294967297;  // not version 1 once cut to 32 bits
+  write_json_atomic(dir + "/v64.json", j);
+  CHECK_THROWS_WITH_AS(load_checkpoint(dir + "/v64.json"), doctest::Contains("version 4294967297"), CheckpointError);
 }
 
 TEST_CASE("experiment files list what differs; --set applies last; unknown keys and wrong types are errors") {

@@ -230,15 +230,38 @@ TEST_CASE("a training state is continued only by its own run, and an unreadable 
   clear_stop();
   const size_t n = CueHead<float>(cue_model_config(e, "rope")).layout().total();
   const json run_cfg = run_config(cfg, "rope", 0);
-  const auto s = load_training_state(run_dir, run_cfg, n);
+  const int steps = e.steps;
+  const auto s = load_training_state(run_dir, run_cfg, n, steps);
   REQUIRE(s.has_value());
   CHECK(s->step == 20);
   CHECK(s->adam_steps == 20);
   json other = run_cfg;
   other["lr"] = 0.5;
-  CHECK(!load_training_state(run_dir, other, n).has_value());
-  CHECK_THROWS_AS(load_training_state(run_dir, run_cfg, n + 1), CheckpointError);
+  CHECK(!load_training_state(run_dir, other, n, steps).has_value());
+  // a reading key does not make it another run's
+  json read_other = run_cfg;
+  read_other["test_sequences"] = 7;
+  CHECK(load_training_state(run_dir, read_other, n, steps).has_value());
+  CHECK_THROWS_AS(load_training_state(run_dir, run_cfg, n + 1, steps), CheckpointError);
+  // a state is checked like a checkpoint: its step inside the run, the loop state of the right type
+  const json saved = json::parse(read_file(training_state_path(run_dir)));
+  json edited = saved;
+  edited["step"] = edited["adam_steps"] = steps + 100;
+  write_file_atomic(training_state_path(run_dir), edited.dump());
+  CHECK_THROWS_WITH_AS(load_training_state(run_dir, run_cfg, n, steps), doctest::Contains("step must be an integer"),
+                       CheckpointError);
+  edited = saved;
+  edited["loop"] = "x";
+  write_file_atomic(training_state_path(run_dir), edited.dump());
+  CHECK_THROWS_WITH_AS(load_training_state(run_dir, run_cfg, n, steps), doctest::Contains("'loop' must be an object"),
+                       CheckpointError);
+  edited = saved;
+  edited["loop"]["metrics"] = "x";
+  write_file_atomic(training_state_path(run_dir), edited.dump());
+  e.resume = true;
+  CHECK_THROWS_WITH_AS(train_cue(e, cfg, "rope", 0, nullptr), doctest::Contains("loop.metrics must be a list"),
+                       CheckpointError);
   write_file_atomic(training_state_path(run_dir), "{\"format\": \"pe-bench-training-state\"");
-  CHECK_THROWS_WITH_AS(load_training_state(run_dir, run_cfg, n), doctest::Contains("unreadable"), CheckpointError);
+  CHECK_THROWS_WITH_AS(load_training_state(run_dir, run_cfg, n, steps), doctest::Contains("unreadable"), CheckpointError);
   fs::remove_all(dir);
 }

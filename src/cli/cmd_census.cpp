@@ -39,8 +39,12 @@ void register_census(CLI::App& app) {
   sub->add_option("--maps", o->maps, "comma-separated maps: " + known_maps())->capture_default_str();
   sub->add_flag("--json", o->json, "print JSON instead of the table");
   sub->callback([o] {
-    if (o->dim < 4 || o->dim % 2) throw UsageError("--dim must be even and at least 4");
-    if (o->train_length < 2) throw UsageError("--train-length must be at least 2");
+    // a census is a table of d/2 planes: 65,536 of them is far past any head, and a list that size
+    // is where a mistyped number would start exhausting memory
+    if (o->dim < 4 || o->dim % 2 || o->dim > 131072)
+      throw UsageError(fmt::format("--dim must be even and in [4, 131072] (got {})", o->dim));
+    if (o->train_length < 2 || o->train_length > (1 << 24))
+      throw UsageError(fmt::format("--train-length must be in [2, 16777216] (got {})", o->train_length));
     if (!(o->base > 1)) throw UsageError("--base must be greater than 1");
     std::vector<double> kappas;
     for (auto& k : split_commas(o->kappa)) {

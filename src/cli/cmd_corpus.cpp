@@ -36,8 +36,8 @@ void register_corpus(CLI::App& app) {
       return;
     }
     if (!o->out.empty()) {
-      write_file_atomic(o->out + "/train.jsonl", filings_jsonl(c.train));
-      write_file_atomic(o->out + "/held_out.jsonl", filings_jsonl(c.held_out));
+      // the pair as one unit: a kill never leaves one seed's training file beside another's held-out one
+      write_file_set(o->out, {{"train.jsonl", filings_jsonl(c.train)}, {"held_out.jsonl", filings_jsonl(c.held_out)}});
     }
     for (auto [name, docs] : {std::pair{"training", &c.train}, std::pair{"held-out", &c.held_out}}) {
       const nlohmann::json s = filings_statistics(*docs);

@@ -3,6 +3,7 @@
 
 
 #include "cli/common.h"
+#include "core/errors.h"
 #include "harness/checkpoint.h"
 #include "core/files.h"
 #include "core/parallel.h"
@@ -54,7 +55,10 @@ void register_eval(CLI::App& app) {
                                    .resolve("", o->sets);
     const ExperimentConfig e = ExperimentConfig::from_json(cfg);
     set_threads(o->run.threads);
+    if (o->checkpoints.empty() && o->runs_dir.empty())
+      throw UsageError("--runs-dir must not be empty; give a directory of runs (default results/runs)");
     const auto paths = o->checkpoints.empty() ? find_checkpoints(o->runs_dir, task.name()) : o->checkpoints;
+    check_distinct_runs(paths);
     const nlohmann::json results = task.evaluate(paths, e, !o->run.quiet);
     write_json_atomic(o->out, results);
     if (!o->markdown.empty()) write_file_atomic(o->markdown, task.markdown(results));

@@ -10,7 +10,8 @@ namespace pe::cli {
 
 void register_train(CLI::App& app) {
   struct Opts {
-    std::string scheme, task, experiment, runs_dir, corpus;
+    std::string scheme, task, experiment, corpus;
+    std::optional<std::string> runs_dir;
     int seed = 0;
     std::optional<int> steps;
     std::vector<std::string> sets;

@@ -46,6 +46,12 @@ struct Overrides {
     if (value) sets.push_back(key + "=" + format_number(double(*value)));
     return *this;
   }
+  // A text option the user gave, even empty (the key's domain then refuses "" by name rather than
+  // the default standing in silently).
+  Overrides& add(const std::string& key, const std::optional<std::string>& value) {
+    if (value) sets.push_back(key + "=" + *value);
+    return *this;
+  }
   // resolve_config(experiment, these, then `user_sets`)
   nlohmann::json resolve(const std::string& experiment, const std::vector<std::string>& user_sets) const;
 

@@ -24,7 +24,7 @@ const BuildInfo& build_info() {
 
 nlohmann::json build_info_json() {
   const BuildInfo& b = build_info();
-  return {{"commit", b.commit}, {"compiler", b.compiler}, {"target", b.target}, {"flags", b.flags}};
+  return {{"compiler", b.compiler}, {"target", b.target}, {"flags", b.flags}, {"numerics", kNumericsVersion}};
 }
 
 std::string native_build_note(const nlohmann::json& results) {

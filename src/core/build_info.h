@@ -1,12 +1,19 @@
-// How this pe-bench was built: the commit, the compiler and the instruction-set target. Results and
-// checkpoints record it (as "build"), so a number can be traced to the code and build that made it.
-// Nothing here depends on the host, the thread count, the time or a path.
+// How this pe-bench was built. Results and checkpoints record what can change their bits (as
+// "build"): the compiler, the instruction-set target, the flags and the numerics version of the
+// code — never the checkout's commit, so rerunning the same numerics from a later commit rewrites
+// the committed outputs byte for byte (`git status` stays clean). The commit is in `pe-bench
+// --version`. Nothing here depends on the host, the thread count, the time or a path.
 #pragma once
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 namespace pe {
+
+// The version of the arithmetic: raised by a change that moves any number pe-bench writes (the
+// golden tests fail until the committed outputs are remade, and the commit that remakes them raises
+// this too), never by a change that leaves every number where it was.
+inline constexpr int kNumericsVersion = 1;
 
 struct BuildInfo {
   std::string commit;    // HEAD of the source tree (+ "-dirty" if files outside results/ differ), or "unknown"
@@ -17,7 +24,7 @@ struct BuildInfo {
 };
 
 const BuildInfo& build_info();
-nlohmann::json build_info_json();  // {"commit", "compiler", "target", "flags"}
+nlohmann::json build_info_json();  // {"compiler", "target", "flags", "numerics"}: no commit
 // For a Markdown table of results carrying `build`: a warning paragraph when they come from a native
 // build (their numbers depend on the CPU that built pe-bench), "" otherwise.
 std::string native_build_note(const nlohmann::json& results);

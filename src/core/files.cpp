@@ -1,11 +1,13 @@
 #include "core/files.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cctype>
 #include <cstring>
 
 #include <cstdio>
@@ -68,6 +70,33 @@ std::string unique_temp_name(const std::string& path) {
   return fmt::format("{}.tmp.{}.{}", path, ::getpid(), ++temp_counter);
 }
 
+int temp_owner(const std::string& filename) {
+  const size_t at = filename.rfind(".tmp.");
+  if (at == std::string::npos) return 0;
+  const std::string rest = filename.substr(at + 5);
+  const size_t dot = rest.find('.');
+  if (dot == 0 || dot == std::string::npos || dot > 9) return 0;
+  for (size_t i = 0; i < rest.size(); ++i)
+    if (i != dot && !std::isdigit((unsigned char)rest[i])) return 0;
+  return std::stoi(rest.substr(0, dot));
+}
+
+bool process_alive(int pid) { return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM); }
+
+void remove_stale_temps(const std::string& path) {
+  const fs::path p(path);
+  const fs::path parent = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  const std::string base = p.filename().string();
+  std::error_code ec;
+  if (!fs::is_directory(parent, ec)) return;
+  for (auto& entry : fs::directory_iterator(parent, ec)) {
+    const std::string name = entry.path().filename().string();
+    const bool mine = name.rfind(base + ".tmp.", 0) == 0 || name.rfind(base + ".state.json.tmp.", 0) == 0;
+    const int pid = temp_owner(name);
+    if (mine && pid > 0 && pid != ::getpid() && !process_alive(pid)) fs::remove_all(entry.path(), ec);
+  }
+}
+
 void write_file_atomic(const std::string& path, const std::string& text) {
   const fs::path p(path);
   if (p.has_parent_path()) make_dirs(p.parent_path().string());
@@ -105,6 +134,84 @@ void write_file_atomic(const std::string& path, const std::string& text) {
     throw IoError(fmt::format("cannot rename {} to {}: {}", tmp, path, ec.message()));
   }
   unregister_temp(slot);
+}
+
+namespace {
+constexpr const char* kPendingSet = ".output-set.pending";
+constexpr const char* kSetStaging = ".output-set";
+constexpr const char* kSetManifest = "MANIFEST";
+
+// Moves a pending set's files into dir and removes the obsolete ones its manifest names ("put NAME",
+// "remove NAME" lines), then the pending folder. Each step can be repeated after a kill.
+void roll_forward(const fs::path& dir) {
+  const fs::path pending = dir / kPendingSet;
+  std::error_code ec;
+  std::istringstream manifest(read_file((pending / kSetManifest).string()));
+  std::string line;
+  while (std::getline(manifest, line)) {
+    if (line.rfind("put ", 0) == 0) {
+      const fs::path from = pending / line.substr(4);
+      if (fs::exists(from, ec) && ::rename(from.c_str(), (dir / line.substr(4)).c_str()) != 0)
+        throw IoError(fmt::format("cannot move {} into {}: {}", from.string(), dir.string(), std::strerror(errno)));
+    } else if (line.rfind("remove ", 0) == 0) {
+      fs::remove(dir / line.substr(7), ec);
+    }
+  }
+  fs::remove_all(pending, ec);
+}
+}  // namespace
+
+void finish_file_set(const std::string& dir_text) {
+  const fs::path dir(dir_text.empty() ? "." : dir_text);
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return;
+  if (fs::exists(dir / kPendingSet / kSetManifest, ec)) roll_forward(dir);
+  fs::remove_all(dir / kPendingSet, ec);  // a pending folder without its manifest was never committed
+  remove_stale_temps((dir / kSetStaging).string());
+}
+
+void write_file_set(const std::string& dir_text, const std::vector<std::pair<std::string, std::string>>& files,
+                    const std::vector<std::string>& obsolete) {
+  const fs::path dir(dir_text.empty() ? "." : dir_text);
+  make_dirs(dir.string());
+  finish_file_set(dir.string());
+  const std::string staging = unique_temp_name((dir / kSetStaging).string());
+  if (::mkdir(staging.c_str(), 0755) != 0)
+    throw IoError(fmt::format("cannot create {}: {}", staging, std::strerror(errno)));
+  std::vector<int> slots = {register_temp(staging)};
+  auto release = [&] {
+    for (int s : slots) unregister_temp(s);
+  };
+  std::string manifest;
+  try {
+    for (auto& [name, text] : files) {
+      slots.push_back(register_temp(staging + "/" + name));
+      write_file_atomic(staging + "/" + name, text);
+      manifest += "put " + name + "\n";
+    }
+    for (auto& name : obsolete) {
+      bool kept = false;
+      for (auto& f : files) kept = kept || f.first == name;
+      if (!kept) manifest += "remove " + name + "\n";
+    }
+    slots.push_back(register_temp(staging + "/" + kSetManifest));
+    write_file_atomic(staging + "/" + kSetManifest, manifest);
+  } catch (...) {
+    std::error_code ec;
+    fs::remove_all(staging, ec);
+    release();
+    throw;
+  }
+  // the commit point: from here the new set is whole on disk and a later write finishes it
+  if (::rename(staging.c_str(), (dir / kPendingSet).c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    std::error_code ec;
+    fs::remove_all(staging, ec);
+    release();
+    throw IoError(fmt::format("cannot rename {} to {}: {}", staging, (dir / kPendingSet).string(), why));
+  }
+  release();
+  roll_forward(dir);
 }
 
 void write_json_atomic(const std::string& path, const nlohmann::json& j) {

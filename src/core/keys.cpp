@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/errors.h"
@@ -85,6 +86,17 @@ void check_key_value(const KeySpec& k, const json& v, const std::string& origin)
   } else if (!list && !in_domain(v)) {
     throw ConfigError(fmt::format("{}: key '{}' must be {} (got {})", origin, k.key, domain_text(k), v.dump()));
   }
+}
+
+long long checked_int(const json& v, const std::string& what, long long lo, long long hi) {
+  const bool fits = v.is_number_unsigned()  ? v.get<unsigned long long>() <= (unsigned long long)std::max(hi, 0LL)
+                    : v.is_number_integer() ? true
+                                            : false;
+  if (fits) {
+    const long long x = v.is_number_unsigned() ? (long long)v.get<unsigned long long>() : v.get<long long>();
+    if (x >= lo && x <= hi) return x;
+  }
+  throw UsageError(fmt::format("{} must be an integer in [{}, {}] (got {})", what, lo, hi, v.dump()));
 }
 
 }  // namespace pe

@@ -33,4 +33,13 @@ std::string domain_of(const KeySpec& spec);
 // Throws ConfigError naming the key (and `origin`) when v lies outside the key's declared domain.
 void check_key_value(const KeySpec& spec, const nlohmann::json& v, const std::string& origin);
 
+// The integer in v, range-checked before it is narrowed (nlohmann's get<int> cuts 4294967297 to 1):
+// UsageError "<what> must be an integer in [lo, hi] (got v)" when v is not an integer or lies outside.
+// Readers of files (checkpoints, training states) call it for every integer field.
+long long checked_int(const nlohmann::json& v, const std::string& what, long long lo, long long hi);
+inline int checked_int32(const nlohmann::json& v, const std::string& what, long long lo = 0,
+                         long long hi = std::numeric_limits<int>::max()) {
+  return int(checked_int(v, what, lo, hi));
+}
+
 }  // namespace pe

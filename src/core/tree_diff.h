@@ -1,6 +1,6 @@
 // Compares two output trees (a results directory and its committed copy, say) file by file: JSON by
 // value, JSON Lines line by line, anything else byte for byte. Each JSON object's "build" member
-// (commit, compiler, target: how the numbers were made) is set aside and reported apart, so two trees
+// (compiler, target, flags, numerics version: how the numbers were made) is set aside and reported apart, so two trees
 // whose numbers agree compare equal across commits.
 #pragma once
 #include <string>

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <set>
 
 namespace pe {
@@ -38,9 +39,9 @@ json scheme_config_to_json(const SchemeConfig& c) {
 SchemeConfig scheme_config_from_json(const json& j) {
   SchemeConfig c;
   c.name = j.at("name").get<std::string>();
-  c.d_model = j.at("d_model");
-  c.n_heads = j.at("n_heads");
-  c.d_head = j.at("d_head");
+  c.d_model = checked_int32(j.at("d_model"), "scheme.d_model", 2, 1024);
+  c.n_heads = checked_int32(j.at("n_heads"), "scheme.n_heads", 1, 64);
+  c.d_head = checked_int32(j.at("d_head"), "scheme.d_head", 1, 1024);
   if (!scheme_exists(c.name)) return c;  // the reader names the unknown scheme
   const SchemeInfo& info = scheme_info(c.name);
   auto declared = [&](const std::string& key) {
@@ -48,10 +49,24 @@ SchemeConfig scheme_config_from_json(const json& j) {
       if (k.key == key) return true;
     return false;
   };
-  // everything else is a setting the scheme declares (a missing one takes its default; an
-  // undeclared one is refused by fill_scheme_settings), or a legacy field it does not read
-  for (auto& [k, v] : j.items())
-    if (!kShape.count(k) && (declared(k) || !kLegacySettings.count(k))) c.settings[k] = v;
+  // The legacy layout carries all five published settings in every scheme's section; only there
+  // may a setting the scheme does not declare stand, and it must still lie in its key's domain.
+  // Anywhere else an undeclared setting is refused by fill_scheme_settings, as in an experiment.
+  bool legacy = true;
+  for (auto& k : kLegacySettings) legacy = legacy && j.contains(k);
+  for (auto& [k, v] : j.items()) {
+    if (kShape.count(k)) continue;
+    if (declared(k) || !legacy || !kLegacySettings.count(k)) {
+      c.settings[k] = v;
+      continue;
+    }
+    for (auto& spec : config_keys())
+      if (spec.key == k) {
+        if (!has_type(v, spec.type))
+          throw ConfigError(fmt::format("scheme setting '{}' must be {} (got {})", k, type_name(spec.type), v.dump()));
+        check_key_value(spec, v, "scheme");
+      }
+  }
   return c;
 }
 
@@ -95,9 +110,10 @@ CheckpointReader::CheckpointReader(const std::string& path, const std::string& t
   }
   if (!j_.is_object() || !j_.contains("format") || j_["format"] != kCheckpointFormat) throw fail("not a pe-bench checkpoint (format field missing or different)");
   if (!j_.contains("version") || !j_["version"].is_number_integer()) throw fail("no format version");
-  const int version = j_.at("version");
-  if (version != kCheckpointVersion)
-    throw fail(fmt::format("format version {} but this pe-bench reads version {}", version, kCheckpointVersion));
+  // compared as written: a 64-bit value is never cut to 32 bits first (4294967297 is not version 1)
+  if (j_["version"].dump() != std::to_string(kCheckpointVersion))
+    throw fail(fmt::format("format version {} but this pe-bench reads version {}", j_["version"].dump(),
+                           kCheckpointVersion));
   const json t = j_.value("task", json());
   if (!task.empty() && t != task) throw fail(fmt::format("it holds a model of task {}, not {}", t.dump(), task));
   for (auto s : {"model", "scheme", "training"})
@@ -131,6 +147,9 @@ CheckpointReader::CheckpointReader(const std::string& path, const std::string& t
 SchemeConfig CheckpointReader::scheme() const {
   SchemeConfig s = scheme_config_from_json(j_.at("scheme"));
   if (!scheme_exists(s.name)) throw fail(fmt::format("unknown scheme '{}'", s.name));
+  // the context its "0: the training length" settings resolved to (a hybrid's layers keep theirs
+  // unresolved: a tupe layer's table has train_length rows)
+  s.train_length = checked_int32(j_.at("training").at("train_length"), "training.train_length", 2);
   return s;
 }
 
@@ -195,13 +214,19 @@ std::vector<std::string> find_checkpoints(const std::string& dir, const std::str
   if (!fs::is_directory(dir))
     throw UsageError(fmt::format("runs directory {} not found; train first (pe-bench train) or pass --runs-dir", dir));
   std::vector<std::string> out;
-  for (auto& entry : fs::recursive_directory_iterator(dir)) {
+  for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator(); ++it) {
+    const auto& entry = *it;
     const std::string path = entry.path().string(), name = entry.path().filename().string();
-    // what a killed or older pe-bench can leave: say so rather than read around it
-    if (name.find(".tmp.") != std::string::npos)
-      throw DataError(fmt::format("{} is a stale temporary file of a run that was killed; remove it (rm -r) and "
-                                  "train that run again",
-                                  path));
+    // a temporary: a live process's is a run being written (wait for it); a dead one's is what a
+    // killed pe-bench left (not a run: skipped; training that run again removes it)
+    if (const int pid = temp_owner(name)) {
+      if (process_alive(pid))
+        throw UsageError(fmt::format("{} is being written by pe-bench process {} (a run in progress); wait for it to "
+                                     "finish, then read the runs",
+                                     path, pid));
+      if (entry.is_directory()) it.disable_recursion_pending();
+      continue;
+    }
     if (entry.is_directory() && fs::exists(entry.path() / "config.json") &&
         !fs::exists(entry.path() / "checkpoint.json"))
       throw DataError(fmt::format("run directory {} is incomplete (config.json but no checkpoint.json); remove it "
@@ -240,6 +265,40 @@ std::vector<std::string> find_checkpoints(const std::string& dir, const std::str
     throw UsageError(fmt::format("no {}checkpoint.json under {}; train first (pe-bench train{})",
                                  task.empty() ? "" : task + " ", dir, task.empty() ? "" : " --task " + task));
   return out;
+}
+
+void check_distinct_runs(const std::vector<std::string>& checkpoints) {
+  namespace fs = std::filesystem;
+  std::map<std::string, std::string> seen;  // identity -> first path
+  for (auto& path : checkpoints) {
+    std::error_code ec;
+    const fs::path canonical = fs::weakly_canonical(path, ec);
+    const std::string file_key = "file " + (ec ? path : canonical.string());
+    if (auto it = seen.find(file_key); it != seen.end())
+      throw UsageError(fmt::format("checkpoint {} is given twice; each run may be read once (its seed would count "
+                                   "twice in the mean and the interval)",
+                                   path));
+    seen[file_key] = path;
+    json cp;
+    try {
+      cp = json::parse(read_file(path));
+    } catch (const std::exception&) {
+      continue;  // the loader names the problem
+    }
+    if (!cp.is_object() || !cp.contains("scheme") || !cp["scheme"].is_object() || !cp.contains("training") ||
+        !cp["training"].is_object())
+      continue;
+    const json plan = cp.value("frequency_plan", json::object());
+    const std::string map = plan.is_object() ? plan.value("map", json("")).dump() : "";
+    const std::string run = fmt::format("{} {} seed {}{}", cp.value("task", json()).dump(),
+                                        cp["scheme"].value("name", json()).dump(),
+                                        cp["training"].value("seed", json()).dump(), map.empty() || map == "\"\"" ? "" : " map " + map);
+    if (auto it = seen.find(run); it != seen.end())
+      throw UsageError(fmt::format("checkpoints {} and {} are the same run ({}): its seed would count twice in the "
+                                   "mean and the interval; read each run once (remove the copy, or give another seed)",
+                                   it->second, path, run));
+    seen[run] = path;
+  }
 }
 
 }  // namespace pe

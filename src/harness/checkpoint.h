@@ -68,4 +68,9 @@ std::string checkpoint_task(const std::string& path);
 // UsageError when there is none.
 std::vector<std::string> find_checkpoints(const std::string& dir, const std::string& task = "");
 
+// Refuses (UsageError) a list that holds one run twice — the same file, or two files of the same
+// task, scheme, seed and frequency-plan map (a copied run directory): every reading would count
+// that seed twice in the mean and narrow its interval. Unreadable files are left to the loader.
+void check_distinct_runs(const std::vector<std::string>& checkpoints);
+
 }  // namespace pe

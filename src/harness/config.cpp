@@ -45,7 +45,7 @@ const std::vector<KeySpec>& config_keys() {
       {"lr", KeyType::Float, 1e-2, "Adam learning rate", 0, 1, true},
       {"adam_beta1", KeyType::Float, 0.9, "Adam beta1", 0, 0.999999},
       {"adam_beta2", KeyType::Float, 0.999, "Adam beta2", 0, 0.999999999},
-      {"adam_eps", KeyType::Float, 1e-8, "Adam epsilon", 0, 1, true},
+      {"adam_eps", KeyType::Float, 1e-8, "Adam epsilon (added in float: below 1e-30 it would vanish)", 1e-30, 1},
       {"train_length", KeyType::Int, 32, "sequence length during training", 2, kMaxLength},
       {"eval_lengths", KeyType::IntList, json::array({32, 64, 128, 256}), "lengths to evaluate at", 2, kMaxLength},
       {"test_sequences", KeyType::Int, 10000, "cue: test sequences per length (shared by every scheme and seed)", 1, kMaxTestSequences},
@@ -402,6 +402,21 @@ SchemeConfig scheme_config(const ExperimentConfig& e, const std::string& scheme)
   s.d_head = s.d_model / s.n_heads;
   s.n_layers = task.n_layers(e);
   return s;
+}
+
+const std::vector<std::string>& reading_keys() {
+  static const std::vector<std::string> keys = {
+      "name",     "description", "eval_lengths", "test_sequences", "test_seed",  "rescale",        "analyze",
+      "out_dir",  "runs_dir",    "reference",    "band",           "position_window", "val_start", "val_windows",
+      "eval_batch", "horizon_cue_runs"};
+  return keys;
+}
+
+bool same_run(const json& a, const json& b) {
+  if (!a.is_object() || !b.is_object()) return a == b;
+  json x = a, y = b;
+  for (auto& k : reading_keys()) x.erase(k), y.erase(k);
+  return x == y;
 }
 
 json run_config(json resolved, const std::string& scheme, int seed) {

@@ -71,6 +71,13 @@ struct ExperimentConfig {
 // and without the other schemes' own settings.
 nlohmann::json run_config(nlohmann::json resolved, const std::string& scheme, int seed);
 
+// Keys that change how runs are read or where results go, never a trained bit: test and validation
+// sets, lengths, maps, analyses, output places, the name.
+const std::vector<std::string>& reading_keys();
+// Whether two run configs train the same run: equal apart from the reading keys (--resume keeps a
+// complete run, or continues a saved state, whose config differs only in those).
+bool same_run(const nlohmann::json& a, const nlohmann::json& b);
+
 // The settings of one scheme for this experiment: its model shape and context, and the keys the
 // scheme declares.
 struct SchemeConfig;

@@ -132,11 +132,15 @@ ExperimentReport run_experiment(const Task& task, const json& resolved, const Ru
   out.results["training"] = training;
   if (!reference.is_null()) out.results["reference"] = reference;
   out.eval_seconds = seconds_since(t1);
-  write_json_atomic(e.out_dir + "/results.json", out.results);
-  write_file_atomic(e.out_dir + "/table.md", task.markdown(out.results));
   out.text = task.table(out.results);
-  const std::string analyses = task.analyze(checkpoints, e);
-  if (!analyses.empty()) out.text += "\n" + analyses + "\n";
+  // the output set, computed whole before any of it is written, then written as one unit (an
+  // earlier run's analyses that this run does not make are removed with it)
+  const Task::Analysis analysis = task.analyze(checkpoints, e);
+  std::vector<std::pair<std::string, std::string>> files = {{"results.json", out.results.dump(2) + "\n"},
+                                                            {"table.md", task.markdown(out.results)}};
+  files.insert(files.end(), analysis.files.begin(), analysis.files.end());
+  write_file_set(e.out_dir, files, task.analysis_files());
+  if (!analysis.text.empty()) out.text += "\n" + analysis.text + "\n";
   out.text += resume_line + fmt::format("{} runs ({} training steps) in {:.1f} s; evaluation {:.1f} s\n", out.runs,
                                         out.total_steps, out.train_seconds, out.eval_seconds);
   return out;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/files.h"
+#include "harness/config.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -37,6 +38,7 @@ RunDirLock::RunDirLock(const std::string& dir) : path_(dir + ".lock") {
                                  dir, path_));
   }
   slot_ = register_temp(path_);
+  remove_stale_temps(dir);  // what a killed run of this directory left: no live process owns it now
 }
 
 RunDirLock::~RunDirLock() {
@@ -91,7 +93,7 @@ json complete_run_training(const std::string& dir, const json& config) {
   const std::string cp = dir + "/checkpoint.json";
   if (!file_exists(cp) || !file_exists(dir + "/metrics.jsonl") || !file_exists(dir + "/config.json")) return nullptr;
   try {
-    if (json::parse(read_file(dir + "/config.json")) != config) return nullptr;
+    if (!same_run(json::parse(read_file(dir + "/config.json")), config)) return nullptr;
     return json::parse(read_file(cp)).at("training");
   } catch (const json::exception&) {
     return nullptr;

@@ -8,6 +8,8 @@
 #include "core/errors.h"
 #include "core/files.h"
 #include "core/interrupt.h"
+#include "core/keys.h"
+#include "harness/config.h"
 
 namespace pe {
 
@@ -42,7 +44,8 @@ std::vector<float> floats_of(const json& a, size_t n, const std::string& field, 
 
 std::string training_state_path(const std::string& run_dir) { return run_dir + ".state.json"; }
 
-std::optional<TrainingState> load_training_state(const std::string& run_dir, const json& config, size_t n_params) {
+std::optional<TrainingState> load_training_state(const std::string& run_dir, const json& config, size_t n_params,
+                                                 int steps) {
   const std::string path = training_state_path(run_dir);
   if (!file_exists(path)) return std::nullopt;
   try {
@@ -51,21 +54,52 @@ std::optional<TrainingState> load_training_state(const std::string& run_dir, con
       throw CheckpointError(fmt::format("{} is not a pe-bench training state of version {}; remove it to train "
                                         "from scratch",
                                         path, kVersion));
-    if (j.at("config") != config) return std::nullopt;  // another run's: training from scratch replaces it
+    if (!same_run(j.at("config"), config)) return std::nullopt;  // another run's: training from scratch replaces it
     TrainingState s;
-    s.step = j.at("step").get<int>();
-    s.adam_steps = j.at("adam_steps").get<long>();
+    s.path = path;
+    auto step_field = [&](const char* field) {
+      try {
+        return checked_int32(j.at(field), field, 1, steps - 1);
+      } catch (const UsageError& e) {
+        throw CheckpointError(fmt::format("{}: {} (a run of {} steps saves its state between steps 1 and {}); "
+                                          "remove the file to train from scratch",
+                                          path, e.what(), steps, steps - 1));
+      }
+    };
+    s.step = step_field("step");
+    s.adam_steps = step_field("adam_steps");
+    if (j.contains("steps") && j["steps"] != steps)
+      throw CheckpointError(fmt::format("{}: saved by a run of {} steps, not {}; remove the file to train from scratch",
+                                        path, j["steps"].dump(), steps));
     s.params = floats_of(j.at("params"), n_params, "params", path);
     s.adam_m = floats_of(j.at("adam_m"), n_params, "adam_m", path);
     s.adam_v = floats_of(j.at("adam_v"), n_params, "adam_v", path);
+    for (float v : s.adam_v)
+      if (v < 0) throw CheckpointError(fmt::format("{}: 'adam_v' holds a negative second moment", path));
     s.loop = j.at("loop");
-    if (s.step < 1 || s.adam_steps != s.step)
+    if (!s.loop.is_object()) throw CheckpointError(fmt::format("{}: 'loop' must be an object", path));
+    if (s.adam_steps != s.step)
       throw CheckpointError(fmt::format("{}: step {} and adam_steps {} do not agree", path, s.step, s.adam_steps));
     return s;
   } catch (const json::exception& e) {
     throw CheckpointError(fmt::format("{} is unreadable ({}); remove it to train that run from scratch", path,
                                       e.what()));
   }
+}
+
+const json& loop_field(const TrainingState& s, const std::string& key, LoopField type) {
+  static const char* names[] = {"a list", "a string", "a number", "an object", "a non-negative integer"};
+  const json* v = s.loop.contains(key) ? &s.loop.at(key) : nullptr;
+  const bool ok = v && (type == LoopField::Array    ? v->is_array()
+                        : type == LoopField::String ? v->is_string()
+                        : type == LoopField::Number ? v->is_number() && std::isfinite(v->get<double>())
+                        : type == LoopField::Object ? v->is_object()
+                                                    : v->is_number_integer() && v->dump()[0] != '-' &&
+                                                          v->get<unsigned long long>() <= 2147483647ULL);
+  if (!ok)
+    throw CheckpointError(fmt::format("{}: loop.{} must be {}; remove the file to train that run from scratch",
+                                      s.path, key, names[int(type)]));
+  return *v;
 }
 
 void remove_training_state(const std::string& run_dir) { std::remove(training_state_path(run_dir).c_str()); }

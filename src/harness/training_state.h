@@ -19,14 +19,20 @@ struct TrainingState {
   std::vector<float> params, adam_m, adam_v;
   long adam_steps = 0;
   nlohmann::json loop;  // the task loop's own state
+  std::string path;     // the file it was read from (for messages)
 };
 
 std::string training_state_path(const std::string& run_dir);
 // The state the run with this config saved, or nothing (none saved, or one of a run with another
-// config, which training from scratch replaces). CheckpointError if the file is unreadable or its
-// parameters are not `n_params` long.
+// config, which training from scratch replaces). Validated like a checkpoint: CheckpointError (exit
+// 3) if the file is unreadable, its step does not lie in [1, steps) for a run of `steps` steps, its
+// parameters or moments are not `n_params` finite numbers, or its loop state is not an object.
 std::optional<TrainingState> load_training_state(const std::string& run_dir, const nlohmann::json& config,
-                                                 size_t n_params);
+                                                 size_t n_params, int steps);
+// A field of a loaded state's loop of the given type (an array, a string, a number, an object, a
+// non-negative integer with Int): CheckpointError naming the state file otherwise.
+enum class LoopField { Array, String, Number, Object, Int };
+const nlohmann::json& loop_field(const TrainingState& s, const std::string& key, LoopField type);
 void remove_training_state(const std::string& run_dir);
 
 // What a training loop calls after every step: it saves the state every `every` steps (0: never;

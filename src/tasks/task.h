@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -116,10 +117,18 @@ class Task {
   // with the experiment that read them ("experiment").
   virtual nlohmann::json evaluate(const std::vector<std::string>& checkpoints, const ExperimentConfig& e,
                                   bool progress) const = 0;
-  // The analyses e asks for of an experiment's checkpoints, written into e.out_dir; the text to print.
-  virtual std::string analyze(const std::vector<std::string>& checkpoints, const ExperimentConfig& e) const {
+  // The analyses e asks for of an experiment's checkpoints: the text to print and the files for
+  // e.out_dir (name, text), which the runner writes with results.json and table.md as one set.
+  struct Analysis {
+    std::string text;
+    std::vector<std::pair<std::string, std::string>> files;
+  };
+  virtual Analysis analyze(const std::vector<std::string>& checkpoints, const ExperimentConfig& e) const {
     return {};
   }
+  // Every file name analyze() can write into out_dir: a run that does not write one removes an
+  // earlier run's copy, so an output set never mixes two runs.
+  virtual std::vector<std::string> analysis_files() const { return {}; }
   // A results file as a plain-text table, and as Markdown (with the published figures of its
   // "reference", when it has one).
   virtual std::string table(const nlohmann::json& results) const = 0;

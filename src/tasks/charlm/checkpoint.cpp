@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include "core/keys.h"
+#include "harness/config.h"
+
 namespace pe {
 
 using nlohmann::json;
@@ -27,10 +30,10 @@ LoadedCharLM load_charlm_checkpoint(const std::string& path) {
     const json& j = r.json_();
     CharLMConfig cfg;
     const json& m = j.at("model");
-    cfg.vocab = m.at("vocab");
-    cfg.d_model = m.at("d_model");
-    cfg.n_heads = m.at("n_heads");
-    cfg.n_layers = m.at("n_layers");
+    cfg.vocab = checked_int32(m.at("vocab"), "model.vocab", 2, 1 << 20);
+    cfg.d_model = checked_int32(m.at("d_model"), "model.d_model", 2, 1024);
+    cfg.n_heads = checked_int32(m.at("n_heads"), "model.n_heads", 1, 64);
+    cfg.n_layers = checked_int32(m.at("n_layers"), "model.n_layers", 1, 16);
     cfg.embed_init_std = m.at("embed_init_std");
     if (cfg.vocab < 2 || cfg.d_model < 2 || cfg.n_heads < 1 || cfg.n_layers < 1 || cfg.d_model % cfg.n_heads)
       throw r.fail("model sizes do not make sense");
@@ -44,8 +47,8 @@ LoadedCharLM load_charlm_checkpoint(const std::string& path) {
     if (j.contains("frequency_plan")) {
       const json& fp = j.at("frequency_plan");
       out.plan_map = fp.at("map");
-      out.plan_train_length = fp.at("train_length");
-      out.plan_read_length = fp.at("read_length");
+      out.plan_train_length = checked_int32(fp.at("train_length"), "frequency_plan.train_length", 2, kMaxLength);
+      out.plan_read_length = checked_int32(fp.at("read_length"), "frequency_plan.read_length", 2, kMaxLength);
       if (!out.model->scheme().accepts_frequency_plan()) throw r.fail("a frequency plan for a scheme without frequencies");
       FrequencyPlan plan = out.model->scheme().plan_for(out.plan_map, out.plan_train_length, out.plan_read_length);
       if (fp.contains("theta")) {  // the frequencies it was tuned with (older checkpoints: recomputed)

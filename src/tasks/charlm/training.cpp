@@ -1,5 +1,7 @@
 #include "tasks/charlm/training.h"
 
+#include "core/memory.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -50,10 +52,17 @@ void WindowStream::shuffle() {
   at_ = 0;
 }
 
-void WindowStream::seek(const json& position) {
-  const int epoch = position.at("epoch");
-  const size_t at = position.at("at");
-  if (epoch < 0 || at > size_t(n_)) throw CheckpointError("training state: the window stream's position is out of range");
+void WindowStream::seek(const json& position, const std::string& path) {
+  const json epoch_v = position.value("epoch", json()), at_v = position.value("at", json());
+  const bool ok = epoch_v.is_number_integer() && at_v.is_number_integer() && epoch_v.dump()[0] != '-' &&
+                  at_v.dump()[0] != '-' && epoch_v.get<unsigned long long>() <= 1000000000ULL &&
+                  at_v.get<unsigned long long>() <= (unsigned long long)n_;
+  if (!ok)
+    throw CheckpointError(fmt::format("{}: loop.stream {} is not a position in the window stream of {} windows; "
+                                      "remove the file to train that run from scratch",
+                                      path, position.dump(), n_));
+  const int epoch = epoch_v.get<int>();
+  const size_t at = at_v.get<size_t>();
   epoch_ = epoch;
   shuffle();
   at_ = at;
@@ -201,6 +210,44 @@ double charlm_step_flops(const CharLMConfig& c, int B, int T, bool train) {
   return train ? 3 * forward : forward;
 }
 
+double charlm_memory_bytes(const CharLMConfig& c, int B, int T, int threads, bool train) {
+  const double D = c.d_model, V = c.vocab, L = c.n_layers, H = c.n_heads;
+  // parameters: embedding, fused qkv and proj per block, and a margin for a scheme's tables
+  const double n = V * D + L * 4 * D * D + double(kMaxLength) * D;
+  const int per_chunk = std::max(1, kCharLMChunkTokens / T), nb = std::min(per_chunk, std::max(B, 1));
+  const double chunks = std::ceil(double(B) / per_chunk), N = double(nb) * T;
+  // a cache: the state before each block and after the last, Q K V O per block, the logits (and
+  // their gradient and the backward scratch when training, with the probabilities of every block)
+  double cache = (L + 1) * N * D + 4 * L * N * D + N * V;
+  if (train) cache += L * nb * H * double(T) * T + N * V + 5 * N * D;
+  double floats = threads * cache + n * (train ? 4 + chunks : 1);
+  double bytes = 4 * floats;
+  if (train) bytes += 3 * n * 40;  // a training state as JSON (a value and its text per float)
+  else bytes += n * 40;            // the checkpoint read as JSON
+  return bytes;
+}
+
+void check_charlm_memory(const ExperimentConfig& e, bool train) {
+  CharLMConfig c;
+  c.vocab = 28;  // the d2l pipeline's: space, <unk>, a-z, whatever the text
+  c.d_model = e.d_model;
+  c.n_heads = e.n_heads;
+  c.n_layers = e.n_layers;
+  const int longest = *std::max_element(e.eval_lengths.begin(), e.eval_lengths.end());
+  const int threads = std::max(1, max_threads());
+  if (train) {
+    double need = charlm_memory_bytes(c, e.batch_size, e.train_length, threads, true);
+    if (e.finetune_steps > 0)
+      need = std::max(need, charlm_memory_bytes(c, e.finetune_batch, e.finetune_length, threads, true));
+    check_memory(need, fmt::format("training this char LM (d_model {}, n_layers {}, n_heads {}, batch {} at {})",
+                                   e.d_model, e.n_layers, e.n_heads, e.batch_size, e.train_length),
+                 "lower d_model, n_layers, n_heads or batch_size");
+  }
+  check_memory(charlm_memory_bytes(c, e.eval_batch, longest, threads, false),
+               fmt::format("reading this char LM at {} (d_model {}, n_layers {})", longest, e.d_model, e.n_layers),
+               "lower d_model, n_layers, eval_batch or the longest eval length");
+}
+
 // ---- training runs
 
 namespace {
@@ -214,6 +261,19 @@ void check_windows_fit(const ExperimentConfig& e, const CharCorpus& corpus, int 
                                 "and {} (validation); lower train_windows / val_start / val_windows or use a longer text",
                                 corpus.path, have, need_train, need_val));
 }
+
+}  // namespace
+
+void check_validation_fits(const ExperimentConfig& e, const CharCorpus& corpus) {
+  const int longest = *std::max_element(e.eval_lengths.begin(), e.eval_lengths.end());
+  const long need = long(e.val_start) + e.val_windows + longest + 1, have = long(corpus.ids.size());
+  if (need > have)
+    throw DataError(fmt::format("corpus {} has {} characters after preprocessing, but {} validation windows from start "
+                                "{} read at length {} need {}; lower val_start or val_windows, or read a longer text",
+                                corpus.path, have, e.val_windows, e.val_start, longest, need));
+}
+
+namespace {
 
 // A run directory that a run with config `cfg` may keep (harness/run_dir.h). Fills `run`.
 bool complete_run(const std::string& run_dir, const json& cfg, CharLMRun& run) {
@@ -249,12 +309,14 @@ CharLMRun train_and_write(CharLM<float>& model, const CharCorpus& corpus, const 
   double since = 0, final_loss = 0;
   int count = 0, first = 1;
   if (e.resume)
-    if (auto s = load_training_state(run_dir, cfg, model.layout().total())) {
+    if (auto s = load_training_state(run_dir, cfg, model.layout().total(), steps)) {
       model.params() = s->params;
       trainer.adam().restore(s->adam_m, s->adam_v, s->adam_steps);
-      stream.seek(s->loop.at("stream"));
-      lines = s->loop.at("metrics");
-      since = s->loop.at("since"), count = s->loop.at("count"), final_loss = s->loop.at("final_loss");
+      stream.seek(loop_field(*s, "stream", LoopField::Object), s->path);
+      lines = loop_field(*s, "metrics", LoopField::String);
+      since = loop_field(*s, "since", LoopField::Number);
+      count = loop_field(*s, "count", LoopField::Int);
+      final_loss = loop_field(*s, "final_loss", LoopField::Number);
       first = s->step + 1;
     }
   for (int step = first; step <= steps; ++step) {
@@ -272,7 +334,8 @@ CharLMRun train_and_write(CharLM<float>& model, const CharCorpus& corpus, const 
       return TrainingState{step, model.params(), trainer.adam().first_moment(), trainer.adam().second_moment(),
                            trainer.adam().steps(),
                            json{{"stream", stream.position()}, {"metrics", lines}, {"since", since},
-                                {"count", count}, {"final_loss", final_loss}}};
+                                {"count", count}, {"final_loss", final_loss}},
+                           ""};
     });
   }
   CharLMRun out;
@@ -294,6 +357,7 @@ CharLMRun train_and_write(CharLM<float>& model, const CharCorpus& corpus, const 
 
 CharLMRun train_charlm(const ExperimentConfig& e, const json& resolved, const std::string& scheme, int seed,
                        const StepFn& progress) {
+  check_charlm_memory(e, true);
   const CharCorpus corpus = load_experiment_corpus(e);
   check_windows_fit(e, corpus, *std::max_element(e.eval_lengths.begin(), e.eval_lengths.end()));
   CharLM<float> model(charlm_model_config(e, scheme, int(corpus.vocab.size())));

@@ -19,6 +19,9 @@ namespace pe {
 CharLMConfig charlm_model_config(const ExperimentConfig& e, const std::string& scheme, int vocab);
 // The corpus of an experiment: the shipped Time Machine is sha1-checked, another path is read as is.
 CharCorpus load_experiment_corpus(const ExperimentConfig& e);
+// The validation windows (val_start .. + val_windows, at the longest eval length) lie inside the
+// corpus; DataError (exit 4) before any reading otherwise.
+void check_validation_fits(const ExperimentConfig& e, const CharCorpus& corpus);
 
 // Training windows: the starts 0 .. n-1 in a fresh shuffled order each epoch (seeded), B per step.
 class WindowStream {
@@ -27,7 +30,7 @@ class WindowStream {
   void next(int B, std::vector<int>& starts);
   // Where the stream stands (epoch, windows taken in it), to continue it after a stop.
   nlohmann::json position() const { return {{"epoch", epoch_}, {"at", at_}}; }
-  void seek(const nlohmann::json& position);
+  void seek(const nlohmann::json& position, const std::string& path);  // CheckpointError naming path if out of range
 
  private:
   void shuffle();
@@ -121,6 +124,14 @@ std::string charlm_sample(CharLM<float>& model, const std::vector<std::string>& 
 // B sequences of T tokens, counted from the shapes: 2 per multiply-add of every matrix product, the
 // full T x T score square per head (as the reference count does), backward = 2 x forward.
 double charlm_step_flops(const CharLMConfig& c, int B, int T, bool train);
+
+// Bytes a model of c needs on `threads` threads: training at context T with batch B (parameters,
+// gradient, Adam moments, one gradient per chunk, one activation cache per thread with the attention
+// probabilities kept, and a saved training state as JSON), or reading (train = false) at T in
+// batches of B. An estimate from the shapes, within a few tens of percent.
+double charlm_memory_bytes(const CharLMConfig& c, int B, int T, int threads, bool train);
+// ConfigError (exit 2), before any work, when e's training or reading would not fit this machine.
+void check_charlm_memory(const ExperimentConfig& e, bool train);
 
 // Reads checkpoints at e.eval_lengths on e's validation windows: each plainly; a RoPE checkpoint
 // also with e.band and with each map of e.rescale; a fine-tuned one under its own plan (right after

@@ -1,5 +1,9 @@
 #include "tasks/cue/checkpoint.h"
 
+#include <fmt/format.h>
+
+#include "core/keys.h"
+
 namespace pe {
 
 using nlohmann::json;
@@ -9,15 +13,30 @@ json make_checkpoint(const CueHead<float>& model, const json& training, const st
                              model.params().data());
 }
 
-LoadedCheckpoint load_checkpoint(const std::string& path, const std::string& task) {
+LoadedCheckpoint load_checkpoint(const std::string& path, const std::string& task, HeadInput input) {
   CheckpointReader r(path, task);
   return r.fields([&] {
     CueModelConfig cfg;
     const json& m = r.json_().at("model");
-    cfg.task.alphabet = m.at("alphabet");
-    cfg.task.query_token = m.value("query_token", true);
+    cfg.task.alphabet = checked_int32(m.at("alphabet"), "model.alphabet", 2, 256);
+    const json qt = m.value("query_token", json(true));
+    if (!qt.is_boolean()) throw r.fail("model.query_token must be true or false");
+    cfg.task.query_token = qt.get<bool>();
+    if (cfg.task.query_token != input.query_token)
+      throw r.fail(input.query_token
+                       ? "it holds a head without a query token (a filings head), which cannot read the cue task's "
+                         "sequences; read it with --task filings"
+                       : "it holds a head with a query token (a cue head), which cannot read every position of a "
+                         "document; read it with --task cue");
+    if (input.alphabet > 0 && cfg.task.alphabet != input.alphabet)
+      throw r.fail(fmt::format("its head reads {} symbols but these documents use {}", cfg.task.alphabet,
+                               input.alphabet));
     // a head without a query token reads documents, not the random cue stream: no mark_prob
     cfg.task.mark_prob = cfg.task.query_token ? m.at("mark_prob").get<double>() : 0.0;
+    for (auto [field, want] : {std::pair{"vocab", cfg.task.vocab()}, {"classes", cfg.task.alphabet}})
+      if (m.contains(field) && m[field] != want)
+        throw r.fail(fmt::format("model.{} is {} but alphabet {}{} makes it {}", field, m[field].dump(),
+                                 cfg.task.alphabet, cfg.task.query_token ? " with a query token" : "", want));
     cfg.d_model = m.at("d_model");
     cfg.embed_init_std = m.at("embed_init_std");
     cfg.scheme = r.scheme();

@@ -21,7 +21,14 @@ struct LoadedCheckpoint {
   nlohmann::json meta;  // the whole file minus the parameters
   std::string path;
 };
-// Throws CheckpointError (missing, not JSON, wrong format/version/task, names or shapes that differ).
-LoadedCheckpoint load_checkpoint(const std::string& path, const std::string& task = "cue");
+// What the reader feeds the head: with or without the query token, and an alphabet (0: the
+// checkpoint's own). A head fed tokens its vocabulary lacks would read past its embedding table.
+struct HeadInput {
+  bool query_token = true;
+  int alphabet = 0;
+};
+// Throws CheckpointError (missing, not JSON, wrong format/version/task, names or shapes that differ,
+// or a head that cannot read `input`).
+LoadedCheckpoint load_checkpoint(const std::string& path, const std::string& task = "cue", HeadInput input = {});
 
 }  // namespace pe

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "core/errors.h"
 #include "harness/statistics.h"
 #include "tasks/cue/checkpoint.h"
@@ -63,9 +65,24 @@ std::string compare_cue_readers(const json& results, const std::string& a, const
                      signed_interval(t.mean_diff, t.lo, t.hi), t.p_value);
   else
     s += fmt::format("  across seeds: {:+.3f} (one seed: no interval)\n", t.mean_diff);
+  // The per-seed lines re-read the checkpoints: each must still give the accuracy recorded beside the
+  // across-seed line, or the two kinds of line would describe different models.
+  auto reread = [&](const std::string& checkpoint, const std::string& reader, const json& map, double recorded,
+                    int seed) {
+    std::vector<char> right = correct_on(checkpoint, map, results, length);
+    long hits = 0;
+    for (char c : right) hits += c;
+    const double now = double(hits) / double(right.size());
+    if (std::fabs(now - recorded) > 0.25 / double(right.size()))
+      throw DataError(fmt::format("{} ({} seed {}) now reads {:.4f} at {} but these results recorded {:.4f}: the "
+                                  "checkpoint changed after they were written; read it again (pe-bench eval or run "
+                                  "--resume) before comparing",
+                                  checkpoint, reader, seed, now, length, recorded));
+    return right;
+  };
   for (size_t i = 0; i < seeds.size(); ++i) {
-    const std::vector<char> ca = correct_on(checkpoints[i].first, ra.at("map"), results, length),
-                            cb = correct_on(checkpoints[i].second, rb.at("map"), results, length);
+    const std::vector<char> ca = reread(checkpoints[i].first, a, ra.at("map"), va[i], seeds[i]),
+                            cb = reread(checkpoints[i].second, b, rb.at("map"), vb[i], seeds[i]);
     const stats::Bootstrap bs = stats::paired_bootstrap(ca, cb, settings.resamples, settings.seed);
     const stats::McNemar mc = stats::mcnemar_exact(ca, cb);
     s += fmt::format("  seed {}, over the shared test sequences: {}  (paired bootstrap, {} resamples, seed {}); "

@@ -50,15 +50,15 @@ class CueTask final : public Task {
   }
 
   // With `analyze`: the trained heads' geometry at the lengths past training, into geometry.json.
-  std::string analyze(const std::vector<std::string>& checkpoints, const ExperimentConfig& e) const override {
+  Analysis analyze(const std::vector<std::string>& checkpoints, const ExperimentConfig& e) const override {
     if (!e.analyze) return {};
     std::vector<int> past;
     for (int n : e.eval_lengths)
       if (n > e.train_length) past.push_back(n);
     const nlohmann::json g = analyze_checkpoints(checkpoints, EvalSettings{past, e.test_sequences, e.test_seed, {}});
-    write_json_atomic(e.out_dir + "/geometry.json", g);
-    return format_geometry(g);
+    return {format_geometry(g), {{"geometry.json", g.dump(2) + "\n"}}};
   }
+  std::vector<std::string> analysis_files() const override { return {"geometry.json"}; }
 
   std::string compare(const nlohmann::json& results, const std::string& a, const std::string& b, int length,
                       const CompareSettings& settings) const override {

@@ -61,7 +61,15 @@ CueHead<float> train_head(const ExperimentConfig& e, const CueModelConfig& model
     const TrainingState& s = *resumable.start;
     model.params() = s.params;
     adam.restore(s.adam_m, s.adam_v, s.adam_steps);
-    if (metrics_log) *metrics_log = s.loop.at("metrics");
+    const json& metrics = loop_field(s, "metrics", LoopField::Array);
+    for (auto& line : metrics)  // the log so far: one object per logged step, all before this step
+      if (!line.is_object() || !line.contains("step") || !line["step"].is_number_integer() ||
+          line["step"].get<long long>() > s.step || !line.contains("loss") || !line["loss"].is_number() ||
+          !line.contains("accuracy") || !line["accuracy"].is_number())
+        throw CheckpointError(fmt::format("{}: loop.metrics holds {}, not a line of this run's log; remove the file "
+                                          "to train that run from scratch",
+                                          s.path, line.dump().substr(0, 60)));
+    if (metrics_log) *metrics_log = metrics;
     first = s.step + 1;
   }
   const int B = e.batch_size;
@@ -101,7 +109,7 @@ CueHead<float> train_head(const ExperimentConfig& e, const CueModelConfig& model
     if (resumable.checkpoints)
       resumable.checkpoints->after_step(step, [&] {
         return TrainingState{step, model.params(), adam.first_moment(), adam.second_moment(), adam.steps(),
-                             json{{"metrics", metrics_log ? *metrics_log : json::array()}}};
+                             json{{"metrics", metrics_log ? *metrics_log : json::array()}}, ""};
       });
   }
   check_finite_step<float>(e.steps, 0.0, model.layout(), model.params().data(), nullptr, e.lr);  // the last update
@@ -156,7 +164,8 @@ TrainOutcome train_head_run(const ExperimentConfig& e, const json& resolved, con
   const StepCheckpoints checkpoints(dir, cfg, e.steps, e.checkpoint_every, what);
   checkpoints.before_start();
   Resumable resumable{&checkpoints, std::nullopt};
-  if (e.resume) resumable.start = load_training_state(dir, cfg, CueHead<float>(model_config).layout().total());
+  if (e.resume)
+    resumable.start = load_training_state(dir, cfg, CueHead<float>(model_config).layout().total(), e.steps);
   json log = json::array();
   const CueHead<float> model = train_head(e, model_config, seed, batches, &log, progress, resumable);
   TrainOutcome out;

@@ -70,13 +70,16 @@ class FilingsTask final : public Task {
   }
 
   // One held-out document read whole by every reader: <out_dir>/document.json (scripts/plot.py draws it).
-  std::string analyze(const std::vector<std::string>& checkpoints, const ExperimentConfig& e) const override {
+  Analysis analyze(const std::vector<std::string>& checkpoints, const ExperimentConfig& e) const override {
     const nlohmann::json doc = filings_document_json(checkpoints, settings_of(e));
-    write_json_atomic(e.out_dir + "/document.json", doc);
-    return fmt::format("wrote {}/document.json: document {} ({} tokens) read by {} readers; {}", e.out_dir,
+    Analysis a;
+    a.files = {{"document.json", doc.dump(2) + "\n"}};
+    a.text = fmt::format("wrote {}/document.json: document {} ({} tokens) read by {} readers; {}", e.out_dir,
                        doc["document"]["id"].get<std::string>(), doc["document"]["words"].size(),
                        doc["readers"].size(), doc["why"].get<std::string>());
+    return a;
   }
+  std::vector<std::string> analysis_files() const override { return {"document.json"}; }
 
   std::string compare(const nlohmann::json& results, const std::string& a, const std::string& b, int length,
                       const CompareSettings&) const override {

@@ -78,7 +78,7 @@ struct Loaded {
 };
 
 Loaded load_filings_checkpoint(const std::string& path) {
-  Loaded l{load_checkpoint(path, "filings"), "", 0, 0, false};
+  Loaded l{load_checkpoint(path, "filings", HeadInput{false, kFilingsSymbols}), "", 0, 0, false};
   l.scheme = l.cp.model->config().scheme.name;
   l.seed = l.cp.meta.at("training").value("seed", 0);
   l.train_length = l.cp.meta.at("training").value("train_length", 0);
@@ -241,7 +241,13 @@ json evaluate_filings(const std::vector<std::string>& paths, const FilingsSettin
     for (auto& p : find_checkpoints(s.cue_runs, "cue")) {
       Loaded l{load_checkpoint(p, "cue"), "", 0, 0, false};
       l.seed = l.cp.meta.at("training").value("seed", 0);
-      if (alibi_reach(*l.cp.model)) cue.push_back(std::move(l));
+      if (!alibi_reach(*l.cp.model)) continue;
+      if (l.cp.model->config().task.alphabet != kFilingsSymbols)  // its symbols would not be the documents'
+        throw CheckpointError(fmt::format("checkpoint {} (horizon_cue_runs): its head reads {} symbols but the "
+                                          "filings documents use {}; point horizon_cue_runs at cue runs trained "
+                                          "with alphabet {}",
+                                          p, l.cp.model->config().task.alphabet, kFilingsSymbols, kFilingsSymbols));
+      cue.push_back(std::move(l));
     }
     if (cue.empty())
       throw DataError(fmt::format("horizon_cue_runs: {} holds no ALiBi cue checkpoint; train the tournament first "
