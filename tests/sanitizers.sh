@@ -7,9 +7,14 @@ set -euo pipefail
 DIR=${1:?usage: sanitizers.sh BUILD_DIR}
 SRC=$(pwd)
 FLAGS="-O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -Wno-unknown-pragmas"
+# A unity build (eight sources per compilation: the heavy headers are parsed once per batch, not
+# once per file) takes about a third of the time of building each file apart; it needs no two
+# sources to define the same name in an anonymous namespace, which this build checks.
 cmake -S "$SRC" -B "$DIR" -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="$FLAGS" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
-  -DPEBENCH_OPENMP=OFF -DPEBENCH_BENCHMARKS=OFF >/dev/null
+  -DPEBENCH_OPENMP=OFF -DPEBENCH_BENCHMARKS=OFF -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=8 >/dev/null
+built=$(date +%s)
 cmake --build "$DIR" --target pe_tests pe-bench -j"$(nproc)" >"$DIR/build.log" 2>&1 || { tail -30 "$DIR/build.log"; exit 1; }
+echo "sanitizers: built in $(( $(date +%s) - built )) s"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 start=$(date +%s)

@@ -19,7 +19,7 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
-std::string fresh_dir(const std::string& name) {
+std::string scratch_dir(const std::string& name) {
   const auto d = fs::temp_directory_path() / ("pe-bench-test-" + name + "-" + std::to_string(::getpid()));
   fs::remove_all(d);
   fs::create_directories(d);
@@ -34,7 +34,7 @@ std::vector<std::string> names_in(const std::string& dir) {
 }  // namespace
 
 TEST_CASE("an output set is written whole, and removes the outputs of an earlier set that it does not make") {
-  const std::string d = fresh_dir("set");
+  const std::string d = scratch_dir("set");
   write_file_set(d, {{"results.json", "1\n"}, {"table.md", "a\n"}, {"geometry.json", "g\n"}}, {"geometry.json"});
   CHECK(names_in(d) == std::vector<std::string>{"geometry.json", "results.json", "table.md"});
   // the next set makes no geometry: the old one goes with it
@@ -46,7 +46,7 @@ TEST_CASE("an output set is written whole, and removes the outputs of an earlier
 }
 
 TEST_CASE("a set whose writer was killed after committing it is finished; one killed before is dropped") {
-  const std::string d = fresh_dir("pending");
+  const std::string d = scratch_dir("pending");
   write_file_set(d, {{"results.json", "old\n"}, {"table.md", "old\n"}, {"geometry.json", "old\n"}});
   // killed in the moment after the commit: the pending set holds the new files and its manifest
   fs::create_directories(d + "/.output-set.pending");
@@ -100,7 +100,7 @@ TEST_CASE("a temporary's owner is read from its name; a dead owner's temporaries
   CHECK(temp_owner("seed0") == 0);
   CHECK(temp_owner("seed0.tmp.x.1") == 0);
   CHECK(process_alive(::getpid()));
-  const std::string d = fresh_dir("stale");
+  const std::string d = scratch_dir("stale");
   fs::create_directories(d + "/seed0.tmp.999999999.1");
   std::ofstream(d + "/seed0.state.json.tmp.999999999.2") << "x";
   fs::create_directories(d + "/seed0.tmp." + std::to_string(::getpid()) + ".3");  // ours: alive

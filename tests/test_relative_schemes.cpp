@@ -192,7 +192,7 @@ std::vector<double> charlm_logits(const std::string& scheme, int p0) {
   m.forward(x.data(), y.data(), B, T, c, p0);
   return c.logits;
 }
-double max_diff(const std::vector<double>& a, const std::vector<double>& b) {
+double largest_gap(const std::vector<double>& a, const std::vector<double>& b) {
   double m = 0;
   for (size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(a[i] - b[i]));
   return m;
@@ -207,7 +207,7 @@ TEST_CASE("joint shift: relative schemes leave a char LM unchanged when every po
     REQUIRE((relative.count(info.name) + absolute.count(info.name)) == 1);
     const auto base = charlm_logits(info.name, 0);
     for (int shift : {1, 37, 300}) {
-      const double d = max_diff(base, charlm_logits(info.name, shift));
+      const double d = largest_gap(base, charlm_logits(info.name, shift));
       INFO("shift ", shift, " max logit change ", d);
       if (relative.count(info.name))
         CHECK(d < 1e-9);

@@ -56,13 +56,13 @@ HeldOut held_out_queries(const std::vector<FilingsDocument>& docs, int far) {
 }
 
 // What one reader (a checkpoint under a map) scored, and where its ALiBi horizon falls.
-struct Reading {
+struct QueryCounts {
   std::string map;
   bool readable = true;  // false: the scheme has no representation for some position (learned table)
   long correct = 0, far_correct = 0;
   long inside = 0, inside_correct = 0, beyond = 0, beyond_correct = 0;  // ALiBi heads, map none
   long own_inside = 0, own_inside_correct = 0, own_beyond = 0, own_beyond_correct = 0;  // each query's own W
-  void add(const Reading& x) {
+  void add(const QueryCounts& x) {
     correct += x.correct, far_correct += x.far_correct;
     inside += x.inside, inside_correct += x.inside_correct, beyond += x.beyond, beyond_correct += x.beyond_correct;
     own_inside += x.own_inside, own_inside_correct += x.own_inside_correct;
@@ -91,7 +91,7 @@ Loaded load_filings_checkpoint(const std::string& path) {
 // beyond it — the head's (its widest W) and the query's own (its token's W) — where the query's
 // offset from its answer is age + offset, and the token it reads with is query_tokens[t].
 void score(const std::vector<int>& pred, const std::vector<int>& targets, const std::vector<int>& ages, int far,
-           const std::optional<AlibiReach>& reach, int offset, const std::vector<int>& query_tokens, Reading& r) {
+           const std::optional<AlibiReach>& reach, int offset, const std::vector<int>& query_tokens, QueryCounts& r) {
   for (size_t t = 0; t < pred.size(); ++t) {
     if (targets[t] < 0) continue;
     const bool ok = pred[t] == targets[t];
@@ -110,7 +110,7 @@ void score(const std::vector<int>& pred, const std::vector<int>& targets, const 
 
 json ratio(long k, long n) { return n ? json(double(k) / double(n)) : json(nullptr); }
 
-json horizon_json(const std::string& trained_on, const Loaded& l, const AlibiReach& reach, const Reading& r) {
+json horizon_json(const std::string& trained_on, const Loaded& l, const AlibiReach& reach, const QueryCounts& r) {
   return {{"trained_on", trained_on},
           {"checkpoint", l.cp.path},
           {"seed", l.seed},
@@ -137,7 +137,7 @@ json evaluate_filings(const std::vector<std::string>& paths, const FilingsSettin
   std::vector<Loaded> cps;
   for (auto& p : paths) cps.push_back(load_filings_checkpoint(p));
   // every checkpoint under each of its maps, one checkpoint per thread (its scheme's plan changes per document)
-  std::vector<std::vector<Reading>> readings(cps.size());
+  std::vector<std::vector<QueryCounts>> readings(cps.size());
   Progress line(!progress);
   std::atomic<int> done{0};
 #pragma omp parallel for schedule(dynamic, 1) if (!in_parallel())
@@ -149,7 +149,7 @@ json evaluate_filings(const std::vector<std::string>& paths, const FilingsSettin
     if (cps[c].plans) maps.insert(maps.end(), s.maps.begin(), s.maps.end());
     CueWorkspace<float> ws;
     for (auto& map : maps) {
-      Reading r;
+      QueryCounts r;
       r.map = map;
       r.readable = m.scheme().can_read(h.longest - 1);
       for (size_t d = 0; r.readable && d < h.tokens.size(); ++d) {
@@ -201,7 +201,7 @@ json evaluate_filings(const std::vector<std::string>& paths, const FilingsSettin
       bool readable = true;
       std::vector<double> all, far;
       for (size_t c : mine) {
-        const Reading& r = readings[c].at(k);
+        const QueryCounts& r = readings[c].at(k);
         readable = readable && r.readable;
         const double a = double(r.correct) / double(h.queries), f = double(r.far_correct) / double(h.far_queries);
         all.push_back(a), far.push_back(f);
@@ -253,7 +253,7 @@ json evaluate_filings(const std::vector<std::string>& paths, const FilingsSettin
       throw DataError(fmt::format("horizon_cue_runs: {} holds no ALiBi cue checkpoint; train the tournament first "
                                   "(make run) or set horizon_cue_runs to \"\"",
                                   s.cue_runs));
-    std::vector<Reading> r(cue.size() * h.tokens.size());
+    std::vector<QueryCounts> r(cue.size() * h.tokens.size());
     std::vector<AlibiReach> reaches;
     for (auto& l : cue) l.cp.model->prepare(h.longest + 1), reaches.push_back(*alibi_reach(*l.cp.model));
 #pragma omp parallel for schedule(dynamic, 1) if (!in_parallel())
@@ -266,7 +266,7 @@ json evaluate_filings(const std::vector<std::string>& paths, const FilingsSettin
             std::vector<int>(h.tokens[d].size(), m.config().task.query_token_id()), r[k]);
     }
     for (size_t c = 0; c < cue.size(); ++c) {
-      Reading total;
+      QueryCounts total;
       for (size_t d = 0; d < h.tokens.size(); ++d) total.add(r[c * h.tokens.size() + d]);
       json entry = horizon_json("cue", cue[c], reaches[c], total);
       entry["accuracy"] = {double(total.correct) / double(h.queries), double(total.far_correct) / double(h.far_queries)};
