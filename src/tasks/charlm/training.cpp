@@ -377,6 +377,9 @@ CharLMRun finetune_charlm(const ExperimentConfig& e, const json& resolved, const
     throw UsageError(fmt::format("{} was already fine-tuned with {}; fine-tune the original checkpoint", checkpoint,
                                  loaded.plan_map));
   CharLM<float>& model = *loaded.model;
+  check_memory(charlm_memory_bytes(model.config(), e.finetune_batch, e.finetune_length, std::max(1, max_threads()), true),
+               fmt::format("fine-tuning {} at {} in batches of {}", checkpoint, e.finetune_length, e.finetune_batch),
+               "lower finetune_batch or finetune_length");
   if (!model.scheme().accepts_frequency_plan())
     throw UsageError(fmt::format("fine-tuning with a context-extension map needs a RoPE model; {} holds {}", checkpoint,
                                  model.scheme().name()));
