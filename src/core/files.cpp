@@ -214,8 +214,10 @@ void write_file_set(const std::string& dir_text, const std::vector<std::pair<std
   roll_forward(dir);
 }
 
+std::string json_text(const nlohmann::json& j) { return j.dump(2) + "\n"; }
+
 void write_json_atomic(const std::string& path, const nlohmann::json& j) {
-  write_file_atomic(path, j.dump(2) + "\n");
+  write_file_atomic(path, json_text(j));
 }
 
 std::string read_file(const std::string& path) {

@@ -12,7 +12,9 @@ namespace pe {
 // exclusively), then rename. Creates parents. An existing path that is not a regular file (a device,
 // a pipe) is written through instead, never replaced.
 void write_file_atomic(const std::string& path, const std::string& text);
-// JSON with 2-space indent and a trailing newline, written atomically.
+// JSON as pe-bench writes it: 2-space indent and a trailing newline.
+std::string json_text(const nlohmann::json& j);
+// json_text(j), written atomically.
 void write_json_atomic(const std::string& path, const nlohmann::json& j);
 std::string read_file(const std::string& path);  // throws IoError naming the path
 bool file_exists(const std::string& path);

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cmath>
 
 #include "core/errors.h"
@@ -89,11 +88,11 @@ void check_key_value(const KeySpec& k, const json& v, const std::string& origin)
 }
 
 long long checked_int(const json& v, const std::string& what, long long lo, long long hi) {
-  const bool fits = v.is_number_unsigned()  ? v.get<unsigned long long>() <= (unsigned long long)std::max(hi, 0LL)
-                    : v.is_number_integer() ? true
-                                            : false;
-  if (fits) {
-    const long long x = v.is_number_unsigned() ? (long long)v.get<unsigned long long>() : v.get<long long>();
+  if (v.is_number_unsigned()) {  // past LLONG_MAX it is out of any range asked for
+    const unsigned long long u = v.get<unsigned long long>();
+    if (hi >= 0 && u <= (unsigned long long)hi && (long long)u >= lo) return (long long)u;
+  } else if (v.is_number_integer()) {
+    const long long x = v.get<long long>();
     if (x >= lo && x <= hi) return x;
   }
   throw UsageError(fmt::format("{} must be an integer in [{}, {}] (got {})", what, lo, hi, v.dump()));

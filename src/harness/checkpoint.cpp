@@ -110,8 +110,8 @@ CheckpointReader::CheckpointReader(const std::string& path, const std::string& t
   }
   if (!j_.is_object() || !j_.contains("format") || j_["format"] != kCheckpointFormat) throw fail("not a pe-bench checkpoint (format field missing or different)");
   if (!j_.contains("version") || !j_["version"].is_number_integer()) throw fail("no format version");
-  // compared as written: a 64-bit value is never cut to 32 bits first (4294967297 is not version 1)
-  if (j_["version"].dump() != std::to_string(kCheckpointVersion))
+  // compared as a 64-bit value, never cut to 32 bits first (4294967297 is not version 1)
+  if (j_["version"] != kCheckpointVersion)
     throw fail(fmt::format("format version {} but this pe-bench reads version {}", j_["version"].dump(),
                            kCheckpointVersion));
   const json t = j_.value("task", json());
@@ -288,11 +288,11 @@ void check_distinct_runs(const std::vector<std::string>& checkpoints) {
     if (!cp.is_object() || !cp.contains("scheme") || !cp["scheme"].is_object() || !cp.contains("training") ||
         !cp["training"].is_object())
       continue;
-    const json plan = cp.value("frequency_plan", json::object());
-    const std::string map = plan.is_object() ? plan.value("map", json("")).dump() : "";
+    const json plan = cp.value("frequency_plan", json());
+    const std::string map = plan.is_object() && plan.contains("map") ? " map " + plan["map"].dump() : "";
     const std::string run = fmt::format("{} {} seed {}{}", cp.value("task", json()).dump(),
                                         cp["scheme"].value("name", json()).dump(),
-                                        cp["training"].value("seed", json()).dump(), map.empty() || map == "\"\"" ? "" : " map " + map);
+                                        cp["training"].value("seed", json()).dump(), map);
     if (auto it = seen.find(run); it != seen.end())
       throw UsageError(fmt::format("checkpoints {} and {} are the same run ({}): its seed would count twice in the "
                                    "mean and the interval; read each run once (remove the copy, or give another seed)",

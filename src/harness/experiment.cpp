@@ -136,7 +136,7 @@ ExperimentReport run_experiment(const Task& task, const json& resolved, const Ru
   // the output set, computed whole before any of it is written, then written as one unit (an
   // earlier run's analyses that this run does not make are removed with it)
   const Task::Analysis analysis = task.analyze(checkpoints, e);
-  std::vector<std::pair<std::string, std::string>> files = {{"results.json", out.results.dump(2) + "\n"},
+  std::vector<std::pair<std::string, std::string>> files = {{"results.json", json_text(out.results)},
                                                             {"table.md", task.markdown(out.results)}};
   files.insert(files.end(), analysis.files.begin(), analysis.files.end());
   write_file_set(e.out_dir, files, task.analysis_files());

@@ -90,12 +90,19 @@ std::optional<TrainingState> load_training_state(const std::string& run_dir, con
 const json& loop_field(const TrainingState& s, const std::string& key, LoopField type) {
   static const char* names[] = {"a list", "a string", "a number", "an object", "a non-negative integer"};
   const json* v = s.loop.contains(key) ? &s.loop.at(key) : nullptr;
+  auto is_count = [](const json& x) {
+    try {
+      checked_int32(x, "");
+      return true;
+    } catch (const UsageError&) {
+      return false;
+    }
+  };
   const bool ok = v && (type == LoopField::Array    ? v->is_array()
                         : type == LoopField::String ? v->is_string()
                         : type == LoopField::Number ? v->is_number() && std::isfinite(v->get<double>())
                         : type == LoopField::Object ? v->is_object()
-                                                    : v->is_number_integer() && v->dump()[0] != '-' &&
-                                                          v->get<unsigned long long>() <= 2147483647ULL);
+                                                    : is_count(*v));
   if (!ok)
     throw CheckpointError(fmt::format("{}: loop.{} must be {}; remove the file to train that run from scratch",
                                       s.path, key, names[int(type)]));

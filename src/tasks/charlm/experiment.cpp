@@ -8,8 +8,6 @@
 
 #include "core/errors.h"
 #include "core/files.h"
-#include "core/memory.h"
-#include "core/parallel.h"
 #include "core/progress.h"
 #include "tasks/charlm/training.h"
 #include "harness/statistics.h"
@@ -103,6 +101,7 @@ json evaluate_readings(const std::vector<Reading>& readings, const ExperimentCon
 json evaluate_charlm(const std::vector<std::string>& checkpoints, const ExperimentConfig& e, bool show_progress) {
   const CharCorpus corpus = load_experiment_corpus(e);
   check_validation_fits(e, corpus);
+  const int longest = *std::max_element(e.eval_lengths.begin(), e.eval_lengths.end());
   struct Item {
     std::string path, scheme, map;  // map: the plan a fine-tuned checkpoint was tuned with ("" if none)
     int seed;
@@ -111,9 +110,7 @@ json evaluate_charlm(const std::vector<std::string>& checkpoints, const Experime
   std::vector<Item> items;
   for (auto& path : checkpoints) {
     const LoadedCharLM cp = load_charlm_checkpoint(path);
-    const int longest = *std::max_element(e.eval_lengths.begin(), e.eval_lengths.end());
-    check_memory(charlm_memory_bytes(cp.model->config(), e.eval_batch, longest, std::max(1, max_threads()), false),
-                 fmt::format("reading {} at {}", path, longest), "read it at shorter lengths or in smaller batches");
+    check_charlm_fits(cp.model->config(), e.eval_batch, longest, false, "reading " + path);
     if (cp.vocab != corpus.vocab)
       throw DataError(fmt::format("corpus {} has a different vocabulary from the one {} was trained on; pass the "
                                   "training corpus with --corpus", corpus.path, path));

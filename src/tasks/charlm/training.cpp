@@ -1,5 +1,6 @@
 #include "tasks/charlm/training.h"
 
+#include "core/keys.h"
 #include "core/memory.h"
 
 #include <fmt/format.h>
@@ -53,19 +54,18 @@ void WindowStream::shuffle() {
 }
 
 void WindowStream::seek(const json& position, const std::string& path) {
-  const json epoch_v = position.value("epoch", json()), at_v = position.value("at", json());
-  const bool ok = epoch_v.is_number_integer() && at_v.is_number_integer() && epoch_v.dump()[0] != '-' &&
-                  at_v.dump()[0] != '-' && epoch_v.get<unsigned long long>() <= 1000000000ULL &&
-                  at_v.get<unsigned long long>() <= (unsigned long long)n_;
-  if (!ok)
+  int epoch = 0, at = 0;
+  try {
+    epoch = checked_int32(position.value("epoch", json()), "epoch");
+    at = checked_int32(position.value("at", json()), "at", 0, n_);
+  } catch (const UsageError&) {
     throw CheckpointError(fmt::format("{}: loop.stream {} is not a position in the window stream of {} windows; "
                                       "remove the file to train that run from scratch",
                                       path, position.dump(), n_));
-  const int epoch = epoch_v.get<int>();
-  const size_t at = at_v.get<size_t>();
+  }
   epoch_ = epoch;
   shuffle();
-  at_ = at;
+  at_ = size_t(at);
 }
 
 void WindowStream::next(int B, std::vector<int>& starts) {
@@ -227,25 +227,11 @@ double charlm_memory_bytes(const CharLMConfig& c, int B, int T, int threads, boo
   return bytes;
 }
 
-void check_charlm_memory(const ExperimentConfig& e, bool train) {
-  CharLMConfig c;
-  c.vocab = 28;  // the d2l pipeline's: space, <unk>, a-z, whatever the text
-  c.d_model = e.d_model;
-  c.n_heads = e.n_heads;
-  c.n_layers = e.n_layers;
-  const int longest = *std::max_element(e.eval_lengths.begin(), e.eval_lengths.end());
-  const int threads = std::max(1, max_threads());
-  if (train) {
-    double need = charlm_memory_bytes(c, e.batch_size, e.train_length, threads, true);
-    if (e.finetune_steps > 0)
-      need = std::max(need, charlm_memory_bytes(c, e.finetune_batch, e.finetune_length, threads, true));
-    check_memory(need, fmt::format("training this char LM (d_model {}, n_layers {}, n_heads {}, batch {} at {})",
-                                   e.d_model, e.n_layers, e.n_heads, e.batch_size, e.train_length),
-                 "lower d_model, n_layers, n_heads or batch_size");
-  }
-  check_memory(charlm_memory_bytes(c, e.eval_batch, longest, threads, false),
-               fmt::format("reading this char LM at {} (d_model {}, n_layers {})", longest, e.d_model, e.n_layers),
-               "lower d_model, n_layers, eval_batch or the longest eval length");
+void check_charlm_fits(const CharLMConfig& c, int B, int T, bool train, const std::string& what) {
+  check_memory(charlm_memory_bytes(c, B, T, std::max(1, max_threads()), train),
+               fmt::format("{} (d_model {}, n_layers {}, n_heads {}, batch {} at {})", what, c.d_model, c.n_layers,
+                           c.n_heads, B, T),
+               "lower d_model, n_layers, n_heads, the batch or the length");
 }
 
 // ---- training runs
@@ -357,10 +343,13 @@ CharLMRun train_and_write(CharLM<float>& model, const CharCorpus& corpus, const 
 
 CharLMRun train_charlm(const ExperimentConfig& e, const json& resolved, const std::string& scheme, int seed,
                        const StepFn& progress) {
-  check_charlm_memory(e, true);
   const CharCorpus corpus = load_experiment_corpus(e);
   check_windows_fit(e, corpus, *std::max_element(e.eval_lengths.begin(), e.eval_lengths.end()));
-  CharLM<float> model(charlm_model_config(e, scheme, int(corpus.vocab.size())));
+  const CharLMConfig config = charlm_model_config(e, scheme, int(corpus.vocab.size()));
+  // before any work: this run, and the fine-tunes the experiment asks of it (each checks again)
+  check_charlm_fits(config, e.batch_size, e.train_length, true, "training this char LM");
+  if (e.finetune_steps > 0) check_charlm_fits(config, e.finetune_batch, e.finetune_length, true, "fine-tuning it");
+  CharLM<float> model(config);
   if (!model.scheme().can_read(e.train_length - 1))
     throw ConfigError(fmt::format("{}: the learned table has {} rows, fewer than train_length {}", scheme,
                                   model.scheme().max_position() + 1, e.train_length));
@@ -377,9 +366,7 @@ CharLMRun finetune_charlm(const ExperimentConfig& e, const json& resolved, const
     throw UsageError(fmt::format("{} was already fine-tuned with {}; fine-tune the original checkpoint", checkpoint,
                                  loaded.plan_map));
   CharLM<float>& model = *loaded.model;
-  check_memory(charlm_memory_bytes(model.config(), e.finetune_batch, e.finetune_length, std::max(1, max_threads()), true),
-               fmt::format("fine-tuning {} at {} in batches of {}", checkpoint, e.finetune_length, e.finetune_batch),
-               "lower finetune_batch or finetune_length");
+  check_charlm_fits(model.config(), e.finetune_batch, e.finetune_length, true, "fine-tuning " + checkpoint);
   if (!model.scheme().accepts_frequency_plan())
     throw UsageError(fmt::format("fine-tuning with a context-extension map needs a RoPE model; {} holds {}", checkpoint,
                                  model.scheme().name()));

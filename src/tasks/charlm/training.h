@@ -130,8 +130,9 @@ double charlm_step_flops(const CharLMConfig& c, int B, int T, bool train);
 // probabilities kept, and a saved training state as JSON), or reading (train = false) at T in
 // batches of B. An estimate from the shapes, within a few tens of percent.
 double charlm_memory_bytes(const CharLMConfig& c, int B, int T, int threads, bool train);
-// ConfigError (exit 2), before any work, when e's training or reading would not fit this machine.
-void check_charlm_memory(const ExperimentConfig& e, bool train);
+// ConfigError (exit 2), before any work, when a model of c would not fit this machine training (or
+// reading) at T in batches of B on every thread; `what` begins the message ("training this char LM").
+void check_charlm_fits(const CharLMConfig& c, int B, int T, bool train, const std::string& what);
 
 // Reads checkpoints at e.eval_lengths on e's validation windows: each plainly; a RoPE checkpoint
 // also with e.band and with each map of e.rescale; a fine-tuned one under its own plan (right after

@@ -56,7 +56,7 @@ class CueTask final : public Task {
     for (int n : e.eval_lengths)
       if (n > e.train_length) past.push_back(n);
     const nlohmann::json g = analyze_checkpoints(checkpoints, EvalSettings{past, e.test_sequences, e.test_seed, {}});
-    return {format_geometry(g), {{"geometry.json", g.dump(2) + "\n"}}};
+    return {format_geometry(g), {{"geometry.json", json_text(g)}}};
   }
   std::vector<std::string> analysis_files() const override { return {"geometry.json"}; }
 

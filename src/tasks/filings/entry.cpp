@@ -73,7 +73,7 @@ class FilingsTask final : public Task {
   Analysis analyze(const std::vector<std::string>& checkpoints, const ExperimentConfig& e) const override {
     const nlohmann::json doc = filings_document_json(checkpoints, settings_of(e));
     Analysis a;
-    a.files = {{"document.json", doc.dump(2) + "\n"}};
+    a.files = {{"document.json", json_text(doc)}};
     a.text = fmt::format("wrote {}/document.json: document {} ({} tokens) read by {} readers; {}", e.out_dir,
                        doc["document"]["id"].get<std::string>(), doc["document"]["words"].size(),
                        doc["readers"].size(), doc["why"].get<std::string>());
