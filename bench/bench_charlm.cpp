@@ -9,14 +9,14 @@
 #include "core/rng.h"
 #include "tasks/charlm/training.h"
 #include "harness/config.h"
-#include "tasks/charlm/model.h"
+#include "models/block_stack.h"
 
 namespace {
 
 const bool kAllocatorTuned = (pe::keep_freed_memory(), pe::fix_eigen_blocking(), true);  // as pe-bench's main() does
 
 // The experiment's own model: the charlm defaults (tasks.md section 3) over the 28-symbol vocabulary.
-pe::CharLMConfig model_config(const std::string& scheme) {
+pe::BlockStackConfig model_config(const std::string& scheme) {
   nlohmann::json cfg = pe::default_config("charlm");
   cfg["schemes"] = {scheme};
   pe::complete_config(cfg);
@@ -34,9 +34,9 @@ std::vector<int> random_tokens(size_t n, uint64_t seed) {
 void BM_CharLMTrainStep(benchmark::State& state, const std::string& scheme, int threads) {
   pe::set_threads(threads);
   state.SetLabel(scheme);
-  pe::CharLM<float> model(model_config(scheme));
+  pe::BlockStack<float> model(model_config(scheme));
   model.init(0);
-  pe::CharLMTrainer trainer(model, pe::AdamConfig{1e-3});
+  pe::BlockStackTrainer trainer(model, pe::AdamConfig{1e-3});
   const int B = 64, T = 128;
   const auto x = random_tokens(size_t(B) * T, 1), y = random_tokens(size_t(B) * T, 2);
   trainer.step(x.data(), y.data(), B, T);  // warm-up: buffers allocated
@@ -53,12 +53,12 @@ void BM_CharLMTrainStep(benchmark::State& state, const std::string& scheme, int 
 void BM_CharLMEvalBatch(benchmark::State& state, const std::string& scheme) {
   pe::set_threads(0);
   state.SetLabel(scheme);
-  pe::CharLM<float> model(model_config(scheme));
+  pe::BlockStack<float> model(model_config(scheme));
   model.init(0);
   const int B = 16, T = 512;
   model.prepare(T);
   const auto x = random_tokens(size_t(B) * T, 3), y = random_tokens(size_t(B) * T, 4);
-  std::vector<pe::CharLMCache<float>> caches(2);
+  std::vector<pe::BlockStackCache<float>> caches(2);
   // the two cores each take half the batch, as charlm_perplexities spreads batches over threads
   double mean[2];
   for (auto _ : state) {

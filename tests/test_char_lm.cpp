@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "core/rng.h"
-#include "tasks/charlm/model.h"
+#include "models/block_stack.h"
 #include "models/gradcheck.h"
 #include "schemes/scheme.h"
 
@@ -20,13 +20,13 @@ TEST_CASE("character LM gradients match central differences for every scheme and
 
 TEST_CASE("causality: logits at positions 0..T-1 of a longer sequence equal those of the prefix alone") {
   for (auto& s : scheme_list()) {
-    CharLMConfig cfg;
+    BlockStackConfig cfg;
     cfg.vocab = 28;
     cfg.d_model = 16;
     cfg.n_heads = 4;
     cfg.scheme.name = s.name;
     cfg.scheme.train_length = 64;
-    CharLM<double> m(cfg);
+    BlockStack<double> m(cfg);
     m.init(1);
     const int Tlong = 48, Tshort = 16;
     Rng rng(77);
@@ -34,7 +34,7 @@ TEST_CASE("causality: logits at positions 0..T-1 of a longer sequence equal thos
     for (auto& v : x) v = rng.below(28);
     for (auto& v : y) v = rng.below(28);
     m.prepare(Tlong);
-    CharLMCache<double> a, b;
+    BlockStackCache<double> a, b;
     m.forward(x.data(), y.data(), 1, Tlong, a);
     m.forward(x.data(), y.data(), 1, Tshort, b);
     double diff = 0;

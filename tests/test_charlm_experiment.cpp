@@ -23,8 +23,8 @@ namespace fs = std::filesystem;
 namespace {
 const std::string kCorpus = std::string(PEBENCH_SOURCE_DIR) + "/data/timemachine.txt";
 
-CharLMConfig small_model(const std::string& scheme, int d = 32, int heads = 4) {
-  CharLMConfig c;
+BlockStackConfig small_model(const std::string& scheme, int d = 32, int heads = 4) {
+  BlockStackConfig c;
   c.vocab = 28;
   c.d_model = d;
   c.n_heads = heads;
@@ -50,7 +50,7 @@ std::string temp_dir(const std::string& name) {
 }  // namespace
 
 TEST_CASE("FLOP counts of the issue: 9.84 GFLOP per training step at B=64, T=128; 6.5 per eval batch at B=16, T=512") {
-  CharLMConfig c = small_model("rope", 128, 4);
+  BlockStackConfig c = small_model("rope", 128, 4);
   // by hand: per block 2*N*D*3D + 2*N*D*D + 2*(2*B*H*T*T*dh); output 2*N*D*V; training = 3x forward
   const double N = 64 * 128.0;
   const double fwd = 2 * (2 * N * 128 * 384 + 2 * N * 128 * 128 + 4 * 64 * 4 * 128.0 * 128 * 32) + 2 * N * 128 * 28;
@@ -80,9 +80,9 @@ TEST_CASE("a character-LM training step gives the same bits with 1 thread or 2 (
     std::vector<float> result[2];
     for (int threads : {1, 2}) {
       set_threads(threads);
-      CharLM<float> m(small_model(scheme));
+      BlockStack<float> m(small_model(scheme));
       m.init(3);
-      CharLMTrainer tr(m, AdamConfig{1e-3});
+      BlockStackTrainer tr(m, AdamConfig{1e-3});
       const int B = 10, T = 128;  // 3 chunks of up to 4 sequences
       for (int step = 0; step < 3; ++step) {
         const auto x = random_tokens(size_t(B) * T, 10 + step), y = random_tokens(size_t(B) * T, 20 + step);
@@ -97,13 +97,13 @@ TEST_CASE("a character-LM training step gives the same bits with 1 thread or 2 (
 }
 
 TEST_CASE("a chunked step equals one whole-batch gradient step (the chunk normalisation)") {
-  CharLM<double> whole(small_model("rope", 16, 2));
+  BlockStack<double> whole(small_model("rope", 16, 2));
   whole.init(5);
   const int B = 20, T = 128;  // two chunks: 16 + 4 sequences
   const auto x = random_tokens(size_t(B) * T, 1), y = random_tokens(size_t(B) * T, 2);
   whole.prepare(T);
   std::vector<double> g(whole.layout().total(), 0.0), gc(g.size(), 0.0);
-  CharLMCache<double> c;
+  BlockStackCache<double> c;
   whole.forward_backward(x.data(), y.data(), B, T, g.data(), c);
   // the same gradient from two chunks normalised by the whole batch's token count
   whole.forward_backward(x.data(), y.data(), 16, T, gc.data(), c, 0, Visibility{}, long(B) * T);
@@ -115,12 +115,12 @@ TEST_CASE("a chunked step equals one whole-batch gradient step (the chunk normal
 
 TEST_CASE("causality at the real size: logits at 0..127 of a 512-long sequence equal those of its first 128 tokens") {
   for (auto scheme : {"rope", "alibi", "learned", "sinusoidal", "none"}) {
-    CharLMConfig cfg = small_model(scheme, 128, 4);
-    CharLM<double> m(cfg);
+    BlockStackConfig cfg = small_model(scheme, 128, 4);
+    BlockStack<double> m(cfg);
     m.init(2);
     m.prepare(512);
     const auto x = random_tokens(512, 5), y = random_tokens(512, 6);
-    CharLMCache<double> a, b;
+    BlockStackCache<double> a, b;
     m.forward(x.data(), y.data(), 1, 512, a);
     m.forward(x.data(), y.data(), 1, 128, b);
     double diff = 0, scale = 0;
@@ -135,7 +135,7 @@ TEST_CASE("one pass at the longest length gives every shorter length's perplexit
   const std::vector<int> lengths = {40, 64, 100};  // 40 and 100 end inside a query block
   for (auto scheme : {"rope", "alibi", "learned", "sinusoidal", "none"})
     for (int band : {0, 24}) {
-      CharLM<float> m(small_model(scheme));
+      BlockStack<float> m(small_model(scheme));
       m.init(8);
       if (m.scheme().accepts_frequency_plan())
         m.scheme().set_frequency_plan(m.scheme().plan_for("selective", 32, 100));
@@ -155,7 +155,7 @@ TEST_CASE("one pass at the longest length gives every shorter length's perplexit
 
 TEST_CASE("validation perplexity is exp(mean over batches of each batch's mean loss), in order, at any thread count") {
   const CharCorpus corpus = load_char_corpus(kCorpus, kTimeMachineSha1);
-  CharLM<float> m(small_model("alibi"));
+  BlockStack<float> m(small_model("alibi"));
   m.init(4);
   const int T = 64, start = 100000, n = 37, batch = 8;  // the last batch holds 5 windows
   set_threads(2);
@@ -168,7 +168,7 @@ TEST_CASE("validation perplexity is exp(mean over batches of each batch's mean l
   // direct: one batch at a time
   double sum = 0, token_sum = 0;
   int batches = 0;
-  CharLMCache<float> c;
+  BlockStackCache<float> c;
   for (int w = 0; w < n; w += batch, ++batches) {
     const int nb = std::min(batch, n - w);
     std::vector<int> x(size_t(nb) * T), y(size_t(nb) * T);
@@ -207,11 +207,11 @@ TEST_CASE("training, fine-tuning, checkpoints and sampling through the experimen
   cfg["finetune_length"] = 256;
   cfg["finetune_batch"] = 2;
   const ExperimentConfig e = ExperimentConfig::from_json(cfg);
-  const CharLMRun run = train_charlm(e, cfg, "rope", 1);
+  const TrainedRun run = train_charlm(e, cfg, "rope", 1);
   CHECK(run.run_dir == dir + "/runs/charlm/rope/seed1");
   CHECK(file_exists(run.run_dir + "/config.json"));
   CHECK(read_file(run.run_dir + "/metrics.jsonl").find("\"step\":30") != std::string::npos);
-  CHECK(run.final_loss < std::log(28.0));  // it learned something beyond the uniform guess
+  CHECK(run.final_loss() < std::log(28.0));  // it learned something beyond the uniform guess
 
   // the checkpoint reloads to the same parameters and describes itself
   LoadedCharLM cp = load_charlm_checkpoint(run.checkpoint);
@@ -227,24 +227,24 @@ TEST_CASE("training, fine-tuning, checkpoints and sampling through the experimen
     ExperimentConfig again = e;
     again.resume = true;
     const std::string before = read_file(run.checkpoint);
-    const CharLMRun kept = train_charlm(again, cfg, "rope", 1);
-    CHECK(kept.reused);
-    CHECK(kept.final_loss == run.final_loss);
+    const TrainedRun kept = train_charlm(again, cfg, "rope", 1);
+    CHECK(kept.kept);
+    CHECK(kept.final_loss() == run.final_loss());
     CHECK(read_file(run.checkpoint) == before);
     json other = cfg;
     other["lr"] = 2e-3;
     ExperimentConfig changed = ExperimentConfig::from_json(other);
     changed.resume = true;
-    const CharLMRun retrained = train_charlm(changed, other, "rope", 1);
-    CHECK(!retrained.reused);
+    const TrainedRun retrained = train_charlm(changed, other, "rope", 1);
+    CHECK(!retrained.kept);
     CHECK(read_file(run.checkpoint) != before);
     // put the original run back for the checks below
-    const CharLMRun restored = train_charlm(e, cfg, "rope", 1);
+    const TrainedRun restored = train_charlm(e, cfg, "rope", 1);
     CHECK(read_file(run.checkpoint) == before);
   }
 
   // fine-tuning writes a checkpoint that carries its plan; reloading applies it
-  const CharLMRun ft = finetune_charlm(e, cfg, run.checkpoint, "pi");
+  const TrainedRun ft = finetune_charlm(e, cfg, run.checkpoint, "pi");
   CHECK(ft.run_dir == run.run_dir + "-ft-pi");
   LoadedCharLM ftcp = load_charlm_checkpoint(ft.checkpoint);
   CHECK(ftcp.plan_map == "pi");
@@ -272,14 +272,14 @@ TEST_CASE("training, fine-tuning, checkpoints and sampling through the experimen
     CHECK_THROWS_WITH_AS(load_charlm_checkpoint(dir + "/bad.json"), doctest::Contains("frequency_plan.theta has 2 planes"),
                          CheckpointError);
   }
-  const CharLMRun alibi = train_charlm(e, cfg, "alibi", 1);
+  const TrainedRun alibi = train_charlm(e, cfg, "alibi", 1);
   CHECK_THROWS_WITH_AS(finetune_charlm(e, cfg, alibi.checkpoint, "pi"), doctest::Contains("needs a RoPE model"),
                        UsageError);
 
   // evaluation: rope plainly, with each map, and the fine-tuned one under its plan
   ExperimentConfig ev = e;
   ev.rescale = {"pi"};
-  ev.band = 64;
+  ev.resolved["band"] = 64;
   const json r = evaluate_charlm({run.checkpoint, ft.checkpoint, alibi.checkpoint}, ev, false);
   REQUIRE(r["rows"].size() == 5);  // rope, rope band, rope+pi, rope+pi fine-tuned, alibi
   CHECK(r["rows"][1]["band"] == 64);
@@ -338,7 +338,7 @@ TEST_CASE("a learned table evaluated past its rows gives null, and a corpus too 
   cfg["val_windows"] = 8;
   cfg["eval_lengths"] = {128, 256};
   const ExperimentConfig e = ExperimentConfig::from_json(cfg);
-  const CharLMRun run = train_charlm(e, cfg, "learned", 0);
+  const TrainedRun run = train_charlm(e, cfg, "learned", 0);
   const json r = evaluate_charlm({run.checkpoint}, e, false);
   CHECK(r["rows"][0]["perplexity"][0].is_number());
   CHECK(r["rows"][0]["perplexity"][1].is_null());

@@ -12,7 +12,7 @@
 #include "harness/checkpoint.h"
 #include "harness/experiment.h"
 #include "harness/run_dir.h"
-#include "tasks/task.h"
+#include "harness/task.h"
 #include "tasks/charlm/training.h"
 
 #include <fmt/format.h>
@@ -103,7 +103,7 @@ TEST_CASE("a run directory is whole or absent, locked while written, and readers
   const ExperimentConfig e = ExperimentConfig::from_json(cfg);
   Progress quiet(true);
   fs::remove_all(root + "/runs");
-  const TaskRun run = find_task("cue").train(e, cfg, "rope", 0, quiet);
+  const TrainedRun run = find_task("cue").train(e, cfg, "rope", 0, quiet);
   CHECK(find_checkpoints(root + "/runs", "cue").size() == 1);
   // a dead process's temporary is skipped; a live one's is a run being written, waited for
   write_file_atomic(root + "/runs/cue/rope/seed0.tmp.999999999.1/config.json", "{}");

@@ -12,7 +12,7 @@
 #include "tasks/filings/data.h"
 #include "tasks/filings/evaluation.h"
 #include "tasks/filings/reader.h"
-#include "tasks/task.h"
+#include "harness/task.h"
 
 using namespace pe;
 using nlohmann::json;

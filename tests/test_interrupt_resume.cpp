@@ -17,7 +17,7 @@
 #include "tasks/charlm/training.h"
 #include "tasks/cue/training.h"
 #include "tasks/filings/training.h"
-#include "tasks/task.h"
+#include "harness/task.h"
 
 using namespace pe;
 using nlohmann::json;
@@ -88,7 +88,7 @@ TEST_CASE("a cue run stopped at a step boundary saves its state, and --resume en
   CHECK_THROWS_WITH_AS(find_checkpoints(dir + "/runs"), doctest::Contains("interrupted"), DataError);
 
   e.resume = true;
-  const TrainOutcome out = train_cue(e, cfg, "rope", 3);
+  const TrainedRun out = train_cue(e, cfg, "rope", 3);
   CHECK(out.resumed_at == 30);
   CHECK(files_of(out.run_dir) == expected);
   CHECK(!file_exists(training_state_path(run_dir)));  // removed once the run directory is whole
@@ -120,7 +120,7 @@ TEST_CASE("a filings run (windows named by seed and step) stopped and resumed en
   clear_stop();
   REQUIRE(file_exists(training_state_path(run_dir)));
   e.resume = true;
-  const TrainOutcome out = train_head_run(e, cfg, "alibi", 2, mc, filings_windows(e, 2));
+  const TrainedRun out = train_head_run(e, cfg, "alibi", 2, mc, filings_windows(e, 2));
   CHECK(out.resumed_at == 20);
   CHECK(files_of(out.run_dir) == expected);
   fs::remove_all(dir);
@@ -130,7 +130,7 @@ TEST_CASE("a char-LM run: stopped, or killed after a periodic save, --resume end
   const std::string dir = fresh_dir("charlm");
   const json cfg = charlm_config(dir + "/runs");
   ExperimentConfig e = ExperimentConfig::from_json(cfg);
-  const CharLMRun ref = train_charlm(e, cfg, "rope", 0);
+  const TrainedRun ref = train_charlm(e, cfg, "rope", 0);
   const std::string expected = files_of(ref.run_dir);
   fs::remove_all(ref.run_dir);
 
@@ -156,7 +156,7 @@ TEST_CASE("a char-LM run: stopped, or killed after a periodic save, --resume end
   REQUIRE(file_exists(training_state_path(ref.run_dir)));
   CHECK(!fs::exists(ref.run_dir));
   e.resume = true;
-  const CharLMRun resumed = train_charlm(e, cfg, "rope", 0);
+  const TrainedRun resumed = train_charlm(e, cfg, "rope", 0);
   CHECK(resumed.resumed_at > 0);
   CHECK(files_of(resumed.run_dir) == expected);
   CHECK(!file_exists(training_state_path(ref.run_dir)));
@@ -171,8 +171,8 @@ TEST_CASE("a fine-tune is resumable too, and checkpoint_every leaves the run's c
   cfg["finetune_batch"] = 2;
   cfg["log_every"] = 2;
   ExperimentConfig e = ExperimentConfig::from_json(cfg);
-  const CharLMRun base = train_charlm(e, cfg, "rope", 0);
-  const CharLMRun ft = finetune_charlm(e, cfg, base.checkpoint, "pi");
+  const TrainedRun base = train_charlm(e, cfg, "rope", 0);
+  const TrainedRun ft = finetune_charlm(e, cfg, base.checkpoint, "pi");
   const std::string expected = files_of(ft.run_dir);
   fs::remove_all(ft.run_dir);
   CHECK_THROWS_AS(finetune_charlm(e, cfg, base.checkpoint, "pi",
@@ -186,7 +186,7 @@ TEST_CASE("a fine-tune is resumable too, and checkpoint_every leaves the run's c
   other["checkpoint_every"] = 3;
   ExperimentConfig e2 = ExperimentConfig::from_json(other);
   e2.resume = true;
-  const CharLMRun resumed = finetune_charlm(e2, other, base.checkpoint, "pi");
+  const TrainedRun resumed = finetune_charlm(e2, other, base.checkpoint, "pi");
   CHECK(resumed.resumed_at == 4);
   CHECK(read_file(resumed.run_dir + "/checkpoint.json") == read_file(dir + "/runs/charlm/rope/seed0-ft-pi/checkpoint.json"));
   CHECK(files_of(resumed.run_dir) == expected);

@@ -9,7 +9,7 @@
 #include "core/rng.h"
 #include "tasks/cue/checkpoint.h"
 #include "harness/config.h"
-#include "tasks/charlm/model.h"
+#include "models/block_stack.h"
 #include "schemes/scheme.h"
 
 using namespace pe;
@@ -175,11 +175,11 @@ TEST_CASE("sign conventions: each relative scheme's term for a key 3 before the 
 namespace {
 // Logits of a small char LM (2 layers, 2 heads) with every parameter random, at positions p0...
 std::vector<double> charlm_logits(const std::string& scheme, int p0) {
-  CharLMConfig cfg;
+  BlockStackConfig cfg;
   cfg.vocab = 7, cfg.d_model = 8, cfg.n_heads = 2, cfg.n_layers = 2;
   cfg.scheme.name = scheme;
   cfg.scheme.train_length = 512;
-  CharLM<double> m(cfg);
+  BlockStack<double> m(cfg);
   m.init(3);
   Rng rng(stream_key({kTagCheck, 43}));
   for (auto& p : m.params()) p = 0.5 * rng.normal();  // t5 and txl start at 0: make every term count
@@ -188,7 +188,7 @@ std::vector<double> charlm_logits(const std::string& scheme, int p0) {
   for (auto& v : x) v = rng.below(7);
   for (auto& v : y) v = rng.below(7);
   m.prepare(p0 + T);
-  CharLMCache<double> c;
+  BlockStackCache<double> c;
   m.forward(x.data(), y.data(), B, T, c, p0);
   return c.logits;
 }
@@ -218,17 +218,17 @@ TEST_CASE("joint shift: relative schemes leave a char LM unchanged when every po
 }
 
 TEST_CASE("hybrid: layer 1 sees only keys younger than its window, layer 2 every earlier key, unrotated") {
-  CharLMConfig cfg;
+  BlockStackConfig cfg;
   cfg.vocab = 7, cfg.d_model = 8, cfg.n_heads = 2, cfg.n_layers = 2;
   cfg.scheme.name = "hybrid";
   cfg.scheme.settings = {{"hybrid_layers", {"rope:5", "none"}}};
-  CharLM<double> m(cfg);
+  BlockStack<double> m(cfg);
   m.init(1);
   const int B = 1, T = 12;
   std::vector<int> x(T), y(T);
   for (int t = 0; t < T; ++t) x[t] = t % 7, y[t] = (t + 1) % 7;
   m.prepare(T);
-  CharLMCache<double> c;
+  BlockStackCache<double> c;
   std::vector<double> grad(m.layout().total(), 0.0);
   m.forward_backward(x.data(), y.data(), B, T, grad.data(), c);
   int wrong = 0;
@@ -246,9 +246,9 @@ TEST_CASE("hybrid: layer 1 sees only keys younger than its window, layer 2 every
   CHECK((q - CMatMap<double>(c.Q[1].data(), T, 8)).cwiseAbs().maxCoeff() < 1e-12);
   // a layer list of the wrong length, a bad window or a scheme acting on the embedding is refused
   for (auto bad : {nlohmann::json{"rope:64"}, nlohmann::json{"rope:x", "none"}, nlohmann::json{"sinusoidal", "none"}}) {
-    CharLMConfig b = cfg;
+    BlockStackConfig b = cfg;
     b.scheme.settings = {{"hybrid_layers", bad}};
-    CHECK_THROWS_WITH_AS(CharLM<double>{b}, doctest::Contains("hybrid_layers"), ConfigError);
+    CHECK_THROWS_WITH_AS(BlockStack<double>{b}, doctest::Contains("hybrid_layers"), ConfigError);
   }
 }
 

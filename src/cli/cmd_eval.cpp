@@ -7,7 +7,7 @@
 #include "harness/checkpoint.h"
 #include "core/files.h"
 #include "core/parallel.h"
-#include "tasks/task.h"
+#include "harness/task.h"
 #include "harness/config.h"
 #include "schemes/frequency_plan.h"
 #include "tasks/cue/evaluation.h"

@@ -6,7 +6,7 @@
 #include "core/parallel.h"
 #include "tasks/charlm/training.h"
 #include "harness/config.h"
-#include "tasks/task.h"
+#include "harness/task.h"
 #include "schemes/frequency_plan.h"
 
 namespace pe::cli {
@@ -49,20 +49,20 @@ void register_finetune(CLI::App& app) {
                                    .resolve(o->experiment, o->sets);
     ExperimentConfig e = ExperimentConfig::from_json(cfg);
     e.resume = o->resume;
-    if (e.finetune_steps <= 0) throw UsageError("--steps: fine-tuning needs at least one step (finetune_steps is 0)");
+    if (charlm_settings(e).finetune_steps <= 0) throw UsageError("--steps: fine-tuning needs at least one step (finetune_steps is 0)");
     set_threads(o->run.threads);
     for (auto& map : maps) {
       Progress progress(o->run.quiet);
       const auto out = finetune_charlm(e, cfg, o->checkpoint, map, [&](int step, int steps, double loss) {
-        progress.update(fmt::format("[finetune {} at {}] step {}/{} loss {:.4f}", map, e.finetune_length, step, steps, loss));
+        progress.update(fmt::format("[finetune {} at {}] step {}/{} loss {:.4f}", map, charlm_settings(e).finetune_length, step, steps, loss));
       });
       progress.done();
-      if (out.reused)
-        fmt::print("kept {} (complete, same config): final training loss {:.4f}\n", out.run_dir, out.final_loss);
+      if (out.kept)
+        fmt::print("kept {} (complete, same config): final training loss {:.4f}\n", out.run_dir, out.final_loss());
       else
         fmt::print("fine-tuned with {} at {}: {} steps{} in {:.1f} s, final training loss {:.4f}\n", map,
-                   e.finetune_length, out.steps - out.resumed_at, resumed_note(out.resumed_at), out.seconds,
-                   out.final_loss);
+                   charlm_settings(e).finetune_length, out.trained(), resumed_note(out.resumed_at), out.seconds,
+                   out.final_loss());
       fmt::print("run directory: {}\n", out.run_dir);
     }
   });

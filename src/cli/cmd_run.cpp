@@ -4,7 +4,7 @@
 #include "cli/common.h"
 #include "harness/config.h"
 #include "harness/experiment.h"
-#include "tasks/task.h"
+#include "harness/task.h"
 
 namespace pe::cli {
 

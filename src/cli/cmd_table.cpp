@@ -5,7 +5,7 @@
 #include "cli/common.h"
 #include "core/errors.h"
 #include "core/files.h"
-#include "tasks/task.h"
+#include "harness/task.h"
 
 namespace pe::cli {
 

@@ -4,7 +4,7 @@
 #include "cli/common.h"
 #include "core/parallel.h"
 #include "harness/config.h"
-#include "tasks/task.h"
+#include "harness/task.h"
 
 namespace pe::cli {
 
@@ -50,7 +50,7 @@ void register_train(CLI::App& app) {
     e.resume = o->resume;
     set_threads(o->run.threads);
     Progress progress(o->run.quiet);
-    const TaskRun out = find_task(e.task).train(e, cfg, o->scheme, o->seed, progress);
+    const TrainedRun out = find_task(e.task).train(e, cfg, o->scheme, o->seed, progress);
     progress.done();
     fmt::print("{}\nrun directory: {}\n", out.summary, out.run_dir);
   });

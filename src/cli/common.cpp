@@ -7,7 +7,7 @@
 #include "core/errors.h"
 #include "core/files.h"
 #include "harness/config.h"
-#include "tasks/task.h"
+#include "harness/task.h"
 
 namespace pe::cli {
 

@@ -11,7 +11,7 @@
 #include "core/files.h"
 #include "schemes/scheme.h"
 #include "schemes/frequency_plan.h"
-#include "tasks/task.h"
+#include "harness/task.h"
 
 namespace pe {
 
@@ -29,63 +29,55 @@ json registered_schemes(int n_layers, std::vector<std::string> first = {}) {
 }
 }  // namespace
 
-const std::vector<KeySpec>& config_keys() {
+const std::vector<KeySpec>& common_keys() {
   // limits on sizes, chosen so that one run fits this class of machine (2 cores, a few GB) in hours
   // at most; lengths are also bounded by the exact no-position baseline of the cue task, whose cost
   // grows as n^3 (46 s at 2,048)
   static const std::vector<KeySpec> keys = [] {
-  std::vector<KeySpec> keys = {
-      {"name", KeyType::String, "experiment", "experiment name (used in output file names)", 1},
-      {"task", KeyType::String, "cue", "task: cue (the tournament), filings (the filings case study) or charlm (the character LM); each has its own defaults", 1},
-      {"schemes", KeyType::StringList, registered_schemes(1),
-       "positional schemes to train (default: every registered scheme the task's model can hold)"},
-      {"seeds", KeyType::IntList, json::array({0, 1, 2}), "training seeds", 0, kMaxSeed},
-      {"steps", KeyType::Int, 1500, "Adam steps per training run", 1, kMaxSteps},
-      {"batch_size", KeyType::Int, 256, "sequences per step", 1, kMaxBatch},
-      {"lr", KeyType::Float, 1e-2, "Adam learning rate", 0, 1, true},
-      {"adam_beta1", KeyType::Float, 0.9, "Adam beta1", 0, 0.999999},
-      {"adam_beta2", KeyType::Float, 0.999, "Adam beta2", 0, 0.999999999},
-      {"adam_eps", KeyType::Float, 1e-8, "Adam epsilon (added in float: below 1e-30 it would vanish)", 1e-30, 1},
-      {"train_length", KeyType::Int, 32, "sequence length during training", 2, kMaxLength},
-      {"eval_lengths", KeyType::IntList, json::array({32, 64, 128, 256}), "lengths to evaluate at", 2, kMaxLength},
-      {"test_sequences", KeyType::Int, 10000, "cue: test sequences per length (shared by every scheme and seed)", 1, kMaxTestSequences},
-      {"test_seed", KeyType::Int, 777, "seed of the test stream (shared by every scheme and seed)", 0, kMaxSeed},
-      {"alphabet", KeyType::Int, 8, "cue task: number of symbols", 2, 256},
-      {"mark_prob", KeyType::Float, 0.1, "cue task: probability a content token is marked", 0, 1, true},
-      {"d_model", KeyType::Int, 16, "head width", 2, 1024},
-      {"embed_init_std", KeyType::Float, 0.3, "std of the token embedding and of the schemes' trained tables at init", 0, 10},
-      {"rescale", KeyType::StringList, json::array(), "context-extension maps to re-read RoPE with: " + known_maps()},
-      {"analyze", KeyType::Bool, false, "after evaluation, analyse the trained heads into <out_dir>/geometry.json"},
-      {"n_heads", KeyType::Int, 1, "charlm: attention heads per block", 1, 64},
-      {"n_layers", KeyType::Int, 1, "charlm: attention blocks", 1, 16},
-      {"weight_decay", KeyType::Float, 0.0, "AdamW decoupled weight decay", 0, 1},
-      {"corpus", KeyType::String, "data/timemachine.txt", "charlm: plain-text corpus (the shipped one is sha1-checked)", 1},
-      {"train_windows", KeyType::Int, 100000, "charlm: training windows start at 0 .. train_windows-1 (shuffled)", 1, 100000000},
-      {"val_start", KeyType::Int, 100000, "charlm: first validation window start", 0, 100000000},
-      {"val_windows", KeyType::Int, 3000, "charlm: validation windows (starts val_start ..), read in order", 1, 10000000},
-      {"eval_batch", KeyType::Int, 16, "charlm: validation windows per batch", 1, kMaxBatch},
-      {"finetune_steps", KeyType::Int, 0,
-       "charlm: fine-tune RoPE at finetune_length with each rescale map for this many steps (charlm default 300; 0: no)", 0, kMaxSteps},
-      {"finetune_length", KeyType::Int, 512, "charlm: fine-tuning context", 2, kMaxLength},
-      {"finetune_batch", KeyType::Int, 16, "charlm: fine-tuning batch", 1, kMaxBatch},
-      {"finetune_lr", KeyType::Float, 1e-3, "charlm: fine-tuning learning rate", 0, 1, true},
-      {"band", KeyType::Int, 0, "charlm: also read RoPE at the longest length with only this many recent keys visible (0: no)", 0, kMaxLength},
-      {"position_window", KeyType::Int, 16, "charlm: positions per bin of the per-position loss at the longest length", 1, kMaxLength},
-      {"corpus_seed", KeyType::Int, 1, "filings: seed of the generated corpus (300 training, 100 held-out documents)", 0, kMaxSeed},
-      {"horizon_cue_runs", KeyType::String, "",
-       "filings: the runs_dir of a cue experiment whose ALiBi heads the horizon table also reads on the held-out "
-       "documents (empty: only the filings heads)"},
-      {"log_every", KeyType::Int, 50, "steps between metrics-log lines", 1, kMaxSteps},
-      {"checkpoint_every", KeyType::Int, 0,
-       "charlm: also save a resumable training state every this many steps (charlm default 500; 0: only when "
-       "stopped by SIGINT/SIGTERM); does not change results, so runs' config.json leave it out", 0, kMaxSteps},
-      {"runs_dir", KeyType::String, "results/runs", "where run directories go", 1},
-      {"out_dir", KeyType::String, "results", "where experiment results go", 1},
-      {"reference", KeyType::String, "", "JSON file of published figures shown beside ours (optional)"},
-  };
-  // the settings the schemes declare themselves (registry)
-  for (auto& k : scheme_keys()) keys.push_back(k);
+    std::string tasks;
+    for (auto* t : task_list()) tasks += (tasks.empty() ? "" : "; ") + t->name() + " (" + t->description() + ")";
+    return std::vector<KeySpec>{
+        {"name", KeyType::String, "experiment", "experiment name (used in output file names)", 1},
+        {"task", KeyType::String, "cue", "task, each with its own defaults and keys: " + tasks, 1},
+        {"schemes", KeyType::StringList, registered_schemes(1),
+         "positional schemes to train (default: every registered scheme the task's model can hold)"},
+        {"seeds", KeyType::IntList, json::array({0, 1, 2}), "training seeds", 0, kMaxSeed},
+        {"steps", KeyType::Int, 1500, "Adam steps per training run", 1, kMaxSteps},
+        {"batch_size", KeyType::Int, 256, "sequences per step", 1, kMaxBatch},
+        {"lr", KeyType::Float, 1e-2, "Adam learning rate", 0, 1, true},
+        {"adam_beta1", KeyType::Float, 0.9, "Adam beta1", 0, 0.999999},
+        {"adam_beta2", KeyType::Float, 0.999, "Adam beta2", 0, 0.999999999},
+        {"adam_eps", KeyType::Float, 1e-8, "Adam epsilon (added in float: below 1e-30 it would vanish)", 1e-30, 1},
+        {"train_length", KeyType::Int, 32, "sequence length during training", 2, kMaxLength},
+        {"eval_lengths", KeyType::IntList, json::array({32, 64, 128, 256}), "lengths to evaluate at", 2, kMaxLength},
+        {"d_model", KeyType::Int, 16, "model width (the head width of a one-head model)", 2, 1024},
+        {"embed_init_std", KeyType::Float, 0.3, "std of the token embedding and of the schemes' trained tables at init", 0, 10},
+        {"rescale", KeyType::StringList, json::array(), "context-extension maps to re-read RoPE with: " + known_maps()},
+        {"log_every", KeyType::Int, 50, "steps between metrics-log lines", 1, kMaxSteps},
+        {"runs_dir", KeyType::String, "results/runs", "where run directories go", 1},
+        {"out_dir", KeyType::String, "results", "where experiment results go", 1},
+        {"reference", KeyType::String, "", "JSON file of published figures shown beside ours (optional)"},
+    };
+  }();
   return keys;
+}
+
+const std::vector<KeySpec>& config_keys() {
+  static const std::vector<KeySpec> keys = [] {
+    std::vector<KeySpec> keys = common_keys();
+    // each task's own keys (a key two tasks declare, e.g. the block stack's n_layers, appears once:
+    // the first declaration's type and domain, which the others must share)
+    for (auto* t : task_list())
+      for (auto& k : t->keys()) {
+        auto same = std::find_if(keys.begin(), keys.end(), [&](const KeySpec& o) { return o.key == k.key; });
+        if (same == keys.end()) keys.push_back(k);
+        else if (same->type != k.type || same->min != k.min || same->max != k.max)
+          throw Error(fmt::format("task {} declares key '{}' with another type or domain than an earlier task",
+                                  t->name(), k.key));
+      }
+    // the settings the schemes declare themselves (registry)
+    for (auto& k : scheme_keys()) keys.push_back(k);
+    return keys;
   }();
   return keys;
 }
@@ -321,24 +313,13 @@ void validate_config(const json& cfg) {
   auto positive = [&](const char* key) {
     if (value_of(cfg, key).get<long long>() <= 0) throw ConfigError(fmt::format("{} must be positive", key));
   };
-  for (auto k : {"steps", "batch_size", "train_length", "test_sequences", "d_model", "log_every", "alphabet", "n_heads",
-                 "n_layers", "train_windows", "val_windows", "eval_batch", "finetune_length", "finetune_batch",
-                 "position_window"})
-    positive(k);
+  for (auto k : {"steps", "batch_size", "train_length", "d_model", "log_every"}) positive(k);
   const std::string task = cfg.at("task");
   if (!task_exists(task)) throw ConfigError(fmt::format("unknown task '{}' (known tasks: {})", task, known_tasks()));
   find_task(task).validate(cfg);
-  const int n_heads = value_of(cfg, "n_heads").get<int>();
-  if (cfg.at("d_model").get<int>() % n_heads) throw ConfigError("d_model must be a multiple of n_heads");
-  if ((cfg.at("d_model").get<int>() / n_heads) % 2)
-    throw ConfigError("d_model / n_heads must be even (planes are coordinate pairs)");
-  for (auto k : {"val_start", "finetune_steps", "band"})
-    if (value_of(cfg, k).get<long long>() < 0) throw ConfigError(fmt::format("{} must not be negative", k));
-  if (value_of(cfg, "weight_decay").get<double>() < 0) throw ConfigError("weight_decay must not be negative");
+  if (cfg.at("d_model").get<int>() % 2) throw ConfigError("d_model must be even (planes are coordinate pairs)");
   if (cfg.at("train_length").get<int>() < 2) throw ConfigError("train_length must be at least 2");
   if (cfg.at("lr").get<double>() <= 0) throw ConfigError("lr must be positive");
-  const double mp = value_of(cfg, "mark_prob").get<double>();
-  if (!(mp >= 0 && mp <= 1)) throw ConfigError("mark_prob must lie in [0, 1]");
   for (auto& s : cfg.at("schemes")) {
     std::string known;
     for (auto& i : scheme_list()) known += (known.empty() ? "" : ", ") + i.name;
@@ -371,10 +352,18 @@ void validate_config(const json& cfg) {
 
 std::string describe_keys() {
   std::string s = "Experiment keys (defaults in brackets; out-of-domain values are refused, exit 2):\n";
-  for (auto& k : config_keys()) {
+  auto line = [](const KeySpec& k, const json& dflt) {
     const std::string d = domain_of(k);
-    s += fmt::format("  {:<16} {} [{}]{}\n", k.key, k.help, k.default_value.dump(), d.empty() ? "" : "; " + d);
+    return fmt::format("  {:<16} {} [{}]{}\n", k.key, k.help, dflt.dump(), d.empty() ? "" : "; " + d);
+  };
+  for (auto& k : common_keys()) s += line(k, k.default_value);
+  for (auto* t : task_list()) {
+    s += fmt::format("Keys of the {} task (other tasks refuse them):\n", t->name());
+    const json own = t->defaults();
+    for (auto& k : t->keys()) s += line(k, own.value(k.key, k.default_value));
   }
+  s += "Scheme settings (only with a scheme that declares them; pe-bench schemes lists them)\n";
+  for (auto& k : scheme_keys()) s += line(k, k.default_value);
   s += fmt::format("Limits: lengths (train_length, eval_lengths, finetune_length) at most {}; steps at most {}; "
                    "batches at most {}; cue test_sequences at most {}.\n"
                    "Exit codes: 0 done, 2 usage or config, 3 checkpoint, 4 data, 5 file I/O, 6 diff found a "
@@ -435,12 +424,14 @@ json run_config(json resolved, const std::string& scheme, int seed) {
   return resolved;
 }
 
+json ExperimentConfig::value(const std::string& key) const { return value_of(resolved, key); }
+
 ExperimentConfig ExperimentConfig::from_json(const json& resolved) {
   validate_config(resolved);
-  // every key of the table, the ones this task does not read at their defaults
+  // every common key; a key of the task is read through value() by the task's own settings
   json c = resolved;
-  for (auto& k : config_keys())
-    if (!is_scheme_key(k.key) && !c.contains(k.key)) c[k.key] = k.default_value;
+  for (auto& k : common_keys())
+    if (!c.contains(k.key)) c[k.key] = k.default_value;
   ExperimentConfig e;
   e.name = c["name"];
   e.task = c["task"];
@@ -453,36 +444,15 @@ ExperimentConfig ExperimentConfig::from_json(const json& resolved) {
   e.steps = c["steps"];
   e.batch_size = c["batch_size"];
   e.train_length = c["train_length"];
-  e.test_sequences = c["test_sequences"];
   e.d_model = c["d_model"];
   e.log_every = c["log_every"];
-  e.checkpoint_every = c["checkpoint_every"];
-  e.alphabet = c["alphabet"];
-  e.test_seed = c["test_seed"];
+  e.checkpoint_every = value_of(c, "checkpoint_every");
   e.lr = c["lr"];
   e.beta1 = c["adam_beta1"];
   e.beta2 = c["adam_beta2"];
   e.eps = c["adam_eps"];
   e.embed_init_std = c["embed_init_std"];
-  e.mark_prob = c["mark_prob"];
   e.rescale = c["rescale"].get<std::vector<std::string>>();
-  e.analyze = c["analyze"];
-  e.n_heads = c["n_heads"];
-  e.n_layers = c["n_layers"];
-  e.weight_decay = c["weight_decay"];
-  e.corpus = c["corpus"];
-  e.train_windows = c["train_windows"];
-  e.val_start = c["val_start"];
-  e.val_windows = c["val_windows"];
-  e.eval_batch = c["eval_batch"];
-  e.finetune_steps = c["finetune_steps"];
-  e.finetune_length = c["finetune_length"];
-  e.finetune_batch = c["finetune_batch"];
-  e.finetune_lr = c["finetune_lr"];
-  e.band = c["band"];
-  e.position_window = c["position_window"];
-  e.corpus_seed = c["corpus_seed"];
-  e.horizon_cue_runs = c["horizon_cue_runs"];
   e.resolved = resolved;
   // Build every scheme once, so that a setting out of its domain stops the run before it starts.
   for (auto& name : e.schemes) make_scheme<float>(scheme_config(e, name));

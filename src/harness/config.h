@@ -18,6 +18,9 @@ inline constexpr int kMaxBatch = 4096;        // sequences per step or per evalu
 inline constexpr int kMaxTestSequences = 100000;   // cue test sequences per length
 inline constexpr int kMaxSeed = 2147483647;
 
+// The keys every task reads (or refuses by name: Task::unread_keys).
+const std::vector<KeySpec>& common_keys();
+// The whole table: the common keys, every task's own keys (Task::keys) and every scheme's settings.
 const std::vector<KeySpec>& config_keys();
 const KeySpec& key_spec(const std::string& key);  // the table's entry (Error if there is none)
 // The defaults of a task: the cue task's, or the character LM's (tasks.md section 3) for "charlm".
@@ -41,29 +44,22 @@ void validate_config(const nlohmann::json& cfg);
 std::vector<int> parse_length_list(const std::string& text, const std::string& what);
 std::string describe_keys();  // for --help
 
-// The typed view of a resolved config used by the runners.
+// The typed view of a resolved config's common keys, used by the runners; each task reads its own
+// keys into its own settings (through value()).
 struct ExperimentConfig {
   std::string name, task, runs_dir, out_dir, reference;
   std::vector<std::string> schemes, rescale;
   std::vector<int> seeds, eval_lengths;
-  int steps, batch_size, train_length, test_sequences, d_model, log_every, alphabet;
-  long long test_seed;
-  double lr, beta1, beta2, eps, embed_init_std, mark_prob;
-  bool analyze = false;
-  // the character LM
-  int n_heads = 1, n_layers = 1, train_windows = 0, val_start = 0, val_windows = 0, eval_batch = 0;
-  int finetune_steps = 0, finetune_length = 0, finetune_batch = 0, band = 0, position_window = 0;
+  int steps = 0, batch_size = 0, train_length = 0, d_model = 0, log_every = 0;
   int checkpoint_every = 0;  // a resumable state every this many steps (0: only when stopped)
-  double weight_decay = 0, finetune_lr = 0;
-  std::string corpus;
-  // the filings case study
-  long long corpus_seed = 1;
-  std::string horizon_cue_runs;
-  nlohmann::json resolved;  // every key, as resolved (the schemes' own settings are read from here)
+  double lr = 0, beta1 = 0, beta2 = 0, eps = 0, embed_init_std = 0;
+  nlohmann::json resolved;  // every key, as resolved (the task's and the schemes' own settings are read from here)
   // Not a key (it does not change results): keep a complete run directory whose config.json
   // matches the run's, instead of training it again, and continue a run from the state it saved
   // when it was stopped (--resume).
   bool resume = false;
+  // A key's resolved value, or its default in the key table when the config does not hold it.
+  nlohmann::json value(const std::string& key) const;
   static ExperimentConfig from_json(const nlohmann::json& cfg);
 };
 

@@ -63,7 +63,7 @@ ExperimentReport run_experiment(const Task& task, const json& resolved, const Ru
   for (auto& s : e.schemes)
     for (int seed : e.seeds) jobs.push_back({s, seed});
   // runs[i]: job i's run, then its follow-ups
-  std::vector<std::vector<TaskRun>> runs(jobs.size());
+  std::vector<std::vector<TrainedRun>> runs(jobs.size());
   std::vector<std::exception_ptr> errors(jobs.size());
   Progress progress(control.quiet);
   // SIGINT/SIGTERM while training: every run stops at a step boundary with its state saved (outside
@@ -111,7 +111,7 @@ ExperimentReport run_experiment(const Task& task, const json& resolved, const Ru
     for (auto& r : job) {
       checkpoints.push_back(r.checkpoint);
       training.push_back(r.record);
-      out.total_steps += r.steps;
+      out.total_steps += r.trained();
       ++out.runs;
       out.kept += r.kept;
       out.resumed += r.resumed_at > 0;

@@ -7,7 +7,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
-#include "tasks/task.h"
+#include "harness/task.h"
 
 namespace pe {
 

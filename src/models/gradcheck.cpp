@@ -7,7 +7,7 @@
 
 #include "core/rng.h"
 #include "models/attention.h"
-#include "tasks/charlm/model.h"
+#include "models/block_stack.h"
 #include "tasks/cue/model.h"
 #include "tasks/cue/data.h"
 
@@ -111,7 +111,7 @@ std::vector<GradCheckRow> gradcheck_head_every_position(const std::string& schem
 }
 
 std::vector<GradCheckRow> gradcheck_charlm(const std::string& scheme) {
-  CharLMConfig cfg;
+  BlockStackConfig cfg;
   cfg.vocab = 7;
   cfg.d_model = 8;
   cfg.n_heads = 2;
@@ -119,7 +119,7 @@ std::vector<GradCheckRow> gradcheck_charlm(const std::string& scheme) {
   cfg.embed_init_std = 0.5;  // large enough that every path carries gradient
   cfg.scheme.name = scheme;
   cfg.scheme.train_length = 16;
-  CharLM<double> model(cfg);
+  BlockStack<double> model(cfg);
   model.init(5);
   const int B = 2, T = 6, p0 = 3;
   Rng rng(stream_key({kTagCheck, 3}));
@@ -127,11 +127,11 @@ std::vector<GradCheckRow> gradcheck_charlm(const std::string& scheme) {
   for (auto& v : x) v = rng.below(cfg.vocab);
   for (auto& v : y) v = rng.below(cfg.vocab);
   model.prepare(p0 + T);
-  CharLMCache<double> cache;
+  BlockStackCache<double> cache;
   std::vector<double> grad(model.layout().total(), 0.0);
   model.forward_backward(x.data(), y.data(), B, T, grad.data(), cache, p0);
   auto loss = [&] {
-    CharLMCache<double> c;
+    BlockStackCache<double> c;
     return model.forward(x.data(), y.data(), B, T, c, p0);
   };
   return compare_all("charlm/" + scheme, model.layout(), model.params(), grad, loss);

@@ -1,5 +1,5 @@
 // The task registry: adding a task means its folder and one line here.
-#include "tasks/task.h"
+#include "harness/task.h"
 
 #include <algorithm>
 
@@ -37,14 +37,16 @@ const Task& find_task(const std::string& name) {
 }
 
 bool Task::reads(const std::string& key) const {
-  const auto mine = own_keys(), unread = unread_keys();
-  if (std::find(mine.begin(), mine.end(), key) != mine.end()) return true;
+  auto declares = [&](const Task& t) {
+    for (auto& k : t.keys())
+      if (k.key == key) return true;
+    return false;
+  };
+  if (declares(*this)) return true;
+  const auto unread = unread_keys();
   if (std::find(unread.begin(), unread.end(), key) != unread.end()) return false;
-  for (auto* t : task_list()) {
-    if (t == this) continue;
-    const auto theirs = t->own_keys();
-    if (std::find(theirs.begin(), theirs.end(), key) != theirs.end()) return false;
-  }
+  for (auto* t : task_list())
+    if (t != this && declares(*t)) return false;
   return true;
 }
 

@@ -6,19 +6,16 @@
 
 #include "core/keys.h"
 #include "harness/config.h"
+#include "models/block_stack_checkpoint.h"
 
 namespace pe {
 
 using nlohmann::json;
 
-json make_charlm_checkpoint(const CharLM<float>& model, const std::vector<std::string>& vocab, const json& training,
+json make_charlm_checkpoint(const BlockStack<float>& model, const std::vector<std::string>& vocab, const json& training,
                             const json& frequency_plan) {
-  const CharLMConfig& c = model.config();
-  const json section = {{"vocab", c.vocab},
-                        {"d_model", c.d_model},
-                        {"n_heads", c.n_heads},
-                        {"n_layers", c.n_layers},
-                        {"embed_init_std", c.embed_init_std}};
+  const BlockStackConfig& c = model.config();
+  const json section = block_stack_section(c);
   json extra = {{"vocab", vocab}};
   if (!frequency_plan.is_null()) extra["frequency_plan"] = frequency_plan;
   return checkpoint_envelope("charlm", section, c.scheme, training, model.layout(), model.params().data(), extra);
@@ -28,22 +25,12 @@ LoadedCharLM load_charlm_checkpoint(const std::string& path) {
   CheckpointReader r(path, "charlm");
   return r.fields([&] {
     const json& j = r.json_();
-    CharLMConfig cfg;
-    const json& m = j.at("model");
-    cfg.vocab = checked_int32(m.at("vocab"), "model.vocab", 2, 1 << 20);
-    cfg.d_model = checked_int32(m.at("d_model"), "model.d_model", 2, 1024);
-    cfg.n_heads = checked_int32(m.at("n_heads"), "model.n_heads", 1, 64);
-    cfg.n_layers = checked_int32(m.at("n_layers"), "model.n_layers", 1, 16);
-    cfg.embed_init_std = m.at("embed_init_std");
-    if (cfg.vocab < 2 || cfg.d_model < 2 || cfg.n_heads < 1 || cfg.n_layers < 1 || cfg.d_model % cfg.n_heads)
-      throw r.fail("model sizes do not make sense");
-    cfg.scheme = r.scheme();
     LoadedCharLM out;
+    out.model = read_block_stack(r);
     out.vocab = j.at("vocab").get<std::vector<std::string>>();
-    if (int(out.vocab.size()) != cfg.vocab)
-      throw r.fail(fmt::format("{} vocabulary entries but the model reads {}", out.vocab.size(), cfg.vocab));
-    out.model = std::make_unique<CharLM<float>>(cfg);
-    r.params(out.model->layout(), out.model->params().data());
+    if (int(out.vocab.size()) != out.model->config().vocab)
+      throw r.fail(fmt::format("{} vocabulary entries but the model reads {}", out.vocab.size(),
+                               out.model->config().vocab));
     if (j.contains("frequency_plan")) {
       const json& fp = j.at("frequency_plan");
       out.plan_map = fp.at("map");

@@ -9,14 +9,14 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/checkpoint.h"
-#include "tasks/charlm/model.h"
+#include "models/block_stack.h"
 
 namespace pe {
 
-nlohmann::json make_charlm_checkpoint(const CharLM<float>& model, const std::vector<std::string>& vocab,
+nlohmann::json make_charlm_checkpoint(const BlockStack<float>& model, const std::vector<std::string>& vocab,
                                       const nlohmann::json& training, const nlohmann::json& frequency_plan = nullptr);
 struct LoadedCharLM {
-  std::unique_ptr<CharLM<float>> model;  // with its frequency plan applied, if the file has one
+  std::unique_ptr<BlockStack<float>> model;  // with its frequency plan applied, if the file has one
   std::vector<std::string> vocab;
   std::string plan_map;                  // empty: the scheme's own frequencies
   int plan_train_length = 0, plan_read_length = 0;

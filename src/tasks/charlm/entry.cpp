@@ -1,11 +1,11 @@
-// The character LM as a registry entry (tasks/task.h): TinyCharLM (tasks/charlm/model.h) on The
+// The character LM as a registry entry (harness/task.h): TinyCharLM (models/block_stack.h) on The
 // Time Machine, validation perplexity at 128/256/512; RoPE also read through maps, fine-tuned and
 // banded.
 #include <fmt/format.h>
 
 #include "tasks/charlm/checkpoint.h"
 #include "tasks/charlm/training.h"
-#include "tasks/task.h"
+#include "harness/task.h"
 
 namespace pe {
 
@@ -29,56 +29,54 @@ class CharLMTask final : public Task {
   std::vector<std::string> leading_schemes() const override {
     return {"learned", "sinusoidal", "rope", "alibi", "none"};
   }
-  std::vector<std::string> own_keys() const override {
-    return {"n_heads",         "n_layers",        "weight_decay",   "corpus",      "train_windows",
-            "val_start",       "val_windows",     "eval_batch",     "finetune_steps", "finetune_length",
-            "finetune_batch",  "finetune_lr",     "band",           "position_window", "checkpoint_every"};
+  std::vector<KeySpec> keys() const override { return charlm_keys(); }
+  // The block stack's width splits into heads of even width (planes are coordinate pairs).
+  void validate(const nlohmann::json& cfg) const override {
+    const int d = cfg.at("d_model"), h = cfg.value("n_heads", 4);
+    if (d % h) throw ConfigError("d_model must be a multiple of n_heads");
+    if ((d / h) % 2) throw ConfigError("d_model / n_heads must be even (planes are coordinate pairs)");
   }
-  int n_heads(const ExperimentConfig& e) const override { return e.n_heads; }
-  int n_layers(const ExperimentConfig& e) const override { return e.n_layers; }
+  int n_heads(const ExperimentConfig& e) const override { return charlm_settings(e).n_heads; }
+  int n_layers(const ExperimentConfig& e) const override { return charlm_settings(e).n_layers; }
 
   bool parallel_runs() const override { return false; }  // a run takes minutes and uses every thread
 
-  TaskRun train(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
+  TrainedRun train(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
                 Progress& progress) const override {
-    const auto out = train_charlm(e, resolved, scheme, seed, [&](int step, int steps, double loss) {
+    TrainedRun run = train_charlm(e, resolved, scheme, seed, [&](int step, int steps, double loss) {
       progress.update(fmt::format("[charlm] training {} seed {}: step {}/{} loss {:.4f}", scheme, seed, step, steps, loss));
     });
-    TaskRun run{out.run_dir, out.checkpoint, "", {}, out.reused ? 0 : out.steps - out.resumed_at, out.reused,
-                out.resumed_at};
-    run.summary = out.reused ? fmt::format("kept {} (complete, same config): {} seed {}, final loss {:.3f}",
-                                           out.run_dir, scheme, seed, out.final_loss)
-                             : fmt::format("trained {} seed {}: {} steps{} in {:.0f} s ({:.0f} ms/step), final loss {:.3f}",
-                                           scheme, seed, out.steps - out.resumed_at, resumed_note(out.resumed_at),
-                                           out.seconds, 1e3 * out.seconds / (out.steps - out.resumed_at),
-                                           out.final_loss);
-    run.record = {{"scheme", scheme}, {"seed", seed}, {"steps", out.steps}, {"final_loss", out.final_loss}};
+    run.summary = run.kept ? fmt::format("kept {} (complete, same config): {} seed {}, final loss {:.3f}",
+                                         run.run_dir, scheme, seed, run.final_loss())
+                           : fmt::format("trained {} seed {}: {} steps{} in {:.0f} s ({:.0f} ms/step), final loss {:.3f}",
+                                         scheme, seed, run.trained(), resumed_note(run.resumed_at), run.seconds,
+                                         1e3 * run.seconds / run.trained(), run.final_loss());
+    run.record = {{"scheme", scheme}, {"seed", seed}, {"steps", run.steps}, {"final_loss", run.final_loss()}};
     return run;
   }
 
   // A scheme that reads its angles from a frequency plan is fine-tuned with each map (finetune_steps
   // steps at finetune_length), one run each, read after the map's reading of the run it started from.
-  std::vector<TaskRun> follow_ups(const ExperimentConfig& e, const nlohmann::json& resolved, const TaskRun& run,
+  std::vector<TrainedRun> follow_ups(const ExperimentConfig& e, const nlohmann::json& resolved, const TrainedRun& run,
                                   Progress& progress) const override {
-    std::vector<TaskRun> out;
-    if (e.finetune_steps <= 0 || !load_charlm_checkpoint(run.checkpoint).model->scheme().accepts_frequency_plan())
+    std::vector<TrainedRun> out;
+    if (charlm_settings(e).finetune_steps <= 0 || !load_charlm_checkpoint(run.checkpoint).model->scheme().accepts_frequency_plan())
       return out;
     const std::string scheme = run.record.at("scheme");
     const int seed = run.record.at("seed");
     for (auto& map : e.rescale) {
-      const CharLMRun ft = finetune_charlm(e, resolved, run.checkpoint, map, [&](int step, int steps, double loss) {
+      TrainedRun r = finetune_charlm(e, resolved, run.checkpoint, map, [&](int step, int steps, double loss) {
         progress.update(fmt::format("[charlm] fine-tuning {}+{} seed {} at {}: step {}/{} loss {:.4f}", scheme, map,
-                                    seed, e.finetune_length, step, steps, loss));
+                                    seed, charlm_settings(e).finetune_length, step, steps, loss));
       });
-      TaskRun r{ft.run_dir, ft.checkpoint, "", {}, ft.reused ? 0 : ft.steps - ft.resumed_at, ft.reused, ft.resumed_at};
       r.summary = fmt::format("{} {}+{} seed {} at {}: {} steps{} in {:.0f} s, final loss {:.3f}",
-                              ft.reused ? "kept fine-tune" : "fine-tuned", scheme, map, seed, e.finetune_length,
-                              ft.steps - ft.resumed_at, resumed_note(ft.resumed_at), ft.seconds, ft.final_loss);
+                              r.kept ? "kept fine-tune" : "fine-tuned", scheme, map, seed, charlm_settings(e).finetune_length,
+                              r.trained(), resumed_note(r.resumed_at), r.seconds, r.final_loss());
       r.record = {{"scheme", scheme},
                   {"seed", seed},
                   {"finetune_map", map},
-                  {"steps", ft.steps},
-                  {"final_loss", ft.final_loss}};
+                  {"steps", r.steps},
+                  {"final_loss", r.final_loss()}};
       out.push_back(std::move(r));
     }
     return out;

@@ -11,7 +11,7 @@
 #include "core/progress.h"
 #include "tasks/charlm/training.h"
 #include "harness/statistics.h"
-#include "tasks/task.h"
+#include "harness/task.h"
 #include "tasks/charlm/checkpoint.h"
 #include "core/build_info.h"
 
@@ -41,7 +41,7 @@ std::string reading_label(const json& row) {
 json evaluate_reading(const Reading& rd, const ExperimentConfig& e, const CharCorpus& corpus, Progress& progress,
                       std::vector<double>* longest_positions) {
   LoadedCharLM loaded = load_charlm_checkpoint(rd.checkpoint);
-  CharLM<float>& model = *loaded.model;
+  BlockStack<float>& model = *loaded.model;
   const int train_len = loaded.meta.at("training").at("train_length");
   const int longest = *std::max_element(e.eval_lengths.begin(), e.eval_lengths.end());
   if (rd.map != "none" && !rd.finetuned)  // a fine-tuned checkpoint carries its own plan; the map
@@ -58,7 +58,7 @@ json evaluate_reading(const Reading& rd, const ExperimentConfig& e, const CharCo
   progress.update(fmt::format("[charlm] reading {} seed {}{}{} at {}", rd.scheme, rd.seed,
                               rd.map == "none" ? std::string() : fmt::format(" +{}", rd.map), rd.band ? fmt::format(" band {}", rd.band) : "", at));
   const Visibility vis{true, rd.band};
-  const auto results = charlm_perplexities(model, corpus, readable, e.val_start, e.val_windows, e.eval_batch, vis);
+  const auto results = charlm_perplexities(model, corpus, readable, charlm_settings(e).val_start, charlm_settings(e).val_windows, charlm_settings(e).eval_batch, vis);
   json ppl = json::array(), loss = json::array();
   for (int T : e.eval_lengths) {
     const auto r = std::find_if(results.begin(), results.end(), [&](const PerplexityResult& x) { return x.length == T; });
@@ -82,17 +82,17 @@ json evaluate_readings(const std::vector<Reading>& readings, const ExperimentCon
     std::vector<double> pos;
     json row = evaluate_reading(rd, e, corpus, progress, &pos);
     if (!pos.empty())
-      positions.push_back({{"label", reading_label(row)}, {"seed", rd.seed}, {"bins", bin_positions(pos, e.position_window)}});
+      positions.push_back({{"label", reading_label(row)}, {"seed", rd.seed}, {"bins", bin_positions(pos, charlm_settings(e).position_window)}});
     rows.push_back(std::move(row));
   }
   return {{"task", "charlm"},
           {"corpus", {{"path", corpus.path}, {"sha1", corpus.sha1}, {"characters", corpus.ids.size()}}},
           {"lengths", e.eval_lengths},
           {"train_length", e.train_length},
-          {"validation", {{"first_start", e.val_start}, {"windows", e.val_windows}, {"batch", e.eval_batch}}},
+          {"validation", {{"first_start", charlm_settings(e).val_start}, {"windows", charlm_settings(e).val_windows}, {"batch", charlm_settings(e).eval_batch}}},
           {"rows", rows},
           {"training", json::array()},
-          {"position_loss", {{"length", longest}, {"window", e.position_window}, {"rows", positions}}},
+          {"position_loss", {{"length", longest}, {"window", charlm_settings(e).position_window}, {"rows", positions}}},
           {"build", build_info_json()}};
 }
 
@@ -110,7 +110,7 @@ json evaluate_charlm(const std::vector<std::string>& checkpoints, const Experime
   std::vector<Item> items;
   for (auto& path : checkpoints) {
     const LoadedCharLM cp = load_charlm_checkpoint(path);
-    check_charlm_fits(cp.model->config(), e.eval_batch, longest, false, "reading " + path);
+    check_charlm_fits(cp.model->config(), charlm_settings(e).eval_batch, longest, false, "reading " + path);
     if (cp.vocab != corpus.vocab)
       throw DataError(fmt::format("corpus {} has a different vocabulary from the one {} was trained on; pass the "
                                   "training corpus with --corpus", corpus.path, path));
@@ -133,7 +133,7 @@ json evaluate_charlm(const std::vector<std::string>& checkpoints, const Experime
     }
     readings.push_back({it.scheme, "none", false, 0, it.seed, it.path});
     if (!it.plans) continue;
-    if (e.band > 0) readings.push_back({it.scheme, "none", false, e.band, it.seed, it.path});
+    if (charlm_settings(e).band > 0) readings.push_back({it.scheme, "none", false, charlm_settings(e).band, it.seed, it.path});
     for (auto& map : e.rescale) {
       readings.push_back({it.scheme, map, false, 0, it.seed, it.path});
       for (auto& ft : items)

@@ -18,27 +18,73 @@
 #include "harness/training_state.h"
 #include "core/rng.h"
 #include "tasks/charlm/checkpoint.h"
-#include "tasks/cue/training.h"
+#include "models/token_loop.h"
+#include "harness/run.h"
 #include "core/math.h"
 
 namespace pe {
 
 using nlohmann::json;
 
-CharLMConfig charlm_model_config(const ExperimentConfig& e, const std::string& scheme, int vocab) {
-  CharLMConfig c;
+std::vector<KeySpec> charlm_keys() {
+  return {
+      {"n_heads", KeyType::Int, 1, "attention heads per block", 1, 64},
+      {"n_layers", KeyType::Int, 1, "attention blocks", 1, 16},
+      {"weight_decay", KeyType::Float, 0.0, "AdamW decoupled weight decay", 0, 1},
+      {"corpus", KeyType::String, "data/timemachine.txt", "plain-text corpus (the shipped one is sha1-checked)", 1},
+      {"train_windows", KeyType::Int, 100000, "training windows start at 0 .. train_windows-1 (shuffled)", 1, 100000000},
+      {"val_start", KeyType::Int, 100000, "first validation window start", 0, 100000000},
+      {"val_windows", KeyType::Int, 3000, "validation windows (starts val_start ..), read in order", 1, 10000000},
+      {"eval_batch", KeyType::Int, 16, "validation windows per batch", 1, kMaxBatch},
+      {"finetune_steps", KeyType::Int, 0,
+       "fine-tune RoPE at finetune_length with each rescale map for this many steps (0: no)", 0, kMaxSteps},
+      {"finetune_length", KeyType::Int, 512, "fine-tuning context", 2, kMaxLength},
+      {"finetune_batch", KeyType::Int, 16, "fine-tuning batch", 1, kMaxBatch},
+      {"finetune_lr", KeyType::Float, 1e-3, "fine-tuning learning rate", 0, 1, true},
+      {"band", KeyType::Int, 0, "also read RoPE at the longest length with only this many recent keys visible (0: no)",
+       0, kMaxLength},
+      {"position_window", KeyType::Int, 16, "positions per bin of the per-position loss at the longest length", 1,
+       kMaxLength},
+      {"checkpoint_every", KeyType::Int, 0,
+       "also save a resumable training state every this many steps (0: only when stopped by SIGINT/SIGTERM); does "
+       "not change results, so runs' config.json leave it out",
+       0, kMaxSteps},
+  };
+}
+
+CharLMSettings charlm_settings(const ExperimentConfig& e) {
+  CharLMSettings s;
+  s.n_heads = e.value("n_heads");
+  s.n_layers = e.value("n_layers");
+  s.train_windows = e.value("train_windows");
+  s.val_start = e.value("val_start");
+  s.val_windows = e.value("val_windows");
+  s.eval_batch = e.value("eval_batch");
+  s.finetune_steps = e.value("finetune_steps");
+  s.finetune_length = e.value("finetune_length");
+  s.finetune_batch = e.value("finetune_batch");
+  s.band = e.value("band");
+  s.position_window = e.value("position_window");
+  s.weight_decay = e.value("weight_decay");
+  s.finetune_lr = e.value("finetune_lr");
+  s.corpus = e.value("corpus");
+  return s;
+}
+
+BlockStackConfig charlm_model_config(const ExperimentConfig& e, const std::string& scheme, int vocab) {
+  BlockStackConfig c;
   c.vocab = vocab;
   c.d_model = e.d_model;
-  c.n_heads = e.n_heads;
-  c.n_layers = e.n_layers;
+  c.n_heads = charlm_settings(e).n_heads;
+  c.n_layers = charlm_settings(e).n_layers;
   c.embed_init_std = e.embed_init_std;
   c.scheme = scheme_config(e, scheme);
   return c;
 }
 
 CharCorpus load_experiment_corpus(const ExperimentConfig& e) {
-  const bool shipped = e.corpus == kTimeMachinePath;
-  return load_char_corpus(e.corpus, shipped ? kTimeMachineSha1 : "");
+  const bool shipped = charlm_settings(e).corpus == kTimeMachinePath;
+  return load_char_corpus(charlm_settings(e).corpus, shipped ? kTimeMachineSha1 : "");
 }
 
 // ---- training windows
@@ -78,62 +124,12 @@ void WindowStream::next(int B, std::vector<int>& starts) {
 
 // ---- the optimizer step
 
-CharLMTrainer::CharLMTrainer(CharLM<float>& model, AdamConfig cfg)
-    : model_(model), adam_(model.layout().total(), cfg), grad_(model.layout().total()) {}
-
-double CharLMTrainer::step(const CharCorpus& corpus, const std::vector<int>& starts, int T) {
-  const int B = int(starts.size());
-  x_.resize(size_t(B) * T), y_.resize(size_t(B) * T);
-  for (int b = 0; b < B; ++b) char_window(corpus, starts[b], T, &x_[size_t(b) * T], &y_[size_t(b) * T]);
-  return step(x_.data(), y_.data(), B, T);
-}
-
-double CharLMTrainer::step(const int* x, const int* y, int B, int T) {
-  const ScopedFlushToZero ftz;
-  const size_t n = model_.layout().total();
-  const int per_chunk = std::max(1, kCharLMChunkTokens / T);
-  const int chunks = (B + per_chunk - 1) / per_chunk;
-  if (int(grads_.size()) < chunks) grads_.resize(chunks, std::vector<float>(n));
-  // activations are scratch within one chunk: one cache per thread, reused chunk after chunk, stays warm
-  if (int(caches_.size()) < max_threads()) caches_.resize(max_threads());
-  losses_.assign(chunks, 0.0);
-  model_.prepare(T);
-  const long rows = long(B) * T;
-#pragma omp parallel for schedule(dynamic, 1) if (!in_parallel() && chunks > 1)
-  for (int c = 0; c < chunks; ++c) {
-    const ScopedFlushToZero ftz_thread;
-    auto& cache = caches_[thread_index()];
-    const int b0 = c * per_chunk, nb = std::min(per_chunk, B - b0);
-    std::fill(grads_[c].begin(), grads_[c].end(), 0.0f);
-    losses_[c] = nb * model_.forward_backward(x + size_t(b0) * T, y + size_t(b0) * T, nb, T, grads_[c].data(),
-                                              cache, 0, Visibility{}, rows);
-  }
-  // grad = sum of the chunk gradients in chunk order; the threads take disjoint ranges of parameters
-  // (each element is still summed chunk 0, 1, 2, ..., so the bits do not depend on the threads).
-  constexpr size_t kRange = 8192;
-  const long ranges = long((n + kRange - 1) / kRange);
-#pragma omp parallel for schedule(static) if (!in_parallel() && ranges > 1)
-  for (long r = 0; r < ranges; ++r) {
-    const size_t i0 = size_t(r) * kRange, i1 = std::min(n, i0 + kRange);
-    float* out = grad_.data();
-    std::copy(grads_[0].data() + i0, grads_[0].data() + i1, out + i0);
-    for (int c = 1; c < chunks; ++c) {
-      const float* g = grads_[c].data();
-      for (size_t i = i0; i < i1; ++i) out[i] += g[i];
-    }
-  }
-  double loss = 0;
-  for (int c = 0; c < chunks; ++c) loss += losses_[c];
-  adam_.step(model_.params().data(), grad_.data());
-  return loss / B;
-}
-
 // ---- validation
 
-void charlm_batch_losses(const CharLM<float>& model, const int* x, const int* y, int nb, int T,
-                         CharLMCache<float>& cache, const Visibility& vis, const std::vector<int>& prefixes,
+void charlm_batch_losses(const BlockStack<float>& model, const int* x, const int* y, int nb, int T,
+                         BlockStackCache<float>& cache, const Visibility& vis, const std::vector<int>& prefixes,
                          double* means, double* position_sum) {
-  const int per_piece = std::max(1, kCharLMChunkTokens / T);
+  const int per_piece = std::max(1, kBlockStackChunkTokens / T);
   std::vector<double> sums(prefixes.size(), 0.0);
   for (int b0 = 0; b0 < nb; b0 += per_piece) {
     const int np = std::min(per_piece, nb - b0);
@@ -149,7 +145,7 @@ void charlm_batch_losses(const CharLM<float>& model, const int* x, const int* y,
   for (size_t i = 0; i < prefixes.size(); ++i) means[i] = sums[i] / (double(nb) * prefixes[i]);
 }
 
-std::vector<PerplexityResult> charlm_perplexities(CharLM<float>& model, const CharCorpus& corpus,
+std::vector<PerplexityResult> charlm_perplexities(BlockStack<float>& model, const CharCorpus& corpus,
                                                   const std::vector<int>& lengths, int val_start, int n_windows,
                                                   int batch, const Visibility& vis) {
   if (lengths.empty()) return {};
@@ -159,7 +155,7 @@ std::vector<PerplexityResult> charlm_perplexities(CharLM<float>& model, const Ch
   model.prepare(T);
   std::vector<double> batch_loss(size_t(batches) * nl);  // [batch][length]
   std::vector<std::vector<double>> pos_sum(batches, std::vector<double>(T, 0.0));
-  std::vector<CharLMCache<float>> caches(std::max(1, max_threads()));
+  std::vector<BlockStackCache<float>> caches(std::max(1, max_threads()));
 #pragma omp parallel for schedule(dynamic, 1) if (!in_parallel())
   for (int k = 0; k < batches; ++k) {
     const ScopedFlushToZero ftz;
@@ -186,7 +182,7 @@ std::vector<PerplexityResult> charlm_perplexities(CharLM<float>& model, const Ch
   return out;
 }
 
-PerplexityResult charlm_perplexity(CharLM<float>& model, const CharCorpus& corpus, int T, int val_start,
+PerplexityResult charlm_perplexity(BlockStack<float>& model, const CharCorpus& corpus, int T, int val_start,
                                    int n_windows, int batch, const Visibility& vis) {
   return charlm_perplexities(model, corpus, {T}, val_start, n_windows, batch, vis)[0];
 }
@@ -202,7 +198,7 @@ std::vector<double> bin_positions(const std::vector<double>& position_loss, int 
   return bins;
 }
 
-double charlm_step_flops(const CharLMConfig& c, int B, int T, bool train) {
+double charlm_step_flops(const BlockStackConfig& c, int B, int T, bool train) {
   const double N = double(B) * T, D = c.d_model, dh = double(c.d_model) / c.n_heads;
   const double linear = 2 * N * D * (3 * D) + 2 * N * D * D;                // qkv and proj
   const double attention = 2 * (2 * double(B) * c.n_heads * T * T * dh);   // q k^T and p v
@@ -210,11 +206,11 @@ double charlm_step_flops(const CharLMConfig& c, int B, int T, bool train) {
   return train ? 3 * forward : forward;
 }
 
-double charlm_memory_bytes(const CharLMConfig& c, int B, int T, int threads, bool train) {
+double charlm_memory_bytes(const BlockStackConfig& c, int B, int T, int threads, bool train) {
   const double D = c.d_model, V = c.vocab, L = c.n_layers, H = c.n_heads;
   // parameters: embedding, fused qkv and proj per block, and a margin for a scheme's tables
   const double n = V * D + L * 4 * D * D + double(kMaxLength) * D;
-  const int per_chunk = std::max(1, kCharLMChunkTokens / T), nb = std::min(per_chunk, std::max(B, 1));
+  const int per_chunk = std::max(1, kBlockStackChunkTokens / T), nb = std::min(per_chunk, std::max(B, 1));
   const double chunks = std::ceil(double(B) / per_chunk), N = double(nb) * T;
   // a cache: the state before each block and after the last, Q K V O per block, the logits (and
   // their gradient and the backward scratch when training, with the probabilities of every block)
@@ -227,7 +223,7 @@ double charlm_memory_bytes(const CharLMConfig& c, int B, int T, int threads, boo
   return bytes;
 }
 
-void check_charlm_fits(const CharLMConfig& c, int B, int T, bool train, const std::string& what) {
+void check_charlm_fits(const BlockStackConfig& c, int B, int T, bool train, const std::string& what) {
   check_memory(charlm_memory_bytes(c, B, T, std::max(1, max_threads()), train),
                fmt::format("{} (d_model {}, n_layers {}, n_heads {}, batch {} at {})", what, c.d_model, c.n_layers,
                            c.n_heads, B, T),
@@ -239,8 +235,8 @@ void check_charlm_fits(const CharLMConfig& c, int B, int T, bool train, const st
 namespace {
 
 void check_windows_fit(const ExperimentConfig& e, const CharCorpus& corpus, int longest) {
-  const long need_train = long(e.train_windows) + std::max(e.train_length, e.finetune_length) + 1;
-  const long need_val = long(e.val_start) + e.val_windows + longest + 1;
+  const long need_train = long(charlm_settings(e).train_windows) + std::max(e.train_length, charlm_settings(e).finetune_length) + 1;
+  const long need_val = long(charlm_settings(e).val_start) + charlm_settings(e).val_windows + longest + 1;
   const long have = long(corpus.ids.size());
   if (need_train > have || need_val > have)
     throw DataError(fmt::format("corpus {} has {} characters after preprocessing, but the windows need {} (training) "
@@ -252,104 +248,66 @@ void check_windows_fit(const ExperimentConfig& e, const CharCorpus& corpus, int 
 
 void check_validation_fits(const ExperimentConfig& e, const CharCorpus& corpus) {
   const int longest = *std::max_element(e.eval_lengths.begin(), e.eval_lengths.end());
-  const long need = long(e.val_start) + e.val_windows + longest + 1, have = long(corpus.ids.size());
+  const long need = long(charlm_settings(e).val_start) + charlm_settings(e).val_windows + longest + 1, have = long(corpus.ids.size());
   if (need > have)
     throw DataError(fmt::format("corpus {} has {} characters after preprocessing, but {} validation windows from start "
                                 "{} read at length {} need {}; lower val_start or val_windows, or read a longer text",
-                                corpus.path, have, e.val_windows, e.val_start, longest, need));
+                                corpus.path, have, charlm_settings(e).val_windows, charlm_settings(e).val_start, longest, need));
 }
 
 namespace {
 
-// A run directory that a run with config `cfg` may keep (harness/run_dir.h). Fills `run`.
-bool complete_run(const std::string& run_dir, const json& cfg, CharLMRun& run) {
-  const json training = complete_run_training(run_dir, cfg);
-  if (training.is_null() || !training.contains("steps") || !training.contains("final_loss")) return false;
-  run.run_dir = run_dir;
-  run.checkpoint = run_dir + "/checkpoint.json";
-  run.steps = training.at("steps");
-  run.final_loss = training.at("final_loss");
-  run.reused = true;
-  return true;
-}
-
-// Trains `model` for `steps` at context T and writes the run directory.
-CharLMRun train_and_write(CharLM<float>& model, const CharCorpus& corpus, const ExperimentConfig& e, json cfg,
-                          const std::string& run_dir, int seed, int steps, int B, int T, double lr,
-                          const json& plan, const StepFn& progress) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const RunDirLock lock(run_dir);  // no other process writes this run meanwhile
-  if (e.resume) {
-    CharLMRun kept;
-    if (complete_run(run_dir, cfg, kept)) return kept;
+// The corpus's training windows as the loop's batches: B windows of T tokens per step from the
+// shuffled stream (its position is part of a saved state).
+class WindowBatches final : public TokenBatches {
+ public:
+  WindowBatches(const CharCorpus& corpus, int n_windows, uint64_t seed, int B, int T)
+      : corpus_(corpus), stream_(n_windows, seed), B_(B), T_(T) {}
+  void next(int, std::vector<int>& x, std::vector<int>& y) override {
+    stream_.next(B_, starts_);
+    x.resize(size_t(B_) * T_), y.resize(size_t(B_) * T_);
+    for (int b = 0; b < B_; ++b) char_window(corpus_, starts_[b], T_, &x[size_t(b) * T_], &y[size_t(b) * T_]);
   }
+  json position() const override { return stream_.position(); }
+  void seek(const json& position, const std::string& path) override { stream_.seek(position, path); }
+
+ private:
+  const CharCorpus& corpus_;
+  WindowStream stream_;
+  std::vector<int> starts_;
+  int B_, T_;
+};
+
+// Trains `model` for `steps` at context T and writes the run directory (harness/run.h).
+TrainedRun train_and_write(BlockStack<float>& model, const CharCorpus& corpus, const ExperimentConfig& e, json cfg,
+                           const std::string& run_dir, int seed, int steps, int B, int T, double lr, const json& plan,
+                           const StepFn& progress) {
   const std::string what = fmt::format("charlm {} seed {}{}", model.scheme().name(), seed,
                                        plan.is_null() ? "" : " fine-tuned with " + plan.at("map").get<std::string>());
-  const StopScope stoppable;
-  const StepCheckpoints checkpoints(run_dir, cfg, steps, e.checkpoint_every, what);
-  checkpoints.before_start();
-  CharLMTrainer trainer(model, AdamConfig{lr, e.beta1, e.beta2, e.eps, e.weight_decay});
-  WindowStream stream(e.train_windows, uint64_t(seed) + (plan.is_null() ? 0 : 0x5EED));
-  std::vector<int> starts;
-  std::string lines;
-  double since = 0, final_loss = 0;
-  int count = 0, first = 1;
-  if (e.resume)
-    if (auto s = load_training_state(run_dir, cfg, model.layout().total(), steps)) {
-      model.params() = s->params;
-      trainer.adam().restore(s->adam_m, s->adam_v, s->adam_steps);
-      stream.seek(loop_field(*s, "stream", LoopField::Object), s->path);
-      lines = loop_field(*s, "metrics", LoopField::String);
-      since = loop_field(*s, "since", LoopField::Number);
-      count = loop_field(*s, "count", LoopField::Int);
-      final_loss = loop_field(*s, "final_loss", LoopField::Number);
-      first = s->step + 1;
-    }
-  for (int step = first; step <= steps; ++step) {
-    stream.next(B, starts);
-    const double loss = trainer.step(corpus, starts, T);
-    check_finite_step<float>(step, loss, model.layout(), model.params().data(), nullptr, lr);
-    since += loss, ++count;
-    if (step % e.log_every == 0 || step == steps) {
-      final_loss = since / count;
-      lines += json{{"step", step}, {"loss", loss}, {"loss_avg", final_loss}}.dump() + "\n";
-      if (progress) progress(step, steps, final_loss);
-      since = 0, count = 0;
-    }
-    checkpoints.after_step(step, [&] {
-      return TrainingState{step, model.params(), trainer.adam().first_moment(), trainer.adam().second_moment(),
-                           trainer.adam().steps(),
-                           json{{"stream", stream.position()}, {"metrics", lines}, {"since", since},
-                                {"count", count}, {"final_loss", final_loss}},
-                           ""};
-    });
-  }
-  CharLMRun out;
-  out.run_dir = run_dir;
-  out.checkpoint = run_dir + "/checkpoint.json";
-  out.steps = steps;
-  out.resumed_at = first - 1;
-  out.final_loss = final_loss;
-  const json training = {{"seed", seed},        {"steps", steps},        {"batch_size", B},
-                         {"lr", lr},            {"train_length", T},     {"final_loss", final_loss},
-                         {"corpus_sha1", corpus.sha1}};
-  write_run_dir(run_dir, cfg, lines, checkpoint_text(make_charlm_checkpoint(model, corpus.vocab, training, plan)));
-  remove_training_state(run_dir);
-  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return out;
+  WindowBatches batches(corpus, charlm_settings(e).train_windows, uint64_t(seed) + (plan.is_null() ? 0 : 0x5EED), B, T);
+  TokenLoopSettings settings;
+  settings.steps = steps, settings.batch = B, settings.length = T, settings.log_every = e.log_every;
+  settings.adam = AdamConfig{lr, e.beta1, e.beta2, e.eps, charlm_settings(e).weight_decay};
+  settings.progress = progress;
+  settings.training = {{"seed", seed}, {"batch_size", B}, {"lr", lr}, {"train_length", T}, {"corpus_sha1", corpus.sha1}};
+  settings.checkpoint = [&](const BlockStack<float>& m, const json& training) {
+    return checkpoint_text(make_charlm_checkpoint(m, corpus.vocab, training, plan));
+  };
+  return train_run(RunSpec{run_dir, cfg, steps, e.checkpoint_every, what, e.resume},
+                   [&] { return std::make_unique<TokenLoop>(model, batches, settings); });
 }
 
 }  // namespace
 
-CharLMRun train_charlm(const ExperimentConfig& e, const json& resolved, const std::string& scheme, int seed,
+TrainedRun train_charlm(const ExperimentConfig& e, const json& resolved, const std::string& scheme, int seed,
                        const StepFn& progress) {
   const CharCorpus corpus = load_experiment_corpus(e);
   check_windows_fit(e, corpus, *std::max_element(e.eval_lengths.begin(), e.eval_lengths.end()));
-  const CharLMConfig config = charlm_model_config(e, scheme, int(corpus.vocab.size()));
+  const BlockStackConfig config = charlm_model_config(e, scheme, int(corpus.vocab.size()));
   // before any work: this run, and the fine-tunes the experiment asks of it (each checks again)
   check_charlm_fits(config, e.batch_size, e.train_length, true, "training this char LM");
-  if (e.finetune_steps > 0) check_charlm_fits(config, e.finetune_batch, e.finetune_length, true, "fine-tuning it");
-  CharLM<float> model(config);
+  if (charlm_settings(e).finetune_steps > 0) check_charlm_fits(config, charlm_settings(e).finetune_batch, charlm_settings(e).finetune_length, true, "fine-tuning it");
+  BlockStack<float> model(config);
   if (!model.scheme().can_read(e.train_length - 1))
     throw ConfigError(fmt::format("{}: the learned table has {} rows, fewer than train_length {}", scheme,
                                   model.scheme().max_position() + 1, e.train_length));
@@ -359,14 +317,14 @@ CharLMRun train_charlm(const ExperimentConfig& e, const json& resolved, const st
                          e.train_length, e.lr, nullptr, progress);
 }
 
-CharLMRun finetune_charlm(const ExperimentConfig& e, const json& resolved, const std::string& checkpoint,
+TrainedRun finetune_charlm(const ExperimentConfig& e, const json& resolved, const std::string& checkpoint,
                           const std::string& map, const StepFn& progress) {
   LoadedCharLM loaded = load_charlm_checkpoint(checkpoint);
   if (!loaded.plan_map.empty())
     throw UsageError(fmt::format("{} was already fine-tuned with {}; fine-tune the original checkpoint", checkpoint,
                                  loaded.plan_map));
-  CharLM<float>& model = *loaded.model;
-  check_charlm_fits(model.config(), e.finetune_batch, e.finetune_length, true, "fine-tuning " + checkpoint);
+  BlockStack<float>& model = *loaded.model;
+  check_charlm_fits(model.config(), charlm_settings(e).finetune_batch, charlm_settings(e).finetune_length, true, "fine-tuning " + checkpoint);
   if (!model.scheme().accepts_frequency_plan())
     throw UsageError(fmt::format("fine-tuning with a context-extension map needs a RoPE model; {} holds {}", checkpoint,
                                  model.scheme().name()));
@@ -378,12 +336,12 @@ CharLMRun finetune_charlm(const ExperimentConfig& e, const json& resolved, const
   if (corpus.vocab != loaded.vocab)
     throw DataError(fmt::format("corpus {} has a different vocabulary from the one {} was trained on", corpus.path,
                                 checkpoint));
-  check_windows_fit(e, corpus, e.finetune_length);
-  FrequencyPlan tuned = model.scheme().plan_for(map, train_len, e.finetune_length);
+  check_windows_fit(e, corpus, charlm_settings(e).finetune_length);
+  FrequencyPlan tuned = model.scheme().plan_for(map, train_len, charlm_settings(e).finetune_length);
   // The checkpoint keeps the frequencies themselves, not only the map that made them.
   const json plan = {{"map", map},
                      {"train_length", train_len},
-                     {"read_length", e.finetune_length},
+                     {"read_length", charlm_settings(e).finetune_length},
                      {"theta", tuned.theta},
                      {"logit_scale", tuned.logit_scale}};
   model.scheme().set_frequency_plan(std::move(tuned));
@@ -391,13 +349,13 @@ CharLMRun finetune_charlm(const ExperimentConfig& e, const json& resolved, const
   cfg["finetune_from"] = checkpoint;
   cfg["finetune_map"] = map;
   const std::string parent = checkpoint.substr(0, checkpoint.find_last_of('/'));
-  return train_and_write(model, corpus, e, cfg, parent + "-ft-" + map, seed, e.finetune_steps, e.finetune_batch,
-                         e.finetune_length, e.finetune_lr, plan, progress);
+  return train_and_write(model, corpus, e, cfg, parent + "-ft-" + map, seed, charlm_settings(e).finetune_steps, charlm_settings(e).finetune_batch,
+                         charlm_settings(e).finetune_length, charlm_settings(e).finetune_lr, plan, progress);
 }
 
 // ---- sampling
 
-std::string charlm_sample(CharLM<float>& model, const std::vector<std::string>& vocab, const std::string& prompt,
+std::string charlm_sample(BlockStack<float>& model, const std::vector<std::string>& vocab, const std::string& prompt,
                           int chars, int context, double temperature, uint64_t seed) {
   auto id_of = [&](char ch) {
     const std::string s(1, ch);
@@ -413,7 +371,7 @@ std::string charlm_sample(CharLM<float>& model, const std::vector<std::string>& 
   for (char ch : pre) ids.push_back(id_of(ch));
   std::string text = pre;
   Rng rng(stream_key({kTagTest, seed, 0x5A3}));
-  CharLMCache<float> cache;
+  BlockStackCache<float> cache;
   const int V = model.config().vocab;
   model.prepare(context);
   for (int k = 0; k < chars; ++k) {

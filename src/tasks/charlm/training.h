@@ -11,12 +11,24 @@
 
 #include "core/adam.h"
 #include "harness/config.h"
-#include "tasks/charlm/model.h"
+#include "harness/run.h"
+#include "models/block_stack.h"
+#include "models/block_stack_trainer.h"
 #include "tasks/charlm/corpus.h"
 
 namespace pe {
 
-CharLMConfig charlm_model_config(const ExperimentConfig& e, const std::string& scheme, int vocab);
+// The char LM's own keys (Task::keys) and their values in an experiment.
+std::vector<KeySpec> charlm_keys();
+struct CharLMSettings {
+  int n_heads = 4, n_layers = 2, train_windows = 0, val_start = 0, val_windows = 0, eval_batch = 0;
+  int finetune_steps = 0, finetune_length = 0, finetune_batch = 0, band = 0, position_window = 0;
+  double weight_decay = 0, finetune_lr = 0;
+  std::string corpus;
+};
+CharLMSettings charlm_settings(const ExperimentConfig& e);
+
+BlockStackConfig charlm_model_config(const ExperimentConfig& e, const std::string& scheme, int vocab);
 // The corpus of an experiment: the shipped Time Machine is sha1-checked, another path is read as is.
 CharCorpus load_experiment_corpus(const ExperimentConfig& e);
 // The validation windows (val_start .. + val_windows, at the longest eval length) lie inside the
@@ -41,30 +53,6 @@ class WindowStream {
   std::vector<int> order_;
 };
 
-// One optimizer over a model. A batch is split into chunks of about kCharLMChunkTokens tokens
-// (4 sequences at T = 128, 1 at T = 512: fixed by T alone) whose gradients are summed in chunk
-// order, so a step gives the same bits with any number of threads. Chunks this small keep the
-// activations of both threads' chunks in the shared L3 cache.
-inline constexpr int kCharLMChunkTokens = 512;
-class CharLMTrainer {
- public:
-  CharLMTrainer(CharLM<float>& model, AdamConfig cfg);
-  Adam<float>& adam() { return adam_; }
-  // One AdamW step on the windows starting at `starts` (context T, positions 0..T-1): mean loss.
-  double step(const CharCorpus& corpus, const std::vector<int>& starts, int T);
-  // The same from token arrays x, y: [B, T].
-  double step(const int* x, const int* y, int B, int T);
-
- private:
-  CharLM<float>& model_;
-  Adam<float> adam_;
-  std::vector<std::vector<float>> grads_;
-  std::vector<CharLMCache<float>> caches_;  // one per thread: a chunk's activations are scratch
-  std::vector<float> grad_;
-  std::vector<double> losses_;
-  std::vector<int> x_, y_;
-};
-
 // Validation at context T: windows val_start .. val_start+n-1, `batch` per batch, in order.
 struct PerplexityResult {
   int length = 0;
@@ -72,7 +60,7 @@ struct PerplexityResult {
   double perplexity = 0;  // exp(loss)
   std::vector<double> position_loss;  // [T]: mean cross-entropy at each position over all windows
 };
-PerplexityResult charlm_perplexity(CharLM<float>& model, const CharCorpus& corpus, int T, int val_start,
+PerplexityResult charlm_perplexity(BlockStack<float>& model, const CharCorpus& corpus, int T, int val_start,
                                    int n_windows, int batch, const Visibility& vis = Visibility{});
 // The same at several lengths from one pass at the longest. Every length reads the windows that start
 // at val_start, ..., and attention is causal: the losses at positions 0..L-1 of a window are those of
@@ -80,62 +68,55 @@ PerplexityResult charlm_perplexity(CharLM<float>& model, const CharCorpus& corpu
 // a key inside a block's span but invisible to a row adds an exact zero). Each length's batch sums
 // run over the same tokens in the same order, so every figure equals the one charlm_perplexity(L)
 // gives (tested), at the cost of the longest pass alone.
-std::vector<PerplexityResult> charlm_perplexities(CharLM<float>& model, const CharCorpus& corpus,
+std::vector<PerplexityResult> charlm_perplexities(BlockStack<float>& model, const CharCorpus& corpus,
                                                   const std::vector<int>& lengths, int val_start, int n_windows,
                                                   int batch, const Visibility& vis = Visibility{});
 // One validation batch of nb windows (x, y: [nb, T]). For every prefix length L in `prefixes` (each
 // <= T), means[i] is the batch's mean token cross-entropy over positions 0..prefixes[i]-1, summed
 // window by window and position by position as a pass at that length sums them. It runs in pieces of
-// about kCharLMChunkTokens tokens; each token's loss does not depend on the piece, so neither does
+// about kBlockStackChunkTokens tokens; each token's loss does not depend on the piece, so neither does
 // the result. Adds each token's loss into position_sum[t] when given ([T]).
-void charlm_batch_losses(const CharLM<float>& model, const int* x, const int* y, int nb, int T,
-                         CharLMCache<float>& cache, const Visibility& vis, const std::vector<int>& prefixes,
+void charlm_batch_losses(const BlockStack<float>& model, const int* x, const int* y, int nb, int T,
+                         BlockStackCache<float>& cache, const Visibility& vis, const std::vector<int>& prefixes,
                          double* means, double* position_sum = nullptr);
 // position_loss averaged over consecutive bins of `window` positions.
 std::vector<double> bin_positions(const std::vector<double>& position_loss, int window);
 
 using StepFn = std::function<void(int step, int steps, double loss)>;
 
-struct CharLMRun {
-  std::string run_dir, checkpoint;
-  double final_loss = 0, seconds = 0;
-  int steps = 0;
-  int resumed_at = 0;   // the step a saved state continued from (0: trained from the start)
-  bool reused = false;  // e.resume kept a complete run directory with the same config
-};
 // Trains from scratch and writes the run directory (each file atomically). With e.resume, keeps a
 // complete run directory whose config.json is this run's, and continues a run from the state it
 // saved when stopped (harness/training_state.h). SIGINT/SIGTERM stop it at a step boundary with its
 // state saved (Interrupted); a state is also saved every e.checkpoint_every steps.
-CharLMRun train_charlm(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
+TrainedRun train_charlm(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
                        const StepFn& progress = {});
 // Resumes a RoPE checkpoint with the map's plan for (train_length -> finetune_length) fixed and trains
 // finetune_steps at finetune_length; writes <run_dir>-ft-<map>/ whose checkpoint records the plan.
-CharLMRun finetune_charlm(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& checkpoint,
+TrainedRun finetune_charlm(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& checkpoint,
                           const std::string& map, const StepFn& progress = {});
 
 // Continues `prompt` by `chars` characters, d2l's predict: the context is the last `context`
 // characters at positions 0.., the next character the argmax (temperature 0) or a draw from
 // softmax(logits / temperature).
-std::string charlm_sample(CharLM<float>& model, const std::vector<std::string>& vocab, const std::string& prompt,
+std::string charlm_sample(BlockStack<float>& model, const std::vector<std::string>& vocab, const std::string& prompt,
                           int chars, int context, double temperature, uint64_t seed);
 
 // Floating-point operations of one forward (train = false) or forward + backward (train = true) over
 // B sequences of T tokens, counted from the shapes: 2 per multiply-add of every matrix product, the
 // full T x T score square per head (as the reference count does), backward = 2 x forward.
-double charlm_step_flops(const CharLMConfig& c, int B, int T, bool train);
+double charlm_step_flops(const BlockStackConfig& c, int B, int T, bool train);
 
 // Bytes a model of c needs on `threads` threads: training at context T with batch B (parameters,
 // gradient, Adam moments, one gradient per chunk, one activation cache per thread with the attention
 // probabilities kept, and a saved training state as JSON), or reading (train = false) at T in
 // batches of B. An estimate from the shapes, within a few tens of percent.
-double charlm_memory_bytes(const CharLMConfig& c, int B, int T, int threads, bool train);
+double charlm_memory_bytes(const BlockStackConfig& c, int B, int T, int threads, bool train);
 // ConfigError (exit 2), before any work, when a model of c would not fit this machine training (or
 // reading) at T in batches of B on every thread; `what` begins the message ("training this char LM").
-void check_charlm_fits(const CharLMConfig& c, int B, int T, bool train, const std::string& what);
+void check_charlm_fits(const BlockStackConfig& c, int B, int T, bool train, const std::string& what);
 
 // Reads checkpoints at e.eval_lengths on e's validation windows: each plainly; a RoPE checkpoint
-// also with e.band and with each map of e.rescale; a fine-tuned one under its own plan (right after
+// also with charlm_settings(e).band and with each map of e.rescale; a fine-tuned one under its own plan (right after
 // that map's reading of the checkpoint it started from, when that one is read too). Per-position
 // loss at the longest length. (The whole experiment: harness/experiment.h.)
 nlohmann::json evaluate_charlm(const std::vector<std::string>& checkpoints, const ExperimentConfig& e,

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tasks/task.h"
+#include "harness/task.h"
 
 namespace pe {
 

@@ -1,4 +1,4 @@
-// The cue task as a registry entry (tasks/task.h): the tournament's task — which marked token came
+// The cue task as a registry entry (harness/task.h): the tournament's task — which marked token came
 // last? — read by one attention head (tasks/cue/model.h), trained at 32 and read at 32..256.
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 #include "core/files.h"
 #include "tasks/cue/geometry.h"
 #include "tasks/cue/training.h"
-#include "tasks/task.h"
+#include "harness/task.h"
 
 namespace pe {
 
@@ -24,15 +24,22 @@ class CueTask final : public Task {
   // The shared key table's defaults are the cue task's, but for ALiBi's one slope (the reference
   // rule's 2^-8 for one head is too shallow to read a 32-token window).
   nlohmann::json defaults() const override { return {{"task", "cue"}, {"alibi_slopes", {0.5}}}; }
-  std::vector<std::string> own_keys() const override {
-    return {"alphabet", "mark_prob", "test_sequences", "test_seed", "analyze"};
+  std::vector<KeySpec> keys() const override {
+    return {
+        {"alphabet", KeyType::Int, 8, "number of symbols", 2, 256},
+        {"mark_prob", KeyType::Float, 0.1, "probability a content token is marked", 0, 1, true},
+        {"test_sequences", KeyType::Int, 10000, "test sequences per length (shared by every scheme and seed)", 1,
+         kMaxTestSequences},
+        {"test_seed", KeyType::Int, 777, "seed of the test stream (shared by every scheme and seed)", 0, kMaxSeed},
+        {"analyze", KeyType::Bool, false, "after evaluation, analyse the trained heads into <out_dir>/geometry.json"},
+    };
   }
   int n_heads(const ExperimentConfig&) const override { return 1; }
   int n_layers(const ExperimentConfig&) const override { return 1; }
 
   bool parallel_runs() const override { return true; }  // a run takes about a second on one thread
 
-  TaskRun train(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
+  TrainedRun train(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
                 Progress& progress) const override {
     const auto out = train_cue(e, resolved, scheme, seed, [&](int step, int steps, double loss, double acc) {
       progress.update(fmt::format("[train {} seed {}] step {}/{} loss {:.4f} acc {:.3f}", scheme, seed, step, steps,
@@ -43,7 +50,7 @@ class CueTask final : public Task {
 
   nlohmann::json evaluate(const std::vector<std::string>& checkpoints, const ExperimentConfig& e,
                           bool progress) const override {
-    const EvalSettings s{e.eval_lengths, e.test_sequences, e.test_seed, e.rescale};
+    const EvalSettings s{e.eval_lengths, e.value("test_sequences"), e.value("test_seed"), e.rescale};
     nlohmann::json results = results_json(evaluate_checkpoints(checkpoints, s, progress), s);
     results["experiment"] = e.resolved;
     return results;
@@ -51,11 +58,11 @@ class CueTask final : public Task {
 
   // With `analyze`: the trained heads' geometry at the lengths past training, into geometry.json.
   Analysis analyze(const std::vector<std::string>& checkpoints, const ExperimentConfig& e) const override {
-    if (!e.analyze) return {};
+    if (!e.value("analyze").get<bool>()) return {};
     std::vector<int> past;
     for (int n : e.eval_lengths)
       if (n > e.train_length) past.push_back(n);
-    const nlohmann::json g = analyze_checkpoints(checkpoints, EvalSettings{past, e.test_sequences, e.test_seed, {}});
+    const nlohmann::json g = analyze_checkpoints(checkpoints, EvalSettings{past, e.value("test_sequences"), e.value("test_seed"), {}});
     return {format_geometry(g), {{"geometry.json", json_text(g)}}};
   }
   std::vector<std::string> analysis_files() const override { return {"geometry.json"}; }

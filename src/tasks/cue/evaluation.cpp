@@ -15,7 +15,7 @@
 #include "tasks/cue/checkpoint.h"
 #include "schemes/scheme.h"
 #include "tasks/cue/exact.h"
-#include "tasks/task.h"
+#include "harness/task.h"
 #include "core/build_info.h"
 
 namespace pe {

@@ -8,7 +8,7 @@
 
 #include "harness/config.h"
 #include "harness/training_state.h"
-#include "tasks/task.h"
+#include "harness/task.h"
 #include "tasks/cue/model.h"
 
 namespace pe {
@@ -21,34 +21,19 @@ using ProgressFn = std::function<void(int, int, double, double)>;
 CueModelConfig cue_model_config(const ExperimentConfig& e, const std::string& scheme);
 std::string run_dir_for(const ExperimentConfig& e, const std::string& scheme, int seed);
 
-struct TrainOutcome {
-  std::string run_dir, checkpoint;
-  double final_loss = 0, final_accuracy = 0;
-  double seconds = 0;
-  int steps = 0;
-  int resumed_at = 0;   // the step a saved state continued from (0: trained from the start)
-  bool reused = false;  // e.resume kept a complete run directory with the same config
-};
-
 // Trains from scratch and writes the run directory (every file atomically). `resolved` is the full
 // experiment config, recorded in config.json with the scheme and seed of this run. With e.resume, a
 // complete run directory whose config.json is this run's is kept instead, and a state this run
 // saved when it was stopped (harness/training_state.h) is continued. SIGINT/SIGTERM stop it at a
 // step boundary with its state saved (Interrupted).
-TrainOutcome train_cue(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
+TrainedRun train_cue(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
                        const ProgressFn& progress = {});
 
 // The training loop alone (no files): returns the trained model. Used by tests and benchmarks.
 // A batch is split into fixed chunks of 64 sequences whose gradients are summed in chunk order, so
 // the result is the same for any number of threads.
-// With `resumable`: continues from its start state, and saves states where its checkpoints say.
-struct Resumable {
-  const StepCheckpoints* checkpoints = nullptr;
-  std::optional<TrainingState> start;
-};
 CueHead<float> train_cue_model(const ExperimentConfig& e, const std::string& scheme, int seed,
-                               nlohmann::json* metrics_log = nullptr, const ProgressFn& progress = {},
-                               const Resumable& resumable = {});
+                               nlohmann::json* metrics_log = nullptr, const ProgressFn& progress = {});
 
 // The single-head trainer itself, for any stream of batches (the cue task's, the filings task's
 // windows): batches(step) is step's batch, named by the step so that a resumed run sees the same
@@ -56,13 +41,13 @@ CueHead<float> train_cue_model(const ExperimentConfig& e, const std::string& sch
 using BatchSource = std::function<CueBatch(int step)>;
 CueHead<float> train_head(const ExperimentConfig& e, const CueModelConfig& model_config, int seed,
                           const BatchSource& batches, nlohmann::json* metrics_log = nullptr,
-                          const ProgressFn& progress = {}, const Resumable& resumable = {});
-// What a head's training run reports to the runner (tasks/task.h): its summary line ("batch" names
+                          const ProgressFn& progress = {});
+// What a head's training run reports to the runner (harness/task.h): its summary line ("batch" names
 // what its last-step accuracy was measured on) and its results.json record.
-TaskRun head_task_run(const TrainOutcome& out, const std::string& scheme, int seed, const std::string& batch);
+TrainedRun head_task_run(TrainedRun out, const std::string& scheme, int seed, const std::string& batch);
 
-// One run of it written as a run directory (train_cue's files and --resume), for e.task.
-TrainOutcome train_head_run(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme,
+// One run of it written as a run directory (harness/run.h: train_cue's files and --resume), for e.task.
+TrainedRun train_head_run(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme,
                             int seed, const CueModelConfig& model_config, const BatchSource& batches,
                             const ProgressFn& progress = {});
 

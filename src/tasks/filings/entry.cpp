@@ -1,4 +1,4 @@
-// The filings case study as a registry entry (tasks/task.h): "which company was named last?" on
+// The filings case study as a registry entry (harness/task.h): "which company was named last?" on
 // pe-bench's synthetic company filings (tasks/filings/corpus.h). The tournament's single head in its
 // causal form (tasks/cue/model.h, every_position) is trained on 32-token windows of the training
 // documents by the tournament's trainer (tasks/cue/training.h, train_head) and read on whole held-out
@@ -11,14 +11,14 @@
 #include "core/files.h"
 #include "tasks/filings/evaluation.h"
 #include "tasks/filings/training.h"
-#include "tasks/task.h"
+#include "harness/task.h"
 
 namespace pe {
 
 namespace {
 
 FilingsSettings settings_of(const ExperimentConfig& e) {
-  return FilingsSettings{uint64_t(e.corpus_seed), e.rescale, 32, e.horizon_cue_runs};
+  return FilingsSettings{e.value("corpus_seed").get<uint64_t>(), e.rescale, 32, e.value("horizon_cue_runs")};
 }
 
 class FilingsTask final : public Task {
@@ -36,7 +36,14 @@ class FilingsTask final : public Task {
             {"steps", 1500}};
   }
   std::vector<std::string> leading_schemes() const override { return {"none", "sinusoidal", "rope", "alibi"}; }
-  std::vector<std::string> own_keys() const override { return {"corpus_seed", "horizon_cue_runs"}; }
+  std::vector<KeySpec> keys() const override {
+    return {
+        {"corpus_seed", KeyType::Int, 1, "seed of the generated corpus (300 training, 100 held-out documents)", 0, kMaxSeed},
+        {"horizon_cue_runs", KeyType::String, "",
+         "the runs_dir of a cue experiment whose ALiBi heads the horizon table also reads on the held-out documents "
+         "(empty: only the filings heads)"},
+    };
+  }
   // whole documents are read, whatever their length
   std::vector<std::string> unread_keys() const override { return {"eval_lengths"}; }
   // The cue runs the horizon table reads must be there before twelve heads are trained.
@@ -51,7 +58,7 @@ class FilingsTask final : public Task {
   int n_layers(const ExperimentConfig&) const override { return 1; }
   bool parallel_runs() const override { return true; }
 
-  TaskRun train(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
+  TrainedRun train(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
                 Progress& progress) const override {
     const auto report = [&](int step, int steps, double loss, double acc) {
       progress.update(fmt::format("[train filings {} seed {}] step {}/{} loss {:.4f} acc {:.3f}", scheme, seed, step,

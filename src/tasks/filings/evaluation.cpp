@@ -20,7 +20,7 @@
 #include "tasks/cue/geometry.h"
 #include "tasks/filings/data.h"
 #include "tasks/filings/reader.h"
-#include "tasks/task.h"
+#include "harness/task.h"
 
 namespace pe {
 

@@ -1,5 +1,6 @@
-#include "tasks/charlm/model.h"
+#include "models/block_stack.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/gemm.h"
@@ -10,7 +11,7 @@
 namespace pe {
 
 template <class S>
-CharLM<S>::CharLM(const CharLMConfig& cfg) : cfg_(cfg) {
+BlockStack<S>::BlockStack(const BlockStackConfig& cfg) : cfg_(cfg) {
   cfg_.scheme.d_model = cfg_.d_model;
   cfg_.scheme.n_heads = cfg_.n_heads;
   cfg_.scheme.d_head = cfg_.d_model / cfg_.n_heads;
@@ -29,7 +30,7 @@ CharLM<S>::CharLM(const CharLMConfig& cfg) : cfg_(cfg) {
 }
 
 template <class S>
-void CharLM<S>::init(uint64_t seed) {
+void BlockStack<S>::init(uint64_t seed) {
   Rng rng(stream_key({kTagInit, seed, 2}));
   ParamView<S> P{params_.data(), &layout_};
   auto E = P(emb_);
@@ -44,13 +45,13 @@ void CharLM<S>::init(uint64_t seed) {
 }
 
 template <class S>
-double CharLM<S>::forward(const int* x, const int* y, int B, int T, CharLMCache<S>& c, int p0,
+double BlockStack<S>::forward(const int* x, const int* y, int B, int T, BlockStackCache<S>& c, int p0,
                           const Visibility& vis) const {
   return run_forward(x, y, B, T, c, p0, vis, false);
 }
 
 template <class S>
-double CharLM<S>::run_forward(const int* x, const int* y, int B, int T, CharLMCache<S>& c, int p0,
+double BlockStack<S>::run_forward(const int* x, const int* y, int B, int T, BlockStackCache<S>& c, int p0,
                               const Visibility& vis, bool keep) const {
   const int D = cfg_.d_model, V = cfg_.vocab, N = B * T, L = cfg_.n_layers;
   const size_t ND = size_t(N) * D;
@@ -99,13 +100,18 @@ double CharLM<S>::run_forward(const int* x, const int* y, int B, int T, CharLMCa
   c.logits.resize(size_t(N) * V);
   gemm(Op::N, Op::T, N, V, D, c.h_in[L].data(), D, E.data(), D, c.logits.data(), V, false);
   double loss = 0;
+  int scored = 0;
   c.token_loss.resize(N);
-  for (int i = 0; i < N; ++i) loss += (c.token_loss[i] = cross_entropy_forward(&c.logits[size_t(i) * V], V, y[i]));
-  return loss / N;
+  for (int i = 0; i < N; ++i) {
+    c.token_loss[i] = y[i] < 0 ? 0.0 : cross_entropy_forward(&c.logits[size_t(i) * V], V, y[i]);
+    loss += c.token_loss[i];
+    scored += y[i] >= 0;
+  }
+  return scored ? loss / scored : 0.0;
 }
 
 template <class S>
-double CharLM<S>::forward_backward(const int* x, const int* y, int B, int T, S* grad, CharLMCache<S>& c,
+double BlockStack<S>::forward_backward(const int* x, const int* y, int B, int T, S* grad, BlockStackCache<S>& c,
                                    int p0, const Visibility& vis, long norm_rows) const {
   const double loss = run_forward(x, y, B, T, c, p0, vis, true);
   const int D = cfg_.d_model, V = cfg_.vocab, N = B * T, L = cfg_.n_layers;
@@ -114,10 +120,15 @@ double CharLM<S>::forward_backward(const int* x, const int* y, int B, int T, S* 
   const ParamView<S> G{grad, &layout_};
   const auto E = P(emb_);
   // undoes loss = sum CE / norm: dlogits = (softmax - onehot) / norm
-  const S norm = S(norm_rows > 0 ? norm_rows : N);
+  long scored = 0;
+  for (int i = 0; i < N; ++i) scored += y[i] >= 0;
+  const S norm = S(norm_rows > 0 ? norm_rows : std::max(1L, scored));
   c.dlogits.resize(size_t(N) * V);
   for (int i = 0; i < N; ++i)
-    cross_entropy_backward(&c.logits[size_t(i) * V], V, y[i], norm, &c.dlogits[size_t(i) * V]);
+    if (y[i] < 0)  // an ignored row: no loss, so no gradient
+      std::fill(&c.dlogits[size_t(i) * V], &c.dlogits[size_t(i + 1) * V], S(0));
+    else
+      cross_entropy_backward(&c.logits[size_t(i) * V], V, y[i], norm, &c.dlogits[size_t(i) * V]);
   // undoes logits = h E^T: dE += dlogits^T h, dh = dlogits E
   const S* hL = c.h_in[L].data();
   gemm(Op::T, Op::N, V, D, N, c.dlogits.data(), V, hL, D, G.data(emb_), D, true);
@@ -164,7 +175,7 @@ double CharLM<S>::forward_backward(const int* x, const int* y, int B, int T, S* 
   return loss;
 }
 
-template class CharLM<float>;
-template class CharLM<double>;
+template class BlockStack<float>;
+template class BlockStack<double>;
 
 }  // namespace pe

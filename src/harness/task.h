@@ -12,20 +12,12 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.h"
+#include "core/keys.h"
 #include "core/progress.h"
 #include "harness/config.h"
+#include "harness/run.h"
 
 namespace pe {
-
-// What one training run left behind.
-struct TaskRun {
-  std::string run_dir, checkpoint;
-  std::string summary;    // one line for the terminal
-  nlohmann::json record;  // its entry in results.json's "training" list
-  int steps = 0;          // optimiser steps it took (0 when a complete run directory was kept)
-  bool kept = false;      // --resume kept a complete run directory
-  int resumed_at = 0;     // --resume continued a saved state after this step
-};
 
 // " (resumed after step N)" for a run continued from a saved state, else "".
 inline std::string resumed_note(int resumed_at) {
@@ -91,8 +83,10 @@ class Task {
   // Schemes its default list starts with (a published table's order); every other registered scheme
   // its model can hold follows in registry order.
   virtual std::vector<std::string> leading_schemes() const { return {}; }
-  // Keys that only this task reads; another task's config refuses them through its options.
-  virtual std::vector<std::string> own_keys() const = 0;
+  // The keys this task declares (name, type, default, help, domain): the key table holds them
+  // (harness/config.h) and another task's config refuses them. The task reads them from
+  // ExperimentConfig::value into its own settings.
+  virtual std::vector<KeySpec> keys() const = 0;
   // Shared keys this task does not read (its config refuses them by name rather than ignoring them).
   virtual std::vector<std::string> unread_keys() const { return {}; }
   // Checks that only make sense for this task (throws ConfigError naming the key).
@@ -106,11 +100,11 @@ class Task {
   virtual bool parallel_runs() const = 0;
   // Trains one (scheme, seed) run from scratch and writes its run directory; with e.resume, keeps a
   // complete run directory whose config.json is this run's instead.
-  virtual TaskRun train(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
+  virtual TrainedRun train(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
                         Progress& progress) const = 0;
   // Runs that start from a trained one (e.g. a fine-tune per map), in the order they are read.
-  virtual std::vector<TaskRun> follow_ups(const ExperimentConfig& e, const nlohmann::json& resolved,
-                                          const TaskRun& run, Progress& progress) const {
+  virtual std::vector<TrainedRun> follow_ups(const ExperimentConfig& e, const nlohmann::json& resolved,
+                                          const TrainedRun& run, Progress& progress) const {
     return {};
   }
   // Reads checkpoints with e's settings (lengths, maps, test or validation data) into a results JSON

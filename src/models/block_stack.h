@@ -1,7 +1,9 @@
-// TinyCharLM (tasks.md section 3): token embedding, L residual causal attention blocks (fused qkv
-// and proj, no bias, no MLP, no normalisation), H heads of width dh, output head tied to the
-// embedding (logits = h E^T). The scheme is the same object the tournament uses, now multi-head: its
-// embedding state is added once at the input, its Q/K transform and score bias act in every block.
+// The block stack of the token-level tasks (TinyCharLM, tasks.md section 3, and the passkey model):
+// token embedding, L residual causal attention blocks (fused qkv and proj, no bias, no MLP, no
+// normalisation), H heads of width dh, output head tied to the embedding (logits = h E^T). The scheme
+// is the same object the tournament uses, now multi-head: its embedding state is added once at the
+// input, its Q/K transform and score bias act in every block. A target below 0 is ignored: no loss
+// and no gradient at that row (the passkey task scores only its answer symbols).
 #pragma once
 #include <memory>
 #include <vector>
@@ -12,14 +14,14 @@
 
 namespace pe {
 
-struct CharLMConfig {
+struct BlockStackConfig {
   int vocab = 28, d_model = 128, n_heads = 4, n_layers = 2;
   double embed_init_std = 0.02;
   SchemeConfig scheme;  // d_model, n_heads, d_head are filled in from the above
 };
 
 template <class S>
-struct CharLMCache {
+struct BlockStackCache {
   std::vector<S> logits;                         // [B*T, V]
   std::vector<double> token_loss;                // [B*T] cross-entropy of each next-token prediction
   std::vector<std::vector<S>> h_in, Q, K, V, probs, O;  // per block; h_in[L] is the final state;
@@ -30,10 +32,10 @@ struct CharLMCache {
 };
 
 template <class S>
-class CharLM {
+class BlockStack {
  public:
-  explicit CharLM(const CharLMConfig& cfg);
-  const CharLMConfig& config() const { return cfg_; }
+  explicit BlockStack(const BlockStackConfig& cfg);
+  const BlockStackConfig& config() const { return cfg_; }
   const ParamLayout& layout() const { return layout_; }
   std::vector<S>& params() { return params_; }
   const std::vector<S>& params() const { return params_; }
@@ -41,22 +43,22 @@ class CharLM {
   const Scheme<S>& scheme() const { return *scheme_; }
   void init(uint64_t seed);
   void prepare(int end) { scheme_->prepare(end - 1); }
-  // Mean next-token cross-entropy over B sequences of T tokens at positions p0..p0+T-1 (each
-  // token's loss is left in c.token_loss). x, y: [B, T]. vis: visibility (causal by default; a band
+  // Mean next-token cross-entropy over the scored rows (target >= 0) of B sequences of T tokens at
+  // positions p0..p0+T-1 (each token's loss is left in c.token_loss; 0 at an ignored row). x, y: [B, T]. vis: visibility (causal by default; a band
   // limits the age). The model is read-only here: forward calls may run in parallel.
-  double forward(const int* x, const int* y, int B, int T, CharLMCache<S>& c, int p0 = 0,
+  double forward(const int* x, const int* y, int B, int T, BlockStackCache<S>& c, int p0 = 0,
                  const Visibility& vis = Visibility{}) const;
   // Forward then backward; adds dLoss/dparam into grad (flat, layout()), where Loss is the summed
-  // cross-entropy divided by `norm_rows` (0: B*T, the mean; a chunk of a larger batch passes the
-  // batch's token count). Returns the chunk's mean loss.
-  double forward_backward(const int* x, const int* y, int B, int T, S* grad, CharLMCache<S>& c, int p0 = 0,
+  // cross-entropy divided by `norm_rows` (0: the scored rows, the mean; a chunk of a larger batch
+  // passes the batch's count). Returns the chunk's mean loss over its scored rows.
+  double forward_backward(const int* x, const int* y, int B, int T, S* grad, BlockStackCache<S>& c, int p0 = 0,
                           const Visibility& vis = Visibility{}, long norm_rows = 0) const;
 
  private:
   // forward; keep: store the attention probabilities for a backward (else they live in a scratch).
-  double run_forward(const int* x, const int* y, int B, int T, CharLMCache<S>& c, int p0, const Visibility& vis,
+  double run_forward(const int* x, const int* y, int B, int T, BlockStackCache<S>& c, int p0, const Visibility& vis,
                      bool keep) const;
-  CharLMConfig cfg_;
+  BlockStackConfig cfg_;
   ParamLayout layout_;
   std::unique_ptr<Scheme<S>> scheme_;
   std::vector<S> params_;

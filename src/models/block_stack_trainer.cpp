@@ -1,0 +1,58 @@
+#include "models/block_stack_trainer.h"
+
+#include <algorithm>
+
+#include "core/fpenv.h"
+#include "core/parallel.h"
+
+namespace pe {
+
+BlockStackTrainer::BlockStackTrainer(BlockStack<float>& model, AdamConfig cfg)
+    : model_(model), adam_(model.layout().total(), cfg), grad_(model.layout().total()) {}
+
+double BlockStackTrainer::step(const int* x, const int* y, int B, int T) {
+  const ScopedFlushToZero ftz;
+  const size_t n = model_.layout().total();
+  const int per_chunk = std::max(1, kBlockStackChunkTokens / T);
+  const int chunks = (B + per_chunk - 1) / per_chunk;
+  if (int(grads_.size()) < chunks) grads_.resize(chunks, std::vector<float>(n));
+  // activations are scratch within one chunk: one cache per thread, reused chunk after chunk, stays warm
+  if (int(caches_.size()) < max_threads()) caches_.resize(max_threads());
+  losses_.assign(chunks, 0.0);
+  model_.prepare(T);
+  long rows = 0;  // the scored rows of the batch (every row, unless a target is ignored)
+  for (size_t i = 0; i < size_t(B) * T; ++i) rows += y[i] >= 0;
+  const bool every_row = rows == long(B) * T;
+  chunk_rows_.assign(chunks, 0);
+#pragma omp parallel for schedule(dynamic, 1) if (!in_parallel() && chunks > 1)
+  for (int c = 0; c < chunks; ++c) {
+    const ScopedFlushToZero ftz_thread;
+    auto& cache = caches_[thread_index()];
+    const int b0 = c * per_chunk, nb = std::min(per_chunk, B - b0);
+    std::fill(grads_[c].begin(), grads_[c].end(), 0.0f);
+    const double mean = model_.forward_backward(x + size_t(b0) * T, y + size_t(b0) * T, nb, T, grads_[c].data(),
+                                                cache, 0, Visibility{}, std::max(1L, rows));
+    for (size_t i = size_t(b0) * T; i < size_t(b0 + nb) * T; ++i) chunk_rows_[c] += y[i] >= 0;
+    losses_[c] = every_row ? nb * mean : chunk_rows_[c] * mean;
+  }
+  // grad = sum of the chunk gradients in chunk order; the threads take disjoint ranges of parameters
+  // (each element is still summed chunk 0, 1, 2, ..., so the bits do not depend on the threads).
+  constexpr size_t kRange = 8192;
+  const long ranges = long((n + kRange - 1) / kRange);
+#pragma omp parallel for schedule(static) if (!in_parallel() && ranges > 1)
+  for (long r = 0; r < ranges; ++r) {
+    const size_t i0 = size_t(r) * kRange, i1 = std::min(n, i0 + kRange);
+    float* out = grad_.data();
+    std::copy(grads_[0].data() + i0, grads_[0].data() + i1, out + i0);
+    for (int c = 1; c < chunks; ++c) {
+      const float* g = grads_[c].data();
+      for (size_t i = i0; i < i1; ++i) out[i] += g[i];
+    }
+  }
+  double loss = 0;
+  for (int c = 0; c < chunks; ++c) loss += losses_[c];
+  adam_.step(model_.params().data(), grad_.data());
+  return every_row ? loss / B : loss / std::max(1L, rows);
+}
+
+}  // namespace pe

@@ -1,0 +1,50 @@
+#include "models/token_loop.h"
+
+#include "core/params.h"
+
+namespace pe {
+
+using nlohmann::json;
+
+TokenLoop::TokenLoop(BlockStack<float>& model, TokenBatches& batches, TokenLoopSettings settings)
+    : model_(model), batches_(batches), settings_(std::move(settings)), trainer_(model, settings_.adam) {}
+
+void TokenLoop::resume(const TrainingState& s) {
+  model_.params() = s.params;
+  trainer_.adam().restore(s.adam_m, s.adam_v, s.adam_steps);
+  if (!batches_.position().is_null()) batches_.seek(loop_field(s, "stream", LoopField::Object), s.path);
+  lines_ = loop_field(s, "metrics", LoopField::String);
+  since_ = loop_field(s, "since", LoopField::Number);
+  count_ = loop_field(s, "count", LoopField::Int);
+  final_loss_ = loop_field(s, "final_loss", LoopField::Number);
+}
+
+void TokenLoop::step(int step) {
+  const TokenLoopSettings& st = settings_;
+  batches_.next(step, x_, y_);
+  const double loss = trainer_.step(x_.data(), y_.data(), st.batch, st.length);
+  check_finite_step<float>(step, loss, model_.layout(), model_.params().data(), nullptr, st.adam.lr);
+  since_ += loss, ++count_;
+  if (step % st.log_every == 0 || step == st.steps) {
+    final_loss_ = since_ / count_;
+    lines_ += json{{"step", step}, {"loss", loss}, {"loss_avg", final_loss_}}.dump() + "\n";
+    if (st.progress) st.progress(step, st.steps, final_loss_);
+    since_ = 0, count_ = 0;
+  }
+}
+
+TrainingState TokenLoop::state(int step) const {
+  json loop = {{"metrics", lines_}, {"since", since_}, {"count", count_}, {"final_loss", final_loss_}};
+  if (const json p = batches_.position(); !p.is_null()) loop["stream"] = p;
+  return TrainingState{step, model_.params(), trainer_.adam().first_moment(), trainer_.adam().second_moment(),
+                       trainer_.adam().steps(), loop, ""};
+}
+
+json TokenLoop::training() const {
+  json t = settings_.training;
+  t["steps"] = settings_.steps;
+  t["final_loss"] = final_loss_;
+  return t;
+}
+
+}  // namespace pe

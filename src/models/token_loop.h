@@ -1,0 +1,63 @@
+// The training loop of the block stack (models/block_stack.h) as a harness TrainingLoop
+// (harness/run.h), for every token-level task: a task gives its batches and its checkpoint; the
+// loop takes the steps, logs the mean loss of the steps since the last line, and saves and restores
+// its state (the batches' position included) bit for bit.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/run.h"
+#include "models/block_stack_trainer.h"
+
+namespace pe {
+
+// A task's training batches: next(step, x, y) fills x and y ([B, T]; a target below 0 is not
+// scored) for 1-based `step`. A stream that is not a function of the step says where it stands
+// (position) and continues from there (seek; CheckpointError naming `path` when out of range).
+class TokenBatches {
+ public:
+  virtual ~TokenBatches() = default;
+  virtual void next(int step, std::vector<int>& x, std::vector<int>& y) = 0;
+  virtual nlohmann::json position() const { return nullptr; }
+  virtual void seek(const nlohmann::json& position, const std::string& path) {}
+};
+
+struct TokenLoopSettings {
+  int steps = 0, batch = 0, length = 0, log_every = 50;
+  AdamConfig adam;
+  // called every log_every steps and at the end with (step, steps, mean loss since the last call)
+  std::function<void(int, int, double)> progress;
+  // the checkpoint's text for a finished run's "training" record
+  std::function<std::string(const BlockStack<float>&, const nlohmann::json& training)> checkpoint;
+  nlohmann::json training;  // the training record's fixed fields (seed, lr, ...); steps and final_loss join them
+};
+
+class TokenLoop final : public TrainingLoop {
+ public:
+  // The model is the caller's and must outlive the loop.
+  TokenLoop(BlockStack<float>& model, TokenBatches& batches, TokenLoopSettings settings);
+  size_t n_params() const override { return model_.layout().total(); }
+  void resume(const TrainingState& s) override;
+  void step(int step) override;
+  TrainingState state(int step) const override;
+  std::string metrics_lines() const override { return lines_; }
+  nlohmann::json training() const override;
+  std::string checkpoint_text(const nlohmann::json& training) const override {
+    return settings_.checkpoint(model_, training);
+  }
+
+ private:
+  BlockStack<float>& model_;
+  TokenBatches& batches_;
+  TokenLoopSettings settings_;
+  BlockStackTrainer trainer_;
+  std::vector<int> x_, y_;
+  std::string lines_;
+  double since_ = 0, final_loss_ = 0;
+  int count_ = 0;
+};
+
+}  // namespace pe
