@@ -4,7 +4,8 @@
 Usage: scripts/plot.py [--tournament results/tournament-10seeds/results.json]
                        [--geometry results/tournament-10seeds/geometry.json]
                        [--theory results/theory.json] [--charlm results/charlm/results.json]
-                       [--filings results/filings/results.json] [--out results/figures] [--only NAME,NAME]
+                       [--filings results/filings/results.json] [--passkey results/passkey/results.json]
+                       [--out results/figures] [--only NAME,NAME]
 `make plots` runs it on the committed results. Figures (NAME.png and NAME.svg under --out):
   tournament        accuracy against length, every scheme: mean, each seed, 95% interval, published
   rescaling         RoPE read plainly and with each context-extension map, same style
@@ -16,6 +17,11 @@ Usage: scripts/plot.py [--tournament results/tournament-10seeds/results.json]
   filings_accuracy  filings readers on all queries and on the far ones: mean, each seed, interval, published
   filings_document  one held-out filing (document.json beside --filings): every reader's answer at every
                     position, coloured by company, the true answer on top
+  passkey_accuracy  passkey retrieval: whole-passkey accuracy against length, every reader: mean, each seed,
+                    95% interval, the training length marked
+  passkey_heatmaps  passkey retrieval: one heatmap per reader, length x depth, the training length marked
+  passkey_training  passkey retrieval: every run's answer loss against step (metrics.jsonl of the runs
+                    beside --passkey, in runs/passkey/), one panel per scheme
 A figure whose input file is absent, or holds nothing it draws, is skipped with a note. Every input
 file is read and checked before anything is drawn: a file that is not strict JSON (truncated, NaN) or
 lacks what a figure reads (a missing key, a wrong type, a value out of range, lists of different
@@ -50,7 +56,8 @@ import matplotlib.ticker  # noqa: E402
 SIZE = (10.0, 5.0)  # inches; at DPI 100: 1000 x 500 pixels
 DPI = 100
 NAMES = ["tournament", "rescaling", "rope_score_by_age", "wavelength_census", "log_ruler",
-         "charlm_perplexity", "charlm_position", "filings_accuracy", "filings_document"]
+         "charlm_perplexity", "charlm_position", "filings_accuracy", "filings_document", "passkey_accuracy",
+         "passkey_heatmaps", "passkey_training"]
 EXIT_USAGE, EXIT_DATA, EXIT_OUTPUT, EXIT_INTERRUPTED = 2, 4, 5, 130
 
 
@@ -373,6 +380,49 @@ def check_filings_results(r):
          "reference?": Obj({"rows?": Map(two)}, null=True)}).check(r, "")
 
 
+def check_passkey_results(r):
+    """What passkey_accuracy and passkey_heatmaps read of a passkey results.json."""
+    n_len = len(r["lengths"]) if isinstance(r, dict) and isinstance(r.get("lengths"), list) else None
+    n_dep = len(r["depths"]) if isinstance(r, dict) and isinstance(r.get("depths"), list) else None
+    why_l, why_d = " (one per length)", " (one per depth)"
+    Obj({"lengths": List(Num(lo=2, integer=True), nonempty=True), "depths": List(Num(lo=0, hi=1), nonempty=True),
+         "train_length": Num(lo=2, integer=True),
+         "rows": List(Obj({"scheme": Str(), "map": Str(), "accuracy": List(ACCURACY, n_len, why_l),
+                           "half_width": List(HALF_WIDTH, n_len, why_l),
+                           "depth_grid": List(List(ACCURACY, n_dep, why_d, null=True), n_len, why_l),
+                           "whole": List(List(List(ACCURACY, n_dep, why_d, null=True), n_len, why_l))}),
+                      nonempty=True)}).check(r, "")
+
+
+def check_passkey_runs(runs):
+    """What passkey_training reads: {scheme: {seed: [[step, loss], ...]}} gathered from the runs."""
+    Map(Map(List(List(Num(), 2), nonempty=True))).check(runs, "")
+
+
+def load_passkey_runs(root):
+    """The answer loss of every passkey run under root (<scheme>/seed<N>/metrics.jsonl), or ABSENT when there
+    are none."""
+    if not os.path.isdir(root):
+        return ABSENT
+    runs = {}
+    for scheme in sorted(os.listdir(root)):
+        for seed in sorted(os.listdir(os.path.join(root, scheme))):
+            path = os.path.join(root, scheme, seed, "metrics.jsonl")
+            if not seed.startswith("seed") or not os.path.isfile(path):
+                continue
+            points = []
+            with open(path, encoding="utf-8") as f:
+                for n, line in enumerate(f, 1):
+                    try:
+                        m = json.loads(line)
+                        points.append([m["step"], m["loss_avg"]])
+                    except (ValueError, KeyError, TypeError):
+                        raise DataError("%s line %d is not a metrics line (step, loss_avg)" % (path, n))
+            if points:
+                runs.setdefault(scheme, {})[seed[4:]] = points
+    return runs or ABSENT
+
+
 def check_document(d):
     """What filings_document reads of document.json: every list aligned with the document's words."""
     Obj({"document": Obj({"words": List(Str(), nonempty=True), "companies": List(Str(), most=8)})}).check(d, "")
@@ -680,6 +730,104 @@ def fig_filings_document(d):
 
 
 # name: (its input file from the options, the check of what it reads, the drawing: a figure, or why none)
+def passkey_label(row):
+    return row["scheme"] if row["map"] == "none" else row["scheme"] + " + " + row["map"]
+
+
+def fig_passkey_accuracy(r):
+    fig, ax = plt.subplots(figsize=SIZE)
+    xs = r["lengths"]
+    cmap = plt.get_cmap("tab20")
+    for i, row in enumerate(r["rows"]):
+        color = cmap(i % 20)
+        pts = [(x, m, h) for x, m, h in zip(xs, row["accuracy"], row["half_width"]) if m is not None]
+        if not pts:
+            continue
+        style = "-" if row["map"] == "none" else "--"
+        ax.errorbar([p[0] for p in pts], [p[1] for p in pts], yerr=[p[2] or 0 for p in pts], fmt=style + "o", ms=3,
+                    capsize=2, color=color, label=passkey_label(row), lw=1.2)
+        for seed in row["whole"]:
+            ys = [(x, sum(g) / len(g)) for x, g in zip(xs, seed) if g is not None]
+            ax.plot([p[0] for p in ys], [p[1] for p in ys], ".", color=color, ms=2, alpha=0.6)
+    ax.axvline(r["train_length"], color="k", ls=":", lw=1)
+    ax.text(r["train_length"], 1.02, " trained at %d" % r["train_length"], fontsize=8, va="bottom")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(xs)
+    ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+    ax.set_ylim(-0.02, 1.08)
+    ax.set_xlabel("sequence length (tokens)")
+    ax.set_ylabel("whole-passkey accuracy (mean over depths)")
+    ax.set_title("Passkey retrieval: a %d-symbol key at a depth of random filler, asked for at the end\n"
+                 "mean of %d seeds with its 95%% interval (dots: each seed); dashed: RoPE read through a map"
+                 % (r.get("passkey", {}).get("symbols", 0), max(len(row["whole"]) for row in r["rows"])), fontsize=10)
+    ax.legend(fontsize=7, ncol=2, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def fig_passkey_heatmaps(r):
+    rows = r["rows"]
+    cols = min(5, len(rows))
+    nrows = (len(rows) + cols - 1) // cols
+    fig, axes = plt.subplots(nrows, cols, figsize=(2.4 * cols + 1.2, 2.2 * nrows + 0.9), squeeze=False)
+    lengths, depths = r["lengths"], r["depths"]
+    image = None
+    for k, ax in enumerate(axes.flat):
+        if k >= len(rows):
+            ax.axis("off")
+            continue
+        row = rows[k]
+        grid = [[(g[d] if g is not None else float("nan")) for g in row["depth_grid"]] for d in range(len(depths))]
+        image = ax.imshow(grid, vmin=0, vmax=1, cmap="viridis", aspect="auto", origin="lower",
+                          interpolation="nearest")
+        for li, g in enumerate(row["depth_grid"]):
+            if g is None:
+                ax.add_patch(matplotlib.patches.Rectangle((li - 0.5, -0.5), 1, len(depths), color="#dddddd"))
+        if r["train_length"] in lengths:
+            t = lengths.index(r["train_length"])
+            ax.add_patch(matplotlib.patches.Rectangle((t - 0.5, -0.5), 1, len(depths), fill=False, ec="red", lw=1.5))
+        ax.set_title(passkey_label(row), fontsize=9)
+        ax.set_xticks(range(len(lengths)))
+        ax.set_xticklabels([str(n) for n in lengths], fontsize=6, rotation=45)
+        ticks = sorted({0, len(depths) // 2, len(depths) - 1})
+        ax.set_yticks(ticks)
+        ax.set_yticklabels(["%.1f" % depths[i] for i in ticks], fontsize=6)
+        if k % cols == 0:
+            ax.set_ylabel("depth", fontsize=8)
+    fig.suptitle("Passkey retrieval by length (columns) and depth (rows, 0: the start of the filler): whole-passkey "
+                 "accuracy, mean over seeds;\nred frame: the training length %d; grey: a length the reader cannot "
+                 "read" % r["train_length"], fontsize=10)
+    fig.subplots_adjust(left=0.05, right=0.9, bottom=0.08, top=0.86, wspace=0.3, hspace=0.55)
+    cax = fig.add_axes((0.925, 0.15, 0.012, 0.65))
+    fig.colorbar(image, cax=cax)
+    fig.pe_laid_out = True
+    return fig
+
+
+def fig_passkey_training(runs):
+    schemes = sorted(runs)
+    cols = min(4, len(schemes))
+    nrows = (len(schemes) + cols - 1) // cols
+    fig, axes = plt.subplots(nrows, cols, figsize=(max(8.0, 2.6 * cols + 0.6), 2.0 * nrows + 0.8), squeeze=False,
+                             sharey=True)
+    for k, ax in enumerate(axes.flat):
+        if k >= len(schemes):
+            ax.axis("off")
+            continue
+        for seed, pts in sorted(runs[schemes[k]].items()):
+            ax.plot([p[0] for p in pts], [max(p[1], 1e-5) for p in pts], lw=1, label="seed " + seed)
+        ax.set_yscale("log")
+        ax.set_title(schemes[k], fontsize=9)
+        ax.tick_params(labelsize=6)
+        ax.grid(alpha=0.3)
+        if k == 0:
+            ax.legend(fontsize=6)
+    fig.suptitle("Passkey training: mean answer loss (nats) between log lines against step, every run", fontsize=10)
+    fig.tight_layout(rect=(0, 0, 1, 0.95))
+    return fig
+
+
 FIGURES = {
     "tournament": (lambda a: a.tournament, check_cue_results, fig_tournament),
     "rescaling": (lambda a: a.tournament, check_cue_results, fig_rescaling),
@@ -691,12 +839,17 @@ FIGURES = {
     "filings_accuracy": (lambda a: a.filings, check_filings_results, fig_filings_accuracy),
     "filings_document": (lambda a: os.path.join(os.path.dirname(a.filings), "document.json"), check_document,
                          fig_filings_document),
+    "passkey_accuracy": (lambda a: a.passkey, check_passkey_results, fig_passkey_accuracy),
+    "passkey_heatmaps": (lambda a: a.passkey, check_passkey_results, fig_passkey_heatmaps),
+    "passkey_training": (lambda a: os.path.join(os.path.dirname(a.passkey), "runs", "passkey"), check_passkey_runs,
+                         fig_passkey_training),
 }
 # how each figure's input file is made again
 MAKER = {"tournament": "pe-bench run", "rescaling": "pe-bench run", "rope_score_by_age": "pe-bench analyze",
          "wavelength_census": "pe-bench analyze theory", "log_ruler": "pe-bench analyze theory",
          "charlm_perplexity": "pe-bench run", "charlm_position": "pe-bench run",
-         "filings_accuracy": "pe-bench run", "filings_document": "pe-bench run"}
+         "filings_accuracy": "pe-bench run", "filings_document": "pe-bench run", "passkey_accuracy": "pe-bench run",
+         "passkey_heatmaps": "pe-bench run", "passkey_training": "pe-bench run"}
 
 
 # ---- writing ----------------------------------------------------------------------------------------
@@ -709,7 +862,8 @@ def save(fig, out, name):
         os.makedirs(out, exist_ok=True)
     except OSError as e:
         raise OutputError(out, e) from None
-    fig.tight_layout()
+    if not getattr(fig, "pe_laid_out", False):  # a figure that placed its own axes keeps them
+        fig.tight_layout()
     done, target = [], out
     try:
         for ext in ("png", "svg"):
@@ -765,6 +919,7 @@ def main(argv=None):
     p.add_argument("--theory", default="results/theory.json")
     p.add_argument("--charlm", default="results/charlm/results.json")
     p.add_argument("--filings", default="results/filings/results.json")
+    p.add_argument("--passkey", default="results/passkey/results.json")
     p.add_argument("--out", default="results/figures")
     p.add_argument("--only", default="", help="comma-separated figure names: " + ", ".join(NAMES))
     a = p.parse_args(argv)
@@ -783,7 +938,7 @@ def main(argv=None):
         path = where(a)
         try:
             if path not in loaded:
-                loaded[path] = load(path)
+                loaded[path] = load_passkey_runs(path) if n == "passkey_training" else load(path)
             data = loaded[path]
             if data is not ABSENT:
                 check(data)

@@ -12,6 +12,7 @@
 #include "core/errors.h"
 #include "core/files.h"
 #include "core/interrupt.h"
+#include "harness/task.h"
 
 // The default build targets x86-64-v3; on an older CPU say so instead of dying on an illegal instruction.
 bool cpu_can_run_this_build() {
@@ -46,10 +47,9 @@ int main(int argc, char** argv) {
   const pe::cli::Register commands[] = {pe::cli::register_train, pe::cli::register_eval, pe::cli::register_run,
                                         pe::cli::register_gradcheck, pe::cli::register_schemes,
                                         pe::cli::register_analyze, pe::cli::register_census,
-                                        pe::cli::register_finetune, pe::cli::register_sample,
-                                        pe::cli::register_table, pe::cli::register_compare, pe::cli::register_corpus,
-                                        pe::cli::register_diff};
+                                        pe::cli::register_table, pe::cli::register_compare, pe::cli::register_diff};
   for (auto reg : commands) reg(app);
+  for (auto* task : pe::task_list()) task->add_tools(app);  // each task's own subcommands
   // SIGINT/SIGTERM remove the temporary files in flight; during training they stop it at a step boundary
   pe::install_signal_handlers();
   try {

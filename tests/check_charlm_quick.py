@@ -13,7 +13,7 @@ for s in exp["schemes"]:
     expected.add((s, "none", False, 0))
     if s in planned:
         expected.add((s, "none", False, exp["band"]))
-        for m in exp["rescale"]:
+        for m in exp["maps"]:
             expected |= {(s, m, False, 0), (s, m, True, 0)}
 assert labels == expected, sorted(labels ^ expected)
 for row in r["rows"]:

@@ -118,7 +118,7 @@ if [[ $? -eq 0 ]] && grep -q "null" "$TMP/ok.json" && grep -q "—" "$TMP/stdout
 # Once an internal error (issue 13): an empty alibi_slopes list means the reference rule, and the
 # geometry reads the slope the scheme used.
 "$BIN" run experiments/tournament.json --set alibi_slopes= --set schemes=alibi --set seeds=0 --set steps=30 \
-  --set rescale= --set reference= --set out_dir="$TMP/alibi" --set runs_dir="$TMP/alibi/runs" --quiet >"$TMP/stdout" 2>"$TMP/stderr"
+  --set maps= --set reference= --set out_dir="$TMP/alibi" --set runs_dir="$TMP/alibi/runs" --quiet >"$TMP/stdout" 2>"$TMP/stderr"
 if [[ $? -eq 0 ]] && python3 -c 'import json,sys; g=json.load(open(sys.argv[1])); assert abs(g["alibi"][0]["slope"] - 2**-8) < 1e-12, g["alibi"][0]' "$TMP/alibi/geometry.json"; then
   pass=$((pass + 1)); else echo "FAIL [alibi with the reference slopes, analysed]"; cat "$TMP/stderr"; fail=$((fail + 1)); fi
 
@@ -158,9 +158,9 @@ expect_code 2 "filings horizon_cue_runs missing" "key 'horizon_cue_runs': $TMP/n
 expect_code 2 "filings eval --lengths" "--lengths does not apply to --task filings" eval --task filings --lengths 64 --runs-dir "$TMP/f" --out "$TMP/out.json" --quiet
 expect_code 2 "compare filings results at a length" "--length does not apply to filings results" compare results/filings/results.json rope+pi rope --length 32
 expect_code 2 "compare char-LM readings not held" "no reading 'rope+ntk'" compare "$CR" rope+ntk rope --length 512
-expect_code 2 "finetune --steps 0" "at least one step" finetune --checkpoint "$CQ" --steps 0 --quiet
-expect_code 2 "finetune --lr -1" "key 'finetune_lr' must be a finite number in (0, 1]" finetune --checkpoint "$CQ" --lr -1 --quiet
-expect_code 2 "finetune --batch 0" "key 'finetune_batch'" finetune --checkpoint "$CQ" --batch 0 --quiet
+expect_code 2 "finetune --steps 0" "at least one step" finetune --checkpoint "$CQ" --finetune-steps 0 --quiet
+expect_code 2 "finetune --lr -1" "key 'finetune_lr' must be a finite number in (0, 1]" finetune --checkpoint "$CQ" --finetune-lr -1 --quiet
+expect_code 2 "finetune --batch 0" "key 'finetune_batch'" finetune --checkpoint "$CQ" --finetune-batch 0 --quiet
 expect_code 2 "--threads -3" "--threads" train --scheme rope --threads -3 $R
 expect_code 2 "lr 1e6" "key 'lr' must be a finite number in (0, 1]" train --scheme rope --set lr=1e6 $R
 expect_code 3 "checkpoint value 1e39" "is not a finite float" eval --checkpoint "$TMP/huge-value.json" --out "$TMP/out.json" --quiet
@@ -266,7 +266,7 @@ expect_code 4 "charlm val_start past the corpus" "validation windows from start 
 expect_code 4 "charlm val_windows past the corpus" "100000 validation windows" eval --task charlm --checkpoint "$CQ" --set val_windows=100000 --out "$TMP/out.json" --quiet
 # compare refuses a re-read that no longer gives the recorded number
 "$BIN" run experiments/tournament.json --set schemes=rope,alibi --set seeds=0,1 --set steps=5 --set test_sequences=64 \
-  --set eval_lengths=32,64 --set rescale= --set reference= --set analyze=false --set out_dir="$TMP/cmp" \
+  --set eval_lengths=32,64 --set maps= --set reference= --set analyze=false --set out_dir="$TMP/cmp" \
   --set runs_dir="$TMP/cmp/runs" --quiet >/dev/null 2>&1
 edit_json "$TMP/cmp/results.json" "$TMP/cmp-edited.json" "c['rows'][[r['scheme'] for r in c['rows']].index('rope')]['seeds'][0]['accuracy'][1] = 0.123456"
 expect_code 4 "compare after a checkpoint changed" "but these results recorded 0.1235" compare "$TMP/cmp-edited.json" rope alibi --length 64
@@ -277,7 +277,7 @@ if ! ldd "$BIN" 2>/dev/null | grep -q libasan; then  # ASan reserves terabytes o
     echo "$pass $fail" >"$TMP/sub.counts" )
   read -r pass fail <"$TMP/sub.counts"
 fi
-expect_code 2 "census of 2^31 dimensions" "--dim must be even and in [4, 131072]" census --dim 2147483646
+expect_code 2 "census of 2^31 dimensions" "--d-head must be even and in [4, 131072]" census --d-head 2147483646
 # one run read twice would count its seed twice
 expect_code 2 "eval the same checkpoint twice" "is given twice" eval --checkpoint "$RP" --checkpoint "$RP" --lengths 32 --out "$TMP/out.json" --quiet
 mkdir -p "$TMP/dup" && cp -r "$TMP/i23/cue" "$TMP/dup/" && cp -r "$TMP/dup/cue/rope/seed0" "$TMP/dup/cue/rope/seed5"
@@ -297,10 +297,10 @@ expect_code 2 "a live temporary" "is being written by pe-bench process $live" ev
 kill $live 2>/dev/null; wait $live 2>/dev/null; rm -r "$TMP/dup/cue/rope/seed7.tmp.$live.1"
 # --resume keeps the runs when only a reading key changed, and an output set never mixes two runs
 "$BIN" run experiments/tournament.json --set schemes=rope --set seeds=0 --set steps=5 --set test_sequences=64 \
-  --set eval_lengths=32,64 --set rescale= --set reference= --set analyze=true --set out_dir="$TMP/set" \
+  --set eval_lengths=32,64 --set maps= --set reference= --set analyze=true --set out_dir="$TMP/set" \
   --set runs_dir="$TMP/set/runs" --quiet >/dev/null 2>"$TMP/stderr"
 "$BIN" run experiments/tournament.json --set schemes=rope --set seeds=0 --set steps=5 --set test_sequences=32 \
-  --set eval_lengths=32,128 --set rescale=pi --set reference= --set analyze=false --set out_dir="$TMP/set" \
+  --set eval_lengths=32,128 --set maps=pi --set reference= --set analyze=false --set out_dir="$TMP/set" \
   --set runs_dir="$TMP/set/runs" --resume --quiet >"$TMP/stdout" 2>>"$TMP/stderr"
 if [[ $? -eq 0 ]] && grep -q "kept 1 complete run" "$TMP/stdout" && [[ ! -e "$TMP/set/geometry.json" ]] &&
    ! compgen -G "$TMP/set/.output-set*" >/dev/null; then pass=$((pass + 1)); else
@@ -309,6 +309,24 @@ if [[ $? -eq 0 ]] && grep -q "kept 1 complete run" "$TMP/stdout" && [[ ! -e "$TM
 expect_code 2 "adam_eps that underflows a float" "key 'adam_eps' must be a finite number in [1e-30, 1]" train --scheme rope --set adam_eps=1e-300 $R
 expect_code 2 "an empty --runs-dir" "key 'runs_dir' must not be empty" train --scheme rope --runs-dir ""
 expect_code 2 "an empty eval --runs-dir" "--runs-dir must not be empty" eval --runs-dir "" --out "$TMP/out.json" --quiet
+
+# one name per concept: an old spelling fails with the new one
+expect_code 2 "finetune --train-length (renamed)" "finetune --train-length was renamed --finetune-length" finetune --checkpoint "$CQ" --train-length 512 --quiet
+expect_code 2 "finetune --steps (renamed)" "finetune --steps was renamed --finetune-steps" finetune --checkpoint "$CQ" --steps 3 --quiet
+expect_code 2 "sample --length (renamed)" "sample --length was renamed --context" sample --checkpoint "$CQ" --length 64
+expect_code 2 "sample --seed (renamed)" "sample --seed was renamed --sample-seed" sample --checkpoint "$CQ" --seed 3
+expect_code 2 "census --dim (renamed)" "census --dim was renamed --d-head" census --dim 16
+expect_code 2 "corpus --seed (renamed)" "corpus --seed was renamed --corpus-seed" corpus filings --seed 3
+expect_code 2 "the key rescale (renamed)" "key 'rescale' was renamed 'maps'" train --scheme rope --set rescale=pi $R
+# the passkey task
+expect_code 2 "a passkey length too short" "length 9 cannot hold a passkey of 4 symbols" train --task passkey --scheme rope --set train_length=9 --runs-dir "$TMP/pk"
+expect_code 2 "a passkey alphabet smaller than the key" "passkey_alphabet" train --task passkey --scheme rope --set passkey_symbols=6 --set passkey_alphabet=5 --runs-dir "$TMP/pk"
+expect_code 2 "another task's key for passkey" "key 'alphabet' does not apply to the passkey task" train --task passkey --scheme rope --set alphabet=4 --runs-dir "$TMP/pk"
+expect_code 2 "a passkey key for the cue task" "key 'passkey_symbols' does not apply to the cue task" train --scheme rope --set passkey_symbols=3 $R
+"$BIN" train --task passkey --scheme alibi --set steps=5 --set d_model=16 --runs-dir "$TMP/pk" --quiet >/dev/null 2>&1
+expect_code 2 "analyze a task without analyses" "the passkey task has no analyses of trained models" analyze --task passkey --runs-dir "$TMP/pk"
+expect_code 3 "a cue checkpoint read as passkey" "not passkey" eval --task passkey --checkpoint "$CP" --out "$TMP/out.json" --quiet
+expect_code 2 "a passkey read at a length that cannot hold it" "key 'eval_lengths': length 8 cannot hold" eval --task passkey --runs-dir "$TMP/pk" --lengths 8 --out "$TMP/out.json" --quiet
 
 echo "cli_errors: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

@@ -138,9 +138,9 @@ EXTREME = [0, -1, 1, 2, 3, 7, 2**31, 2**31 - 1, -2**31, 2**32 + 1, 2**63 - 1, 10
            1e39, "x", "", True, None, [], {}, [1, 2], "1e999", 1.5]
 KEYS = ["steps", "batch_size", "lr", "train_length", "eval_lengths", "test_sequences", "d_model", "mark_prob", "alphabet",
         "seeds", "schemes", "base", "rotary_fraction", "learned_rows", "alibi_slopes", "log_every", "embed_init_std",
-        "adam_beta1", "adam_eps", "out_dir", "runs_dir", "rescale", "t5_buckets", "shaw_clip", "name", "task"]
+        "adam_beta1", "adam_eps", "out_dir", "runs_dir", "maps", "t5_buckets", "shaw_clip", "name", "task"]
 SMALL = {"steps": 2, "test_sequences": 16, "eval_lengths": [32, 64], "seeds": [0], "schemes": ["rope", "learned", "alibi"],
-         "rescale": [], "reference": "", "analyze": False}
+         "maps": [], "reference": "", "analyze": False}
 
 codes = {}
 

@@ -58,7 +58,7 @@ same_files lm "$TMP/lm-ref" "$TMP/lm/charlm/rope/seed0"
 
 # 3. a whole experiment: run, SIGINT; the runs tree is refused until resumed; the results equal
 run=(run experiments/tournament.json --set "runs_dir=$TMP/t/runs" --set "out_dir=$TMP/t" --set schemes=rope,alibi
-     --set seeds=0,1 --set steps=5000 --set rescale= --set analyze=false --threads 2 -q)
+     --set seeds=0,1 --set steps=5000 --set maps= --set analyze=false --threads 2 -q)
 "$BIN" "${run[@]}" >/dev/null && mv "$TMP/t" "$TMP/t-ref"
 LOCK="$TMP/t/runs/cue/rope/seed0.lock" SIG=INT stop_run run "${run[@]}"
 "$BIN" eval --runs-dir "$TMP/t/runs" --lengths 32 -q >/dev/null 2>"$TMP/eval.err"

@@ -77,7 +77,7 @@ done
 echo "slurm_sweep: single-node Slurm up in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.2f", b - a}') s"
 
 X="$T/out 'q' \"d\" #h 50%a"
-S=(--set schemes=rope,alibi --set steps=200 --set test_sequences=500 --set rescale=pi --set analyze=false
+S=(--set schemes=rope,alibi --set steps=200 --set test_sequences=500 --set maps=pi --set analyze=false
    --set "runs_dir=$X/runs" --set "out_dir=$X")
 scripts/sweep.sh experiments/tournament.json --seeds 0-1 --jobs 2 --bin "$BIN" "${S[@]}" >"$T/local.out" 2>&1 ||
   { echo "FAIL: the local sweep"; cat "$T/local.out"; exit 1; }

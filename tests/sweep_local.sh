@@ -19,7 +19,7 @@ BIN=$(realpath "${1:?usage: sweep_local.sh path/to/pe-bench}")
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail=0
-S=(--set schemes=rope,alibi --set steps=200 --set test_sequences=500 --set rescale=pi --set analyze=false
+S=(--set schemes=rope,alibi --set steps=200 --set test_sequences=500 --set maps=pi --set analyze=false
    --set "runs_dir=$T/x/runs" --set "out_dir=$T/x")
 "$BIN" run experiments/tournament.json --set seeds=0,1 "${S[@]}" --quiet >/dev/null || { echo "FAIL: pe-bench run"; exit 1; }
 mv "$T/x" "$T/run"
@@ -46,7 +46,7 @@ same "xargs, one job rerun"
 REPO=$(pwd)
 mkdir -p "$T/h" "$T/log"
 P="$T/PWNED-$$"  # what the injected command would create
-H=(--bin "$BIN" --set schemes=rope --set steps=200 --set test_sequences=500 --set rescale= --set analyze=false)
+H=(--bin "$BIN" --set schemes=rope --set steps=200 --set test_sequences=500 --set maps= --set analyze=false)
 one_line() {  # name file: exactly one line, starting with "sweep.sh: "
   [[ $(wc -l <"$2") -eq 1 ]] && grep -q '^sweep\.sh: ' "$2" || { echo "FAIL [$1]: stderr is not one sweep.sh: line:"; cat "$2"; fail=1; }
 }
@@ -163,7 +163,7 @@ scripts/sweep.sh experiments/tournament.json --seeds 2147473648-2147483647 --slu
 
 # ---- real signals while jobs train, and a second sweep on the same out_dir
 R="$T/sig"
-K=(--set schemes=rope --set steps=8000 --set test_sequences=500 --set rescale= --set analyze=false)
+K=(--set schemes=rope --set steps=8000 --set test_sequences=500 --set maps= --set analyze=false)
 G=(experiments/tournament.json --seeds 0-2 --bin "$BIN" "${K[@]}" --set "runs_dir=$R/runs" --set "out_dir=$R")
 step_of() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["step"])' "$R/runs/cue/rope/seed$1.state.json" 2>/dev/null; }
 training() {  # seeds...: wait until each one's run is training (pe-bench holds <run dir>.lock), then 0.5 s

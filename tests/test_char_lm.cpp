@@ -6,6 +6,7 @@
 #include "core/rng.h"
 #include "models/block_stack.h"
 #include "models/gradcheck.h"
+#include "tasks/charlm/gradcheck.h"
 #include "schemes/scheme.h"
 
 using namespace pe;

@@ -30,7 +30,7 @@ json small_cue(const std::string& dir) {
   c["steps"] = 40;
   c["test_sequences"] = 64;
   c["eval_lengths"] = {32, 64};
-  c["rescale"] = json::array();
+  c["maps"] = json::array();
   c["reference"] = "";
   c["runs_dir"] = dir + "/runs";
   c["out_dir"] = dir;
@@ -133,7 +133,7 @@ TEST_CASE("compare: the paired differences agree with the results' per-seed accu
   fs::remove_all(dir);
   json cfg = small_cue(dir);
   cfg["seeds"] = {0, 1, 2};
-  cfg["rescale"] = {"pi"};
+  cfg["maps"] = {"pi"};
   cfg["test_sequences"] = 500;
   const Task& cue = find_task("cue");
   const ExperimentReport rep = run_experiment(cue, cfg, RunControl{true, 2, false});

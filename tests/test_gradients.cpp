@@ -1,7 +1,10 @@
 // Every hand-written gradient against central differences in double precision.
 #include <doctest/doctest.h>
 
+#include "harness/task.h"
 #include "models/gradcheck.h"
+#include "tasks/cue/gradcheck.h"
+#include "tasks/filings/gradcheck.h"
 #include "schemes/scheme.h"
 
 using namespace pe;
@@ -29,6 +32,28 @@ TEST_CASE("the head answering at every position (filings): gradients match centr
       CHECK(r.count > 0);
       CHECK(r.ok);
     }
+  }
+}
+
+TEST_CASE("every task's model: gradients match central differences for every scheme it can hold") {
+  for (auto* task : task_list()) {
+    int rows = 0;
+    for (auto& s : scheme_list())
+      for (auto& r : task->gradcheck(s.name)) {
+        INFO(task->name(), " ", r.what, " ", r.tensor, " worst rel ", r.max_rel, " worst abs ", r.max_abs);
+        CHECK(r.count > 0);
+        CHECK(r.ok);
+        ++rows;
+      }
+    CHECK(rows > 0);
+  }
+}
+
+TEST_CASE("the passkey model's gradient ignores the filler rows and covers every scheme") {
+  const Task& passkey = find_task("passkey");
+  for (auto& s : scheme_list()) {
+    const auto rows = passkey.gradcheck(s.name);
+    CHECK(rows.size() >= 5);  // tok_emb, 2 x (w_qkv, w_proj) (+ the scheme's own)
   }
 }
 

@@ -202,7 +202,7 @@ TEST_CASE("the runner: a stop before any run starts saves nothing and says how t
   cfg["out_dir"] = dir;
   cfg["test_sequences"] = 64;
   cfg["eval_lengths"] = {32};
-  cfg["rescale"] = json::array();
+  cfg["maps"] = json::array();
   cfg["reference"] = "";
   request_stop(SIGINT);
   try {

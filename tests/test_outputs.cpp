@@ -82,7 +82,7 @@ TEST_CASE("a run kept by --resume may differ from the run asked for only in read
   json b = a;
   b["test_sequences"] = 64;
   b["eval_lengths"] = json::array({32, 512});
-  b["rescale"] = json::array({"pi"});
+  b["maps"] = json::array({"pi"});
   b["analyze"] = false;
   b["out_dir"] = "elsewhere";
   b["name"] = "other";

@@ -7,7 +7,8 @@
 #include "core/frequencies.h"
 #include "core/rng.h"
 #include "models/attention.h"
-#include "tasks/cue/model.h"
+#include "models/cue_head.h"
+#include "tasks/cue/data.h"
 #include "schemes/rope.h"
 
 using namespace pe;

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "core/rng.h"
-#include "tasks/cue/exact.h"
+#include "theory/exact_reader.h"
 #include "tasks/cue/data.h"
 
 using namespace pe;

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#include "tasks/cue/exact.h"
+#include "theory/exact_reader.h"
 #include "theory/baselines.h"
 
 namespace {

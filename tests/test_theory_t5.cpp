@@ -4,7 +4,7 @@
 
 #include <boost/multiprecision/cpp_int.hpp>
 
-#include "theory/t5_buckets.h"
+#include "schemes/t5_buckets.h"
 
 using boost::multiprecision::cpp_int;
 

@@ -9,7 +9,7 @@
 #include "theory/relativity.h"
 #include "theory/rope_geometry.h"
 #include "theory/sinusoidal_geometry.h"
-#include "theory/t5_buckets.h"
+#include "schemes/t5_buckets.h"
 #include "theory/theory.h"
 
 using namespace pe::theory;

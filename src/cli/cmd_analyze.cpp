@@ -10,33 +10,49 @@
 #include "theory/theory.h"
 #include "core/errors.h"
 #include "harness/config.h"
-#include "tasks/cue/geometry.h"
+#include "core/parallel.h"
+#include "harness/task.h"
 
 namespace pe::cli {
 
 void register_analyze(CLI::App& app) {
   struct Opts {
-    std::string runs, out = "results/geometry.json", lengths = "64,128,256";
+    std::string task = task_list().front()->name(), runs, out = "results/geometry.json", lengths = "64,128,256";
     std::vector<std::string> sets;
+    RunOptions run;
   };
   auto o = std::make_shared<Opts>();
   auto* sub = app.add_subcommand(
       "analyze",
-      "Read trained heads (--runs-dir DIR): RoPE offset curves, the sinusoidal relativity defect and its offset-only "
-      "projection, ALiBi widths and horizons; or `analyze theory` for the analyses that need no model");
+      "Read a task's trained models (--runs-dir DIR) into its analyses (the tournament's heads: RoPE offset curves, "
+      "the sinusoidal relativity defect and its offset-only projection, ALiBi widths and horizons); or `analyze "
+      "theory` for the analyses that need no model");
   sub->require_subcommand(0, 1);
-  sub->add_option("--runs-dir", o->runs, "analyse every checkpoint.json below this directory, e.g. results/tournament/runs/cue");
-  sub->add_option("--out", o->out, "geometry JSON to write (atomically)")->capture_default_str();
+  sub->add_option("--task", o->task, "the task whose models to read: " + known_tasks())->capture_default_str();
+  sub->add_option("--runs-dir", o->runs, "analyse every checkpoint.json of the task below this directory, e.g. results/tournament/runs");
+  sub->add_option("--out", o->out, "JSON file to write (atomically)")->capture_default_str();
   sub->add_option("--lengths", o->lengths, "test lengths for the accuracies")->capture_default_str();
   sub->add_option("--set", o->sets, "test settings: --set test_sequences=N, --set test_seed=N");
+  add_run_options(sub, o->run);
   sub->callback([o, sub] {
     if (sub->got_subcommand("theory")) return;
-    if (o->runs.empty()) throw UsageError("analyze: give --runs-dir DIR (trained heads) or the subcommand `theory`");
-    const auto cfg = resolve_config("", o->sets);
-    const EvalSettings s{parse_length_list(o->lengths, "--lengths"), cfg["test_sequences"], cfg["test_seed"], {}};
-    const nlohmann::json g = analyze_checkpoints(find_checkpoints(o->runs, "cue"), s);
-    write_json_atomic(o->out, g);
-    fmt::print("{}", format_geometry(g));
+    const Task& task = find_task(o->task);
+    if (o->runs.empty()) throw UsageError("analyze: give --runs-dir DIR (trained models) or the subcommand `theory`");
+    std::string list;
+    for (int n : parse_length_list(o->lengths, "--lengths")) list += (list.empty() ? "" : ",") + std::to_string(n);
+    Overrides keys{{"task=" + task.name()}};
+    keys.add("eval_lengths", list);
+    if (task.reads("analyze")) keys.add("analyze", std::string("true"));
+    const ExperimentConfig e = ExperimentConfig::from_json(keys.resolve("", o->sets));
+    set_threads(o->run.threads);
+    const auto paths = find_checkpoints(o->runs, task.name());
+    check_distinct_runs(paths);
+    const Task::Analysis a = task.analyze(paths, e);
+    if (a.files.empty()) throw UsageError(fmt::format("analyze: the {} task has no analyses of trained models", task.name()));
+    if (a.files.size() != 1)
+      throw Error(fmt::format("analyze: the {} task writes {} files; --out names one", task.name(), a.files.size()));
+    write_file_atomic(o->out, a.files.front().second);
+    fmt::print("{}", a.text);
     fmt::print("written to {}\n", o->out);
   });
   auto out = std::make_shared<std::string>("results/theory.json");

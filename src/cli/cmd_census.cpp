@@ -32,7 +32,8 @@ void register_census(CLI::App& app) {
   auto o = std::make_shared<Opts>();
   auto* sub = app.add_subcommand("census", "RoPE's wavelength census: per plane, the wavelength, the turns it makes over "
                                            "the training offsets, and each map's factor theta'_j/theta_j at each kappa");
-  sub->add_option("--dim", o->dim, "head width d (even)")->capture_default_str();
+  sub->add_option("--d-head", o->dim, "head width d (even; d_model / n_heads of a model)")->capture_default_str();
+  add_renamed_option(sub, "--dim", "--d-head");
   sub->add_option("--train-length", o->train_length, "training length L")->capture_default_str();
   sub->add_option("--base", o->base, "frequency base b")->capture_default_str();
   sub->add_option("--kappa", o->kappa, "comma-separated read/train length ratios (> 0, e.g. 1.5,2,4)")->capture_default_str();
@@ -42,7 +43,7 @@ void register_census(CLI::App& app) {
     // a census is a table of d/2 planes: 65,536 of them is far past any head, and a list that size
     // is where a mistyped number would start exhausting memory
     if (o->dim < 4 || o->dim % 2 || o->dim > 131072)
-      throw UsageError(fmt::format("--dim must be even and in [4, 131072] (got {})", o->dim));
+      throw UsageError(fmt::format("--d-head must be even and in [4, 131072] (got {})", o->dim));
     if (o->train_length < 2 || o->train_length > (1 << 24))
       throw UsageError(fmt::format("--train-length must be in [2, 16777216] (got {})", o->train_length));
     if (!(o->base > 1)) throw UsageError("--base must be greater than 1");

@@ -10,13 +10,12 @@
 #include "harness/task.h"
 #include "harness/config.h"
 #include "schemes/frequency_plan.h"
-#include "tasks/cue/evaluation.h"
 
 namespace pe::cli {
 
 void register_eval(CLI::App& app) {
   struct Opts {
-    std::string task = "cue", lengths, runs_dir = "results/runs", out = "results/eval.json", markdown, maps, corpus;
+    std::string task = task_list().front()->name(), lengths, runs_dir = "results/runs", out = "results/eval.json", markdown, maps, corpus;
     std::vector<std::string> checkpoints, sets;
     std::optional<int> band;
     RunOptions run;
@@ -24,9 +23,9 @@ void register_eval(CLI::App& app) {
   auto o = std::make_shared<Opts>();
   auto* sub = app.add_subcommand("eval", "Evaluate trained checkpoints at several lengths on the shared test stream; "
                                          "writes a results JSON and prints a table (mean over seeds and each seed)");
-  sub->add_option("--task", o->task, "cue, filings (whole held-out documents, --set corpus_seed=N), or charlm (validation perplexity of character LMs)")->capture_default_str();
-  sub->add_option("--lengths", o->lengths, "comma-separated test lengths (default: cue 32,64,128,256; charlm 128,256,512)");
-  sub->add_option("--band", o->band, "charlm: also read RoPE with only this many recent keys visible (0: no)");
+  sub->add_option("--task", o->task, "the task whose checkpoints to read: " + known_tasks())->capture_default_str();
+  sub->add_option("--lengths", o->lengths, "comma-separated test lengths (default: the task's eval_lengths)");
+  sub->add_option("--band", o->band, "also read RoPE with only this many recent keys visible (0: no; key band, for a task that reads it)");
   sub->add_option("--runs-dir", o->runs_dir, "evaluate every checkpoint.json below this directory")->capture_default_str();
   sub->add_option("--checkpoint", o->checkpoints, "evaluate this checkpoint instead (repeatable)");
   sub->add_option("--maps", o->maps,
@@ -34,8 +33,8 @@ void register_eval(CLI::App& app) {
                       known_maps() + "), at kappa = length / training length, without retraining");
   sub->add_option("--out", o->out, "results JSON to write (atomically)")->capture_default_str();
   sub->add_option("--markdown", o->markdown, "also write the table as Markdown to this file");
-  sub->add_option("--set", o->sets, "test settings: --set test_sequences=N, --set test_seed=N (charlm: val_start, val_windows, eval_batch, corpus, ...)");
-  sub->add_option("--corpus", o->corpus, "charlm: plain-text corpus read through the d2l pipeline (default data/timemachine.txt)");
+  sub->add_option("--set", o->sets, "test settings, e.g. --set test_seed=N (pe-bench train --help lists each task's keys)");
+  sub->add_option("--corpus", o->corpus, "plain-text corpus (key corpus, for a task that reads one)");
   add_run_options(sub, o->run);
   sub->callback([o] {
     const Task& task = find_task(o->task);
@@ -49,7 +48,7 @@ void register_eval(CLI::App& app) {
     if (!o->maps.empty()) parse_map_list(o->maps, "--maps");
     const nlohmann::json cfg = Overrides{{"task=" + task.name()}}
                                    .add("eval_lengths", list)
-                                   .add("rescale", o->maps)
+                                   .add("maps", o->maps)
                                    .add("band", o->band)
                                    .add("corpus", o->corpus)
                                    .resolve("", o->sets);

@@ -3,6 +3,7 @@
 
 #include "cli/common.h"
 #include "core/errors.h"
+#include "harness/task.h"
 #include "models/gradcheck.h"
 #include "schemes/scheme.h"
 
@@ -14,9 +15,9 @@ struct GradCheckFailed : Error {
 
 void register_gradcheck(CLI::App& app) {
   auto scheme = std::make_shared<std::string>("all");
-  auto* sub = app.add_subcommand("gradcheck", "Check every parameter gradient of every scheme (cue model) and of the "
-                                              "multi-head attention layer and of the character LM against central differences in double; "
-                                              "prints the worst relative error per tensor; non-zero exit on failure");
+  auto* sub = app.add_subcommand("gradcheck", "Check every hand-written gradient against central differences in double: for every scheme, "
+                                              "the multi-head attention layer and every task's model; prints the worst relative error per "
+                                              "tensor; non-zero exit on failure");
   sub->add_option("--scheme", *scheme, "one scheme, or all")->capture_default_str();
   sub->callback([scheme] {
     std::vector<std::string> names;
@@ -33,13 +34,12 @@ void register_gradcheck(CLI::App& app) {
     fmt::print("{:<22} {:<10} {:>6} {:>12} {:>12}  {}\n", "model/scheme", "tensor", "n", "worst rel", "worst abs", "");
     int failed = 0;
     for (auto& n : names) {
-      auto rows = gradcheck_cue(n);
-      auto every = gradcheck_head_every_position(n);
-      rows.insert(rows.end(), every.begin(), every.end());
-      auto att = gradcheck_attention(n);
-      rows.insert(rows.end(), att.begin(), att.end());
-      auto lm = gradcheck_charlm(n);
-      rows.insert(rows.end(), lm.begin(), lm.end());
+      // the attention layer, then every task's model
+      auto rows = gradcheck_attention(n);
+      for (auto* task : task_list()) {
+        auto more = task->gradcheck(n);
+        rows.insert(rows.end(), more.begin(), more.end());
+      }
       for (auto& r : rows) {
         fmt::print("{:<22} {:<10} {:>6} {:>12.2e} {:>12.2e}  {}\n", r.what, r.tensor, r.count, r.max_rel, r.max_abs,
                    r.ok ? "ok" : "FAIL");

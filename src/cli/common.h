@@ -1,4 +1,5 @@
-// Shared pieces of the subcommands: the registry entry type, progress lines, --set handling.
+// The subcommands main.cpp registers (the tasks add their own tools: Task::add_tools); the option
+// helpers they share are harness/cli_options.h.
 #pragma once
 #include <CLI/CLI.hpp>
 #include <optional>
@@ -8,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/progress.h"
+#include "harness/cli_options.h"
 
 namespace pe::cli {
 
@@ -21,60 +23,8 @@ void register_gradcheck(CLI::App& app);
 void register_schemes(CLI::App& app);
 void register_analyze(CLI::App& app);
 void register_census(CLI::App& app);
-void register_finetune(CLI::App& app);
-void register_sample(CLI::App& app);
 void register_table(CLI::App& app);
 void register_compare(CLI::App& app);
-void register_corpus(CLI::App& app);
 void register_diff(CLI::App& app);
-
-// Loads the experiment file (or the defaults when empty) and applies --set overrides last.
-nlohmann::json resolve_config(const std::string& experiment, const std::vector<std::string>& sets);
-
-// Experiment keys set by a subcommand's own options, applied before the user's --set (which wins).
-// An option left unset (an empty string, or a number at or below its `unset` value) adds nothing.
-struct Overrides {
-  std::vector<std::string> sets;
-  Overrides& add(const std::string& key, const std::string& value) {
-    if (!value.empty()) sets.push_back(key + "=" + value);
-    return *this;
-  }
-  // An option the user gave sets its key (and meets the key's domain like any --set); one not
-  // given leaves the experiment's value.
-  template <class T>
-  Overrides& add(const std::string& key, const std::optional<T>& value) {
-    if (value) sets.push_back(key + "=" + format_number(double(*value)));
-    return *this;
-  }
-  // A text option the user gave, even empty (the key's domain then refuses "" by name rather than
-  // the default standing in silently).
-  Overrides& add(const std::string& key, const std::optional<std::string>& value) {
-    if (value) sets.push_back(key + "=" + *value);
-    return *this;
-  }
-  // resolve_config(experiment, these, then `user_sets`)
-  nlohmann::json resolve(const std::string& experiment, const std::vector<std::string>& user_sets) const;
-
- private:
-  static std::string format_number(double v);
-};
-
-using pe::Progress;  // core/progress.h
-
-// The options every long-running subcommand shares (train, eval, run, finetune), one name each:
-// --threads N and --quiet/-q.
-struct RunOptions {
-  int threads = 0;
-  bool quiet = false;
-};
-void add_run_options(CLI::App* sub, RunOptions& o);
-// A results.json with a known task, lengths and rows (DataError naming the file otherwise).
-nlohmann::json read_results_file(const std::string& path);
-
-// --resume, with one meaning for train, finetune and run.
-void add_resume_option(CLI::App* sub, bool& resume);
-
-// An option given for a task that does not read its key: a UsageError naming the option and the task.
-void reject_unread(bool given, const std::string& option, const std::string& key, const std::string& task);
 
 }  // namespace pe::cli

@@ -31,6 +31,8 @@ class Adam {
     }
   }
   long steps() const { return t_; }
+  // The learning rate of the next steps (a schedule sets it before each step).
+  void set_lr(double lr) { cfg_.lr = lr; }
   // The moments and step count, to save a training run and continue it later bit for bit.
   const std::vector<S>& first_moment() const { return m_; }
   const std::vector<S>& second_moment() const { return v_; }

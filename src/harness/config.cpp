@@ -38,7 +38,7 @@ const std::vector<KeySpec>& common_keys() {
     for (auto* t : task_list()) tasks += (tasks.empty() ? "" : "; ") + t->name() + " (" + t->description() + ")";
     return std::vector<KeySpec>{
         {"name", KeyType::String, "experiment", "experiment name (used in output file names)", 1},
-        {"task", KeyType::String, "cue", "task, each with its own defaults and keys: " + tasks, 1},
+        {"task", KeyType::String, task_list().front()->name(), "task, each with its own defaults and keys: " + tasks, 1},
         {"schemes", KeyType::StringList, registered_schemes(1),
          "positional schemes to train (default: every registered scheme the task's model can hold)"},
         {"seeds", KeyType::IntList, json::array({0, 1, 2}), "training seeds", 0, kMaxSeed},
@@ -52,7 +52,7 @@ const std::vector<KeySpec>& common_keys() {
         {"eval_lengths", KeyType::IntList, json::array({32, 64, 128, 256}), "lengths to evaluate at", 2, kMaxLength},
         {"d_model", KeyType::Int, 16, "model width (the head width of a one-head model)", 2, 1024},
         {"embed_init_std", KeyType::Float, 0.3, "std of the token embedding and of the schemes' trained tables at init", 0, 10},
-        {"rescale", KeyType::StringList, json::array(), "context-extension maps to re-read RoPE with: " + known_maps()},
+        {"maps", KeyType::StringList, json::array(), "context-extension maps to re-read RoPE with (also fine-tuned with, by a task that fine-tunes): " + known_maps()},
         {"log_every", KeyType::Int, 50, "steps between metrics-log lines", 1, kMaxSteps},
         {"runs_dir", KeyType::String, "results/runs", "where run directories go", 1},
         {"out_dir", KeyType::String, "results", "where experiment results go", 1},
@@ -94,11 +94,13 @@ json default_config(const std::string& task) {
   json j = json::object();
   // the keys the task reads; a scheme's own settings join the config when one of its schemes does
   // (complete_config)
-  const Task& t = find_task(task);
+  const Task& t = task.empty() ? *task_list().front() : find_task(task);
   for (auto& k : config_keys())
     if (!is_scheme_key(k.key) && t.reads(k.key)) j[k.key] = k.default_value;
-  // the task's own defaults, then its default schemes: every registered scheme its model can hold,
-  // the task's published order first
+  // the task's own keys at the defaults it declares (a key two tasks declare has the first one's
+  // default in the table), then the task's defaults over the common keys, then its default schemes:
+  // every registered scheme its model can hold, the task's published order first
+  for (auto& k : t.keys()) j[k.key] = k.default_value;
   const json own = t.defaults();
   for (auto& [k, v] : own.items())
     if (!is_scheme_key(k)) j[k] = v;
@@ -107,13 +109,23 @@ json default_config(const std::string& task) {
 }
 
 std::string task_of(const json& file, const std::vector<std::string>& sets) {
-  std::string task = file.is_object() && file.contains("task") && file["task"].is_string() ? file["task"].get<std::string>() : "cue";
+  std::string task = file.is_object() && file.contains("task") && file["task"].is_string() ? file["task"].get<std::string>() : task_list().front()->name();
   for (auto& s : sets)
     if (s.rfind("task=", 0) == 0) task = s.substr(5);
   return task;
 }
 
 namespace {
+
+// Keys renamed: the old name is refused with the new one (so an old experiment file fails loudly).
+const KeySpec* renamed_to(const std::string& key, const std::string& origin) {
+  static const std::vector<std::pair<std::string, std::string>> renamed = {{"rescale", "maps"}};
+  for (auto& [old_name, new_name] : renamed)
+    if (key == old_name)
+      throw ConfigError(fmt::format("{}: key '{}' was renamed '{}'; write {} instead", origin, old_name, new_name,
+                                    new_name));
+  return nullptr;
+}
 
 const KeySpec* find_key(const std::string& key) {
   for (auto& k : config_keys())
@@ -177,6 +189,7 @@ void merge_config(json& cfg, const json& overrides, const std::string& origin) {
   for (auto& [key, value] : overrides.items()) {
     if (key == "description") continue;  // free text for readers of the file
     const KeySpec* spec = find_key(key);
+    if (!spec) renamed_to(key, origin);
     if (!spec) throw ConfigError(fmt::format("{}: unknown key '{}' (known keys: {})", origin, key, known_keys()));
     if (!has_type(value, spec->type))
       throw ConfigError(fmt::format("{}: key '{}' must be {} (got {})", origin, key, type_name(spec->type), value.dump()));
@@ -222,6 +235,7 @@ void apply_override(json& cfg, const std::string& assignment) {
     throw ConfigError(fmt::format("--set '{}': expected key=value", assignment));
   const std::string key = trim(assignment.substr(0, eq)), text = trim(assignment.substr(eq + 1));
   const KeySpec* spec = find_key(key);
+  if (!spec) renamed_to(key, "--set");
   if (!spec) throw ConfigError(fmt::format("--set: unknown key '{}' (known keys: {})", key, known_keys()));
   auto bad = [&] {
     return ConfigError(fmt::format("--set {}: '{}' is not {}", key, text, type_name(spec->type)));
@@ -316,6 +330,12 @@ void validate_config(const json& cfg) {
   for (auto k : {"steps", "batch_size", "train_length", "d_model", "log_every"}) positive(k);
   const std::string task = cfg.at("task");
   if (!task_exists(task)) throw ConfigError(fmt::format("unknown task '{}' (known tasks: {})", task, known_tasks()));
+  // another task's key is refused by name, wherever the config came from
+  for (auto& [key, value] : cfg.items())
+    if (find_key(key) && !is_scheme_key(key) && !find_task(task).reads(key))
+      throw ConfigError(fmt::format("config: key '{}' does not apply to the {} task (its keys: pe-bench run --help); "
+                                    "drop it or set task",
+                                    key, task));
   find_task(task).validate(cfg);
   if (cfg.at("d_model").get<int>() % 2) throw ConfigError("d_model must be even (planes are coordinate pairs)");
   if (cfg.at("train_length").get<int>() < 2) throw ConfigError("train_length must be at least 2");
@@ -340,7 +360,7 @@ void validate_config(const json& cfg) {
   for (auto& n : value_of(cfg, "eval_lengths"))
     if (n.get<long long>() < 2) throw ConfigError(fmt::format("eval_lengths: {} is not a length >= 2", n.dump()));
   try {
-    check_maps(value_of(cfg, "rescale").get<std::vector<std::string>>(), "rescale");
+    check_maps(value_of(cfg, "maps").get<std::vector<std::string>>(), "maps");
   } catch (const ConfigError&) {
     throw;
   } catch (const UsageError& e) {
@@ -395,9 +415,10 @@ SchemeConfig scheme_config(const ExperimentConfig& e, const std::string& scheme)
 
 const std::vector<std::string>& reading_keys() {
   static const std::vector<std::string> keys = {
-      "name",     "description", "eval_lengths", "test_sequences", "test_seed",  "rescale",        "analyze",
+      "name",     "description", "eval_lengths", "test_sequences", "test_seed",  "maps",           "analyze",
       "out_dir",  "runs_dir",    "reference",    "band",           "position_window", "val_start", "val_windows",
-      "eval_batch", "horizon_cue_runs"};
+      "eval_batch", "horizon_cue_runs", "depths", "cell_sequences",
+      "rescale"};  // maps' name before it was renamed (run directories written then)
   return keys;
 }
 
@@ -452,7 +473,7 @@ ExperimentConfig ExperimentConfig::from_json(const json& resolved) {
   e.beta2 = c["adam_beta2"];
   e.eps = c["adam_eps"];
   e.embed_init_std = c["embed_init_std"];
-  e.rescale = c["rescale"].get<std::vector<std::string>>();
+  e.maps = c["maps"].get<std::vector<std::string>>();
   e.resolved = resolved;
   // Build every scheme once, so that a setting out of its domain stops the run before it starts.
   for (auto& name : e.schemes) make_scheme<float>(scheme_config(e, name));

@@ -23,9 +23,9 @@ const std::vector<KeySpec>& common_keys();
 // The whole table: the common keys, every task's own keys (Task::keys) and every scheme's settings.
 const std::vector<KeySpec>& config_keys();
 const KeySpec& key_spec(const std::string& key);  // the table's entry (Error if there is none)
-// The defaults of a task: the cue task's, or the character LM's (tasks.md section 3) for "charlm".
-nlohmann::json default_config(const std::string& task = "cue");
-// The task a file and --set overrides select (the last task=... of sets wins; default cue).
+// The defaults of a task (empty: the registry's first, the tournament's cue task).
+nlohmann::json default_config(const std::string& task = "");
+// The task a file and --set overrides select (the last task=... of sets wins; default: the registry's first).
 std::string task_of(const nlohmann::json& file, const std::vector<std::string>& sets);
 // Checks and merges `overrides` (a JSON object) into cfg; `origin` names the source in errors.
 void merge_config(nlohmann::json& cfg, const nlohmann::json& overrides, const std::string& origin);
@@ -48,7 +48,7 @@ std::string describe_keys();  // for --help
 // keys into its own settings (through value()).
 struct ExperimentConfig {
   std::string name, task, runs_dir, out_dir, reference;
-  std::vector<std::string> schemes, rescale;
+  std::vector<std::string> schemes, maps;
   std::vector<int> seeds, eval_lengths;
   int steps = 0, batch_size = 0, train_length = 0, d_model = 0, log_every = 0;
   int checkpoint_every = 0;  // a resumable state every this many steps (0: only when stopped)

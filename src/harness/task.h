@@ -16,6 +16,12 @@
 #include "core/progress.h"
 #include "harness/config.h"
 #include "harness/run.h"
+#include "models/gradcheck.h"
+#include "schemes/frequency_maps.h"
+
+namespace CLI {
+class App;
+}
 
 namespace pe {
 
@@ -27,7 +33,7 @@ inline std::string resumed_note(int resumed_at) {
 // A results row's reader as the tables label it: "rope", or "rope<sep>pi" when read with a map.
 inline std::string reader_label(const nlohmann::json& row, const std::string& sep = "+") {
   const std::string scheme = row.at("scheme").get<std::string>(), map = row.at("map").get<std::string>();
-  return map == "none" ? scheme : scheme + sep + map;
+  return is_identity_map(map) ? scheme : scheme + sep + map;
 }
 
 // The row of `reader` (reader_label) in a results file; UsageError listing the readers it holds.
@@ -133,6 +139,14 @@ class Task {
   // shared test sequences. The text to print; UsageError naming an unknown reader or length.
   virtual std::string compare(const nlohmann::json& results, const std::string& a, const std::string& b, int length,
                               const CompareSettings& settings) const = 0;
+
+  // The task's model with `scheme` against central differences in double (models/gradcheck.h): one
+  // row per tensor; empty when its model cannot hold the scheme.
+  virtual std::vector<GradCheckRow> gradcheck(const std::string& scheme) const = 0;
+
+  // The task's own subcommands (e.g. the char LM's finetune and sample), added to the command line
+  // beside the core ones (src/cli/); the option helpers are harness/cli_options.h.
+  virtual void add_tools(CLI::App& app) const {}
 
   // Whether this task reads `key` (a shared key, or one of its own).
   bool reads(const std::string& key) const;

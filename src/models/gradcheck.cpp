@@ -7,16 +7,11 @@
 
 #include "core/rng.h"
 #include "models/attention.h"
-#include "models/block_stack.h"
-#include "tasks/cue/model.h"
-#include "tasks/cue/data.h"
 
 namespace pe {
 
-namespace {
-
 // Compares analytic gradient `ana` of f at x[0..n) with central differences.
-GradCheckRow compare(const std::string& what, const std::string& tensor, double* x, const double* ana, size_t n,
+GradCheckRow compare_gradient(const std::string& what, const std::string& tensor, double* x, const double* ana, size_t n,
                      const std::function<double()>& f) {
   GradCheckRow row{what, tensor, n, 0, 0, true};
   for (size_t i = 0; i < n; ++i) {
@@ -42,99 +37,8 @@ std::vector<GradCheckRow> compare_all(const std::string& what, const ParamLayout
                                       const std::vector<double>& grad, const std::function<double()>& loss) {
   std::vector<GradCheckRow> rows;
   for (auto& t : layout.tensors())
-    rows.push_back(compare(what, t.name, params.data() + t.offset, grad.data() + t.offset, t.size(), loss));
+    rows.push_back(compare_gradient(what, t.name, params.data() + t.offset, grad.data() + t.offset, t.size(), loss));
   return rows;
-}
-
-}  // namespace
-
-std::vector<GradCheckRow> gradcheck_cue(const std::string& scheme) {
-  if (scheme_info(scheme).min_layers > 1) return {};  // the cue model has one layer
-  CueModelConfig cfg;
-  cfg.task.alphabet = 4;
-  cfg.d_model = 8;
-  cfg.scheme.name = scheme;
-  cfg.scheme.train_length = 10;  // tables of 10 rows (learned_rows 0: the training length)
-  CueHead<double> model(cfg);
-  model.init(7);
-  const int B = 3, T = 9;
-  // denser marks so several keys matter
-  CueTaskConfig task = cfg.task;
-  task.mark_prob = 0.4;
-  const CueBatch batch = cue_train_batch(task, 11, 0, B, T);
-  model.prepare(T);
-  CueWorkspace<double> ws;
-  std::vector<double> grad(model.layout().total(), 0.0);
-  model.forward_backward(batch.tokens.data(), batch.targets.data(), B, T, B, grad.data(), ws);
-  auto loss = [&] {
-    CueWorkspace<double> w;
-    return model.forward(batch.tokens.data(), batch.targets.data(), B, T, w).loss_sum / B;
-  };
-  return compare_all("cue/" + scheme, model.layout(), model.params(), grad, loss);
-}
-
-std::vector<GradCheckRow> gradcheck_head_every_position(const std::string& scheme) {
-  if (scheme_info(scheme).min_layers > 1) return {};
-  CueModelConfig cfg;
-  cfg.task.alphabet = 4;
-  cfg.task.query_token = false;
-  cfg.d_model = 8;
-  cfg.scheme.name = scheme;
-  cfg.scheme.train_length = 10;
-  CueHead<double> model(cfg);
-  model.init(9);
-  const int B = 2, T = 9, A = cfg.task.alphabet;
-  // random content tokens, marked w.p. 0.4; the target at each position is the last marked symbol
-  // at or before it, -1 before the first mark (not a query)
-  Rng rng(stream_key({kTagCheck, 17}));
-  std::vector<int> tokens(B * T), targets(B * T);
-  for (int b = 0; b < B; ++b) {
-    int last = -1;
-    for (int t = 0; t < T; ++t) {
-      const int sym = int(rng.below(A)), marked = rng.uniform() < 0.4;
-      tokens[b * T + t] = sym + A * marked;
-      if (marked) last = sym;
-      targets[b * T + t] = last;
-    }
-  }
-  long queries = 0;
-  for (int t : targets) queries += (t >= 0);
-  model.prepare(T);
-  CueWorkspace<double> ws;
-  std::vector<double> grad(model.layout().total(), 0.0);
-  model.forward_backward(tokens.data(), targets.data(), B, T, queries, grad.data(), ws, 0, true);
-  auto loss = [&] {
-    CueWorkspace<double> w;
-    return model.forward(tokens.data(), targets.data(), B, T, w, nullptr, 0, true).loss_sum / double(queries);
-  };
-  return compare_all("head-every/" + scheme, model.layout(), model.params(), grad, loss);
-}
-
-std::vector<GradCheckRow> gradcheck_charlm(const std::string& scheme) {
-  BlockStackConfig cfg;
-  cfg.vocab = 7;
-  cfg.d_model = 8;
-  cfg.n_heads = 2;
-  cfg.n_layers = 2;
-  cfg.embed_init_std = 0.5;  // large enough that every path carries gradient
-  cfg.scheme.name = scheme;
-  cfg.scheme.train_length = 16;
-  BlockStack<double> model(cfg);
-  model.init(5);
-  const int B = 2, T = 6, p0 = 3;
-  Rng rng(stream_key({kTagCheck, 3}));
-  std::vector<int> x(B * T), y(B * T);
-  for (auto& v : x) v = rng.below(cfg.vocab);
-  for (auto& v : y) v = rng.below(cfg.vocab);
-  model.prepare(p0 + T);
-  BlockStackCache<double> cache;
-  std::vector<double> grad(model.layout().total(), 0.0);
-  model.forward_backward(x.data(), y.data(), B, T, grad.data(), cache, p0);
-  auto loss = [&] {
-    BlockStackCache<double> c;
-    return model.forward(x.data(), y.data(), B, T, c, p0);
-  };
-  return compare_all("charlm/" + scheme, model.layout(), model.params(), grad, loss);
 }
 
 namespace {
@@ -213,9 +117,9 @@ std::vector<GradCheckRow> gradcheck_attention_case(const std::string& scheme, co
   }
   const std::string what = "attention/" + scheme + tag + (sh.layer > 0 ? "/layer" + std::to_string(sh.layer) : "");
   std::vector<GradCheckRow> rows;
-  rows.push_back(compare(what, "Q", Q.data(), dQ.data(), Q.size(), loss));
-  rows.push_back(compare(what, "K", K.data(), dK.data(), K.size(), loss));
-  rows.push_back(compare(what, "V", V.data(), dV.data(), V.size(), loss));
+  rows.push_back(compare_gradient(what, "Q", Q.data(), dQ.data(), Q.size(), loss));
+  rows.push_back(compare_gradient(what, "K", K.data(), dK.data(), K.size(), loss));
+  rows.push_back(compare_gradient(what, "V", V.data(), dV.data(), V.size(), loss));
   // The parameters of score and value terms are checked here too.
   if (sch->acts_on_scores() || sch->acts_on_values())
     for (auto& r : compare_all(what, layout, params, grad, loss)) rows.push_back(r);

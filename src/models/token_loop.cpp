@@ -22,6 +22,7 @@ void TokenLoop::resume(const TrainingState& s) {
 void TokenLoop::step(int step) {
   const TokenLoopSettings& st = settings_;
   batches_.next(step, x_, y_);
+  if (st.lr_at) trainer_.adam().set_lr(st.lr_at(step));
   const double loss = trainer_.step(x_.data(), y_.data(), st.batch, st.length);
   check_finite_step<float>(step, loss, model_.layout(), model_.params().data(), nullptr, st.adam.lr);
   since_ += loss, ++count_;

@@ -28,6 +28,9 @@ class TokenBatches {
 struct TokenLoopSettings {
   int steps = 0, batch = 0, length = 0, log_every = 50;
   AdamConfig adam;
+  // the learning rate of step s (1-based); unset: adam.lr at every step. A function of the step alone,
+  // so a resumed run takes the same steps.
+  std::function<double(int)> lr_at;
   // called every log_every steps and at the end with (step, steps, mean loss since the last call)
   std::function<void(int, int, double)> progress;
   // the checkpoint's text for a finished run's "training" record

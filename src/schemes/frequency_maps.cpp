@@ -55,6 +55,10 @@ const std::vector<FrequencyMap>& frequency_maps() {
   return maps;
 }
 
+const std::string& identity_map() { return frequency_maps().front().name; }
+
+bool is_identity_map(const std::string& written) { return written == identity_map(); }
+
 const FrequencyMap* find_frequency_map(const std::string& written, double* value) {
   const size_t eq = written.find('=');
   const std::string name = written.substr(0, eq);

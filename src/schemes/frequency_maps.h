@@ -37,6 +37,11 @@ struct FrequencyMap {
 
 const std::vector<FrequencyMap>& frequency_maps();
 
+// The identity map (the table's first entry): a reading with the trained frequencies. Results record
+// it by this name; code asks is_identity_map rather than comparing names.
+const std::string& identity_map();
+bool is_identity_map(const std::string& written);
+
 // The entry for a map as written ("yarn", "base=20000"), its value in *value; nullptr when unknown
 // or malformed (base=B needs B > 1).
 const FrequencyMap* find_frequency_map(const std::string& written, double* value = nullptr);

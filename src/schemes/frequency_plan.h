@@ -7,11 +7,12 @@
 #include <vector>
 
 #include "core/frequencies.h"
+#include "schemes/frequency_maps.h"
 
 namespace pe {
 
 struct FrequencyPlan {
-  std::string name = "none";
+  std::string name = identity_map();
   double kappa = 1.0;         // read length / training length (1: no change)
   std::vector<double> theta;  // theta'_j for every plane j = 0 .. d/2-1 (0: the plane does not turn)
   double logit_scale = 1.0;   // multiplies q.k/sqrt(d)

@@ -39,7 +39,8 @@ std::unique_ptr<Scheme<S>> build(const SchemeConfig& c) {
 template <class S>
 const std::vector<Entry<S>>& entries() {
   static const std::vector<Entry<S>> e = {
-      {{"none", "NoPE: no position; the causal mask is the only source of order", {}, 1}, &build<NoneScheme, S>},
+      {{"none", "NoPE: no position; the causal mask is the only source of order", {}, 1, nullptr, true},
+       &build<NoneScheme, S>},
       {{"sinusoidal", "fixed sin/cos code added to the token embedding", {base_key()}, 1},
        &build<SinusoidalScheme, S>},
       {{"learned", "trained position table added to the token embedding (cannot read past its rows)",

@@ -14,6 +14,7 @@
 #include "core/keys.h"
 #include "core/params.h"
 #include "core/rng.h"
+#include "schemes/frequency_maps.h"
 #include "schemes/frequency_plan.h"
 
 namespace pe {
@@ -149,6 +150,13 @@ class Scheme {
     throw UsageError(name() + " has no frequencies to rescale");
   }
   virtual void set_frequency_plan(FrequencyPlan plan) { throw UsageError(name() + " has no frequencies to rescale"); }
+  // One reading's plan, passed with the reading: the plan of `map` for train_len -> read_len (the
+  // identity map: the trained frequencies), set before every reading so that no reading inherits
+  // another's. A scheme without frequencies reads only with the identity map.
+  void read_with(const std::string& map, int train_len, int read_len) {
+    if (accepts_frequency_plan()) set_frequency_plan(plan_for(map, train_len, read_len));
+    else if (!is_identity_map(map)) throw UsageError(name() + " has no frequencies to rescale");
+  }
 
   // Derived tables of one layer, computed once per forward call from the parameters (e.g. a
   // projected position code), for position differences below span in magnitude. The model keeps them (and their gradient) in
@@ -185,6 +193,9 @@ struct SchemeInfo {
   // Resolves settings that depend on the model's context (e.g. learned_rows 0 -> the training
   // length) once the defaults are in; what it leaves is what checkpoints record. May be null.
   void (*complete)(SchemeConfig&) = nullptr;
+  // The scheme gives attention no position at all (the causal mask is the only source of order):
+  // tables put the exact best reader without positions beside it.
+  bool positionless = false;
 };
 
 // Fills cfg.settings with the declared defaults of cfg.name's keys that are missing and resolves

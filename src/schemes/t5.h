@@ -7,7 +7,7 @@
 
 #include "core/errors.h"
 #include "schemes/scheme.h"
-#include "theory/t5_buckets.h"
+#include "schemes/t5_buckets.h"
 
 namespace pe {
 

@@ -12,9 +12,10 @@ namespace pe {
 const Task& cue_task();     // tasks/cue/entry.cpp
 const Task& charlm_task();  // tasks/charlm/entry.cpp
 const Task& filings_task();  // tasks/filings/entry.cpp
+const Task& passkey_task();  // tasks/passkey/entry.cpp
 
 const std::vector<const Task*>& task_list() {
-  static const std::vector<const Task*> list = {&cue_task(), &filings_task(), &charlm_task()};
+  static const std::vector<const Task*> list = {&cue_task(), &filings_task(), &charlm_task(), &passkey_task()};
   return list;
 }
 

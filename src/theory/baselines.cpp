@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "tasks/cue/exact.h"
+#include "theory/exact_reader.h"
 #include "core/math.h"
 
 namespace pe::theory {

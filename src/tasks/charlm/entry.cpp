@@ -6,6 +6,8 @@
 #include "tasks/charlm/checkpoint.h"
 #include "tasks/charlm/training.h"
 #include "harness/task.h"
+#include "tasks/charlm/tools.h"
+#include "tasks/charlm/gradcheck.h"
 
 namespace pe {
 
@@ -23,7 +25,7 @@ class CharLMTask final : public Task {
             {"batch_size", 64},        {"lr", 1e-3},            {"train_length", 128},
             {"eval_lengths", {128, 256, 512}}, {"d_model", 128}, {"n_heads", 4},
             {"n_layers", 2},           {"embed_init_std", 0.02}, {"learned_rows", 512},
-            {"alibi_slopes", nlohmann::json::array()},         {"rescale", {"pi", "selective"}},
+            {"alibi_slopes", nlohmann::json::array()},         {"maps", {"pi", "selective"}},
             {"finetune_steps", 300},   {"checkpoint_every", 500}};
   }
   std::vector<std::string> leading_schemes() const override {
@@ -64,7 +66,7 @@ class CharLMTask final : public Task {
       return out;
     const std::string scheme = run.record.at("scheme");
     const int seed = run.record.at("seed");
-    for (auto& map : e.rescale) {
+    for (auto& map : e.maps) {
       TrainedRun r = finetune_charlm(e, resolved, run.checkpoint, map, [&](int step, int steps, double loss) {
         progress.update(fmt::format("[charlm] fine-tuning {}+{} seed {} at {}: step {}/{} loss {:.4f}", scheme, map,
                                     seed, charlm_settings(e).finetune_length, step, steps, loss));
@@ -94,6 +96,8 @@ class CharLMTask final : public Task {
     return compare_charlm_readers(results, a, b, length);
   }
 
+  std::vector<GradCheckRow> gradcheck(const std::string& scheme) const override { return gradcheck_charlm(scheme); }
+  void add_tools(CLI::App& app) const override { cli::add_charlm_tools(app); }
   std::string table(const nlohmann::json& results) const override { return format_charlm_table(results); }
   std::string markdown(const nlohmann::json& results) const override { return format_charlm_markdown(results); }
 };

@@ -23,7 +23,7 @@ namespace {
 
 // What one row of the table reads: a checkpoint, optionally through a map's plan, optionally banded.
 struct Reading {
-  std::string scheme, map = "none";  // map: the plan the angles are read with
+  std::string scheme, map = identity_map();  // map: the plan the angles are read with
   bool finetuned = false;
   int band = 0;
   int seed = 0;
@@ -32,7 +32,7 @@ struct Reading {
 
 std::string reading_label(const json& row) {
   std::string s = row["scheme"].get<std::string>();
-  if (row["map"] != "none") s += fmt::format("+{}", row["map"].get<std::string>());
+  if (!is_identity_map(row["map"])) s += fmt::format("+{}", row["map"].get<std::string>());
   if (row["finetuned"].get<bool>()) s += " (fine-tuned)";
   if (row["band"].get<int>() > 0) s += fmt::format(" (band {})", row["band"].get<int>());
   return s;
@@ -44,9 +44,9 @@ json evaluate_reading(const Reading& rd, const ExperimentConfig& e, const CharCo
   BlockStack<float>& model = *loaded.model;
   const int train_len = loaded.meta.at("training").at("train_length");
   const int longest = *std::max_element(e.eval_lengths.begin(), e.eval_lengths.end());
-  if (rd.map != "none" && !rd.finetuned)  // a fine-tuned checkpoint carries its own plan; the map
-    // stretches the length the checkpoint was trained at
-    model.scheme().set_frequency_plan(model.scheme().plan_for(rd.map, train_len, longest));
+  if (!rd.finetuned)  // a fine-tuned checkpoint carries its own plan; a map stretches the length the
+    // checkpoint was trained at
+    model.scheme().read_with(rd.map, train_len, longest);
   // One pass at the longest length the model can read gives every length it can read (causality;
   // charlm_perplexities). A length past what it can read (a learned table with fewer rows) has no
   // figure, not a crash.
@@ -56,7 +56,7 @@ json evaluate_reading(const Reading& rd, const ExperimentConfig& e, const CharCo
   std::string at;
   for (int T : readable) at += fmt::format("{}{}", at.empty() ? "" : "/", T);
   progress.update(fmt::format("[charlm] reading {} seed {}{}{} at {}", rd.scheme, rd.seed,
-                              rd.map == "none" ? std::string() : fmt::format(" +{}", rd.map), rd.band ? fmt::format(" band {}", rd.band) : "", at));
+                              is_identity_map(rd.map) ? std::string() : fmt::format(" +{}", rd.map), rd.band ? fmt::format(" band {}", rd.band) : "", at));
   const Visibility vis{true, rd.band};
   const auto results = charlm_perplexities(model, corpus, readable, charlm_settings(e).val_start, charlm_settings(e).val_windows, charlm_settings(e).eval_batch, vis);
   json ppl = json::array(), loss = json::array();
@@ -127,14 +127,14 @@ json evaluate_charlm(const std::vector<std::string>& checkpoints, const Experime
   std::vector<Reading> readings;
   for (auto& it : items) {
     if (!it.map.empty()) {  // fine-tuned under a plan: read with that plan only
-      const bool placed = plain_of(it) && std::find(e.rescale.begin(), e.rescale.end(), it.map) != e.rescale.end();
+      const bool placed = plain_of(it) && std::find(e.maps.begin(), e.maps.end(), it.map) != e.maps.end();
       if (!placed) readings.push_back({it.scheme, it.map, true, 0, it.seed, it.path});
       continue;
     }
-    readings.push_back({it.scheme, "none", false, 0, it.seed, it.path});
+    readings.push_back({it.scheme, identity_map(), false, 0, it.seed, it.path});
     if (!it.plans) continue;
-    if (charlm_settings(e).band > 0) readings.push_back({it.scheme, "none", false, charlm_settings(e).band, it.seed, it.path});
-    for (auto& map : e.rescale) {
+    if (charlm_settings(e).band > 0) readings.push_back({it.scheme, identity_map(), false, charlm_settings(e).band, it.seed, it.path});
+    for (auto& map : e.maps) {
       readings.push_back({it.scheme, map, false, 0, it.seed, it.path});
       for (auto& ft : items)
         if (ft.map == map && ft.scheme == it.scheme && ft.seed == it.seed)
@@ -276,7 +276,7 @@ std::string format_charlm_markdown(const json& r) {
   s += "\n";
   for (auto& row : r["rows"]) {
     const std::string label = reading_label(row), scheme = row["scheme"];
-    const bool plain = row["map"] == "none" && row["band"] == 0;
+    const bool plain = is_identity_map(row["map"]) && row["band"] == 0;
     s += "| " + label + (r["training"].size() > r["rows"].size() ? fmt::format(" s{}", row["seed"].get<int>()) : "") + " |";
     for (size_t i = 0; i < r["lengths"].size(); ++i) {
       const int n = r["lengths"][i];
@@ -304,7 +304,7 @@ std::string format_charlm_markdown(const json& r) {
     for (size_t i = 0; i < r["lengths"].size(); ++i) s += "---|";
     s += "\n";
     for (auto& g : r["summary"]) {
-      const bool plain = g["map"] == "none" && g["band"] == 0;
+      const bool plain = is_identity_map(g["map"]) && g["band"] == 0;
       s += fmt::format("| {} | {} |", g["label"].get<std::string>(), g["seeds"].size());
       for (size_t i = 0; i < r["lengths"].size(); ++i) {
         const int n = r["lengths"][i];

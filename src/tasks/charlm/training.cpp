@@ -37,7 +37,7 @@ std::vector<KeySpec> charlm_keys() {
       {"val_windows", KeyType::Int, 3000, "validation windows (starts val_start ..), read in order", 1, 10000000},
       {"eval_batch", KeyType::Int, 16, "validation windows per batch", 1, kMaxBatch},
       {"finetune_steps", KeyType::Int, 0,
-       "fine-tune RoPE at finetune_length with each rescale map for this many steps (0: no)", 0, kMaxSteps},
+       "fine-tune RoPE at finetune_length with each map of maps for this many steps (0: no)", 0, kMaxSteps},
       {"finetune_length", KeyType::Int, 512, "fine-tuning context", 2, kMaxLength},
       {"finetune_batch", KeyType::Int, 16, "fine-tuning batch", 1, kMaxBatch},
       {"finetune_lr", KeyType::Float, 1e-3, "fine-tuning learning rate", 0, 1, true},
@@ -329,7 +329,7 @@ TrainedRun finetune_charlm(const ExperimentConfig& e, const json& resolved, cons
     throw UsageError(fmt::format("fine-tuning with a context-extension map needs a RoPE model; {} holds {}", checkpoint,
                                  model.scheme().name()));
   check_maps({map}, "map");
-  if (map == "none") throw UsageError("map: fine-tuning with none would be plain training; choose a map");
+  if (is_identity_map(map)) throw UsageError("map: fine-tuning with " + map + " would be plain training; choose a map");
   const int train_len = loaded.meta.at("training").at("train_length");
   const int seed = loaded.meta.at("training").at("seed");
   const CharCorpus corpus = load_experiment_corpus(e);

@@ -116,7 +116,7 @@ double charlm_memory_bytes(const BlockStackConfig& c, int B, int T, int threads,
 void check_charlm_fits(const BlockStackConfig& c, int B, int T, bool train, const std::string& what);
 
 // Reads checkpoints at e.eval_lengths on e's validation windows: each plainly; a RoPE checkpoint
-// also with charlm_settings(e).band and with each map of e.rescale; a fine-tuned one under its own plan (right after
+// also with charlm_settings(e).band and with each map of e.maps; a fine-tuned one under its own plan (right after
 // that map's reading of the checkpoint it started from, when that one is read too). Per-position
 // loss at the longest length. (The whole experiment: harness/experiment.h.)
 nlohmann::json evaluate_charlm(const std::vector<std::string>& checkpoints, const ExperimentConfig& e,

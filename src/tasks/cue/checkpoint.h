@@ -8,11 +8,11 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/checkpoint.h"
-#include "tasks/cue/model.h"
+#include "models/cue_head.h"
 
 namespace pe {
 
-// task: the task whose run it is ("cue", or "filings", which trains the same head).
+// task: the task whose run it is (this one, or a task that trains the same head, such as the filings study).
 nlohmann::json make_checkpoint(const CueHead<float>& model, const nlohmann::json& training,
                                const std::string& task = "cue");
 

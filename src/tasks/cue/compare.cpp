@@ -26,7 +26,7 @@ std::vector<char> correct_on(const std::string& checkpoint, const std::string& m
   CueHead<float>& m = *cp.model;
   const CueBatch test = cue_test_set(m.config().task, uint64_t(results.at("test_seed").get<long long>()), n,
                                      results.at("test_sequences").get<int>());
-  if (map != "none") m.scheme().set_frequency_plan(m.scheme().plan_for(map, cp.meta.at("training").at("train_length"), n));
+  m.scheme().read_with(map, cp.meta.at("training").at("train_length"), n);
   m.prepare(n);
   std::vector<int> predicted;
   if (!cue_accuracy(m, test, 0, &predicted))

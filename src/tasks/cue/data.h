@@ -6,30 +6,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "models/cue_head.h"  // CueTaskConfig, CueBatch
+
 namespace pe {
-
-struct CueTaskConfig {
-  int alphabet = 8;
-  double mark_prob = 0.1;
-  // The cue stream ends each sequence with a query token; a head that answers at every position
-  // (the filings task, tasks/filings/) has none: its vocabulary is the 2A content tokens.
-  bool query_token = true;
-  int vocab() const { return 2 * alphabet + (query_token ? 1 : 0); }
-  int query_token_id() const { return 2 * alphabet; }
-};
-
-struct CueBatch {
-  int B = 0, T = 0;
-  std::vector<int> tokens;   // [B, T]
-  std::vector<int> targets;  // [B]; with every_position [B, T], -1 where a position is not a query
-  bool every_position = false;
-  // The rows with a target.
-  long queries() const {
-    long n = 0;
-    for (int t : targets) n += (t >= 0);
-    return n;
-  }
-};
 
 // One sequence drawn from the stream named by `key`. tokens: [n].
 void cue_sequence(const CueTaskConfig& cfg, uint64_t key, int n, int* tokens, int* target);

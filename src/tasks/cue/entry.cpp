@@ -1,5 +1,5 @@
 // The cue task as a registry entry (harness/task.h): the tournament's task — which marked token came
-// last? — read by one attention head (tasks/cue/model.h), trained at 32 and read at 32..256.
+// last? — read by one attention head (models/cue_head.h), trained at 32 and read at 32..256.
 #include <fmt/format.h>
 
 #include "core/errors.h"
@@ -10,6 +10,7 @@
 #include "tasks/cue/geometry.h"
 #include "tasks/cue/training.h"
 #include "harness/task.h"
+#include "tasks/cue/gradcheck.h"
 
 namespace pe {
 
@@ -50,7 +51,7 @@ class CueTask final : public Task {
 
   nlohmann::json evaluate(const std::vector<std::string>& checkpoints, const ExperimentConfig& e,
                           bool progress) const override {
-    const EvalSettings s{e.eval_lengths, e.value("test_sequences"), e.value("test_seed"), e.rescale};
+    const EvalSettings s{e.eval_lengths, e.value("test_sequences"), e.value("test_seed"), e.maps};
     nlohmann::json results = results_json(evaluate_checkpoints(checkpoints, s, progress), s);
     results["experiment"] = e.resolved;
     return results;
@@ -72,6 +73,7 @@ class CueTask final : public Task {
     return compare_cue_readers(results, a, b, length, settings);
   }
 
+  std::vector<GradCheckRow> gradcheck(const std::string& scheme) const override { return gradcheck_cue(scheme); }
   std::string table(const nlohmann::json& results) const override { return format_results_table(results); }
   std::string markdown(const nlohmann::json& results) const override {
     return format_results_markdown(results, results.value("reference", nlohmann::json()));

@@ -14,7 +14,7 @@
 #include "core/progress.h"
 #include "tasks/cue/checkpoint.h"
 #include "schemes/scheme.h"
-#include "tasks/cue/exact.h"
+#include "theory/exact_reader.h"
 #include "harness/task.h"
 #include "core/build_info.h"
 
@@ -56,7 +56,7 @@ Evaluation evaluate_checkpoints(const std::vector<std::string>& paths, const Eva
   // group by scheme in registry order, seeds ascending; each map's rows follow their scheme's row
   std::vector<SchemeResult> rows;
   for (auto& info : scheme_list()) {
-    SchemeResult r{info.name, "none", {}};
+    SchemeResult r{info.name, identity_map(), {}};
     bool plans = false;
     for (auto& c : cps)
       if (c.model->config().scheme.name == info.name) {
@@ -89,11 +89,9 @@ Evaluation evaluate_checkpoints(const std::vector<std::string>& paths, const Eva
     for (auto& r : rows)
       for (auto& sd : r.seeds) {
         CueHead<float>* m = by_path.at(sd.checkpoint);
-        const bool rescaled = r.map != "none";
-        if (rescaled) m->scheme().set_frequency_plan(m->scheme().plan_for(r.map, train_len.at(sd.checkpoint), n));
+        m->scheme().read_with(r.map, train_len.at(sd.checkpoint), n);  // this reading's plan
         m->prepare(n);
         sd.accuracy.push_back(cue_accuracy(*m, test));
-        if (rescaled) m->scheme().set_frequency_plan(m->scheme().plan_for("none", train_len.at(sd.checkpoint), n));
       }
     line.update(fmt::format("[eval] length {} done ({}/{})", n, li + 1, s.lengths.size()));
   }
@@ -211,7 +209,7 @@ std::string format_results_table(const json& r) {
       for (auto& v : sd["accuracy"]) s += "  " + cell(v, 13);
       s += "\n";
     }
-    if (row["scheme"] == "none" && row["map"] == "none") {
+    if (scheme_info(row["scheme"]).positionless && is_identity_map(row["map"])) {
       s += fmt::format("{:<22}", "  exact best reader*");
       for (auto& v : r["exact_best_reader_without_positions"]) s += "  " + cell(v, 13);
       s += "\n";
@@ -255,7 +253,7 @@ std::string format_results_markdown(const json& r, const json& ref) {
     for (size_t li = 0; li < row["mean"].size(); ++li)
       s += fmt::format(" **{}** / {} |", pm_text(row, li), md(published(key, li)));
     s += "\n";
-    if (key == "none") {
+    if (scheme_info(row["scheme"]).positionless && is_identity_map(row["map"])) {
       s += "| best reader without positions (exact) |";
       for (size_t li = 0; li < r["lengths"].size(); ++li)
         s += fmt::format(" **{}** / {} |", md(r["exact_best_reader_without_positions"][li]), md(published("exact_best_reader", li)));

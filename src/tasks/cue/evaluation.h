@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tasks/cue/model.h"
+#include "models/cue_head.h"
 #include "tasks/cue/data.h"
 
 namespace pe {
@@ -34,7 +34,7 @@ struct SeedResult {
 };
 struct SchemeResult {
   std::string scheme;
-  std::string map = "none";
+  std::string map = identity_map();
   std::vector<SeedResult> seeds;
 };
 

@@ -9,7 +9,7 @@
 #include "harness/config.h"
 #include "harness/training_state.h"
 #include "harness/task.h"
-#include "tasks/cue/model.h"
+#include "models/cue_head.h"
 
 namespace pe {
 

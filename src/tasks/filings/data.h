@@ -1,5 +1,5 @@
 // The filings task's token streams (tasks.md section 2) for the single head of the tournament in
-// its causal form (tasks/cue/model.h, every_position): token id = symbol + 8 * marked (16 ids, no
+// its causal form (models/cue_head.h, every_position): token id = symbol + 8 * marked (16 ids, no
 // query token), one target per position (the company named last at or before it, -1 before a
 // first mention: not a query).
 #pragma once

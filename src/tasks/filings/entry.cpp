@@ -1,6 +1,6 @@
 // The filings case study as a registry entry (harness/task.h): "which company was named last?" on
 // pe-bench's synthetic company filings (tasks/filings/corpus.h). The tournament's single head in its
-// causal form (tasks/cue/model.h, every_position) is trained on 32-token windows of the training
+// causal form (models/cue_head.h, every_position) is trained on 32-token windows of the training
 // documents by the tournament's trainer (tasks/cue/training.h, train_head) and read on whole held-out
 // documents in one pass; RoPE also through the maps at kappa = document length / 32.
 #include <fmt/format.h>
@@ -12,13 +12,15 @@
 #include "tasks/filings/evaluation.h"
 #include "tasks/filings/training.h"
 #include "harness/task.h"
+#include "tasks/filings/tools.h"
+#include "tasks/filings/gradcheck.h"
 
 namespace pe {
 
 namespace {
 
 FilingsSettings settings_of(const ExperimentConfig& e) {
-  return FilingsSettings{e.value("corpus_seed").get<uint64_t>(), e.rescale, 32, e.value("horizon_cue_runs")};
+  return FilingsSettings{e.value("corpus_seed").get<uint64_t>(), e.maps, 32, e.value("horizon_cue_runs")};
 }
 
 class FilingsTask final : public Task {
@@ -31,7 +33,7 @@ class FilingsTask final : public Task {
   nlohmann::json defaults() const override {
     return {{"task", "filings"},
             {"alibi_slopes", {0.5}},
-            {"rescale", {"pi", "ntk", "yarn"}},
+            {"maps", {"pi", "ntk", "yarn"}},
             {"batch_size", 64},
             {"steps", 1500}};
   }
@@ -95,6 +97,8 @@ class FilingsTask final : public Task {
     return compare_filings_readers(results, a, b);
   }
 
+  std::vector<GradCheckRow> gradcheck(const std::string& scheme) const override { return gradcheck_head_every_position(scheme); }
+  void add_tools(CLI::App& app) const override { cli::add_filings_tools(app); }
   std::string table(const nlohmann::json& results) const override { return format_filings_table(results); }
   std::string markdown(const nlohmann::json& results) const override { return format_filings_markdown(results); }
 };

@@ -131,7 +131,7 @@ json horizon_json(const std::string& trained_on, const Loaded& l, const AlibiRea
 }  // namespace
 
 json evaluate_filings(const std::vector<std::string>& paths, const FilingsSettings& s, bool progress) {
-  check_maps(s.maps, "rescale");
+  check_maps(s.maps, "maps");
   const FilingsCorpus& corpus = filings_corpus(s.corpus_seed);
   const HeldOut h = held_out_queries(corpus.held_out, s.far);
   std::vector<Loaded> cps;
@@ -145,7 +145,7 @@ json evaluate_filings(const std::vector<std::string>& paths, const FilingsSettin
     const ScopedFlushToZero ftz;
     CueHead<float>& m = *cps[c].cp.model;
     const std::optional<AlibiReach> reach = alibi_reach(m);
-    std::vector<std::string> maps = {"none"};
+    std::vector<std::string> maps = {identity_map()};
     if (cps[c].plans) maps.insert(maps.end(), s.maps.begin(), s.maps.end());
     CueWorkspace<float> ws;
     for (auto& map : maps) {
@@ -154,7 +154,7 @@ json evaluate_filings(const std::vector<std::string>& paths, const FilingsSettin
       r.readable = m.scheme().can_read(h.longest - 1);
       for (size_t d = 0; r.readable && d < h.tokens.size(); ++d) {
         plan_for_document(m, map, cps[c].train_length, int(h.tokens[d].size()));
-        score(read_one_pass(m, h.tokens[d], ws), h.targets[d], h.ages[d], s.far, map == "none" ? reach : std::nullopt,
+        score(read_one_pass(m, h.tokens[d], ws), h.targets[d], h.ages[d], s.far, is_identity_map(map) ? reach : std::nullopt,
               0, h.tokens[d], r);
       }
       readings[c].push_back(r);
@@ -297,7 +297,7 @@ json filings_document_json(const std::vector<std::string>& paths, const FilingsS
       if (l.scheme == info.name) mine.push_back(&l);
     if (mine.empty()) continue;
     std::sort(mine.begin(), mine.end(), [](auto* a, auto* b) { return std::tie(a->seed, a->cp.path) < std::tie(b->seed, b->cp.path); });
-    std::vector<std::string> maps = {"none"};
+    std::vector<std::string> maps = {identity_map()};
     if (mine.front()->plans) maps.insert(maps.end(), s.maps.begin(), s.maps.end());
     CueWorkspace<float> ws;
     for (auto& map : maps)
@@ -305,7 +305,7 @@ json filings_document_json(const std::vector<std::string>& paths, const FilingsS
         CueHead<float>& m = *l->cp.model;
         if (!m.scheme().can_read(int(doc.words.size()) - 1)) continue;
         plan_for_document(m, map, l->train_length, int(doc.words.size()));
-        readers.push_back({{"reader", map == "none" ? l->scheme : l->scheme + "+" + map},
+        readers.push_back({{"reader", is_identity_map(map) ? l->scheme : l->scheme + "+" + map},
                            {"scheme", l->scheme},
                            {"map", map},
                            {"seed", l->seed},

@@ -5,7 +5,7 @@
 namespace pe {
 
 void plan_for_document(CueHead<float>& m, const std::string& map, int train_length, int n) {
-  if (m.scheme().accepts_frequency_plan()) m.scheme().set_frequency_plan(m.scheme().plan_for(map, train_length, n));
+  m.scheme().read_with(map, train_length, n);
   m.prepare(n);
 }
 

@@ -1,11 +1,11 @@
-// Reading a whole filings document with a trained head (tasks/cue/model.h): the one-pass reader
+// Reading a whole filings document with a trained head (models/cue_head.h): the one-pass reader
 // (every position scored in one causal pass), the plain per-position pass it must equal, and a
 // cue-trained head's reading (the document so far, then its query token).
 #pragma once
 #include <string>
 #include <vector>
 
-#include "tasks/cue/model.h"
+#include "models/cue_head.h"
 
 namespace pe {
 

@@ -1,15 +1,16 @@
-// pe-bench corpus filings: generate the synthetic filings corpus (tasks/filings/corpus.h), print its
+// The filings task's tool (Task::add_tools): pe-bench corpus filings: generate the synthetic filings corpus (tasks/filings/corpus.h), print its
 // statistics, or show one document readably.
 #include <fmt/format.h>
 
-#include "cli/common.h"
+#include "harness/cli_options.h"
+#include "tasks/filings/tools.h"
 #include "core/errors.h"
 #include "core/files.h"
 #include "tasks/filings/corpus.h"
 
 namespace pe::cli {
 
-void register_corpus(CLI::App& app) {
+void add_filings_tools(CLI::App& app) {
   struct Opts {
     std::string name, out;
     long long seed = 1;
@@ -24,7 +25,8 @@ void register_corpus(CLI::App& app) {
       "document N with its company mentions highlighted");
   sub->add_option("name", o->name, "the corpus: filings")->required()->check(CLI::IsMember({"filings"}));
   sub->add_option("--out", o->out, "directory to write train.jsonl and held_out.jsonl into (atomically)");
-  sub->add_option("--seed", o->seed, "generator seed (the same seed gives the same bytes)")
+  add_renamed_option(sub, "--seed", "--corpus-seed");
+  sub->add_option("--corpus-seed", o->seed, "generator seed, as the key corpus_seed (the same seed gives the same bytes)")
       ->capture_default_str()
       ->check(CLI::Range(0LL, 1LL << 53));
   sub->add_option("--show", o->show, "print held-out document N (0-99) readably instead of writing")

@@ -1,4 +1,4 @@
-#include "cli/common.h"
+#include "harness/cli_options.h"
 
 #include <fmt/format.h>
 
@@ -87,6 +87,16 @@ void reject_unread(bool given, const std::string& option, const std::string& key
     throw UsageError(fmt::format("{} does not apply to --task {} (its model does not read {}); drop it or choose "
                                  "another task",
                                  option, task, key));
+}
+
+void add_renamed_option(CLI::App* sub, const std::string& old_name, const std::string& new_name) {
+  sub->add_option_function<std::string>(
+         old_name,
+         [=](const std::string&) {
+           throw UsageError(fmt::format("{} {} was renamed {}; write {}", sub->get_name(), old_name, new_name, new_name));
+         })
+      ->group("")
+      ->allow_extra_args(false);
 }
 
 }  // namespace pe::cli

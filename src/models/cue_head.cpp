@@ -1,4 +1,4 @@
-#include "tasks/cue/model.h"
+#include "models/cue_head.h"
 
 #include "models/cross_entropy.h"
 

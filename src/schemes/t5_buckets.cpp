@@ -1,4 +1,4 @@
-#include "theory/t5_buckets.h"
+#include "schemes/t5_buckets.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "tasks/cue/exact.h"
+#include "theory/exact_reader.h"
 
 #include <cmath>
 #include <vector>

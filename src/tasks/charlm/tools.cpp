@@ -1,0 +1,121 @@
+// The char LM's tools (Task::add_tools):
+//   pe-bench finetune: resume a RoPE character-LM checkpoint with a context-extension map's plan fixed
+//     and train a few hundred steps at the longer context;
+//   pe-bench sample: continue a prompt with a trained character LM (d2l's predict).
+#include <fmt/format.h>
+
+#include "harness/cli_options.h"
+#include "tasks/charlm/checkpoint.h"
+#include "tasks/charlm/tools.h"
+#include "core/parallel.h"
+#include "tasks/charlm/training.h"
+#include "harness/config.h"
+#include "harness/task.h"
+#include "schemes/frequency_plan.h"
+
+namespace pe::cli {
+
+namespace {
+
+void add_finetune(CLI::App& app) {
+  struct Opts {
+    std::string checkpoint, maps = "pi", experiment, corpus;
+    std::optional<int> steps, length, batch;
+    std::optional<double> lr;
+    std::vector<std::string> sets;
+    bool resume = false;
+    RunOptions run;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* sub = app.add_subcommand(
+      "finetune",
+      "Fine-tune a character-LM RoPE checkpoint at a longer context with a context-extension map's plan fixed "
+      "(the plan for training length -> --finetune-length); one fine-tune per map of --maps, each writing "
+      "<its run dir>-ft-<map>/ whose checkpoint records the plan");
+  sub->add_option("--checkpoint", o->checkpoint, "checkpoint.json of a RoPE character LM (pe-bench train --task charlm)")
+      ->required();
+  sub->add_option("--maps", o->maps, "context-extension maps, comma-separated: " + known_maps())->capture_default_str();
+  sub->add_option("--finetune-steps", o->steps, "fine-tuning steps (key finetune_steps; default 300)");
+  sub->add_option("--finetune-length", o->length, "fine-tuning context (key finetune_length; default 512)");
+  sub->add_option("--finetune-batch", o->batch, "windows per step (key finetune_batch; default 16)");
+  sub->add_option("--finetune-lr", o->lr, "AdamW learning rate (key finetune_lr; default 1e-3)");
+  add_renamed_option(sub, "--steps", "--finetune-steps");
+  add_renamed_option(sub, "--train-length", "--finetune-length");
+  add_renamed_option(sub, "--batch", "--finetune-batch");
+  add_renamed_option(sub, "--lr", "--finetune-lr");
+  sub->add_option("--corpus", o->corpus, "plain-text corpus (default data/timemachine.txt)");
+  sub->add_option("--experiment", o->experiment, "experiment JSON file whose settings to use (e.g. experiments/charlm.json)");
+  sub->add_option("--set", o->sets, "override an experiment key: --set key=value (repeatable)");
+  add_run_options(sub, o->run);
+  add_resume_option(sub, o->resume);
+  sub->callback([o] {
+    const auto maps = parse_map_list(o->maps, "--maps");
+    const nlohmann::json cfg = Overrides{{"task=charlm"}}
+                                   .add("finetune_steps", o->steps)
+                                   .add("finetune_length", o->length)
+                                   .add("finetune_batch", o->batch)
+                                   .add("finetune_lr", o->lr)
+                                   .add("corpus", o->corpus)
+                                   .resolve(o->experiment, o->sets);
+    ExperimentConfig e = ExperimentConfig::from_json(cfg);
+    e.resume = o->resume;
+    if (charlm_settings(e).finetune_steps <= 0) throw UsageError("--finetune-steps: fine-tuning needs at least one step (finetune_steps is 0)");
+    set_threads(o->run.threads);
+    for (auto& map : maps) {
+      Progress progress(o->run.quiet);
+      const auto out = finetune_charlm(e, cfg, o->checkpoint, map, [&](int step, int steps, double loss) {
+        progress.update(fmt::format("[finetune {} at {}] step {}/{} loss {:.4f}", map, charlm_settings(e).finetune_length, step, steps, loss));
+      });
+      progress.done();
+      if (out.kept)
+        fmt::print("kept {} (complete, same config): final training loss {:.4f}\n", out.run_dir, out.final_loss());
+      else
+        fmt::print("fine-tuned with {} at {}: {} steps{} in {:.1f} s, final training loss {:.4f}\n", map,
+                   charlm_settings(e).finetune_length, out.trained(), resumed_note(out.resumed_at), out.seconds,
+                   out.final_loss());
+      fmt::print("run directory: {}\n", out.run_dir);
+    }
+  });
+}
+
+void add_sample(CLI::App& app) {
+  struct Opts {
+    std::string checkpoint, prompt = "the time traveller";
+    int chars = 200, context = 0;
+    double temperature = 0;
+    uint64_t seed = 0;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* sub = app.add_subcommand("sample", "Continue a prompt with a trained character LM: greedy (temperature 0) "
+                                           "or drawn from softmax(logits / temperature)");
+  sub->add_option("--checkpoint", o->checkpoint, "checkpoint.json of a character LM (pe-bench train --task charlm)")
+      ->required();
+  sub->add_option("--prompt", o->prompt, "text to continue (lower-cased; non-letters become one space)")
+      ->capture_default_str();
+  sub->add_option("--chars", o->chars, "characters to generate")->capture_default_str()->check(CLI::Range(1, 100000));
+  sub->add_option("--temperature", o->temperature, "0: the most likely character each time")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 100.0));
+  sub->add_option("--sample-seed", o->seed, "seed of the draws when temperature > 0")->capture_default_str();
+  sub->add_option("--context", o->context, "characters the model sees (default: its training length)");
+  add_renamed_option(sub, "--seed", "--sample-seed");
+  add_renamed_option(sub, "--length", "--context");
+  sub->callback([o] {
+    LoadedCharLM cp = load_charlm_checkpoint(o->checkpoint);
+    const int train_len = cp.meta.at("training").at("train_length");
+    const int context = o->context > 0 ? o->context : train_len;
+    if (!cp.model->scheme().can_read(context - 1))
+      throw UsageError(fmt::format("--context {}: the model has positions for only {} characters", context,
+                                   cp.model->scheme().max_position() + 1));
+    fmt::print("{}\n", charlm_sample(*cp.model, cp.vocab, o->prompt, o->chars, context, o->temperature, o->seed));
+  });
+}
+
+}  // namespace
+
+void add_charlm_tools(CLI::App& app) {
+  add_finetune(app);
+  add_sample(app);
+}
+
+}  // namespace pe::cli

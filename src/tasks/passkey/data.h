@@ -1,0 +1,42 @@
+// The passkey task's sequences: filler words with one passkey planted at a depth, asked for at the
+// end. A sequence of length n (the model's context) is, as tokens t[0..n] (t[n] is only a target):
+//   filler (p words)  PASS s_1 .. s_k  filler (F - p words)  QUERY s_1 .. s_k,   F = n - 1 - 2k
+// The filler words are drawn uniformly and independently (nothing in them predicts anything); the k
+// passkey symbols are distinct, drawn from `alphabet`. The model reads t[0..n-1] and is scored on
+// its last k rows: at QUERY it must give s_1, at each copied s_i the next one. Depth d in [0, 1]
+// puts p = round(d F) filler words before the passkey (0: at the start; 1: right before the query).
+// Vocabulary: filler words 0..W-1, symbols W..W+A-1, PASS = W+A, QUERY = W+A+1.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pe {
+
+struct PasskeySpec {
+  int symbols = 4;    // k, symbols per passkey
+  int alphabet = 10;  // A, symbols a passkey draws from (distinct: A >= k)
+  int filler = 16;    // W, filler words
+  int vocab() const { return filler + alphabet + 2; }
+  int pass_token() const { return filler + alphabet; }
+  int query_token() const { return filler + alphabet + 1; }
+  // The shortest sequence that holds one filler word: 2k + 2.
+  int min_length() const { return 2 * symbols + 2; }
+  // The token names (filler words w0.., symbols s0.., PASS, QUERY), for checkpoints and messages.
+  std::vector<std::string> token_names() const;
+};
+
+// One sequence of length n from the stream named by `key`, with p filler words before the passkey
+// (p < 0: drawn uniformly in [0, F]). x: [n] tokens read; y: [n] targets, -1 except the last k rows.
+void passkey_sequence(const PasskeySpec& spec, uint64_t key, int n, int p, int* x, int* y);
+// Filler words before the passkey at depth d (0..1) in a sequence of length n.
+int passkey_offset(const PasskeySpec& spec, int n, double depth);
+
+// The training batch of (seed, step): B sequences of length n, depths drawn uniformly.
+void passkey_train_batch(const PasskeySpec& spec, uint64_t seed, int step, int B, int n, std::vector<int>& x,
+                         std::vector<int>& y);
+// Test sequence i of the cell (length n, depth index) of the shared test stream named by test_seed.
+void passkey_test_sequence(const PasskeySpec& spec, uint64_t test_seed, int n, int depth_index, double depth, int i,
+                           int* x, int* y);
+
+}  // namespace pe

@@ -1,0 +1,87 @@
+// The passkey task as a registry entry (harness/task.h): a passkey hidden at a depth of random
+// filler, asked for at the end; the block stack (models/block_stack.h) trained at one length and read
+// on a grid of lengths x depths, RoPE also through the maps.
+#include <fmt/format.h>
+
+#include "harness/task.h"
+#include "tasks/passkey/gradcheck.h"
+#include "tasks/passkey/evaluation.h"
+#include "tasks/passkey/training.h"
+
+namespace pe {
+
+namespace {
+
+class PasskeyTask final : public Task {
+ public:
+  std::string name() const override { return "passkey"; }
+  std::string description() const override {
+    return "passkey retrieval: a key hidden at a depth of random filler, asked for at the end";
+  }
+  // A 3-block stack of 4 heads of width 16, trained at 64 on 4-symbol passkeys, read to 1,024. Two
+  // blocks learn one- and two-symbol passkeys but stall on four (docs/tasks.md, section 4); three
+  // learn them. The hybrid is local RoPE (window 32) in two blocks under one global NoPE block.
+  nlohmann::json defaults() const override {
+    return {{"task", "passkey"},
+            {"seeds", {0, 1, 2}},
+            {"steps", 3000},
+            {"batch_size", 64},
+            {"lr", 3e-3},
+            {"train_length", 64},
+            {"eval_lengths", {64, 128, 256, 512, 1024}},
+            {"d_model", 64},
+            {"embed_init_std", 0.3},
+            {"learned_rows", 0},
+            {"alibi_slopes", nlohmann::json::array()},
+            {"hybrid_layers", {"rope:32", "rope:32", "none"}},
+            {"maps", {"pi", "ntk", "yarn", "selective"}}};
+  }
+  std::vector<std::string> leading_schemes() const override { return {"none", "sinusoidal", "learned", "rope", "alibi"}; }
+  std::vector<KeySpec> keys() const override { return passkey_keys(); }
+  void validate(const nlohmann::json& cfg) const override { check_passkey_config(cfg); }
+  int n_heads(const ExperimentConfig& e) const override { return passkey_settings(e).n_heads; }
+  int n_layers(const ExperimentConfig& e) const override { return passkey_settings(e).n_layers; }
+  bool parallel_runs() const override { return false; }  // a run uses every thread
+
+  TrainedRun train(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
+                   Progress& progress) const override {
+    TrainedRun run = train_passkey(e, resolved, scheme, seed, [&](int step, int steps, double loss) {
+      progress.update(fmt::format("[passkey] training {} seed {}: step {}/{} loss {:.4f}", scheme, seed, step, steps, loss));
+    });
+    run.summary = run.kept ? fmt::format("kept {} (complete, same config): {} seed {}, final loss {:.4f}", run.run_dir,
+                                         scheme, seed, run.final_loss())
+                           : fmt::format("trained {} seed {}: {} steps{} in {:.0f} s, final answer loss {:.4f}", scheme,
+                                         seed, run.trained(), resumed_note(run.resumed_at), run.seconds,
+                                         run.final_loss());
+    run.record = {{"scheme", scheme}, {"seed", seed}, {"steps", run.steps}, {"final_loss", run.final_loss()}};
+    return run;
+  }
+
+  nlohmann::json evaluate(const std::vector<std::string>& checkpoints, const ExperimentConfig& e,
+                          bool progress) const override {
+    const PasskeySettings s = passkey_settings(e);
+    nlohmann::json results =
+        evaluate_passkey(checkpoints, PasskeyReadSettings{e.eval_lengths, e.maps, s.depths, s.cell_sequences,
+                                                          s.test_seed},
+                         progress);
+    results["experiment"] = e.resolved;
+    return results;
+  }
+
+  std::string compare(const nlohmann::json& results, const std::string& a, const std::string& b, int length,
+                      const CompareSettings&) const override {
+    return compare_passkey_readers(results, a, b, length);
+  }
+  std::vector<GradCheckRow> gradcheck(const std::string& scheme) const override { return gradcheck_passkey(scheme); }
+  std::string table(const nlohmann::json& results) const override { return format_passkey_table(results); }
+  std::string markdown(const nlohmann::json& results) const override { return format_passkey_markdown(results); }
+};
+
+}  // namespace
+
+const Task& passkey_task() {
+  static const PasskeyTask t;
+  return t;
+}
+
+}  // namespace pe

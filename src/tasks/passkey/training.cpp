@@ -1,0 +1,152 @@
+#include "tasks/passkey/training.h"
+
+#include <fmt/format.h>
+
+#include "core/math.h"
+#include "harness/checkpoint.h"
+#include "harness/run_dir.h"
+#include "models/block_stack_checkpoint.h"
+#include "models/token_loop.h"
+
+namespace pe {
+
+using nlohmann::json;
+
+std::vector<KeySpec> passkey_keys() {
+  return {
+      {"passkey_symbols", KeyType::Int, 4, "symbols in a passkey (k)", 1, 16},
+      {"passkey_alphabet", KeyType::Int, 10, "symbols a passkey draws from (distinct, so at least k)", 2, 64},
+      {"filler_words", KeyType::Int, 16, "words of the filler vocabulary", 1, 256},
+      {"depths", KeyType::Int, 11, "depths read per length, evenly from 0 (first) to 1 (last)", 1, 101},
+      {"cell_sequences", KeyType::Int, 100, "test sequences per (length, depth) cell (shared by every reader)", 1,
+       kMaxTestSequences},
+      {"test_seed", KeyType::Int, 777, "seed of the test stream (shared by every scheme and seed)", 0, kMaxSeed},
+      {"lr_floor", KeyType::Float, 0.1,
+       "the learning rate falls from lr to lr_floor * lr along a half cosine over the steps (1: constant)", 0, 1},
+      {"n_heads", KeyType::Int, 4, "attention heads per block", 1, 64},
+      {"n_layers", KeyType::Int, 3, "attention blocks", 1, 16},
+      {"weight_decay", KeyType::Float, 0.0, "AdamW decoupled weight decay", 0, 1},
+      {"checkpoint_every", KeyType::Int, 0,
+       "also save a resumable training state every this many steps (0: only when stopped); not part of a run's config",
+       0, kMaxSteps},
+  };
+}
+
+PasskeySettings passkey_settings(const ExperimentConfig& e) {
+  PasskeySettings s;
+  s.spec.symbols = e.value("passkey_symbols");
+  s.spec.alphabet = e.value("passkey_alphabet");
+  s.spec.filler = e.value("filler_words");
+  s.n_heads = e.value("n_heads");
+  s.n_layers = e.value("n_layers");
+  s.depths = e.value("depths");
+  s.cell_sequences = e.value("cell_sequences");
+  s.weight_decay = e.value("weight_decay");
+  s.lr_floor = e.value("lr_floor");
+  s.test_seed = e.value("test_seed");
+  return s;
+}
+
+void check_passkey_config(const json& cfg) {
+  const int k = cfg.at("passkey_symbols"), a = cfg.at("passkey_alphabet");
+  if (a < k)
+    throw ConfigError(fmt::format("key 'passkey_alphabet' ({}) must be at least passkey_symbols ({}): a passkey's "
+                                  "symbols are distinct",
+                                  a, k));
+  const int least = 2 * k + 2;
+  auto check = [&](const std::string& key, int n) {
+    if (n < least)
+      throw ConfigError(fmt::format("key '{}': length {} cannot hold a passkey of {} symbols, its query and one filler "
+                                    "word (at least {})",
+                                    key, n, k, least));
+  };
+  check("train_length", cfg.at("train_length"));
+  for (auto& n : cfg.at("eval_lengths")) check("eval_lengths", n);
+  const int d = cfg.at("d_model"), h = cfg.at("n_heads");
+  if (d % h) throw ConfigError("d_model must be a multiple of n_heads");
+  if ((d / h) % 2) throw ConfigError("d_model / n_heads must be even (planes are coordinate pairs)");
+}
+
+BlockStackConfig passkey_model_config(const ExperimentConfig& e, const std::string& scheme) {
+  const PasskeySettings s = passkey_settings(e);
+  BlockStackConfig c;
+  c.vocab = s.spec.vocab();
+  c.d_model = e.d_model;
+  c.n_heads = s.n_heads;
+  c.n_layers = s.n_layers;
+  c.embed_init_std = e.embed_init_std;
+  c.scheme = scheme_config(e, scheme);
+  return c;
+}
+
+json make_passkey_checkpoint(const BlockStack<float>& model, const PasskeySpec& spec, const json& training) {
+  const json extra = {{"passkey", {{"symbols", spec.symbols}, {"alphabet", spec.alphabet}, {"filler", spec.filler}}},
+                      {"vocab", spec.token_names()}};
+  return checkpoint_envelope("passkey", block_stack_section(model.config()), model.config().scheme, training,
+                             model.layout(), model.params().data(), extra);
+}
+
+LoadedPasskey load_passkey_checkpoint(const std::string& path) {
+  CheckpointReader r(path, "passkey");
+  return r.fields([&] {
+    const json& j = r.json_();
+    LoadedPasskey out;
+    const json& p = j.at("passkey");
+    out.spec.symbols = checked_int32(p.at("symbols"), "passkey.symbols", 1, 16);
+    out.spec.alphabet = checked_int32(p.at("alphabet"), "passkey.alphabet", out.spec.symbols, 64);
+    out.spec.filler = checked_int32(p.at("filler"), "passkey.filler", 1, 256);
+    out.train_length = checked_int32(j.at("training").at("train_length"), "training.train_length", 2, kMaxLength);
+    out.seed = checked_int32(j.at("training").at("seed"), "training.seed", 0, kMaxSeed);
+    out.model = read_block_stack(r);
+    if (out.model->config().vocab != out.spec.vocab())
+      throw r.fail(fmt::format("its model reads {} tokens but a passkey of this shape has {}",
+                               out.model->config().vocab, out.spec.vocab()));
+    out.path = path;
+    return out;
+  });
+}
+
+namespace {
+// The training batches: named by (seed, step), so a resumed run needs no stream position.
+class PasskeyBatches final : public TokenBatches {
+ public:
+  PasskeyBatches(PasskeySpec spec, uint64_t seed, int B, int T) : spec_(spec), seed_(seed), B_(B), T_(T) {}
+  void next(int step, std::vector<int>& x, std::vector<int>& y) override {
+    passkey_train_batch(spec_, seed_, step, B_, T_, x, y);
+  }
+
+ private:
+  PasskeySpec spec_;
+  uint64_t seed_;
+  int B_, T_;
+};
+}  // namespace
+
+TrainedRun train_passkey(const ExperimentConfig& e, const json& resolved, const std::string& scheme, int seed,
+                         const std::function<void(int, int, double)>& progress) {
+  const PasskeySettings s = passkey_settings(e);
+  auto model = std::make_shared<BlockStack<float>>(passkey_model_config(e, scheme));
+  if (!model->scheme().can_read(e.train_length - 1))
+    throw ConfigError(fmt::format("{}: the learned table has {} rows, fewer than train_length {}", scheme,
+                                  model->scheme().max_position() + 1, e.train_length));
+  model->init(uint64_t(seed));
+  auto batches = std::make_shared<PasskeyBatches>(s.spec, uint64_t(seed), e.batch_size, e.train_length);
+  TokenLoopSettings settings;
+  settings.steps = e.steps, settings.batch = e.batch_size, settings.length = e.train_length;
+  settings.log_every = e.log_every;
+  settings.adam = AdamConfig{e.lr, e.beta1, e.beta2, e.eps, s.weight_decay};
+  settings.progress = progress;
+  settings.lr_at = [lr = e.lr, floor = s.lr_floor, steps = e.steps](int step) {
+    const double t = steps > 1 ? double(step - 1) / (steps - 1) : 0.0;
+    return lr * (floor + (1 - floor) * 0.5 * (1 + math::cos(M_PI * t)));
+  };
+  settings.training = {{"seed", seed}, {"batch_size", e.batch_size}, {"lr", e.lr}, {"train_length", e.train_length}};
+  settings.checkpoint = [spec = s.spec](const BlockStack<float>& m, const json& training) {
+    return checkpoint_text(make_passkey_checkpoint(m, spec, training));
+  };
+  const RunSpec spec{run_dir_path(e.runs_dir, e.task, scheme, seed), run_config(resolved, scheme, seed), e.steps,
+                     e.checkpoint_every, fmt::format("passkey {} seed {}", scheme, seed), e.resume};
+  return train_run(spec, [&] { return std::make_unique<TokenLoop>(*model, *batches, settings); });
+}
+
+}  // namespace pe
