@@ -73,7 +73,7 @@ std::vector<CellCount> read_cells(const BlockStack<float>& model, const PasskeyS
   return cells;
 }
 
-double mean_of(const std::vector<double>& v) {
+double depth_mean(const std::vector<double>& v) {
   double s = 0;
   for (double x : v) s += x;
   return v.empty() ? 0 : s / v.size();
@@ -169,8 +169,8 @@ json evaluate_passkey(const std::vector<std::string>& checkpoints, const Passkey
           break;
         }
         const auto v = w.get<std::vector<double>>();
-        per_seed.push_back(mean_of(v));
-        per_seed_sym.push_back(mean_of(row["symbol"][si][li].get<std::vector<double>>()));
+        per_seed.push_back(depth_mean(v));
+        per_seed_sym.push_back(depth_mean(row["symbol"][si][li].get<std::vector<double>>()));
         for (size_t d = 0; d < v.size(); ++d) cell_mean[d] += v[d] / row["seeds"].size();
       }
       if (!readable) {
@@ -203,7 +203,7 @@ json evaluate_passkey(const std::vector<std::string>& checkpoints, const Passkey
 }
 
 namespace {
-std::string cell(const json& v, const json& hw) {
+std::string pm_cell_text(const json& v, const json& hw) {
   if (v.is_null()) return "—";
   return hw.is_null() ? fmt::format("{:.3f}", v.get<double>())
                       : fmt::format("{:.3f} ± {:.3f}", v.get<double>(), hw.get<double>());
@@ -221,13 +221,13 @@ std::string format_passkey_table(const json& r) {
   s += fmt::format("   {:>8}\n", "seeds");
   for (auto& row : r["rows"]) {
     s += fmt::format("{:<18}", reader_label(row));
-    for (size_t i = 0; i < row["accuracy"].size(); ++i) s += fmt::format("{:>16}", cell(row["accuracy"][i], row["half_width"][i]));
+    for (size_t i = 0; i < row["accuracy"].size(); ++i) s += fmt::format("{:>16}", pm_cell_text(row["accuracy"][i], row["half_width"][i]));
     s += fmt::format("   {:>8}\n", row["seeds"].size());
   }
   s += "per-symbol accuracy (each symbol given the right ones before it)\n";
   for (auto& row : r["rows"]) {
     s += fmt::format("{:<18}", reader_label(row));
-    for (auto& v : row["symbol_accuracy"]) s += fmt::format("{:>16}", cell(v, nullptr));
+    for (auto& v : row["symbol_accuracy"]) s += fmt::format("{:>16}", pm_cell_text(v, nullptr));
     s += "\n";
   }
   return s;
@@ -247,7 +247,7 @@ std::string format_passkey_markdown(const json& r) {
   s += "\n";
   for (auto& row : r["rows"]) {
     s += fmt::format("| {} | {} |", reader_label(row), row["seeds"].size());
-    for (size_t i = 0; i < row["accuracy"].size(); ++i) s += fmt::format(" {} |", cell(row["accuracy"][i], row["half_width"][i]));
+    for (size_t i = 0; i < row["accuracy"].size(); ++i) s += fmt::format(" {} |", pm_cell_text(row["accuracy"][i], row["half_width"][i]));
     s += "\n";
   }
   s += "\nPer-symbol accuracy (each symbol given the right ones before it):\n\n| reader |";
@@ -257,7 +257,7 @@ std::string format_passkey_markdown(const json& r) {
   s += "\n";
   for (auto& row : r["rows"]) {
     s += fmt::format("| {} |", reader_label(row));
-    for (auto& v : row["symbol_accuracy"]) s += fmt::format(" {} |", cell(v, nullptr));
+    for (auto& v : row["symbol_accuracy"]) s += fmt::format(" {} |", pm_cell_text(v, nullptr));
     s += "\n";
   }
   s += "\nBy depth (rows: depth from the start of the filler, 0 to 1; columns: length; whole-passkey accuracy, mean "
@@ -286,8 +286,8 @@ std::string compare_passkey_readers(const json& results, const std::string& a, c
       if (ra["seeds"][si] == rb["seeds"][sj]) {
         const json &wa = ra["whole"][si][li], &wb = rb["whole"][sj][li];
         if (wa.is_null() || wb.is_null()) throw UsageError(fmt::format("a reader cannot read length {}", length));
-        va.push_back(mean_of(wa.get<std::vector<double>>()));
-        vb.push_back(mean_of(wb.get<std::vector<double>>()));
+        va.push_back(depth_mean(wa.get<std::vector<double>>()));
+        vb.push_back(depth_mean(wb.get<std::vector<double>>()));
       }
   if (va.empty()) throw UsageError(fmt::format("{} and {} share no seed", a, b));
   const stats::PairedT t = stats::paired_t(va, vb);
