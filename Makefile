@@ -6,7 +6,7 @@ WERROR     ?= $(if $(CI),ON,OFF)
 CMAKE_ARGS ?=
 BINDIR     ?=
 
-.PHONY: all deps configure build build-cli link run filings charlm charlm-quick plots test bench gradcheck clean
+.PHONY: all deps configure build build-cli link run filings charlm charlm-quick passkey passkey-quick plots test bench gradcheck clean
 
 all: build
 
@@ -47,6 +47,12 @@ charlm: build-cli
 # Its quick variant (what CI runs): about a minute, far from converged.
 charlm-quick: build-cli
 	$(BUILD)/pe-bench run experiments/charlm-quick.json
+
+passkey: build-cli
+	$(BUILD)/pe-bench run experiments/passkey.json
+
+passkey-quick: build-cli
+	$(BUILD)/pe-bench run experiments/passkey-quick.json
 
 # The figures of the committed results (scripts/plot.py): results/figures/*.png and *.svg.
 plots: deps
