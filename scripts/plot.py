@@ -809,8 +809,8 @@ def fig_passkey_training(runs):
     schemes = sorted(runs)
     cols = min(4, len(schemes))
     nrows = (len(schemes) + cols - 1) // cols
-    fig, axes = plt.subplots(nrows, cols, figsize=(max(8.0, 2.6 * cols + 0.6), 2.0 * nrows + 0.8), squeeze=False,
-                             sharey=True)
+    fig, axes = plt.subplots(nrows, cols, figsize=(max(8.0, 2.6 * cols + 0.6), max(4.0, 2.0 * nrows + 0.8)),
+                             squeeze=False, sharey=True)
     for k, ax in enumerate(axes.flat):
         if k >= len(schemes):
             ax.axis("off")
