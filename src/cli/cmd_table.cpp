@@ -14,7 +14,7 @@ void register_table(CLI::App& app) {
     std::string results, markdown, reference;
   };
   auto o = std::make_shared<Opts>();
-  auto* sub = app.add_subcommand("table", "Print the table of a results.json (cue or charlm) without recomputing; "
+  auto* sub = app.add_subcommand("table", "Print the table of a results.json (of any task) without recomputing; "
                                           "optionally write it as Markdown");
   sub->add_option("results", o->results, "results file, e.g. results/charlm/results.json")->required();
   sub->add_option("--markdown", o->markdown, "also write the Markdown table to this file (atomically)");

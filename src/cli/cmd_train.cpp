@@ -23,16 +23,16 @@ void register_train(CLI::App& app) {
                                           "(config.json, metrics.jsonl, checkpoint.json)");
   sub->add_option("--scheme", o->scheme, "positional scheme (see `pe-bench schemes`)")->required();
   sub->add_option("--task", o->task,
-                  "task to train on: cue, filings, or charlm (each with its own defaults); default: the "
-                  "experiment file's, else cue");
+                  "task to train on, each with its own defaults and keys: " + known_tasks() +
+                      "; default: the experiment file's, else the first");
   sub->add_option("--seed", o->seed, "training seed (initialisation and data stream)")
       ->capture_default_str()
       ->check(CLI::Range(0, kMaxSeed));
-  sub->add_option("--steps", o->steps, "Adam steps (default: the experiment's; cue 1500, charlm 3000)");
+  sub->add_option("--steps", o->steps, "Adam steps (default: the experiment's, else the task's)");
   sub->add_option("--experiment", o->experiment, "experiment JSON file whose settings to use (default: built-in defaults)");
   sub->add_option("--runs-dir", o->runs_dir, "root of run directories (default: results/runs)");
   sub->add_option("--set", o->sets, "override an experiment key: --set key=value (repeatable; lists comma-separated)");
-  sub->add_option("--corpus", o->corpus, "charlm: plain-text corpus read through the d2l pipeline (default data/timemachine.txt)");
+  sub->add_option("--corpus", o->corpus, "plain-text corpus (key corpus, for a task that reads one)");
   add_run_options(sub, o->run);
   add_resume_option(sub, o->resume);
   sub->footer(describe_keys());
