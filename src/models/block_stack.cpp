@@ -120,9 +120,10 @@ double BlockStack<S>::forward_backward(const int* x, const int* y, int B, int T,
   const ParamView<S> G{grad, &layout_};
   const auto E = P(emb_);
   // undoes loss = sum CE / norm: dlogits = (softmax - onehot) / norm
-  long scored = 0;
-  for (int i = 0; i < N; ++i) scored += y[i] >= 0;
-  const S norm = S(norm_rows > 0 ? norm_rows : std::max(1L, scored));
+  long scored = norm_rows > 0 ? norm_rows : 0;  // a chunk of a batch passes the batch's count; alone: its scored rows
+  if (scored <= 0)
+    for (int i = 0; i < N; ++i) scored += y[i] >= 0;
+  const S norm = S(std::max(1L, scored));
   c.dlogits.resize(size_t(N) * V);
   for (int i = 0; i < N; ++i)
     if (y[i] < 0)  // an ignored row: no loss, so no gradient

@@ -7,6 +7,7 @@
 
 #include "core/rng.h"
 #include "models/attention.h"
+#include "models/block_stack.h"
 
 namespace pe {
 
@@ -39,6 +40,22 @@ std::vector<GradCheckRow> compare_all(const std::string& what, const ParamLayout
   for (auto& t : layout.tensors())
     rows.push_back(compare_gradient(what, t.name, params.data() + t.offset, grad.data() + t.offset, t.size(), loss));
   return rows;
+}
+
+std::vector<GradCheckRow> gradcheck_block_stack(const std::string& what, const BlockStackConfig& cfg, uint64_t seed,
+                                                const std::vector<int>& x, const std::vector<int>& y, int B, int T,
+                                                int p0) {
+  BlockStack<double> model(cfg);
+  model.init(seed);
+  model.prepare(p0 + T);
+  BlockStackCache<double> cache;
+  std::vector<double> grad(model.layout().total(), 0.0);
+  model.forward_backward(x.data(), y.data(), B, T, grad.data(), cache, p0);
+  auto loss = [&] {
+    BlockStackCache<double> c;
+    return model.forward(x.data(), y.data(), B, T, c, p0);
+  };
+  return compare_all(what + "/" + cfg.scheme.name, model.layout(), model.params(), grad, loss);
 }
 
 namespace {

@@ -1,5 +1,6 @@
 // Gradient checks: every hand-written gradient against central differences, in double precision.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -24,6 +25,14 @@ inline constexpr double kGradRelTol = 1e-5, kGradAbsTol = 1e-8;
 // 70 x 70 under a band of 40, so several query blocks of the dense path),
 // composed with the scheme's Q/K transform and bias: gradients of Q, K, V and scheme parameters.
 std::vector<GradCheckRow> gradcheck_attention(const std::string& scheme);
+// A block stack (models/block_stack.h) of cfg, initialised with `seed`, on tokens x and targets y
+// ([B, T], a target below 0 not scored) at positions p0..p0+T-1: every tensor of its layout, named
+// "<what>/<scheme>". The tasks on the block stack call it with their own sequences.
+struct BlockStackConfig;
+std::vector<GradCheckRow> gradcheck_block_stack(const std::string& what, const BlockStackConfig& cfg, uint64_t seed,
+                                                const std::vector<int>& x, const std::vector<int>& y, int B, int T,
+                                                int p0 = 0);
+
 // Compares the analytic gradient `ana` of f at x[0..n) with central differences (one row).
 GradCheckRow compare_gradient(const std::string& what, const std::string& tensor, double* x, const double* ana,
                               size_t n, const std::function<double()>& f);

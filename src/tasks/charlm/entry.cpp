@@ -6,6 +6,7 @@
 #include "tasks/charlm/checkpoint.h"
 #include "tasks/charlm/training.h"
 #include "harness/task.h"
+#include "models/block_stack_keys.h"
 #include "tasks/charlm/tools.h"
 #include "tasks/charlm/gradcheck.h"
 
@@ -34,9 +35,7 @@ class CharLMTask final : public Task {
   std::vector<KeySpec> keys() const override { return charlm_keys(); }
   // The block stack's width splits into heads of even width (planes are coordinate pairs).
   void validate(const nlohmann::json& cfg) const override {
-    const int d = cfg.at("d_model"), h = cfg.value("n_heads", 4);
-    if (d % h) throw ConfigError("d_model must be a multiple of n_heads");
-    if ((d / h) % 2) throw ConfigError("d_model / n_heads must be even (planes are coordinate pairs)");
+    check_block_stack_shape(cfg);
   }
   int n_heads(const ExperimentConfig& e) const override { return charlm_settings(e).n_heads; }
   int n_layers(const ExperimentConfig& e) const override { return charlm_settings(e).n_layers; }

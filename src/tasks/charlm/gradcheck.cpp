@@ -15,22 +15,12 @@ std::vector<GradCheckRow> gradcheck_charlm(const std::string& scheme) {
   cfg.embed_init_std = 0.5;  // large enough that every path carries gradient
   cfg.scheme.name = scheme;
   cfg.scheme.train_length = 16;
-  BlockStack<double> model(cfg);
-  model.init(5);
   const int B = 2, T = 6, p0 = 3;
   Rng rng(stream_key({kTagCheck, 3}));
   std::vector<int> x(B * T), y(B * T);
   for (auto& v : x) v = rng.below(cfg.vocab);
   for (auto& v : y) v = rng.below(cfg.vocab);
-  model.prepare(p0 + T);
-  BlockStackCache<double> cache;
-  std::vector<double> grad(model.layout().total(), 0.0);
-  model.forward_backward(x.data(), y.data(), B, T, grad.data(), cache, p0);
-  auto loss = [&] {
-    BlockStackCache<double> c;
-    return model.forward(x.data(), y.data(), B, T, c, p0);
-  };
-  return compare_all("charlm/" + scheme, model.layout(), model.params(), grad, loss);
+  return gradcheck_block_stack("charlm", cfg, 5, x, y, B, T, p0);
 }
 
 }  // namespace pe

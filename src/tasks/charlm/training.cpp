@@ -18,6 +18,7 @@
 #include "harness/training_state.h"
 #include "core/rng.h"
 #include "tasks/charlm/checkpoint.h"
+#include "models/block_stack_keys.h"
 #include "models/token_loop.h"
 #include "harness/run.h"
 #include "core/math.h"
@@ -27,10 +28,8 @@ namespace pe {
 using nlohmann::json;
 
 std::vector<KeySpec> charlm_keys() {
-  return {
-      {"n_heads", KeyType::Int, 1, "attention heads per block", 1, 64},
-      {"n_layers", KeyType::Int, 1, "attention blocks", 1, 16},
-      {"weight_decay", KeyType::Float, 0.0, "AdamW decoupled weight decay", 0, 1},
+  std::vector<KeySpec> keys = block_stack_keys(1, 1);  // the char LM's defaults: Task::defaults
+  const std::vector<KeySpec> own = {
       {"corpus", KeyType::String, "data/timemachine.txt", "plain-text corpus (the shipped one is sha1-checked)", 1},
       {"train_windows", KeyType::Int, 100000, "training windows start at 0 .. train_windows-1 (shuffled)", 1, 100000000},
       {"val_start", KeyType::Int, 100000, "first validation window start", 0, 100000000},
@@ -45,11 +44,9 @@ std::vector<KeySpec> charlm_keys() {
        0, kMaxLength},
       {"position_window", KeyType::Int, 16, "positions per bin of the per-position loss at the longest length", 1,
        kMaxLength},
-      {"checkpoint_every", KeyType::Int, 0,
-       "also save a resumable training state every this many steps (0: only when stopped by SIGINT/SIGTERM); does "
-       "not change results, so runs' config.json leave it out",
-       0, kMaxSteps},
   };
+  keys.insert(keys.end(), own.begin(), own.end());
+  return keys;
 }
 
 CharLMSettings charlm_settings(const ExperimentConfig& e) {

@@ -135,10 +135,9 @@ json evaluate_passkey(const std::vector<std::string>& checkpoints, const Passkey
       progress.update(fmt::format("[passkey] reading {}{}{} seed {} ({}/{})", scheme, is_identity_map(map) ? "" : "+",
                                   is_identity_map(map) ? "" : map, it.seed, ++done, total));
       json whole = json::array(), symbol = json::array();
+      LoadedPasskey cp = load_passkey_checkpoint(it.path);
       for (int n : s.lengths) {
-        // each length reads a fresh copy of the checkpoint: a map's plan is that reading's alone
-        LoadedPasskey cp = load_passkey_checkpoint(it.path);
-        cp.model->scheme().read_with(map, it.train_length, n);
+        cp.model->scheme().read_with(map, it.train_length, n);  // this reading's plan
         cp.model->prepare(n);
         if (!cp.model->scheme().can_read(n - 1)) {  // a learned table too short: no answer past it
           whole.push_back(nullptr), symbol.push_back(nullptr);

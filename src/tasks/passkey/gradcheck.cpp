@@ -19,21 +19,11 @@ std::vector<GradCheckRow> gradcheck_passkey(const std::string& scheme) {
   cfg.embed_init_std = 0.5;  // large enough that every path carries gradient
   cfg.scheme.name = scheme;
   cfg.scheme.train_length = 16;
-  BlockStack<double> model(cfg);
-  model.init(6);
   const int B = 2, T = 9;
   std::vector<int> x(B * T), y(B * T);
   for (int b = 0; b < B; ++b)
     passkey_sequence(spec, stream_key({kTagCheck, 29, uint64_t(b)}), T, -1, &x[b * T], &y[b * T]);
-  model.prepare(T);
-  BlockStackCache<double> cache;
-  std::vector<double> grad(model.layout().total(), 0.0);
-  model.forward_backward(x.data(), y.data(), B, T, grad.data(), cache);
-  auto loss = [&] {
-    BlockStackCache<double> c;
-    return model.forward(x.data(), y.data(), B, T, c);
-  };
-  return compare_all("passkey/" + scheme, model.layout(), model.params(), grad, loss);
+  return gradcheck_block_stack("passkey", cfg, 6, x, y, B, T);
 }
 
 }  // namespace pe

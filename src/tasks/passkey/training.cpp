@@ -6,6 +6,7 @@
 #include "harness/checkpoint.h"
 #include "harness/run_dir.h"
 #include "models/block_stack_checkpoint.h"
+#include "models/block_stack_keys.h"
 #include "models/token_loop.h"
 
 namespace pe {
@@ -13,7 +14,7 @@ namespace pe {
 using nlohmann::json;
 
 std::vector<KeySpec> passkey_keys() {
-  return {
+  std::vector<KeySpec> keys = {
       {"passkey_symbols", KeyType::Int, 4, "symbols in a passkey (k)", 1, 16},
       {"passkey_alphabet", KeyType::Int, 10, "symbols a passkey draws from (distinct, so at least k)", 2, 64},
       {"filler_words", KeyType::Int, 16, "words of the filler vocabulary", 1, 256},
@@ -23,13 +24,9 @@ std::vector<KeySpec> passkey_keys() {
       {"test_seed", KeyType::Int, 777, "seed of the test stream (shared by every scheme and seed)", 0, kMaxSeed},
       {"lr_floor", KeyType::Float, 0.1,
        "the learning rate falls from lr to lr_floor * lr along a half cosine over the steps (1: constant)", 0, 1},
-      {"n_heads", KeyType::Int, 4, "attention heads per block", 1, 64},
-      {"n_layers", KeyType::Int, 3, "attention blocks", 1, 16},
-      {"weight_decay", KeyType::Float, 0.0, "AdamW decoupled weight decay", 0, 1},
-      {"checkpoint_every", KeyType::Int, 0,
-       "also save a resumable training state every this many steps (0: only when stopped); not part of a run's config",
-       0, kMaxSteps},
   };
+  for (auto& k : block_stack_keys(4, 3)) keys.push_back(k);  // 3 blocks: docs/tasks.md, section 4
+  return keys;
 }
 
 PasskeySettings passkey_settings(const ExperimentConfig& e) {
@@ -62,9 +59,7 @@ void check_passkey_config(const json& cfg) {
   };
   check("train_length", cfg.at("train_length"));
   for (auto& n : cfg.at("eval_lengths")) check("eval_lengths", n);
-  const int d = cfg.at("d_model"), h = cfg.at("n_heads");
-  if (d % h) throw ConfigError("d_model must be a multiple of n_heads");
-  if ((d / h) % 2) throw ConfigError("d_model / n_heads must be even (planes are coordinate pairs)");
+  check_block_stack_shape(cfg);
 }
 
 BlockStackConfig passkey_model_config(const ExperimentConfig& e, const std::string& scheme) {
