@@ -315,7 +315,6 @@ expect_code 2 "finetune --train-length (renamed)" "finetune --train-length was r
 expect_code 2 "finetune --steps (renamed)" "finetune --steps was renamed --finetune-steps" finetune --checkpoint "$CQ" --steps 3 --quiet
 expect_code 2 "sample --length (renamed)" "sample --length was renamed --context" sample --checkpoint "$CQ" --length 64
 expect_code 2 "sample --seed (renamed)" "sample --seed was renamed --sample-seed" sample --checkpoint "$CQ" --seed 3
-expect_code 2 "census --dim (renamed)" "census --dim was renamed --d-head" census --dim 16
 expect_code 2 "corpus --seed (renamed)" "corpus --seed was renamed --corpus-seed" corpus filings --seed 3
 expect_code 2 "the key rescale (renamed)" "key 'rescale' was renamed 'maps'" train --scheme rope --set rescale=pi $R
 # the passkey task

@@ -41,7 +41,7 @@ TEST_CASE("maps on small hand-computed cases: d = 4, base 100, L = 8") {
   auto base = make_plan("base=400", d, b, 2, L, 32);
   CHECK(base.theta[1] == doctest::Approx(0.05));
   CHECK(make_plan("pi", d, b, 2, L, 8).theta == identity_plan(d, b, 2).theta);  // kappa = 1: no change
-  CHECK_THROWS_AS(make_plan("dynamic", d, b, 2, L, 32), UsageError);
+  CHECK_THROWS_AS(make_plan("zoom", d, b, 2, L, 32), UsageError);
   CHECK_THROWS_AS(make_plan("base=abc", d, b, 2, L, 32), UsageError);
 }
 

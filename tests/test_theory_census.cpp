@@ -39,7 +39,7 @@ TEST_CASE("theory: plane factors of pi, ntk, yarn, selective") {
   CHECK(plane_factors("yarn", 4, 2.0, 10000, 4.0)[0] == 1.0);
   for (const char* map : {"pi", "ntk", "yarn", "selective", "none"})
     for (double f : plane_factors(map, d, b, L, 0.5)) CHECK(f == 1.0);
-  CHECK_THROWS_AS(plane_factors("dynamic", d, b, L, 2.0), pe::UsageError);
+  CHECK_THROWS_AS(plane_factors("zoom", d, b, L, 2.0), pe::UsageError);
   CHECK_THROWS_AS(plane_factors("pi", 15, b, L, 2.0), pe::UsageError);
   CHECK(yarn_logit_scale(1.0) == 1.0);
   CHECK(yarn_logit_scale(std::exp(1.0)) == doctest::Approx(1.21));

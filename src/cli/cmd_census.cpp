@@ -8,6 +8,7 @@
 #include "core/errors.h"
 #include "core/frequencies.h"
 #include "schemes/frequency_plan.h"
+#include "schemes/rope_scaling.h"
 #include "theory/census.h"
 
 namespace pe::cli {
@@ -22,24 +23,67 @@ std::vector<std::string> split_commas(const std::string& text) {
 }
 }  // namespace
 
+// `census --rope-scaling`: the config's values and the flags must agree; the flags fill what the
+// config does not state.
+template <class Opts>
+void census_rope_scaling(const CLI::App& sub, const Opts& o) {
+  const RopeScaling rs = parse_rope_scaling(o.rope_scaling, "--rope-scaling");
+  const bool dim_given = sub.count("--d-head") > 0, base_given = sub.count("--base") > 0;
+  if (rs.head_dim && dim_given && *rs.head_dim != o.dim)
+    throw UsageError(fmt::format("--d-head {} but the config's head_dim is {}; drop the flag or fix the config", o.dim, *rs.head_dim));
+  if (rs.rope_theta && base_given && *rs.rope_theta != o.base)
+    throw UsageError(fmt::format("--base {} but the config's rope_theta is {}; drop the flag or fix the config", o.base, *rs.rope_theta));
+  const int head_dim = rs.head_dim.value_or(o.dim);
+  const double base = rs.rope_theta.value_or(o.base);
+  if (head_dim < 4 || head_dim > 131072) throw UsageError(fmt::format("head width {} must be in [4, 131072]", head_dim));
+  if (!(base > 1)) throw UsageError("--base must be greater than 1");
+  const MapSpec spec = parse_map(rs.map);
+  const bool train_given = sub.count("--train-length") > 0;
+  int original = o.train_length;
+  if (spec.params.contains("original_max_position_embeddings")) {
+    original = spec.params["original_max_position_embeddings"].template get<int>();
+    if (train_given && o.train_length != original)
+      throw UsageError(fmt::format("--train-length {} but the config's original length is {}; drop the flag", o.train_length, original));
+  } else if (rs.max_position_embeddings && !train_given) {
+    original = *rs.max_position_embeddings;
+  }
+  const int length = o.length.value_or(original);
+  if (length < 1 || length > (1 << 24)) throw UsageError(fmt::format("--length must be in [1, 16777216] (got {})", length));
+  const auto census = theory::rope_scaling_census(rs.map, rs.rope_type, head_dim, rs.partial_rotary_factor, base, original, length);
+  if (o.json) fmt::print("{}\n", census.dump(2));
+  else fmt::print("{}", theory::format_rope_scaling_census(census));
+}
+
 void register_census(CLI::App& app) {
   struct Opts {
     int dim = 16, train_length = 32;
     double base = kDefaultBase;
-    std::string kappa = "2,4,8", maps = "pi,ntk,yarn,selective";
+    std::string kappa = "2,4,8", maps = "pi,ntk,yarn,selective", rope_scaling;
+    std::optional<int> length;
     bool json = false;
   };
   auto o = std::make_shared<Opts>();
   auto* sub = app.add_subcommand("census", "RoPE's wavelength census: per plane, the wavelength, the turns it makes over "
                                            "the training offsets, and each map's factor theta'_j/theta_j at each kappa");
-  sub->add_option("--d-head", o->dim, "head width d (even; d_model / n_heads of a model)")->capture_default_str();
-  add_renamed_option(sub, "--dim", "--d-head");
+  sub->add_option("--d-head,--dim", o->dim, "head width d (even; d_model / n_heads of a model)")->capture_default_str();
   sub->add_option("--train-length", o->train_length, "training length L")->capture_default_str();
   sub->add_option("--base", o->base, "frequency base b")->capture_default_str();
   sub->add_option("--kappa", o->kappa, "comma-separated read/train length ratios (> 0, e.g. 1.5,2,4)")->capture_default_str();
   sub->add_option("--maps", o->maps, "comma-separated maps: " + known_maps())->capture_default_str();
+  sub->add_option("--rope-scaling", o->rope_scaling,
+                  "a Transformers config.json (path or JSON) or its rope_scaling dictionary, e.g. "
+                  "'{\"rope_type\":\"yarn\",\"factor\":4,\"original_max_position_embeddings\":128}': print what "
+                  "Transformers' initialiser returns per plane (inverse frequency) and the attention factor");
+  sub->add_option("--length", o->length,
+                  "with --rope-scaling: the sequence length of the read (dynamic and longrope depend on it; default: "
+                  "the config's original length)");
   sub->add_flag("--json", o->json, "print JSON instead of the table");
-  sub->callback([o] {
+  sub->callback([sub, o] {
+    if (!o->rope_scaling.empty()) {
+      census_rope_scaling(*sub, *o);
+      return;
+    }
+    if (o->length) throw UsageError("--length belongs to --rope-scaling (the plain census reads --kappa)");
     // a census is a table of d/2 planes: 65,536 of them is far past any head, and a list that size
     // is where a mistyped number would start exhausting memory
     if (o->dim < 4 || o->dim % 2 || o->dim > 131072)

@@ -15,7 +15,7 @@ namespace pe::cli {
 
 void register_eval(CLI::App& app) {
   struct Opts {
-    std::string task = task_list().front()->name(), lengths, runs_dir = "results/runs", out = "results/eval.json", markdown, maps, corpus;
+    std::string task = task_list().front()->name(), lengths, runs_dir = "results/runs", out = "results/eval.json", markdown, maps, corpus, rope_scaling;
     std::vector<std::string> checkpoints, sets;
     std::optional<int> band;
     RunOptions run;
@@ -31,6 +31,9 @@ void register_eval(CLI::App& app) {
   sub->add_option("--maps", o->maps,
                   "also re-read every RoPE checkpoint with these context-extension maps (comma-separated: " +
                       known_maps() + "), at kappa = length / training length, without retraining");
+  sub->add_option("--rope-scaling", o->rope_scaling,
+                  "also re-read every RoPE checkpoint as a Transformers config says: a config.json path or JSON (the "
+                  "config, or its rope_scaling dictionary such as '{\"rope_type\":\"yarn\",\"factor\":4}'); key rope_scaling");
   sub->add_option("--out", o->out, "results JSON to write (atomically)")->capture_default_str();
   sub->add_option("--markdown", o->markdown, "also write the table as Markdown to this file");
   sub->add_option("--set", o->sets, "test settings, e.g. --set test_seed=N (pe-bench train --help lists each task's keys)");
@@ -50,6 +53,7 @@ void register_eval(CLI::App& app) {
                                    .add("eval_lengths", list)
                                    .add("maps", o->maps)
                                    .add("band", o->band)
+                                   .add("rope_scaling", o->rope_scaling)
                                    .add("corpus", o->corpus)
                                    .resolve("", o->sets);
     const ExperimentConfig e = ExperimentConfig::from_json(cfg);

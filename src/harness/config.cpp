@@ -11,6 +11,7 @@
 #include "core/files.h"
 #include "schemes/scheme.h"
 #include "schemes/frequency_plan.h"
+#include "schemes/rope_scaling.h"
 #include "harness/task.h"
 
 namespace pe {
@@ -53,6 +54,9 @@ const std::vector<KeySpec>& common_keys() {
         {"d_model", KeyType::Int, 16, "model width (the head width of a one-head model)", 2, 1024},
         {"embed_init_std", KeyType::Float, 0.3, "std of the token embedding and of the schemes' trained tables at init", 0, 10},
         {"maps", KeyType::StringList, json::array(), "context-extension maps to re-read RoPE with (also fine-tuned with, by a task that fine-tunes): " + known_maps()},
+        {"rope_scaling", KeyType::String, "",
+         "a model's RoPE scaling as Transformers configures it: a config.json path, or JSON (the config or its "
+         "rope_scaling / rope_parameters dictionary); read as one more map after `maps` (docs/schemes.md)"},
         {"log_every", KeyType::Int, 50, "steps between metrics-log lines", 1, kMaxSteps},
         {"runs_dir", KeyType::String, "results/runs", "where run directories go", 1},
         {"out_dir", KeyType::String, "results", "where experiment results go", 1},
@@ -361,6 +365,8 @@ void validate_config(const json& cfg) {
     if (n.get<long long>() < 2) throw ConfigError(fmt::format("eval_lengths: {} is not a length >= 2", n.dump()));
   try {
     check_maps(value_of(cfg, "maps").get<std::vector<std::string>>(), "maps");
+    const std::string rs = value_of(cfg, "rope_scaling").get<std::string>();
+    if (!rs.empty()) parse_rope_scaling(rs, "rope_scaling");
   } catch (const ConfigError&) {
     throw;
   } catch (const UsageError& e) {
@@ -474,6 +480,10 @@ ExperimentConfig ExperimentConfig::from_json(const json& resolved) {
   e.eps = c["adam_eps"];
   e.embed_init_std = c["embed_init_std"];
   e.maps = c["maps"].get<std::vector<std::string>>();
+  if (!c["rope_scaling"].get<std::string>().empty()) {  // one more map, as written (records every field)
+    const std::string map = parse_rope_scaling(c["rope_scaling"], "rope_scaling").map;
+    if (std::find(e.maps.begin(), e.maps.end(), map) == e.maps.end()) e.maps.push_back(map);
+  }
   e.resolved = resolved;
   // Build every scheme once, so that a setting out of its domain stops the run before it starts.
   for (auto& name : e.schemes) make_scheme<float>(scheme_config(e, name));

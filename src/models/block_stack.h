@@ -58,6 +58,8 @@ class BlockStack {
   // forward; keep: store the attention probabilities for a backward (else they live in a scratch).
   double run_forward(const int* x, const int* y, int B, int T, BlockStackCache<S>& c, int p0, const Visibility& vis,
                      bool keep) const;
+  template <class>
+  friend class BlockStackDecoder;  // reads the parameters by id (models/block_stack_decoder.h)
   BlockStackConfig cfg_;
   ParamLayout layout_;
   std::unique_ptr<Scheme<S>> scheme_;

@@ -95,10 +95,10 @@ class HybridScheme final : public Scheme<S> {
   S content_scale(int l) const override { return layers_.at(l)->content_scale(0); }
 
   bool accepts_frequency_plan() const override { return any([](auto& s) { return s.accepts_frequency_plan(); }); }
-  FrequencyPlan plan_for(const std::string& map, int train_len, int read_len) const override {
+  FrequencyPlan plan_for(const std::string& map, int train_len, int read_len, int pass_len = 0) const override {
     for (auto& s : layers_)
-      if (s->accepts_frequency_plan()) return s->plan_for(map, train_len, read_len);
-    return Scheme<S>::plan_for(map, train_len, read_len);
+      if (s->accepts_frequency_plan()) return s->plan_for(map, train_len, read_len, pass_len);
+    return Scheme<S>::plan_for(map, train_len, read_len, pass_len);
   }
   void set_frequency_plan(FrequencyPlan plan) override {
     if (!accepts_frequency_plan()) Scheme<S>::set_frequency_plan(plan);

@@ -146,15 +146,16 @@ class Scheme {
   // Context-extension maps: a scheme that reads its angles from a FrequencyPlan builds the plan of
   // a map for a (training length, read length) pair and accepts it at read time.
   virtual bool accepts_frequency_plan() const { return false; }
-  virtual FrequencyPlan plan_for(const std::string& map, int train_len, int read_len) const {
+  // pass_len: the length of the pass the plan is for (0: read_len; only length-dependent maps differ).
+  virtual FrequencyPlan plan_for(const std::string& map, int train_len, int read_len, int pass_len = 0) const {
     throw UsageError(name() + " has no frequencies to rescale");
   }
   virtual void set_frequency_plan(FrequencyPlan plan) { throw UsageError(name() + " has no frequencies to rescale"); }
   // One reading's plan, passed with the reading: the plan of `map` for train_len -> read_len (the
   // identity map: the trained frequencies), set before every reading so that no reading inherits
   // another's. A scheme without frequencies reads only with the identity map.
-  void read_with(const std::string& map, int train_len, int read_len) {
-    if (accepts_frequency_plan()) set_frequency_plan(plan_for(map, train_len, read_len));
+  void read_with(const std::string& map, int train_len, int read_len, int pass_len = 0) {
+    if (accepts_frequency_plan()) set_frequency_plan(plan_for(map, train_len, read_len, pass_len));
     else if (!is_identity_map(map)) throw UsageError(name() + " has no frequencies to rescale");
   }
 

@@ -75,4 +75,88 @@ std::string format_census(const nlohmann::json& j) {
   return out + "\n";
 }
 
+nlohmann::json rope_scaling_census(const std::string& map, const std::string& rope_type, int head_dim, double partial,
+                                   double base, int original, int length) {
+  const int dim = int(head_dim * partial);
+  if (dim < 4 || dim % 2)
+    throw UsageError(fmt::format("the rotary width int({} x {}) = {} must be even and at least 4", head_dim, partial, dim));
+  const double kappa = double(length) / original;
+  const auto factors = plane_factors(map, dim, base, original, kappa);
+  const double a = map_attention_factor(map, dim, base, original, kappa);
+  nlohmann::json planes = nlohmann::json::array(), inv = nlohmann::json::array();
+  for (int j = 0; j < dim / 2; ++j) {
+    const double theta = pe::plane_frequency(j, dim, base);
+    planes.push_back({{"plane", j},
+                      {"default_inv_freq", theta},
+                      {"inv_freq", theta * factors[j]},
+                      {"factor", factors[j]},
+                      {"wavelength", 2.0 * M_PI / (theta * factors[j])}});
+    inv.push_back(theta * factors[j]);
+  }
+  nlohmann::json out = {{"rope_type", rope_type},
+                        {"map", map},
+                        {"head_dim", head_dim},
+                        {"partial_rotary_factor", partial},
+                        {"rotary_dim", dim},
+                        {"base", base},
+                        {"original_max_position_embeddings", original},
+                        {"length", length},
+                        {"inv_freq", inv},
+                        {"attention_factor", a},
+                        {"logit_scale", a * a},
+                        {"planes", planes}};
+  const MapSpec spec = parse_map(map);
+  if (spec.map->name == "yarn-hf") {
+    const double factor = spec.params.value("factor", std::max(1.0, kappa));
+    nlohmann::json forms = nlohmann::json::object();
+    forms["paper"] = {{"map", "yarn"},
+                      {"factors", plane_factors("yarn", dim, base, original, factor)},
+                      {"attention_factor", map_attention_factor("yarn", dim, base, original, factor)}};
+    for (bool truncate : {true, false}) {
+      nlohmann::json p = spec.params;
+      p["truncate"] = truncate;
+      const std::string written = write_map("yarn-hf", p);
+      forms[truncate ? "code_truncate" : "code_no_truncate"] = {
+          {"map", written},
+          {"factors", plane_factors(written, dim, base, original, kappa)},
+          {"attention_factor", map_attention_factor(written, dim, base, original, kappa)}};
+    }
+    out["yarn_forms"] = forms;
+  }
+  return out;
+}
+
+std::string format_rope_scaling_census(const nlohmann::json& c) {
+  std::string out = fmt::format(
+      "rope_type {} read as {}\nhead_dim {}, rotary width {}, base {}, original length {}, read at length {}\n"
+      "attention factor {:.6f} (cos and sin times it; scores times {:.6f})\n",
+      c["rope_type"].get<std::string>(), c["map"].get<std::string>(), c["head_dim"].get<int>(), c["rotary_dim"].get<int>(),
+      c["base"].get<double>(), c["original_max_position_embeddings"].get<int>(), c["length"].get<int>(),
+      c["attention_factor"].get<double>(), c["logit_scale"].get<double>());
+  const bool yarn = c.contains("yarn_forms");
+  out += fmt::format("{:>5} {:>12} {:>12} {:>9} {:>10}", "plane", "theta_j", "theta'_j", "factor", "wavelength");
+  if (yarn) out += fmt::format(" {:>9} {:>9} {:>9}", "paper", "code", "code,notr");
+  out += "\n";
+  for (size_t j = 0; j < c["planes"].size(); ++j) {
+    const auto& p = c["planes"][j];
+    out += fmt::format("{:>5} {:>12.6g} {:>12.6g} {:>9.5f} {:>10.2f}", p["plane"].get<int>(), p["default_inv_freq"].get<double>(),
+                       p["inv_freq"].get<double>(), p["factor"].get<double>(), p["wavelength"].get<double>());
+    if (yarn) {
+      const auto& f = c["yarn_forms"];
+      out += fmt::format(" {:>9.5f} {:>9.5f} {:>9.5f}", f["paper"]["factors"][j].get<double>(),
+                         f["code_truncate"]["factors"][j].get<double>(), f["code_no_truncate"]["factors"][j].get<double>());
+    }
+    out += "\n";
+  }
+  if (yarn) {
+    const auto& f = c["yarn_forms"];
+    out += fmt::format("attention factor: paper {:.6f} (0.1 ln kappa + 1 at kappa = factor), code {:.6f}, code without truncation {:.6f}\n",
+                       f["paper"]["attention_factor"].get<double>(), f["code_truncate"]["attention_factor"].get<double>(),
+                       f["code_no_truncate"]["attention_factor"].get<double>());
+    out += "paper: a ramp on the turns L/lambda_j between 1 and 32; code: a ramp on the plane index j between the "
+           "correction dimensions of beta_fast and beta_slow turns\n";
+  }
+  return out;
+}
+
 }  // namespace pe::theory

@@ -26,4 +26,14 @@ nlohmann::json wavelength_census_report(int d = 16, int train_len = 32, double b
 // The census as a plain-text table.
 std::string format_census(const nlohmann::json& census);
 
+// What Transformers' RoPE initialiser returns for a written map (a --rope-scaling config turned into
+// one, schemes/rope_scaling.h) on a head of width head_dim with rotary share `partial` (the rotary
+// width is int(head_dim * partial), Transformers' meaning), base `base`, original length `original`,
+// read at sequence length `length`: per plane the default and the scaled inverse frequency and their
+// ratio, and the attention factor (cos and sin are multiplied by it; scores by its square). For a
+// yarn-hf map, also the paper YaRN at kappa = factor and the code YaRN with truncate on and off.
+nlohmann::json rope_scaling_census(const std::string& map, const std::string& rope_type, int head_dim, double partial,
+                                   double base, int original, int length);
+std::string format_rope_scaling_census(const nlohmann::json& census);
+
 }  // namespace pe::theory

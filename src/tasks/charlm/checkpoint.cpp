@@ -49,6 +49,11 @@ LoadedCharLM load_charlm_checkpoint(const std::string& path) {
         if (!std::isfinite(scale) || !(scale > 0)) throw r.fail("frequency_plan.logit_scale must be a positive number");
         plan.theta = theta;
         plan.logit_scale = scale;
+        if (fp.contains("warp")) {
+          const auto w = fp.at("warp").get<std::vector<double>>();
+          if (w.size() != 2 || !(w[0] >= 0) || !(w[1] >= 1)) throw r.fail("frequency_plan.warp must be [w >= 0, s >= 1]");
+          plan.warp_window = w[0], plan.warp_factor = w[1];
+        }
       }
       out.model->scheme().set_frequency_plan(std::move(plan));
     }

@@ -12,6 +12,7 @@
 #include "harness/config.h"
 #include "harness/task.h"
 #include "schemes/frequency_plan.h"
+#include "schemes/rope_scaling.h"
 
 namespace pe::cli {
 
@@ -19,7 +20,7 @@ namespace {
 
 void add_finetune(CLI::App& app) {
   struct Opts {
-    std::string checkpoint, maps = "pi", experiment, corpus;
+    std::string checkpoint, maps = "pi", experiment, corpus, rope_scaling;
     std::optional<int> steps, length, batch;
     std::optional<double> lr;
     std::vector<std::string> sets;
@@ -35,6 +36,9 @@ void add_finetune(CLI::App& app) {
   sub->add_option("--checkpoint", o->checkpoint, "checkpoint.json of a RoPE character LM (pe-bench train --task charlm)")
       ->required();
   sub->add_option("--maps", o->maps, "context-extension maps, comma-separated: " + known_maps())->capture_default_str();
+  sub->add_option("--rope-scaling", o->rope_scaling,
+                  "fine-tune with the map a Transformers config gives (a config.json path or JSON; alone, instead of "
+                  "--maps' default)");
   sub->add_option("--finetune-steps", o->steps, "fine-tuning steps (key finetune_steps; default 300)");
   sub->add_option("--finetune-length", o->length, "fine-tuning context (key finetune_length; default 512)");
   sub->add_option("--finetune-batch", o->batch, "windows per step (key finetune_batch; default 16)");
@@ -48,8 +52,10 @@ void add_finetune(CLI::App& app) {
   sub->add_option("--set", o->sets, "override an experiment key: --set key=value (repeatable)");
   add_run_options(sub, o->run);
   add_resume_option(sub, o->resume);
-  sub->callback([o] {
-    const auto maps = parse_map_list(o->maps, "--maps");
+  sub->callback([sub, o] {
+    std::vector<std::string> maps;
+    if (o->rope_scaling.empty() || sub->count("--maps")) maps = parse_map_list(o->maps, "--maps");
+    if (!o->rope_scaling.empty()) maps.push_back(parse_rope_scaling(o->rope_scaling, "--rope-scaling").map);
     const nlohmann::json cfg = Overrides{{"task=charlm"}}
                                    .add("finetune_steps", o->steps)
                                    .add("finetune_length", o->length)

@@ -336,17 +336,18 @@ TrainedRun finetune_charlm(const ExperimentConfig& e, const json& resolved, cons
   check_windows_fit(e, corpus, charlm_settings(e).finetune_length);
   FrequencyPlan tuned = model.scheme().plan_for(map, train_len, charlm_settings(e).finetune_length);
   // The checkpoint keeps the frequencies themselves, not only the map that made them.
-  const json plan = {{"map", map},
-                     {"train_length", train_len},
-                     {"read_length", charlm_settings(e).finetune_length},
-                     {"theta", tuned.theta},
-                     {"logit_scale", tuned.logit_scale}};
+  json plan = {{"map", map},
+               {"train_length", train_len},
+               {"read_length", charlm_settings(e).finetune_length},
+               {"theta", tuned.theta},
+               {"logit_scale", tuned.logit_scale}};
+  if (tuned.warp_factor > 0) plan["warp"] = {tuned.warp_window, tuned.warp_factor};
   model.scheme().set_frequency_plan(std::move(tuned));
   json cfg = run_config(resolved, model.scheme().name(), seed);
   cfg["finetune_from"] = checkpoint;
   cfg["finetune_map"] = map;
   const std::string parent = checkpoint.substr(0, checkpoint.find_last_of('/'));
-  return train_and_write(model, corpus, e, cfg, parent + "-ft-" + map, seed, charlm_settings(e).finetune_steps, charlm_settings(e).finetune_batch,
+  return train_and_write(model, corpus, e, cfg, parent + "-ft-" + map_slug(map), seed, charlm_settings(e).finetune_steps, charlm_settings(e).finetune_batch,
                          charlm_settings(e).finetune_length, charlm_settings(e).finetune_lr, plan, progress);
 }
 

@@ -1,0 +1,249 @@
+#include "schemes/rope_scaling.h"
+
+#include <cmath>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "core/errors.h"
+#include "core/files.h"
+#include "schemes/frequency_maps.h"
+
+namespace pe {
+
+using nlohmann::json;
+
+namespace {
+
+// The fields of each rope_type (beside rope_type/type, rope_theta and partial_rotary_factor, which
+// v5 keeps inside the dictionary): required, then optional.
+struct TypeFields {
+  std::string map;
+  std::set<std::string> required, optional;
+};
+const std::map<std::string, TypeFields>& rope_types() {
+  static const std::map<std::string, TypeFields> t = {
+      {"default", {"none", {}, {}}},
+      {"linear", {"pi", {"factor"}, {}}},
+      {"dynamic", {"dynamic", {"factor"}, {"original_max_position_embeddings"}}},
+      {"yarn",
+       {"yarn-hf",
+        {"factor"},
+        {"attention_factor", "beta_fast", "beta_slow", "original_max_position_embeddings", "mscale", "mscale_all_dim",
+         "truncate"}}},
+      {"longrope", {"longrope", {"short_factor", "long_factor"}, {"attention_factor", "factor", "original_max_position_embeddings"}}},
+      {"llama3", {"llama3", {"factor", "original_max_position_embeddings", "low_freq_factor", "high_freq_factor"}, {}}},
+  };
+  return t;
+}
+
+std::string known_types() {
+  std::string s;
+  for (auto& [name, f] : rope_types()) s += (s.empty() ? "" : ", ") + name;
+  return s;
+}
+
+struct Reader {
+  std::string what;
+  [[noreturn]] void fail(const std::string& msg) const { throw UsageError(fmt::format("{}: {}", what, msg)); }
+  double number(const json& j, const std::string& key, const std::string& where) const {
+    const json& v = j.at(key);
+    if (!v.is_number()) fail(fmt::format("{}{} must be a number (got {})", where, key, v.dump()));
+    const double x = v.get<double>();
+    if (!std::isfinite(x)) fail(fmt::format("{}{} must be finite", where, key));
+    return x;
+  }
+  int integer(const json& j, const std::string& key, const std::string& where, int min) const {
+    const double x = number(j, key, where);
+    if (x != std::floor(x) || x < min || x > double(1 << 30))
+      fail(fmt::format("{}{} must be a whole number >= {} (got {})", where, key, min, j.at(key).dump()));
+    return int(x);
+  }
+};
+
+}  // namespace
+
+RopeScaling rope_scaling_from_json(const json& j, const std::string& what) {
+  const Reader r{what};
+  if (!j.is_object()) r.fail("expected a JSON object: a model's config.json or its rope_scaling dictionary");
+  RopeScaling out;
+  // A whole config, or the dictionary alone?
+  const bool whole = j.contains("rope_scaling") || j.contains("rope_parameters") || j.contains("max_position_embeddings") ||
+                     j.contains("hidden_size") || j.contains("model_type") || j.contains("num_attention_heads");
+  json dict = json::object();
+  if (whole) {
+    if (j.contains("rope_scaling") && j.contains("rope_parameters") && !j["rope_scaling"].is_null() &&
+        !j["rope_parameters"].is_null())
+      r.fail("the config has both rope_scaling (Transformers v4) and rope_parameters (v5); keep one");
+    for (const char* key : {"rope_scaling", "rope_parameters"})
+      if (j.contains(key) && !j[key].is_null()) {
+        if (!j[key].is_object()) r.fail(fmt::format("{} must be an object", key));
+        dict = j[key];
+        if (std::string(key) == "rope_parameters" && !dict.contains("rope_type") && !dict.contains("rope_theta"))
+          r.fail("rope_parameters holds per-layer-type entries (e.g. full_attention); give one layer type's dictionary");
+      }
+    if (j.contains("rope_theta")) out.rope_theta = r.number(j, "rope_theta", "");
+    if (j.contains("max_position_embeddings"))
+      out.max_position_embeddings = r.integer(j, "max_position_embeddings", "", 1);
+    if (j.contains("original_max_position_embeddings"))
+      out.original_max_position_embeddings = r.integer(j, "original_max_position_embeddings", "", 1);
+    if (j.contains("partial_rotary_factor")) out.partial_rotary_factor = r.number(j, "partial_rotary_factor", "");
+    if (j.contains("head_dim") && !j["head_dim"].is_null()) out.head_dim = r.integer(j, "head_dim", "", 2);
+    else if (j.contains("hidden_size") && j.contains("num_attention_heads")) {
+      const int hidden = r.integer(j, "hidden_size", "", 1), heads = r.integer(j, "num_attention_heads", "", 1);
+      if (hidden % heads) r.fail(fmt::format("hidden_size {} is not a multiple of num_attention_heads {}", hidden, heads));
+      out.head_dim = hidden / heads;
+    }
+  } else {
+    dict = j;
+    if (!dict.contains("rope_type") && !dict.contains("type"))
+      r.fail("neither a config.json (no rope_scaling, rope_parameters or max_position_embeddings) nor a scaling "
+             "dictionary (no rope_type); write e.g. {\"rope_type\": \"yarn\", \"factor\": 4}");
+  }
+  const std::string where = dict.empty() ? "" : (whole ? (j.contains("rope_parameters") ? "rope_parameters." : "rope_scaling.") : "");
+  // rope_type (v4 also wrote "type")
+  std::string type = "default";
+  if (dict.contains("rope_type") || dict.contains("type")) {
+    const json& t = dict.contains("rope_type") ? dict["rope_type"] : dict["type"];
+    if (!t.is_string()) r.fail(fmt::format("{}rope_type must be a string", where));
+    type = t.get<std::string>();
+    if (dict.contains("rope_type") && dict.contains("type") && dict["type"] != dict["rope_type"])
+      r.fail(fmt::format("{}type '{}' and rope_type '{}' differ", where, dict["type"].get<std::string>(), type));
+  }
+  const auto found = rope_types().find(type);
+  if (found == rope_types().end())
+    r.fail(fmt::format("{}rope_type '{}' is not one pe-bench reads (known: {})", where, type, known_types()));
+  const TypeFields& fields = found->second;
+  out.rope_type = type;
+  for (auto it = dict.begin(); it != dict.end(); ++it) {
+    const std::string& k = it.key();
+    if (k == "rope_type" || k == "type" || k == "rope_theta" || k == "partial_rotary_factor") continue;
+    if (!fields.required.count(k) && !fields.optional.count(k)) {
+      std::string known;
+      for (auto* set : {&fields.required, &fields.optional})
+        for (auto& f : *set) known += (known.empty() ? "" : ", ") + f;
+      r.fail(fmt::format("{}{} is not a field of rope_type '{}' (its fields: {})", where, k, type,
+                         known.empty() ? "none" : known));
+    }
+  }
+  for (auto& k : fields.required)
+    if (!dict.contains(k))
+      r.fail(fmt::format("{}{} is required for rope_type '{}'", where, k, type));
+  if (dict.contains("rope_theta")) {
+    const double t = r.number(dict, "rope_theta", where);
+    if (out.rope_theta && *out.rope_theta != t) r.fail(fmt::format("rope_theta {} and {}rope_theta {} differ", *out.rope_theta, where, t));
+    out.rope_theta = t;
+  }
+  if (dict.contains("partial_rotary_factor")) out.partial_rotary_factor = r.number(dict, "partial_rotary_factor", where);
+  if (out.rope_theta && !(*out.rope_theta > 1)) r.fail(fmt::format("rope_theta must be greater than 1 (got {})", *out.rope_theta));
+  if (!(out.partial_rotary_factor > 0 && out.partial_rotary_factor <= 1))
+    r.fail(fmt::format("partial_rotary_factor must be in (0, 1] (got {})", out.partial_rotary_factor));
+
+  json p = json::object();
+  // factor: >= 1 (a yarn/longrope factor may be null in v5: max_position_embeddings / original)
+  std::optional<double> factor;
+  if (dict.contains("factor") && !dict["factor"].is_null()) {
+    factor = r.number(dict, "factor", where);
+    if (!(*factor >= 1)) r.fail(fmt::format("{}factor must be at least 1 (got {})", where, *factor));
+  } else if (dict.contains("factor") && type != "yarn" && type != "longrope") {
+    r.fail(fmt::format("{}factor must be a number", where));
+  }
+  std::optional<int> original;
+  if (dict.contains("original_max_position_embeddings"))
+    original = r.integer(dict, "original_max_position_embeddings", where, 1);
+  if (type == "dynamic" && out.max_position_embeddings) original = out.max_position_embeddings;
+  if (type == "yarn" && !original) original = out.max_position_embeddings;
+  if (type == "longrope") {
+    if (out.original_max_position_embeddings) original = out.original_max_position_embeddings;
+    if (!original) original = out.max_position_embeddings;
+  }
+  if ((type == "yarn" || type == "longrope") && !factor && dict.contains("factor")) {
+    if (!original || !out.max_position_embeddings)
+      r.fail(fmt::format("{}factor is null and the config gives no max_position_embeddings and original length to divide", where));
+    factor = double(*out.max_position_embeddings) / *original;
+  }
+  if (type == "longrope" && !factor && out.max_position_embeddings && out.original_max_position_embeddings)
+    factor = double(*out.max_position_embeddings) / *out.original_max_position_embeddings;
+  if (factor) p["factor"] = *factor;
+  if (original && type != "linear" && type != "default") p["original_max_position_embeddings"] = *original;
+  auto positive = [&](const char* key) {
+    if (!dict.contains(key)) return;
+    const double v = r.number(dict, key, where);
+    if (!(v > 0)) r.fail(fmt::format("{}{} must be positive (got {})", where, key, v));
+    p[key] = v;
+  };
+  if (type == "yarn") {
+    for (const char* key : {"beta_fast", "beta_slow", "attention_factor"}) positive(key);
+    for (const char* key : {"mscale", "mscale_all_dim"})
+      if (dict.contains(key)) {
+        const double v = r.number(dict, key, where);
+        if (v < 0) r.fail(fmt::format("{}{} must not be negative (got {})", where, key, v));
+        p[key] = v;
+      }
+    if (dict.contains("truncate")) {
+      if (!dict["truncate"].is_boolean()) r.fail(fmt::format("{}truncate must be true or false", where));
+      p["truncate"] = dict["truncate"].get<bool>();
+    }
+    const double fast = p.value("beta_fast", 32.0), slow = p.value("beta_slow", 1.0);
+    if (!(fast > slow)) r.fail(fmt::format("{}beta_fast ({}) must exceed beta_slow ({})", where, fast, slow));
+  }
+  if (type == "llama3") {
+    positive("low_freq_factor"), positive("high_freq_factor");
+    if (!(p["low_freq_factor"].get<double>() < p["high_freq_factor"].get<double>()))
+      r.fail(fmt::format("{}low_freq_factor ({}) must be below high_freq_factor ({})", where, p["low_freq_factor"].get<double>(),
+                         p["high_freq_factor"].get<double>()));
+  }
+  if (type == "longrope") {
+    positive("attention_factor");
+    for (const char* key : {"short_factor", "long_factor"}) {
+      const json& list = dict[key];
+      if (!list.is_array() || list.empty()) r.fail(fmt::format("{}{} must be a list of numbers, one per plane", where, key));
+      json values = json::array();
+      for (size_t i = 0; i < list.size(); ++i) {
+        if (!list[i].is_number() || !(list[i].get<double>() > 0) || !std::isfinite(list[i].get<double>()))
+          r.fail(fmt::format("{}{}[{}] must be a positive number (got {})", where, key, i, list[i].dump()));
+        values.push_back(list[i].get<double>());
+      }
+      if (out.head_dim) {
+        const int dim = int(*out.head_dim * out.partial_rotary_factor);
+        if (int(values.size()) != dim / 2)
+          r.fail(fmt::format("{}{} lists {} factors but the rotary width {} has {} planes", where, key, values.size(), dim,
+                             dim / 2));
+      }
+      p[key] = values;
+    }
+  }
+  if (type != "default") {
+    if (out.rope_theta) p["rope_theta"] = *out.rope_theta;
+    if (out.head_dim) p["head_dim"] = *out.head_dim;
+    if (out.partial_rotary_factor != 1.0) p["partial_rotary_factor"] = out.partial_rotary_factor;
+  }
+  out.map = write_map(fields.map, p);
+  return out;
+}
+
+RopeScaling parse_rope_scaling(const std::string& text, const std::string& what) {
+  size_t first = text.find_first_not_of(" \t\r\n");
+  const bool inline_json = first != std::string::npos && text[first] == '{';
+  std::string body;
+  if (inline_json) body = text;
+  else {
+    if (text.empty()) throw UsageError(what + ": give a config.json path or a JSON dictionary");
+    try {
+      body = read_file(text);
+    } catch (const IoError&) {
+      throw UsageError(fmt::format("{}: cannot read '{}' (give a config.json path or JSON such as "
+                                   "'{{\"rope_type\":\"yarn\",\"factor\":4}}')", what, text));
+    }
+  }
+  json j;
+  try {
+    j = json::parse(body);
+  } catch (const json::parse_error& e) {
+    throw UsageError(fmt::format("{}: {} is not valid JSON ({})", what, inline_json ? "the value" : text, e.what()));
+  }
+  return rope_scaling_from_json(j, what + (inline_json ? "" : " " + text));
+}
+
+}  // namespace pe

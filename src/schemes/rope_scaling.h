@@ -1,0 +1,36 @@
+// A model's RoPE scaling as practitioners ship it: a whole Transformers config.json (v4's top-level
+// rope_theta and rope_scaling, or v5's rope_parameters with rope_theta inside) or just the scaling
+// dictionary ({"rope_type": "yarn", "factor": 4, ...}), turned into pe-bench's written map
+// (frequency_maps.h), which records every field that decides the frequencies. docs/schemes.md
+// "rope_scaling configs" gives the rules; the ones that differ between Transformers versions:
+//   yarn      factor as given (v5: a null factor is max_position_embeddings / original); the original
+//             length from the dictionary, else the config's max_position_embeddings;
+//   dynamic   N = the config's max_position_embeddings (Transformers ignores the dictionary's
+//             original_max_position_embeddings here); a bare dictionary: its own, else the training length;
+//   longrope  the original length from the config's top level (Phi-3), else the dictionary, else
+//             max_position_embeddings; a missing factor is max_position_embeddings / original.
+// Unknown rope_types and fields, missing required fields and out-of-range values are UsageErrors
+// naming the field (Transformers warns on most of them; a harness should not read a typo).
+#pragma once
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace pe {
+
+struct RopeScaling {
+  std::string rope_type;  // as the config names it ("default" when it has no scaling)
+  std::string map;        // the written map: "none", "pi:factor=4", "yarn-hf:factor=4:...", ...
+  std::optional<double> rope_theta;
+  std::optional<int> head_dim;
+  double partial_rotary_factor = 1.0;
+  std::optional<int> max_position_embeddings, original_max_position_embeddings;
+};
+
+// `what` names the source in messages (e.g. "--rope-scaling"). text: a path to a JSON file, or JSON
+// itself (it starts with '{').
+RopeScaling parse_rope_scaling(const std::string& text, const std::string& what);
+RopeScaling rope_scaling_from_json(const nlohmann::json& j, const std::string& what);
+
+}  // namespace pe
