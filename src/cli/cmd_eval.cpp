@@ -15,7 +15,7 @@ namespace pe::cli {
 
 void register_eval(CLI::App& app) {
   struct Opts {
-    std::string task = task_list().front()->name(), lengths, runs_dir = "results/runs", out = "results/eval.json", markdown, maps, corpus, rope_scaling;
+    std::string task = task_list().front()->name(), lengths, runs_dir = "results/runs", out = "results/eval.json", markdown, maps, corpus, rope_scaling, decode;
     std::vector<std::string> checkpoints, sets;
     std::optional<int> band;
     RunOptions run;
@@ -34,6 +34,9 @@ void register_eval(CLI::App& app) {
   sub->add_option("--rope-scaling", o->rope_scaling,
                   "also re-read every RoPE checkpoint as a Transformers config says: a config.json path or JSON (the "
                   "config, or its rope_scaling dictionary such as '{\"rope_type\":\"yarn\",\"factor\":4}'); key rope_scaling");
+  sub->add_option("--decode", o->decode,
+                  "full (a forward over each window) or cached (token by token through a key/value cache; key decode, "
+                  "for a task that reads it)");
   sub->add_option("--out", o->out, "results JSON to write (atomically)")->capture_default_str();
   sub->add_option("--markdown", o->markdown, "also write the table as Markdown to this file");
   sub->add_option("--set", o->sets, "test settings, e.g. --set test_seed=N (pe-bench train --help lists each task's keys)");
@@ -43,6 +46,7 @@ void register_eval(CLI::App& app) {
     const Task& task = find_task(o->task);
     reject_unread(o->band.has_value(), "--band", "band", task.name());
     reject_unread(!o->corpus.empty(), "--corpus", "corpus", task.name());
+    reject_unread(!o->decode.empty(), "--decode", "decode", task.name());
     reject_unread(!o->lengths.empty(), "--lengths", "eval_lengths", task.name());
     // options checked here, so that their errors name them
     std::string list;
@@ -54,6 +58,7 @@ void register_eval(CLI::App& app) {
                                    .add("maps", o->maps)
                                    .add("band", o->band)
                                    .add("rope_scaling", o->rope_scaling)
+                                   .add("decode", o->decode)
                                    .add("corpus", o->corpus)
                                    .resolve("", o->sets);
     const ExperimentConfig e = ExperimentConfig::from_json(cfg);

@@ -31,7 +31,7 @@ void register_gradcheck(CLI::App& app) {
       c.name = *scheme;
       make_scheme<double>(c);  // throws the unknown-scheme error
     }
-    fmt::print("{:<22} {:<10} {:>6} {:>12} {:>12}  {}\n", "model/scheme", "tensor", "n", "worst rel", "worst abs", "");
+    fmt::print("{:<40} {:<10} {:>6} {:>12} {:>12}  {}\n", "model/scheme", "tensor", "n", "worst rel", "worst abs", "");
     int failed = 0;
     for (auto& n : names) {
       // the attention layer, then every task's model
@@ -41,7 +41,7 @@ void register_gradcheck(CLI::App& app) {
         rows.insert(rows.end(), more.begin(), more.end());
       }
       for (auto& r : rows) {
-        fmt::print("{:<22} {:<10} {:>6} {:>12.2e} {:>12.2e}  {}\n", r.what, r.tensor, r.count, r.max_rel, r.max_abs,
+        fmt::print("{:<40} {:<10} {:>6} {:>12.2e} {:>12.2e}  {}\n", r.what, r.tensor, r.count, r.max_rel, r.max_abs,
                    r.ok ? "ok" : "FAIL");
         failed += !r.ok;
       }

@@ -15,7 +15,9 @@ BlockStackDecoder<S>::BlockStackDecoder(BlockStack<S>& model, int window, const 
     : m_(model), window_(window), train_len_(train_len), read_len_(read_len > 0 ? read_len : window), map_(map) {
   if (window_ < 1) throw UsageError("cached decoding needs a window of at least one key");
   Scheme<S>& scheme = m_.scheme();
-  if (scheme.accepts_frequency_plan()) {
+  if (map_.empty()) {
+    // the plan the scheme holds, as it is
+  } else if (scheme.accepts_frequency_plan()) {
     const FrequencyPlan p = scheme.plan_for(map_, train_len_, read_len_, 1);
     length_dependent_ = p.length_dependent;
     recompute_ = p.recompute_cached_keys;

@@ -26,7 +26,8 @@ class BlockStackDecoder {
  public:
   // window: keys each block keeps and each query sees (>= 1). map, train_len, read_len: the reading's
   // map (re-planned per step when length-dependent: Scheme::read_with(map, train_len, read_len, t+1));
-  // read_len 0: the window. The model's plan is left as the last step set it.
+  // read_len 0: the window; map "": the plan the scheme holds, never re-planned. The model's plan is
+  // left as the last step set it.
   BlockStackDecoder(BlockStack<S>& model, int window, const std::string& map, int train_len, int read_len = 0);
   // Feeds the token at the next position; returns the logits for the token after it: [vocab].
   const S* step(int token);

@@ -62,7 +62,8 @@ namespace {
 // One attention configuration: shape, explicit positions, visibility.
 std::vector<GradCheckRow> gradcheck_attention_case(const std::string& scheme, const std::string& tag,
                                                    const AttnShape& sh, const std::vector<int>& qpos,
-                                                   const std::vector<int>& kpos, const Visibility& band) {
+                                                   const std::vector<int>& kpos, const Visibility& band,
+                                                   const std::string& map) {
   SchemeConfig sc;
   sc.name = scheme;
   sc.n_heads = sh.H;
@@ -71,6 +72,7 @@ std::vector<GradCheckRow> gradcheck_attention_case(const std::string& scheme, co
   sc.n_layers = std::max(sh.layer + 1, scheme_info(scheme).min_layers);
   sc.train_length = 80;
   auto sch = make_scheme<double>(sc);
+  if (!map.empty()) sch->read_with(map, 20, 80);  // a map read at kappa 4
   ParamLayout layout;
   sch->declare(layout);
   std::vector<double> params(layout.total()), grad(layout.total(), 0.0);
@@ -146,22 +148,35 @@ std::vector<GradCheckRow> gradcheck_attention_case(const std::string& scheme, co
 
 std::vector<GradCheckRow> gradcheck_attention(const std::string& scheme) {
   std::vector<GradCheckRow> rows;
-  // every layer of a scheme that differs by layer
-  for (int layer = 0; layer < scheme_info(scheme).min_layers; ++layer) {
-    // queries at 17..21, keys at 15..20: explicit positions, not indices; causal hides some keys
-    for (auto& r : gradcheck_attention_case(scheme, "", AttnShape{2, 5, 6, 3, 4, layer}, {17, 18, 19, 20, 21},
-                                            {15, 16, 17, 18, 19, 20}, Visibility{}))
-      rows.push_back(r);
-    // no causal mask: keys after the query too (negative ages; relative schemes' other side)
-    for (auto& r : gradcheck_attention_case(scheme, "/bidir", AttnShape{1, 4, 8, 2, 4, layer}, {10, 11, 12, 13},
-                                            {8, 9, 10, 11, 12, 13, 14, 15}, Visibility{false, 0}))
-      rows.push_back(r);
-    // 70 queries and keys at 5..74 under a causal band of 40: several query blocks, key spans not at 0
-    std::vector<int> pos(70);
-    for (int i = 0; i < 70; ++i) pos[i] = 5 + i;
-    for (auto& r : gradcheck_attention_case(scheme, "/band", AttnShape{1, 70, 70, 2, 4, layer}, pos, pos,
-                                            Visibility{true, 40}))
-      rows.push_back(r);
+  // the trained plan; for a scheme with frequencies also a map with an attention factor (the code
+  // YaRN) and the distance warp, whose score hook has its own backward
+  std::vector<std::string> maps = {""};
+  {
+    SchemeConfig sc;
+    sc.name = scheme;
+    sc.n_layers = scheme_info(scheme).min_layers;
+    sc.train_length = 80;
+    if (make_scheme<double>(sc)->accepts_frequency_plan()) maps.insert(maps.end(), {"yarn-hf", "compress:w=2:s=1.5"});
+  }
+  for (const std::string& map : maps) {
+    const std::string tag = map.empty() ? "" : "+" + map.substr(0, map.find(':'));
+    // every layer of a scheme that differs by layer
+    for (int layer = 0; layer < scheme_info(scheme).min_layers; ++layer) {
+      // queries at 17..21, keys at 15..20: explicit positions, not indices; causal hides some keys
+      for (auto& r : gradcheck_attention_case(scheme, tag, AttnShape{2, 5, 6, 3, 4, layer}, {17, 18, 19, 20, 21},
+                                              {15, 16, 17, 18, 19, 20}, Visibility{}, map))
+        rows.push_back(r);
+      // no causal mask: keys after the query too (negative ages; relative schemes' other side)
+      for (auto& r : gradcheck_attention_case(scheme, tag + "/bidir", AttnShape{1, 4, 8, 2, 4, layer}, {10, 11, 12, 13},
+                                              {8, 9, 10, 11, 12, 13, 14, 15}, Visibility{false, 0}, map))
+        rows.push_back(r);
+      // 70 queries and keys at 5..74 under a causal band of 40: several query blocks, key spans not at 0
+      std::vector<int> pos(70);
+      for (int i = 0; i < 70; ++i) pos[i] = 5 + i;
+      for (auto& r : gradcheck_attention_case(scheme, tag + "/band", AttnShape{1, 70, 70, 2, 4, layer}, pos, pos,
+                                              Visibility{true, 40}, map))
+        rows.push_back(r);
+    }
   }
   return rows;
 }

@@ -36,6 +36,16 @@ class CharLMTask final : public Task {
   // The block stack's width splits into heads of even width (planes are coordinate pairs).
   void validate(const nlohmann::json& cfg) const override {
     check_block_stack_shape(cfg);
+    const std::string decode = cfg.value("decode", "full");
+    if (decode != "full" && decode != "cached")
+      throw ConfigError(fmt::format("decode: '{}' is not full or cached", decode));
+    try {
+      check_maps(cfg.value("cached_maps", std::vector<std::string>{}), "cached_maps");
+    } catch (const ConfigError&) {
+      throw;
+    } catch (const UsageError& e) {
+      throw ConfigError(e.what());
+    }
   }
   int n_heads(const ExperimentConfig& e) const override { return charlm_settings(e).n_heads; }
   int n_layers(const ExperimentConfig& e) const override { return charlm_settings(e).n_layers; }

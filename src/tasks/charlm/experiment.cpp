@@ -25,6 +25,7 @@ namespace {
 struct Reading {
   std::string scheme, map = identity_map();  // map: the plan the angles are read with
   bool finetuned = false;
+  bool cached = false;  // token by token through a key/value cache
   int band = 0;
   int seed = 0;
   std::string checkpoint;
@@ -35,6 +36,7 @@ std::string reading_label(const json& row) {
   if (!is_identity_map(row["map"])) s += fmt::format("+{}", row["map"].get<std::string>());
   if (row["finetuned"].get<bool>()) s += " (fine-tuned)";
   if (row["band"].get<int>() > 0) s += fmt::format(" (band {})", row["band"].get<int>());
+  if (row.value("decode", "full") == "cached") s += " (cached)";
   return s;
 }
 
@@ -55,10 +57,29 @@ json evaluate_reading(const Reading& rd, const ExperimentConfig& e, const CharCo
     if (model.scheme().can_read(T - 1)) readable.push_back(T);
   std::string at;
   for (int T : readable) at += fmt::format("{}{}", at.empty() ? "" : "/", T);
-  progress.update(fmt::format("[charlm] reading {} seed {}{}{} at {}", rd.scheme, rd.seed,
-                              is_identity_map(rd.map) ? std::string() : fmt::format(" +{}", rd.map), rd.band ? fmt::format(" band {}", rd.band) : "", at));
+  progress.update(fmt::format("[charlm] reading {} seed {}{}{}{} at {}", rd.scheme, rd.seed,
+                              is_identity_map(rd.map) ? std::string() : fmt::format(" +{}", rd.map), rd.band ? fmt::format(" band {}", rd.band) : "",
+                              rd.cached ? " (cached decoding)" : "", at));
   const Visibility vis{true, rd.band};
-  const auto results = charlm_perplexities(model, corpus, readable, charlm_settings(e).val_start, charlm_settings(e).val_windows, charlm_settings(e).eval_batch, vis);
+  const CharLMSettings cs = charlm_settings(e);
+  const bool per_length = !rd.finetuned && model.scheme().accepts_frequency_plan() &&
+                          model.scheme().plan_for(rd.map, train_len, longest).length_dependent;
+  std::vector<PerplexityResult> results;
+  if (rd.cached) {
+    // token by token; one decode at the longest length gives every length (decoding is causal)
+    const int longest_readable = readable.empty() ? 0 : *std::max_element(readable.begin(), readable.end());
+    results = charlm_cached_perplexities([&] { return std::move(load_charlm_checkpoint(rd.checkpoint).model); },
+                                         rd.finetuned ? std::string() : rd.map, train_len, longest_readable, corpus,
+                                         readable, cs.val_start, cs.val_windows, cs.eval_batch, rd.band);
+  } else if (per_length) {
+    // dynamic, longrope: the plan of each pass is made for its length, so one pass per length
+    for (int T : readable) {
+      model.scheme().read_with(rd.map, train_len, longest, T);
+      results.push_back(charlm_perplexity(model, corpus, T, cs.val_start, cs.val_windows, cs.eval_batch, vis));
+    }
+  } else {
+    results = charlm_perplexities(model, corpus, readable, cs.val_start, cs.val_windows, cs.eval_batch, vis);
+  }
   json ppl = json::array(), loss = json::array();
   for (int T : e.eval_lengths) {
     const auto r = std::find_if(results.begin(), results.end(), [&](const PerplexityResult& x) { return x.length == T; });
@@ -69,8 +90,10 @@ json evaluate_reading(const Reading& rd, const ExperimentConfig& e, const CharCo
     ppl.push_back(r->perplexity), loss.push_back(r->loss);
     if (T == longest && longest_positions) *longest_positions = r->position_loss;
   }
-  return {{"scheme", rd.scheme}, {"seed", rd.seed},       {"map", rd.map},           {"finetuned", rd.finetuned},
-          {"band", rd.band},     {"perplexity", ppl},     {"loss", loss},            {"checkpoint", rd.checkpoint}};
+  json row = {{"scheme", rd.scheme}, {"seed", rd.seed},       {"map", rd.map},           {"finetuned", rd.finetuned},
+              {"band", rd.band},     {"perplexity", ppl},     {"loss", loss},            {"checkpoint", rd.checkpoint}};
+  if (rd.cached) row["decode"] = "cached";  // (a full-forward row carries no decode field, as before)
+  return row;
 }
 
 // Every reading at every length: the results JSON (rows and the per-position loss at the longest length).
@@ -124,22 +147,26 @@ json evaluate_charlm(const std::vector<std::string>& checkpoints, const Experime
       if (it.map.empty() && it.scheme == ft.scheme && it.seed == ft.seed && it.plans) return true;
     return false;
   };
+  const bool all_cached = e.value("decode").get<std::string>() == "cached";
+  const auto cached_maps = e.value("cached_maps").get<std::vector<std::string>>();
   std::vector<Reading> readings;
   for (auto& it : items) {
     if (!it.map.empty()) {  // fine-tuned under a plan: read with that plan only
       const bool placed = plain_of(it) && std::find(e.maps.begin(), e.maps.end(), it.map) != e.maps.end();
-      if (!placed) readings.push_back({it.scheme, it.map, true, 0, it.seed, it.path});
+      if (!placed) readings.push_back({it.scheme, it.map, true, all_cached, 0, it.seed, it.path});
       continue;
     }
-    readings.push_back({it.scheme, identity_map(), false, 0, it.seed, it.path});
+    readings.push_back({it.scheme, identity_map(), false, all_cached, 0, it.seed, it.path});
     if (!it.plans) continue;
-    if (charlm_settings(e).band > 0) readings.push_back({it.scheme, identity_map(), false, charlm_settings(e).band, it.seed, it.path});
+    if (charlm_settings(e).band > 0) readings.push_back({it.scheme, identity_map(), false, all_cached, charlm_settings(e).band, it.seed, it.path});
     for (auto& map : e.maps) {
-      readings.push_back({it.scheme, map, false, 0, it.seed, it.path});
+      readings.push_back({it.scheme, map, false, all_cached, 0, it.seed, it.path});
       for (auto& ft : items)
         if (ft.map == map && ft.scheme == it.scheme && ft.seed == it.seed)
-          readings.push_back({ft.scheme, ft.map, true, 0, ft.seed, ft.path});
+          readings.push_back({ft.scheme, ft.map, true, all_cached, 0, ft.seed, ft.path});
     }
+    if (!all_cached)
+      for (auto& map : cached_maps) readings.push_back({it.scheme, map, false, true, 0, it.seed, it.path});
   }
   Progress progress(!show_progress);
   json r = evaluate_readings(readings, e, corpus, progress);

@@ -86,7 +86,7 @@ void add_finetune(CLI::App& app) {
 
 void add_sample(CLI::App& app) {
   struct Opts {
-    std::string checkpoint, prompt = "the time traveller";
+    std::string checkpoint, prompt = "the time traveller", map = identity_map(), rope_scaling;
     int chars = 200, context = 0;
     double temperature = 0;
     uint64_t seed = 0;
@@ -103,17 +103,34 @@ void add_sample(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::Range(0.0, 100.0));
   sub->add_option("--sample-seed", o->seed, "seed of the draws when temperature > 0")->capture_default_str();
-  sub->add_option("--context", o->context, "characters the model sees (default: its training length)");
+  sub->add_option("--context", o->context,
+                  "characters the model sees: past them the window slides and positions keep counting (default: its "
+                  "training length)");
+  sub->add_option("--map", o->map, "read a RoPE model with this context-extension map: " + known_maps())
+      ->capture_default_str();
+  sub->add_option("--rope-scaling", o->rope_scaling,
+                  "read a RoPE model as a Transformers config says (a config.json path or JSON; instead of --map)");
   add_renamed_option(sub, "--seed", "--sample-seed");
   add_renamed_option(sub, "--length", "--context");
-  sub->callback([o] {
+  sub->callback([sub, o] {
+    if (!o->rope_scaling.empty() && sub->count("--map"))
+      throw UsageError("give --map or --rope-scaling, not both");
+    const std::string map = o->rope_scaling.empty() ? o->map : parse_rope_scaling(o->rope_scaling, "--rope-scaling").map;
+    check_maps({map}, "--map");
     LoadedCharLM cp = load_charlm_checkpoint(o->checkpoint);
     const int train_len = cp.meta.at("training").at("train_length");
     const int context = o->context > 0 ? o->context : train_len;
     if (!cp.model->scheme().can_read(context - 1))
       throw UsageError(fmt::format("--context {}: the model has positions for only {} characters", context,
                                    cp.model->scheme().max_position() + 1));
-    fmt::print("{}\n", charlm_sample(*cp.model, cp.vocab, o->prompt, o->chars, context, o->temperature, o->seed));
+    if (!cp.plan_map.empty() && !is_identity_map(map))
+      throw UsageError(fmt::format("{} was fine-tuned with {} and reads with that plan; drop --map/--rope-scaling",
+                                   o->checkpoint, cp.plan_map));
+    if (!cp.model->scheme().accepts_frequency_plan() && !is_identity_map(map))
+      throw UsageError(fmt::format("--map {}: {} has no frequencies to rescale", map, cp.model->scheme().name()));
+    // a fine-tuned checkpoint reads with the plan it was tuned with (set when it was loaded)
+    fmt::print("{}\n", charlm_sample(*cp.model, cp.vocab, o->prompt, o->chars, context, o->temperature, o->seed,
+                                     cp.plan_map.empty() ? map : std::string(), train_len));
   });
 }
 

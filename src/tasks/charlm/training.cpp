@@ -12,6 +12,8 @@
 #include "core/errors.h"
 #include "core/files.h"
 #include "harness/run_dir.h"
+#include "models/block_stack_decoder.h"
+#include "models/cross_entropy.h"
 #include "core/fpenv.h"
 #include "core/interrupt.h"
 #include "core/parallel.h"
@@ -44,6 +46,11 @@ std::vector<KeySpec> charlm_keys() {
        0, kMaxLength},
       {"position_window", KeyType::Int, 16, "positions per bin of the per-position loss at the longest length", 1,
        kMaxLength},
+      {"decode", KeyType::String, "full",
+       "how readings run: full (a forward over each window) or cached (token by token through a key/value cache)", 1},
+      {"cached_maps", KeyType::StringList, nlohmann::json::array(),
+       "maps RoPE is also read with through cached decoding (e.g. dynamic, dynamic-recompute: cached keys kept or "
+       "turned again); none reads plainly"},
   };
   keys.insert(keys.end(), own.begin(), own.end());
   return keys;
@@ -172,6 +179,53 @@ std::vector<PerplexityResult> charlm_perplexities(BlockStack<float>& model, cons
     PerplexityResult& r = out[i];
     r.length = lengths[i];
     for (int k = 0; k < batches; ++k) r.loss += batch_loss[size_t(k) * nl + i];
+    r.loss /= batches;
+    r.perplexity = math::exp(r.loss);
+    r.position_loss.assign(position.begin(), position.begin() + lengths[i]);
+  }
+  return out;
+}
+
+std::vector<PerplexityResult> charlm_cached_perplexities(const std::function<std::unique_ptr<BlockStack<float>>()>& load,
+                                                         const std::string& map, int train_len, int read_len,
+                                                         const CharCorpus& corpus, const std::vector<int>& lengths,
+                                                         int val_start, int n_windows, int batch, int window) {
+  if (lengths.empty()) return {};
+  const int T = *std::max_element(lengths.begin(), lengths.end());
+  const size_t nl = lengths.size();
+  // each thread decodes with its own model: a length-dependent map re-plans the scheme at every step
+  std::vector<std::unique_ptr<BlockStack<float>>> models(std::max(1, max_threads()));
+  std::vector<std::vector<double>> token_loss(n_windows, std::vector<double>(T, 0.0));
+#pragma omp parallel for schedule(dynamic, 1) if (!in_parallel())
+  for (int w = 0; w < n_windows; ++w) {
+    const ScopedFlushToZero ftz;
+    auto& model = models[thread_index()];
+    if (!model) model = load();
+    if (!map.empty()) model->scheme().read_with(map, train_len, read_len);
+    std::vector<int> x(T), y(T);
+    char_window(corpus, val_start + w, T, x.data(), y.data());
+    BlockStackDecoder<float> dec(*model, window > 0 ? window : T, map, train_len, read_len);
+    const int V = model->config().vocab;
+    for (int t = 0; t < T; ++t) token_loss[w][t] = cross_entropy_forward(dec.step(x[t]), V, y[t]);
+  }
+  // the same sums as charlm_perplexities: per batch of windows the mean over its tokens, then the mean
+  // over batches; the per-position loss over every window
+  const int batches = (n_windows + batch - 1) / batch;
+  std::vector<PerplexityResult> out(nl);
+  std::vector<double> position(T, 0.0);
+  for (int w = 0; w < n_windows; ++w)
+    for (int t = 0; t < T; ++t) position[t] += token_loss[w][t];
+  for (auto& v : position) v /= n_windows;
+  for (size_t i = 0; i < nl; ++i) {
+    PerplexityResult& r = out[i];
+    r.length = lengths[i];
+    for (int k = 0; k < batches; ++k) {
+      const int w0 = k * batch, nb = std::min(batch, n_windows - w0);
+      double sum = 0;
+      for (int b = 0; b < nb; ++b)
+        for (int t = 0; t < lengths[i]; ++t) sum += token_loss[w0 + b][t];
+      r.loss += sum / (double(nb) * lengths[i]);
+    }
     r.loss /= batches;
     r.perplexity = math::exp(r.loss);
     r.position_loss.assign(position.begin(), position.begin() + lengths[i]);
@@ -354,7 +408,8 @@ TrainedRun finetune_charlm(const ExperimentConfig& e, const json& resolved, cons
 // ---- sampling
 
 std::string charlm_sample(BlockStack<float>& model, const std::vector<std::string>& vocab, const std::string& prompt,
-                          int chars, int context, double temperature, uint64_t seed) {
+                          int chars, int context, double temperature, uint64_t seed, const std::string& map,
+                          int train_len) {
   auto id_of = [&](char ch) {
     const std::string s(1, ch);
     for (size_t i = 0; i < vocab.size(); ++i)
@@ -365,18 +420,21 @@ std::string charlm_sample(BlockStack<float>& model, const std::vector<std::strin
   };
   const std::string pre = d2l_preprocess(prompt);
   if (pre.empty()) throw UsageError("--prompt: give at least one character");
-  std::vector<int> ids;
-  for (char ch : pre) ids.push_back(id_of(ch));
-  std::string text = pre;
+  // positions 0 .. |prompt| + chars - 2 are read (the last character drawn is not fed back)
+  const int last = int(pre.size()) + chars - 2;
+  if (!model.scheme().can_read(last))
+    throw UsageError(fmt::format("{} has positions 0..{} only: a {}-character prompt and {} characters need positions up "
+                                 "to {} (give --chars at most {})",
+                                 model.scheme().name(), model.scheme().max_position(), pre.size(), chars, last,
+                                 std::max(0, model.scheme().max_position() + 2 - int(pre.size()))));
   Rng rng(stream_key({kTagTest, seed, 0x5A3}));
-  BlockStackCache<float> cache;
   const int V = model.config().vocab;
-  model.prepare(context);
+  if (!map.empty()) model.scheme().read_with(map, train_len > 0 ? train_len : context, std::max(context, last + 1));
+  BlockStackDecoder<float> decoder(model, context, map, train_len > 0 ? train_len : context, std::max(context, last + 1));
+  std::string text = pre;
+  const float* logits = nullptr;
+  for (char ch : pre) logits = decoder.step(id_of(ch));
   for (int k = 0; k < chars; ++k) {
-    const int n = std::min<int>(int(ids.size()), context);
-    const std::vector<int> x(ids.end() - n, ids.end()), y(n, 0);
-    model.forward(x.data(), y.data(), 1, n, cache);
-    const float* logits = &cache.logits[size_t(n - 1) * V];
     int next = int(std::max_element(logits, logits + V) - logits);
     if (temperature > 0) {
       std::vector<double> p(V);
@@ -389,8 +447,8 @@ std::string charlm_sample(BlockStack<float>& model, const std::vector<std::strin
           break;
         }
     }
-    ids.push_back(next);
     text += vocab[next] == "<unk>" ? "?" : vocab[next];
+    if (k + 1 < chars) logits = decoder.step(next);
   }
   return text;
 }
