@@ -12,8 +12,88 @@
 #include "harness/config.h"
 #include "core/parallel.h"
 #include "harness/task.h"
+#include "models/attention_stats.h"
+#include "schemes/frequency_plan.h"
+#include "schemes/rope_scaling.h"
 
 namespace pe::cli {
+
+namespace {
+// pe-bench analyze attention: what attention does at each length, plainly and through each map.
+void register_analyze_attention(CLI::App* parent) {
+  struct Opts {
+    std::vector<std::string> checkpoints, sets;
+    std::string lengths, maps, rope_scaling, out = "results/attention.json";
+    int sequences = 8;
+    RunOptions run;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* sub = parent->add_subcommand(
+      "attention",
+      "What attention does inside and past the training length: per layer and head, the mass by distance, on the "
+      "first token (sink), each row's entropy against ln(visible keys), the mass beyond the training length; for "
+      "plain reads and each map (a task with attention maps: charlm, passkey)");
+  sub->add_option("--checkpoint", o->checkpoints, "checkpoint.json to read (repeatable)")->required();
+  sub->add_option("--lengths", o->lengths, "comma-separated lengths to read at (default: the task's eval_lengths)");
+  sub->add_option("--maps", o->maps, "also read RoPE checkpoints with these maps (comma-separated): " + known_maps());
+  sub->add_option("--rope-scaling", o->rope_scaling, "also read RoPE checkpoints as a Transformers config says (a config.json path or JSON)");
+  sub->add_option("--sequences", o->sequences, "sequences read per checkpoint, map and length (the task's own: validation windows, test sequences)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  sub->add_option("--out", o->out, "JSON file to write (atomically)")->capture_default_str();
+  sub->add_option("--set", o->sets, "task settings, e.g. --set corpus=FILE, --set val_start=N");
+  add_run_options(sub, o->run);
+  sub->callback([o] {
+    const std::string task_name = checkpoint_task(o->checkpoints.front());
+    for (auto& c : o->checkpoints)
+      if (checkpoint_task(c) != task_name)
+        throw UsageError(fmt::format("{} holds a {} model but {} a {} model; analyse one task at a time", c,
+                                     checkpoint_task(c), o->checkpoints.front(), task_name));
+    const Task& task = find_task(task_name);
+    std::vector<std::string> maps = {identity_map()};
+    if (!o->maps.empty())
+      for (auto& m : parse_map_list(o->maps, "--maps")) maps.push_back(m);
+    if (!o->rope_scaling.empty()) maps.push_back(parse_rope_scaling(o->rope_scaling, "--rope-scaling").map);
+    std::string list;
+    if (!o->lengths.empty())
+      for (int n : parse_length_list(o->lengths, "--lengths")) list += (list.empty() ? "" : ",") + std::to_string(n);
+    const ExperimentConfig e =
+        ExperimentConfig::from_json(Overrides{{"task=" + task.name()}}.add("eval_lengths", list).resolve("", o->sets));
+    set_threads(o->run.threads);
+    Progress progress(o->run.quiet);
+    nlohmann::json readings = nlohmann::json::array();
+    for (auto& cp : o->checkpoints)
+      for (auto& map : maps)
+        for (int n : e.eval_lengths) {
+          progress.update(fmt::format("[attention] {} {} at {}", cp, map, n));
+          nlohmann::json st;
+          try {
+            st = task.attention_stats(cp, map, n, o->sequences, e);
+          } catch (const UsageError& err) {
+            // a map a scheme cannot read with (no frequencies): not a reading of it
+            if (!is_identity_map(map) && std::string(err.what()).find("no frequencies") != std::string::npos) break;
+            throw;
+          }
+          if (st.is_null()) {
+            if (&cp == &o->checkpoints.front() && map == maps.front() && n == e.eval_lengths.front())
+              throw UsageError(fmt::format("analyze attention: the {} task has no attention maps to read", task.name()));
+            continue;  // past what the model can read
+          }
+          std::string label = st["scheme"].get<std::string>();
+          if (!is_identity_map(map)) label += "+" + map;
+          label += fmt::format(" s{}", st["seed"].get<int>());
+          readings.push_back({{"label", label}, {"checkpoint", cp}, {"scheme", st["scheme"]}, {"seed", st["seed"]},
+                              {"map", map}, {"length", n}, {"stats", st}});
+        }
+    progress.done();
+    const nlohmann::json out = {{"task", task.name()}, {"sequences", o->sequences}, {"lengths", e.eval_lengths},
+                                {"readings", readings}};
+    write_json_atomic(o->out, out);
+    fmt::print("{}", format_attention_table(out));
+    fmt::print("written to {}\n", o->out);
+  });
+}
+}  // namespace
 
 void register_analyze(CLI::App& app) {
   struct Opts {
@@ -35,7 +115,7 @@ void register_analyze(CLI::App& app) {
   sub->add_option("--set", o->sets, "test settings: --set test_sequences=N, --set test_seed=N");
   add_run_options(sub, o->run);
   sub->callback([o, sub] {
-    if (sub->got_subcommand("theory")) return;
+    if (sub->got_subcommand("theory") || sub->got_subcommand("attention")) return;
     const Task& task = find_task(o->task);
     if (o->runs.empty()) throw UsageError("analyze: give --runs-dir DIR (trained models) or the subcommand `theory`");
     std::string list;
@@ -55,6 +135,7 @@ void register_analyze(CLI::App& app) {
     fmt::print("{}", a.text);
     fmt::print("written to {}\n", o->out);
   });
+  register_analyze_attention(sub);
   auto out = std::make_shared<std::string>("results/theory.json");
   auto* th = sub->add_subcommand(
       "theory",

@@ -423,7 +423,7 @@ const std::vector<std::string>& reading_keys() {
   static const std::vector<std::string> keys = {
       "name",     "description", "eval_lengths", "test_sequences", "test_seed",  "maps",           "analyze",
       "out_dir",  "runs_dir",    "reference",    "band",           "position_window", "val_start", "val_windows",
-      "eval_batch", "horizon_cue_runs", "depths", "cell_sequences",
+      "eval_batch", "horizon_cue_runs", "depths", "cell_sequences", "rope_scaling", "decode", "cached_maps",
       "rescale"};  // maps' name before it was renamed (run directories written then)
   return keys;
 }
@@ -432,6 +432,12 @@ bool same_run(const json& a, const json& b) {
   if (!a.is_object() || !b.is_object()) return a == b;
   json x = a, y = b;
   for (auto& k : reading_keys()) x.erase(k), y.erase(k);
+  // a run (not a follow-up) does not depend on how its follow-ups are configured
+  if (a.contains("task") && a["task"].is_string() && a["task"] == b.value("task", json())) {
+    for (const Task* t : task_list())
+      if (t->name() == a["task"] && !t->is_follow_up(a) && !t->is_follow_up(b))
+        for (auto& k : t->follow_up_keys()) x.erase(k), y.erase(k);
+  }
   return x == y;
 }
 

@@ -109,6 +109,11 @@ class Task {
   virtual TrainedRun train(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
                         Progress& progress) const = 0;
   // Runs that start from a trained one (e.g. a fine-tune per map), in the order they are read.
+  // Keys that configure the follow-up runs only (a fine-tune's steps, ...): a run directory trained
+  // under other values of them is still this run. A follow-up's own directory records them in its
+  // config and is compared on them (is_follow_up tells its config apart).
+  virtual std::vector<std::string> follow_up_keys() const { return {}; }
+  virtual bool is_follow_up(const nlohmann::json& run_config) const { return false; }
   virtual std::vector<TrainedRun> follow_ups(const ExperimentConfig& e, const nlohmann::json& resolved,
                                           const TrainedRun& run, Progress& progress) const {
     return {};
@@ -125,6 +130,14 @@ class Task {
   };
   virtual Analysis analyze(const std::vector<std::string>& checkpoints, const ExperimentConfig& e) const {
     return {};
+  }
+  // What attention does at `length` (pe-bench analyze attention): the checkpoint read with `map` on
+  // `sequences` of the task's own sequences, every query row fed to an AttentionStats
+  // (models/attention_stats.h); its JSON with "scheme", "seed", "train_length". null: the task has no
+  // attention maps to read.
+  virtual nlohmann::json attention_stats(const std::string& checkpoint, const std::string& map, int length,
+                                         int sequences, const ExperimentConfig& e) const {
+    return nullptr;
   }
   // Every file name analyze() can write into out_dir: a run that does not write one removes an
   // earlier run's copy, so an output set never mixes two runs.

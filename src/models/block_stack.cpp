@@ -51,6 +51,14 @@ double BlockStack<S>::forward(const int* x, const int* y, int B, int T, BlockSta
 }
 
 template <class S>
+double BlockStack<S>::forward_keeping_probs(const int* x, const int* y, int B, int T, BlockStackCache<S>& c, int p0,
+                                            const Visibility& vis) const {
+  c.probs.resize(cfg_.n_layers);
+  for (auto& p : c.probs) p.assign(size_t(B) * cfg_.n_heads * T * T, S(0));  // masked keys stay exactly 0
+  return run_forward(x, y, B, T, c, p0, vis, true);
+}
+
+template <class S>
 double BlockStack<S>::run_forward(const int* x, const int* y, int B, int T, BlockStackCache<S>& c, int p0,
                               const Visibility& vis, bool keep) const {
   const int D = cfg_.d_model, V = cfg_.vocab, N = B * T, L = cfg_.n_layers;

@@ -48,6 +48,10 @@ class BlockStack {
   // limits the age). The model is read-only here: forward calls may run in parallel.
   double forward(const int* x, const int* y, int B, int T, BlockStackCache<S>& c, int p0 = 0,
                  const Visibility& vis = Visibility{}) const;
+  // The forward, keeping each block's attention probabilities in c.probs[l]: [B, H, T, T] (zero where
+  // a key is not visible), for the analyses (models/attention_stats.h).
+  double forward_keeping_probs(const int* x, const int* y, int B, int T, BlockStackCache<S>& c, int p0 = 0,
+                               const Visibility& vis = Visibility{}) const;
   // Forward then backward; adds dLoss/dparam into grad (flat, layout()), where Loss is the summed
   // cross-entropy divided by `norm_rows` (0: the scored rows, the mean; a chunk of a larger batch
   // passes the batch's count). Returns the chunk's mean loss over its scored rows.

@@ -6,6 +6,7 @@
 #include "tasks/charlm/checkpoint.h"
 #include "tasks/charlm/training.h"
 #include "harness/task.h"
+#include "models/attention_stats.h"
 #include "models/block_stack_keys.h"
 #include "tasks/charlm/tools.h"
 #include "tasks/charlm/gradcheck.h"
@@ -68,6 +69,10 @@ class CharLMTask final : public Task {
 
   // A scheme that reads its angles from a frequency plan is fine-tuned with each map (finetune_steps
   // steps at finetune_length), one run each, read after the map's reading of the run it started from.
+  std::vector<std::string> follow_up_keys() const override {
+    return {"finetune_steps", "finetune_length", "finetune_batch", "finetune_lr"};
+  }
+  bool is_follow_up(const nlohmann::json& run_config) const override { return run_config.contains("finetune_from"); }
   std::vector<TrainedRun> follow_ups(const ExperimentConfig& e, const nlohmann::json& resolved, const TrainedRun& run,
                                   Progress& progress) const override {
     std::vector<TrainedRun> out;
@@ -103,6 +108,29 @@ class CharLMTask final : public Task {
   std::string compare(const nlohmann::json& results, const std::string& a, const std::string& b, int length,
                       const CompareSettings&) const override {
     return compare_charlm_readers(results, a, b, length);
+  }
+
+  // The validation windows val_start, val_start + 1, ... read at `length` (causal, no band).
+  nlohmann::json attention_stats(const std::string& checkpoint, const std::string& map, int length, int sequences,
+                                 const ExperimentConfig& e) const override {
+    LoadedCharLM cp = load_charlm_checkpoint(checkpoint);
+    const int train_len = cp.meta.at("training").at("train_length");
+    if (cp.plan_map.empty()) cp.model->scheme().read_with(map, train_len, length);
+    else if (!is_identity_map(map))
+      throw UsageError(fmt::format("{} was fine-tuned with {} and reads with that plan only", checkpoint, cp.plan_map));
+    if (!cp.model->scheme().can_read(length - 1)) return nullptr;
+    const CharCorpus corpus = load_experiment_corpus(e);
+    AttentionStats stats(cp.model->config().n_layers, cp.model->config().n_heads, train_len, length);
+    cp.model->prepare(length);
+    std::vector<int> x(length), y(length);
+    for (int w = 0; w < sequences; ++w) {
+      char_window(corpus, charlm_settings(e).val_start + w, length, x.data(), y.data());
+      add_block_stack_rows(*cp.model, x.data(), 1, length, 0, Visibility{}, stats);
+    }
+    nlohmann::json j = stats.to_json();
+    j["scheme"] = cp.model->scheme().name();
+    j["seed"] = cp.meta.at("training").at("seed");
+    return j;
   }
 
   std::vector<GradCheckRow> gradcheck(const std::string& scheme) const override { return gradcheck_charlm(scheme); }

@@ -4,6 +4,9 @@
 #include <fmt/format.h>
 
 #include "harness/task.h"
+#include "models/attention_stats.h"
+#include "models/attention.h"
+#include "tasks/passkey/data.h"
 #include "tasks/passkey/gradcheck.h"
 #include "tasks/passkey/evaluation.h"
 #include "tasks/passkey/training.h"
@@ -72,6 +75,27 @@ class PasskeyTask final : public Task {
                       const CompareSettings&) const override {
     return compare_passkey_readers(results, a, b, length);
   }
+  // Test sequences of the shared test stream at `length`, the passkey at middle depth (0.5).
+  nlohmann::json attention_stats(const std::string& checkpoint, const std::string& map, int length, int sequences,
+                                 const ExperimentConfig& e) const override {
+    LoadedPasskey cp = load_passkey_checkpoint(checkpoint);
+    cp.model->scheme().read_with(map, cp.train_length, length);
+    if (!cp.model->scheme().can_read(length - 1)) return nullptr;
+    if (length < cp.spec.min_length())
+      throw UsageError(fmt::format("length {} cannot hold a passkey of {} symbols", length, cp.spec.symbols));
+    AttentionStats stats(cp.model->config().n_layers, cp.model->config().n_heads, cp.train_length, length);
+    cp.model->prepare(length);
+    std::vector<int> x(length), y(length);
+    for (int i = 0; i < sequences; ++i) {
+      passkey_test_sequence(cp.spec, passkey_settings(e).test_seed, length, 0, 0.5, i, x.data(), y.data());
+      add_block_stack_rows(*cp.model, x.data(), 1, length, 0, Visibility{}, stats);
+    }
+    nlohmann::json j = stats.to_json();
+    j["scheme"] = cp.model->scheme().name();
+    j["seed"] = cp.seed;
+    return j;
+  }
+
   std::vector<GradCheckRow> gradcheck(const std::string& scheme) const override { return gradcheck_passkey(scheme); }
   std::string table(const nlohmann::json& results) const override { return format_passkey_table(results); }
   std::string markdown(const nlohmann::json& results) const override { return format_passkey_markdown(results); }
