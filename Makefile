@@ -6,7 +6,7 @@ WERROR     ?= $(if $(CI),ON,OFF)
 CMAKE_ARGS ?=
 BINDIR     ?=
 
-.PHONY: all deps configure build build-cli link run filings charlm charlm-quick passkey passkey-quick plots test bench gradcheck clean
+.PHONY: all deps configure build build-cli link run filings charlm charlm-quick passkey passkey-quick context-extension plots test bench gradcheck clean
 
 all: build
 
@@ -53,6 +53,14 @@ passkey: build-cli
 
 passkey-quick: build-cli
 	$(BUILD)/pe-bench run experiments/passkey-quick.json
+
+# Context extension as practitioners configure it (scripts/context-extension.sh): the char LM's RoPE
+# models of charlm-3seeds read at 128-2048 with every map (paper and Transformers' forms, dynamic
+# through cached decoding) and fine-tuned at 512 with each; the passkey and tournament RoPE models read
+# with the same maps; attention statistics; figures. Writes results/context-extension/ (about 1.5 hours
+# on 2 cores; kept runs and fine-tunes are not redone).
+context-extension: build-cli
+	scripts/context-extension.sh $(BUILD)/pe-bench
 
 # The figures of the committed results (scripts/plot.py): results/figures/*.png and *.svg.
 plots: deps

@@ -22,6 +22,12 @@ Usage: scripts/plot.py [--tournament results/tournament-10seeds/results.json]
   passkey_heatmaps  passkey retrieval: one heatmap per reader, length x depth, the training length marked
   passkey_training  passkey retrieval: every run's answer loss against step (metrics.jsonl of the runs
                     beside --passkey, in runs/passkey/), one panel per scheme
+  context_extension_perplexity  the char LM's RoPE models read at 128-2048 by every context-extension reader
+                    (--context-extension DIR/results.json): plain, each map, cached decoding; fine-tuned
+  context_extension_passkey     passkey heatmaps (length x depth) per reader (DIR/passkey.json)
+  context_extension_tournament  the tournament's RoPE heads read with every map (DIR/tournament.json)
+  context_extension_attention   entropy / ln n, sink mass, mass beyond the training length against context,
+                    one line per reader (DIR/attention.json, pe-bench analyze attention)
 A figure whose input file is absent, or holds nothing it draws, is skipped with a note. Every input
 file is read and checked before anything is drawn: a file that is not strict JSON (truncated, NaN) or
 lacks what a figure reads (a missing key, a wrong type, a value out of range, lists of different
@@ -57,7 +63,8 @@ SIZE = (10.0, 5.0)  # inches; at DPI 100: 1000 x 500 pixels
 DPI = 100
 NAMES = ["tournament", "rescaling", "rope_score_by_age", "wavelength_census", "log_ruler",
          "charlm_perplexity", "charlm_position", "filings_accuracy", "filings_document", "passkey_accuracy",
-         "passkey_heatmaps", "passkey_training"]
+         "passkey_heatmaps", "passkey_training", "context_extension_perplexity", "context_extension_passkey",
+         "context_extension_tournament", "context_extension_attention"]
 EXIT_USAGE, EXIT_DATA, EXIT_OUTPUT, EXIT_INTERRUPTED = 2, 4, 5, 130
 
 
@@ -805,6 +812,106 @@ def fig_passkey_heatmaps(r):
     return fig
 
 
+def fig_context_extension_perplexity(r):
+    """Two panels: the readers (plain, each map, cached decoding) and the fine-tuned ones, log axes."""
+    lengths = r["lengths"]
+    groups = r.get("summary") or []
+    if not groups:
+        return "no summary over seeds"
+    fig, axes = plt.subplots(1, 2, figsize=(14.0, 6.0), sharey=True)
+    colours = plt.get_cmap("tab20").colors
+    maps = []
+    for g in groups:
+        if g["map"] not in maps:
+            maps.append(g["map"])
+    for ax, tuned in zip(axes, (False, True)):
+        for g in groups:
+            if bool(g["finetuned"]) != tuned or g.get("band"):
+                continue
+            pts = [(n, m, h or 0) for n, m, h in zip(lengths, g["mean"], g["half_width"]) if m is not None]
+            if not pts:
+                continue
+            xs, ms, hs = zip(*pts)
+            cached = "(cached)" in g["label"]
+            style = ":" if cached else ("-" if g["map"] == "none" else "--")
+            c = "k" if g["map"] == "none" and not tuned else colours[maps.index(g["map"]) % len(colours)]
+            ax.errorbar(xs, ms, yerr=hs, ls=style, marker="o", ms=3, capsize=2, color=c, lw=1.2,
+                        label=g["label"].replace("rope+", "").replace("rope", "plain"))
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xticks(lengths)
+        ax.set_xticklabels([str(n) for n in lengths])
+        ax.yaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+        ax.yaxis.set_minor_formatter(matplotlib.ticker.ScalarFormatter())
+        ax.tick_params(axis="y", which="minor", labelsize=7)
+        ax.axvline(r["train_length"], color="grey", ls=":", lw=1)
+        ax.set_xlabel("context (characters, log2 scale)")
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(fontsize=6.5, loc="upper left", ncol=2)
+        ax.set_title(("after 300 fine-tuning steps at 512 with each map's 128 -> 512 plan" if tuned else
+                      "read without retraining: each map planned for 128 -> 2048 (dynamic, longrope: each pass's length)"),
+                     fontsize=9)
+    axes[0].set_ylabel("validation perplexity (log scale; mean of %d seeds, bars: 95%% interval)"
+                       % max(len(g["seeds"]) for g in groups))
+    fig.suptitle("Context extension: the char LM's RoPE models (trained at %d) read at longer contexts, one line "
+                 "per reader\ndashed: a map; dotted: cached decoding (token by token); black: plain RoPE"
+                 % r["train_length"], fontsize=10)
+    return fig
+
+
+def check_attention(a):
+    """What context_extension_attention reads of an `analyze attention` JSON."""
+    frac = Num(lo=0, hi=1.000001)
+    layer = Obj({"layer": Num(lo=0, integer=True), "rows": Num(lo=0), "entropy_ratio": Num(lo=0, hi=1.000001),
+                 "sink_mass": frac, "beyond_training_mass": frac})
+    Obj({"readings": List(Obj({"label": Str(), "map": Str(), "length": LENGTH,
+                               "stats": Obj({"layers": List(layer, nonempty=True),
+                                             "train_length": LENGTH})}), nonempty=True)}).check(a, "")
+
+
+def fig_context_extension_attention(a):
+    """Entropy over ln n, sink mass and mass beyond the training length against context, one line per reader."""
+    readers = []
+    for rd in a["readings"]:
+        if rd["map"] not in readers:
+            readers.append(rd["map"])
+    fig, axes = plt.subplots(1, 3, figsize=(15.0, 5.0))
+    colours = plt.get_cmap("tab20").colors
+    keys = [("entropy_ratio", "entropy / ln(visible keys)"), ("sink_mass", "mass on the first token"),
+            ("beyond_training_mass", "mass beyond the training length")]
+    for i, m in enumerate(readers):
+        rows = sorted((rd for rd in a["readings"] if rd["map"] == m), key=lambda rd: rd["length"])
+        for ax, (key, title) in zip(axes, keys):
+            for layer, style in ((0, "-"), (1, "--")):
+                pts = [(rd["length"], rd["stats"]["layers"][layer][key]) for rd in rows
+                       if layer < len(rd["stats"]["layers"])]
+                if pts:
+                    ax.plot([p[0] for p in pts], [p[1] for p in pts], style, marker="o", ms=3, lw=1.2,
+                            color="k" if m == "none" else colours[i % len(colours)],
+                            label=("plain" if m == "none" else m) if layer == 0 else None)
+            ax.set_title(title, fontsize=10)
+    train = a["readings"][0]["stats"]["train_length"]
+    for ax in axes:
+        ax.set_xscale("log", base=2)
+        ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+        ax.axvline(train, color="grey", ls=":", lw=1)
+        ax.set_xlabel("context (log2 scale)")
+        ax.grid(alpha=0.3)
+    axes[2].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    fig.suptitle("What attention does past the window (%s, %d sequences per reading): solid block 1, dashed block 2"
+                 % (a["readings"][0]["label"].split("+")[0].split(" ")[0], a.get("sequences", 0)), fontsize=10)
+    return fig
+
+
+def fig_context_extension_tournament(r):
+    rows = [row for row in r["rows"] if row["scheme"] == "rope"]
+    if not rows:
+        return "no RoPE row"
+    fig, ax = plt.subplots(figsize=(12.0, 6.0))
+    accuracy_axes(ax, r, rows, "Tournament RoPE heads read with every map (kappa = n / 32; no retraining)")
+    return fig
+
+
 def fig_passkey_training(runs):
     schemes = sorted(runs)
     cols = min(4, len(schemes))
@@ -843,13 +950,24 @@ FIGURES = {
     "passkey_heatmaps": (lambda a: a.passkey, check_passkey_results, fig_passkey_heatmaps),
     "passkey_training": (lambda a: os.path.join(os.path.dirname(a.passkey), "runs", "passkey"), check_passkey_runs,
                          fig_passkey_training),
+    "context_extension_perplexity": (lambda a: os.path.join(a.context_extension, "results.json"),
+                                     check_charlm_perplexity, fig_context_extension_perplexity),
+    "context_extension_passkey": (lambda a: os.path.join(a.context_extension, "passkey.json"), check_passkey_results,
+                                  fig_passkey_heatmaps),
+    "context_extension_tournament": (lambda a: os.path.join(a.context_extension, "tournament.json"),
+                                     check_cue_results, fig_context_extension_tournament),
+    "context_extension_attention": (lambda a: os.path.join(a.context_extension, "attention.json"), check_attention,
+                                    fig_context_extension_attention),
 }
 # how each figure's input file is made again
 MAKER = {"tournament": "pe-bench run", "rescaling": "pe-bench run", "rope_score_by_age": "pe-bench analyze",
          "wavelength_census": "pe-bench analyze theory", "log_ruler": "pe-bench analyze theory",
          "charlm_perplexity": "pe-bench run", "charlm_position": "pe-bench run",
          "filings_accuracy": "pe-bench run", "filings_document": "pe-bench run", "passkey_accuracy": "pe-bench run",
-         "passkey_heatmaps": "pe-bench run", "passkey_training": "pe-bench run"}
+         "passkey_heatmaps": "pe-bench run", "passkey_training": "pe-bench run",
+         "context_extension_perplexity": "make context-extension", "context_extension_passkey": "make context-extension",
+         "context_extension_tournament": "make context-extension",
+         "context_extension_attention": "make context-extension"}
 
 
 # ---- writing ----------------------------------------------------------------------------------------
@@ -920,6 +1038,8 @@ def main(argv=None):
     p.add_argument("--charlm", default="results/charlm/results.json")
     p.add_argument("--filings", default="results/filings/results.json")
     p.add_argument("--passkey", default="results/passkey/results.json")
+    p.add_argument("--context-extension", default="results/context-extension",
+                   help="the folder of make context-extension (results.json, passkey.json, tournament.json, attention.json)")
     p.add_argument("--out", default="results/figures")
     p.add_argument("--only", default="", help="comma-separated figure names: " + ", ".join(NAMES))
     a = p.parse_args(argv)

@@ -62,7 +62,7 @@ expect_error "missing experiment" "experiment file not found" run "$TMP/absent.j
 expect_error "bad --set key" "unknown key 'stepz'" train --scheme rope --set stepz=3 --runs-dir "$TMP/r2" --quiet
 expect_error "bad --set value" "is not an integer" train --scheme rope --set steps=many --runs-dir "$TMP/r2" --quiet
 expect_error "census bad kappa" "is not a positive number" census --kappa 2,x
-expect_error "census bad map" "unknown context-extension map 'dynamic' (known: none, pi" census --maps pi,dynamic
+expect_error "census bad map" "unknown context-extension map 'zoom' (known: none, pi" census --maps pi,zoom
 expect_error "gradcheck unknown scheme" "unknown scheme" gradcheck --scheme fourier
 expect_error "unknown subcommand" "error" frobnicate
 expect_error "missing required option" "--scheme is required" train
@@ -326,6 +326,24 @@ expect_code 2 "a passkey key for the cue task" "key 'passkey_symbols' does not a
 expect_code 2 "analyze a task without analyses" "the passkey task has no analyses of trained models" analyze --task passkey --runs-dir "$TMP/pk"
 expect_code 3 "a cue checkpoint read as passkey" "not passkey" eval --task passkey --checkpoint "$CP" --out "$TMP/out.json" --quiet
 expect_code 2 "a passkey read at a length that cannot hold it" "key 'eval_lengths': length 8 cannot hold" eval --task passkey --runs-dir "$TMP/pk" --lengths 8 --out "$TMP/out.json" --quiet
+# rope_scaling configs, maps with parameters, cached decoding, analyze attention (issue 25)
+expect_code 2 "an unknown rope_type" "rope_type 'zoom' is not one pe-bench reads" census --rope-scaling '{"rope_type":"zoom","factor":2}'
+expect_code 2 "an unknown rope_scaling field" "beta is not a field of rope_type 'yarn'" census --rope-scaling '{"rope_type":"yarn","factor":2,"beta":3}'
+expect_code 2 "a missing required field" "low_freq_factor is required for rope_type 'llama3'" census --rope-scaling '{"rope_type":"llama3","factor":8,"original_max_position_embeddings":64,"high_freq_factor":4}'
+expect_code 2 "a factor below 1" "factor must be at least 1" eval --task charlm --checkpoint "$CQ" --rope-scaling '{"rope_type":"yarn","factor":0.5}' --out "$TMP/out.json" --quiet
+expect_code 2 "a config that is not JSON" "is not valid JSON" census --rope-scaling '{"rope_type":'
+expect_code 2 "a config file that is absent" "cannot read '$TMP/none.json'" census --rope-scaling "$TMP/none.json"
+expect_code 2 "census flags against the config" "--d-head 32 but the config's head_dim is 64" census --d-head 32 --rope-scaling '{"head_dim":64,"rope_scaling":{"rope_type":"linear","factor":2}}'
+expect_code 2 "a config's base against the model's" "rope_theta is 500000 but the model's base is 10000" eval --task charlm --checkpoint "$CQ" --rope-scaling '{"rope_theta":500000,"max_position_embeddings":128,"rope_scaling":{"rope_type":"dynamic","factor":2}}' --out "$TMP/out.json" --quiet
+expect_code 2 "a map parameter out of range" "yarn-hf: factor = 0.5 is out of range" eval --task charlm --checkpoint "$CQ" --maps yarn-hf:factor=0.5 --out "$TMP/out.json" --quiet
+expect_code 2 "an unknown map parameter" "unknown parameter 'beta' of yarn-hf" sample --checkpoint "$CQ" --map yarn-hf:beta=3
+expect_code 2 "a bad rope_scaling key" "rope_scaling: factor is required" train --task charlm --scheme rope --set rope_scaling='{"rope_type":"yarn"}' --runs-dir "$TMP/cl"
+expect_code 2 "decode neither full nor cached" "decode: 'fast' is not full or cached" eval --task charlm --checkpoint "$CQ" --decode fast --out "$TMP/out.json" --quiet
+expect_code 2 "decode for a task that does not read it" "--decode" eval --task cue --checkpoint "$CP" --decode cached --out "$TMP/out.json" --quiet
+expect_code 2 "sampling past a learned table" "has positions 0..511 only" sample --checkpoint results/charlm-quick/runs/charlm/learned/seed0/checkpoint.json --chars 600
+expect_code 2 "a map for a scheme without frequencies" "alibi has no frequencies" sample --checkpoint results/charlm-quick/runs/charlm/alibi/seed0/checkpoint.json --map pi
+expect_code 2 "analyze attention of a cue head" "the cue task has no attention maps to read" analyze attention --checkpoint "$CP" --lengths 32 --out "$TMP/out.json"
+[[ ! -e "$TMP/out.json" ]] && pass=$((pass + 1)) || { echo "FAIL [no output after the errors above]"; fail=$((fail + 1)); }
 
 echo "cli_errors: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]
