@@ -59,7 +59,8 @@ for rel, text in sources():
     if rel.startswith("tasks/") and rel.endswith("/entry.cpp"):
         tasks.update(re.findall(r'std::string name\(\) const override \{ return "([a-z_]+)"; \}', text))
 maps_src = open(os.path.join(SRC, "schemes/frequency_maps.cpp"), encoding="utf-8").read()
-maps = set(re.findall(r'entry\(\s*"([a-z_]+)"', maps_src)) | set(re.findall(r'm\.name = "([a-z_]+)"', maps_src))
+maps = set(re.findall(r'entry\(\s*"([a-z0-9_\-]+)"', maps_src)) | \
+    set(re.findall(r'\.name = (?:[a-z_]+\.spelling = )?"([a-z0-9_\-]+)"', maps_src))
 if len(tasks) < 3 or len(maps) < 4:
     findings.append(f"could not read the registries (tasks {sorted(tasks)}, maps {sorted(maps)})")
 # a task's name as a string anywhere outside its folder (or a folder that depends on it)
@@ -71,7 +72,7 @@ for rel, text in sources():
         for m in re.finditer(r'"' + name + r'"', text):
             line = text.count("\n", 0, m.start()) + 1
             findings.append(f"{rel}:{line}: names the task \"{name}\" outside src/tasks/{name}/")
-compare = re.compile(r'(==|!=)\s*"([a-z_]+)"|"([a-z_]+)"\s*(==|!=)')
+compare = re.compile(r'(==|!=)\s*"([a-z0-9_\-]+)"|"([a-z0-9_\-]+)"\s*(==|!=)')
 for rel, text in sources():
     layer, task = layer_of(rel)
     for m in compare.finditer(text):

@@ -173,6 +173,7 @@ const std::vector<FrequencyMap>& frequency_maps() {
                            {"mscale_all_dim", Kind::Number, "see mscale", 0, kHuge},
                            {"attention_factor", Kind::Number, "the attention factor itself (overrides the default)", 0, kHuge, true}});
     yarn_hf.identity_within_training = false;
+    yarn_hf.paper_form = "yarn";
     yarn_hf.attention_factor = code_yarn_attention;
     yarn_hf.check = check_stated_head;
     m.push_back(yarn_hf);

@@ -57,6 +57,7 @@ struct FrequencyMap {
   std::string help;      // one line
   bool takes_value = false;  // written name=VALUE (a number > 1)
   std::vector<MapParam> params;  // written name:key=value
+  std::string paper_form;        // the paper map this practitioners' form departs from (the census shows both)
   // The paper maps are the identity at kappa <= 1 (the caller does not ask them there); the
   // practitioners' maps apply their factors at every length, as Transformers does.
   bool identity_within_training = true;

@@ -16,24 +16,64 @@ using nlohmann::json;
 
 namespace {
 
-// The fields of each rope_type (beside rope_type/type, rope_theta and partial_rotary_factor, which
-// v5 keeps inside the dictionary): required, then optional.
+struct Reader;
+// What a rope_type's own fields turned into: the map's parameters so far, and the config's context.
+struct TypeContext {
+  const Reader& r;
+  const json& dict;
+  const std::string& where;
+  const RopeScaling& out;
+  json& p;
+};
+
+// Each rope_type pe-bench reads, one entry: the map it becomes, its required and optional fields
+// (beside rope_type/type, rope_theta and partial_rotary_factor, which v5 keeps inside the
+// dictionary), where its original length comes from, whether its factor may be null (v5: then
+// max_position_embeddings / original), and the checks of its own fields.
+enum class OriginalFrom { Unused, DictThenMax, ConfigMax, TopThenDictThenMax };
 struct TypeFields {
   std::string map;
   std::set<std::string> required, optional;
+  OriginalFrom original = OriginalFrom::Unused;
+  bool nullable_factor = false;
+  bool factor_from_lengths = false;  // a missing factor is max_position_embeddings / the top-level original
+  void (*own)(const TypeContext&) = nullptr;
 };
+void positive(const TypeContext& c, const char* key);
+void yarn_fields(const TypeContext& c);
+void llama3_fields(const TypeContext& c);
+void longrope_fields(const TypeContext& c);
+
 const std::map<std::string, TypeFields>& rope_types() {
   static const std::map<std::string, TypeFields> t = {
       {"default", {"none", {}, {}}},
       {"linear", {"pi", {"factor"}, {}}},
-      {"dynamic", {"dynamic", {"factor"}, {"original_max_position_embeddings"}}},
+      {"dynamic", {"dynamic", {"factor"}, {"original_max_position_embeddings"}, OriginalFrom::ConfigMax}},
       {"yarn",
        {"yarn-hf",
         {"factor"},
         {"attention_factor", "beta_fast", "beta_slow", "original_max_position_embeddings", "mscale", "mscale_all_dim",
-         "truncate"}}},
-      {"longrope", {"longrope", {"short_factor", "long_factor"}, {"attention_factor", "factor", "original_max_position_embeddings"}}},
-      {"llama3", {"llama3", {"factor", "original_max_position_embeddings", "low_freq_factor", "high_freq_factor"}, {}}},
+         "truncate"},
+        OriginalFrom::DictThenMax,
+        true,
+        false,
+        yarn_fields}},
+      {"longrope",
+       {"longrope",
+        {"short_factor", "long_factor"},
+        {"attention_factor", "factor", "original_max_position_embeddings"},
+        OriginalFrom::TopThenDictThenMax,
+        true,
+        true,
+        longrope_fields}},
+      {"llama3",
+       {"llama3",
+        {"factor", "original_max_position_embeddings", "low_freq_factor", "high_freq_factor"},
+        {},
+        OriginalFrom::DictThenMax,
+        false,
+        false,
+        llama3_fields}},
   };
   return t;
 }
@@ -61,6 +101,58 @@ struct Reader {
     return int(x);
   }
 };
+
+void positive(const TypeContext& c, const char* key) {
+  if (!c.dict.contains(key)) return;
+  const double v = c.r.number(c.dict, key, c.where);
+  if (!(v > 0)) c.r.fail(fmt::format("{}{} must be positive (got {})", c.where, key, v));
+  c.p[key] = v;
+}
+
+void yarn_fields(const TypeContext& c) {
+  for (const char* key : {"beta_fast", "beta_slow", "attention_factor"}) positive(c, key);
+  for (const char* key : {"mscale", "mscale_all_dim"})
+    if (c.dict.contains(key)) {
+      const double v = c.r.number(c.dict, key, c.where);
+      if (v < 0) c.r.fail(fmt::format("{}{} must not be negative (got {})", c.where, key, v));
+      c.p[key] = v;
+    }
+  if (c.dict.contains("truncate")) {
+    if (!c.dict["truncate"].is_boolean()) c.r.fail(fmt::format("{}truncate must be true or false", c.where));
+    c.p["truncate"] = c.dict["truncate"].get<bool>();
+  }
+  const double fast = c.p.value("beta_fast", 32.0), slow = c.p.value("beta_slow", 1.0);
+  if (!(fast > slow)) c.r.fail(fmt::format("{}beta_fast ({}) must exceed beta_slow ({})", c.where, fast, slow));
+}
+
+void llama3_fields(const TypeContext& c) {
+  positive(c, "low_freq_factor"), positive(c, "high_freq_factor");
+  const double lo = c.p["low_freq_factor"].get<double>(), hi = c.p["high_freq_factor"].get<double>();
+  if (!(lo < hi))
+    c.r.fail(fmt::format("{}low_freq_factor ({}) must be below high_freq_factor ({})", c.where, lo, hi));
+}
+
+void longrope_fields(const TypeContext& c) {
+  positive(c, "attention_factor");
+  for (const char* key : {"short_factor", "long_factor"}) {
+    const json& list = c.dict[key];
+    if (!list.is_array() || list.empty())
+      c.r.fail(fmt::format("{}{} must be a list of numbers, one per plane", c.where, key));
+    json values = json::array();
+    for (size_t i = 0; i < list.size(); ++i) {
+      if (!list[i].is_number() || !(list[i].get<double>() > 0) || !std::isfinite(list[i].get<double>()))
+        c.r.fail(fmt::format("{}{}[{}] must be a positive number (got {})", c.where, key, i, list[i].dump()));
+      values.push_back(list[i].get<double>());
+    }
+    if (c.out.head_dim) {
+      const int dim = int(*c.out.head_dim * c.out.partial_rotary_factor);
+      if (int(values.size()) != dim / 2)
+        c.r.fail(fmt::format("{}{} lists {} factors but the rotary width {} has {} planes", c.where, key, values.size(),
+                             dim, dim / 2));
+    }
+    c.p[key] = values;
+  }
+}
 
 }  // namespace
 
@@ -146,75 +238,35 @@ RopeScaling rope_scaling_from_json(const json& j, const std::string& what) {
   if (dict.contains("factor") && !dict["factor"].is_null()) {
     factor = r.number(dict, "factor", where);
     if (!(*factor >= 1)) r.fail(fmt::format("{}factor must be at least 1 (got {})", where, *factor));
-  } else if (dict.contains("factor") && type != "yarn" && type != "longrope") {
+  } else if (dict.contains("factor") && !fields.nullable_factor) {
     r.fail(fmt::format("{}factor must be a number", where));
   }
   std::optional<int> original;
   if (dict.contains("original_max_position_embeddings"))
     original = r.integer(dict, "original_max_position_embeddings", where, 1);
-  if (type == "dynamic" && out.max_position_embeddings) original = out.max_position_embeddings;
-  if (type == "yarn" && !original) original = out.max_position_embeddings;
-  if (type == "longrope") {
-    if (out.original_max_position_embeddings) original = out.original_max_position_embeddings;
-    if (!original) original = out.max_position_embeddings;
+  switch (fields.original) {
+    case OriginalFrom::Unused: original.reset(); break;
+    case OriginalFrom::ConfigMax:  // Transformers divides by max_position_embeddings here
+      if (out.max_position_embeddings) original = out.max_position_embeddings;
+      break;
+    case OriginalFrom::TopThenDictThenMax:
+      if (out.original_max_position_embeddings) original = out.original_max_position_embeddings;
+      [[fallthrough]];
+    case OriginalFrom::DictThenMax:
+      if (!original) original = out.max_position_embeddings;
+      break;
   }
-  if ((type == "yarn" || type == "longrope") && !factor && dict.contains("factor")) {
+  if (fields.nullable_factor && !factor && dict.contains("factor")) {
     if (!original || !out.max_position_embeddings)
       r.fail(fmt::format("{}factor is null and the config gives no max_position_embeddings and original length to divide", where));
     factor = double(*out.max_position_embeddings) / *original;
   }
-  if (type == "longrope" && !factor && out.max_position_embeddings && out.original_max_position_embeddings)
+  if (fields.factor_from_lengths && !factor && out.max_position_embeddings && out.original_max_position_embeddings)
     factor = double(*out.max_position_embeddings) / *out.original_max_position_embeddings;
   if (factor) p["factor"] = *factor;
-  if (original && type != "linear" && type != "default") p["original_max_position_embeddings"] = *original;
-  auto positive = [&](const char* key) {
-    if (!dict.contains(key)) return;
-    const double v = r.number(dict, key, where);
-    if (!(v > 0)) r.fail(fmt::format("{}{} must be positive (got {})", where, key, v));
-    p[key] = v;
-  };
-  if (type == "yarn") {
-    for (const char* key : {"beta_fast", "beta_slow", "attention_factor"}) positive(key);
-    for (const char* key : {"mscale", "mscale_all_dim"})
-      if (dict.contains(key)) {
-        const double v = r.number(dict, key, where);
-        if (v < 0) r.fail(fmt::format("{}{} must not be negative (got {})", where, key, v));
-        p[key] = v;
-      }
-    if (dict.contains("truncate")) {
-      if (!dict["truncate"].is_boolean()) r.fail(fmt::format("{}truncate must be true or false", where));
-      p["truncate"] = dict["truncate"].get<bool>();
-    }
-    const double fast = p.value("beta_fast", 32.0), slow = p.value("beta_slow", 1.0);
-    if (!(fast > slow)) r.fail(fmt::format("{}beta_fast ({}) must exceed beta_slow ({})", where, fast, slow));
-  }
-  if (type == "llama3") {
-    positive("low_freq_factor"), positive("high_freq_factor");
-    if (!(p["low_freq_factor"].get<double>() < p["high_freq_factor"].get<double>()))
-      r.fail(fmt::format("{}low_freq_factor ({}) must be below high_freq_factor ({})", where, p["low_freq_factor"].get<double>(),
-                         p["high_freq_factor"].get<double>()));
-  }
-  if (type == "longrope") {
-    positive("attention_factor");
-    for (const char* key : {"short_factor", "long_factor"}) {
-      const json& list = dict[key];
-      if (!list.is_array() || list.empty()) r.fail(fmt::format("{}{} must be a list of numbers, one per plane", where, key));
-      json values = json::array();
-      for (size_t i = 0; i < list.size(); ++i) {
-        if (!list[i].is_number() || !(list[i].get<double>() > 0) || !std::isfinite(list[i].get<double>()))
-          r.fail(fmt::format("{}{}[{}] must be a positive number (got {})", where, key, i, list[i].dump()));
-        values.push_back(list[i].get<double>());
-      }
-      if (out.head_dim) {
-        const int dim = int(*out.head_dim * out.partial_rotary_factor);
-        if (int(values.size()) != dim / 2)
-          r.fail(fmt::format("{}{} lists {} factors but the rotary width {} has {} planes", where, key, values.size(), dim,
-                             dim / 2));
-      }
-      p[key] = values;
-    }
-  }
-  if (type != "default") {
+  if (original) p["original_max_position_embeddings"] = *original;
+  if (fields.own) fields.own(TypeContext{r, dict, where, out, p});
+  if (!fields.required.empty()) {  // (plain RoPE has no parameters to carry them)
     if (out.rope_theta) p["rope_theta"] = *out.rope_theta;
     if (out.head_dim) p["head_dim"] = *out.head_dim;
     if (out.partial_rotary_factor != 1.0) p["partial_rotary_factor"] = out.partial_rotary_factor;

@@ -106,16 +106,17 @@ nlohmann::json rope_scaling_census(const std::string& map, const std::string& ro
                         {"logit_scale", a * a},
                         {"planes", planes}};
   const MapSpec spec = parse_map(map);
-  if (spec.map->name == "yarn-hf") {
+  if (!spec.map->paper_form.empty()) {  // the code YaRN beside the paper's (truncate on and off)
     const double factor = spec.params.value("factor", std::max(1.0, kappa));
+    const std::string& paper = spec.map->paper_form;
     nlohmann::json forms = nlohmann::json::object();
-    forms["paper"] = {{"map", "yarn"},
-                      {"factors", plane_factors("yarn", dim, base, original, factor)},
-                      {"attention_factor", map_attention_factor("yarn", dim, base, original, factor)}};
+    forms["paper"] = {{"map", paper},
+                      {"factors", plane_factors(paper, dim, base, original, factor)},
+                      {"attention_factor", map_attention_factor(paper, dim, base, original, factor)}};
     for (bool truncate : {true, false}) {
       nlohmann::json p = spec.params;
       p["truncate"] = truncate;
-      const std::string written = write_map("yarn-hf", p);
+      const std::string written = write_map(spec.map->name, p);
       forms[truncate ? "code_truncate" : "code_no_truncate"] = {
           {"map", written},
           {"factors", plane_factors(written, dim, base, original, kappa)},
