@@ -423,7 +423,7 @@ const std::vector<std::string>& reading_keys() {
   static const std::vector<std::string> keys = {
       "name",     "description", "eval_lengths", "test_sequences", "test_seed",  "maps",           "analyze",
       "out_dir",  "runs_dir",    "reference",    "band",           "position_window", "val_start", "val_windows",
-      "eval_batch", "horizon_cue_runs", "depths", "cell_sequences", "rope_scaling", "decode", "cached_maps",
+      "eval_batch", "horizon_cue_runs", "depths", "cell_sequences", "rope_scaling", "decode", "cached_maps", "cached_windows",
       "rescale"};  // maps' name before it was renamed (run directories written then)
   return keys;
 }

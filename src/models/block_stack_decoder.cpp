@@ -63,8 +63,13 @@ const S* BlockStackDecoder<S>::step(int token) {
     throw UsageError(fmt::format("{} has positions 0..{} only: cached decoding stops before position {} (a learned "
                                  "table has no row there, and pe-bench does not clamp)",
                                  scheme.name(), scheme.max_position(), t));
-  if (length_dependent_) replan_for(t + 1);
-  scheme.prepare(std::max(t, window_));
+  if (length_dependent_) {
+    replan_for(t + 1);
+    // the plan may have changed: the new token's angles, and the cached keys' when they turn again
+    scheme.prepare_range(recompute_ ? std::max(0, t - window_ + 1) : t, t);
+  } else {
+    scheme.prepare(std::max(t, window_));
+  }
   const CParamView<S> P{m_.params().data(), &m_.layout()};
   // the ring slot of position t, and the cached keys in ascending position (the oldest leaves first)
   const int slot = t % window_;

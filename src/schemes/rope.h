@@ -39,7 +39,7 @@ class RopeScheme final : public Scheme<S> {
                              plan.warp_factor == plan_.warp_factor;
     plan_ = std::move(plan);
     if (same_angles) return;
-    cached_ = -1;
+    cached_ = -1, lo_ = 0;
     cos_.clear();
     sin_.clear();
     wcos_.clear();
@@ -52,6 +52,7 @@ class RopeScheme final : public Scheme<S> {
   // Fills cos/sin of pos * theta_j for pos = 0..max_pos, plane-major per position (under a distance
   // warp: of theta_j d' for the distances d = 0..max_pos instead).
   void prepare(int max_pos) override {
+    if (lo_ > 0) cached_ = -1, lo_ = 0;  // a range prepared alone: fill from 0 again
     if (max_pos <= cached_) return;
     const int P = int(plan_.theta.size());
     auto& c = warped() ? wcos_ : cos_;
@@ -67,6 +68,22 @@ class RopeScheme final : public Scheme<S> {
       }
     }
     cached_ = max_pos;
+  }
+
+  // Only positions lo..hi (cached decoding with a plan re-made at every step needs the new token's
+  // row alone, not every row from 0).
+  void prepare_range(int lo, int hi) override {
+    if (warped() || lo <= 0 || (lo >= lo_ && hi <= cached_)) return prepare(hi);
+    const int P = int(plan_.theta.size());
+    cos_.resize(size_t(hi + 1) * P);
+    sin_.resize(size_t(hi + 1) * P);
+    for (int m = lo; m <= hi; ++m)
+      for (int j = 0; j < P; ++j) {
+        const double a = double(m) * plan_.theta[j];
+        cos_[size_t(m) * P + j] = S(math::cos(a));
+        sin_[size_t(m) * P + j] = S(math::sin(a));
+      }
+    lo_ = lo, cached_ = hi;
   }
 
   // x: [n, H*dh]; plane j of every head of row i turns by pos[i] * theta_j. Under a distance warp the
@@ -126,7 +143,7 @@ class RopeScheme final : public Scheme<S> {
   void rotate(const int* pos, int n, S* x, S sign) const {
     const int H = this->cfg_.n_heads, dh = this->cfg_.d_head, P = dh / 2;
     for (int i = 0; i < n; ++i) {
-      if (pos[i] < 0 || pos[i] > cached_) throw Error("rope: position outside the prepared range; call prepare()");
+      if (pos[i] < lo_ || pos[i] > cached_) throw Error("rope: position outside the prepared range; call prepare()");
       const S* c = &cos_[size_t(pos[i]) * P];
       const S* s = &sin_[size_t(pos[i]) * P];
       for (int h = 0; h < H; ++h) {
@@ -154,7 +171,7 @@ class RopeScheme final : public Scheme<S> {
 
   int rotating_ = 0;
   FrequencyPlan plan_;
-  int cached_ = -1;
+  int cached_ = -1, lo_ = 0;    // positions lo_ .. cached_ are prepared
   std::vector<S> cos_, sin_;    // by position
   std::vector<S> wcos_, wsin_;  // by distance, under a warp
 };

@@ -133,6 +133,8 @@ class Scheme {
   // Q/K transform of one layer, in place. x: [n, n_heads * d_head], row i at position pos[i]. Call
   // prepare() with the largest position first (it fills caches; not thread-safe, the transforms are).
   virtual void prepare(int max_pos) {}
+  // Positions lo..hi only (a scheme may prepare more; the default prepares 0..hi).
+  virtual void prepare_range(int lo, int hi) { prepare(hi); }
   virtual void qk_forward(int layer, const int* pos, int n, S* x) const {}
   // dx: [n, n_heads * d_head], in place: dL/d(input) from dL/d(output).
   virtual void qk_backward(int layer, const int* pos, int n, S* dx) const {}

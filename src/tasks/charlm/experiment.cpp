@@ -40,6 +40,12 @@ std::string reading_label(const json& row) {
   return s;
 }
 
+// The windows a cached reading takes: cached_windows of them (0: every validation window).
+int cached_windows(const ExperimentConfig& e) {
+  const int n = e.value("cached_windows").get<int>(), all = charlm_settings(e).val_windows;
+  return n > 0 ? std::min(n, all) : all;
+}
+
 json evaluate_reading(const Reading& rd, const ExperimentConfig& e, const CharCorpus& corpus, Progress& progress,
                       std::vector<double>* longest_positions) {
   LoadedCharLM loaded = load_charlm_checkpoint(rd.checkpoint);
@@ -70,7 +76,7 @@ json evaluate_reading(const Reading& rd, const ExperimentConfig& e, const CharCo
     const int longest_readable = readable.empty() ? 0 : *std::max_element(readable.begin(), readable.end());
     results = charlm_cached_perplexities([&] { return std::move(load_charlm_checkpoint(rd.checkpoint).model); },
                                          rd.finetuned ? std::string() : rd.map, train_len, longest_readable, corpus,
-                                         readable, cs.val_start, cs.val_windows, cs.eval_batch, rd.band);
+                                         readable, cs.val_start, cached_windows(e), cs.eval_batch, rd.band);
   } else if (per_length) {
     // dynamic, longrope: the plan of each pass is made for its length, so one pass per length
     for (int T : readable) {
@@ -92,7 +98,7 @@ json evaluate_reading(const Reading& rd, const ExperimentConfig& e, const CharCo
   }
   json row = {{"scheme", rd.scheme}, {"seed", rd.seed},       {"map", rd.map},           {"finetuned", rd.finetuned},
               {"band", rd.band},     {"perplexity", ppl},     {"loss", loss},            {"checkpoint", rd.checkpoint}};
-  if (rd.cached) row["decode"] = "cached";  // (a full-forward row carries no decode field, as before)
+  if (rd.cached) row["decode"] = "cached", row["windows"] = cached_windows(e);  // (a full-forward row carries neither, as before)
   return row;
 }
 

@@ -48,6 +48,9 @@ std::vector<KeySpec> charlm_keys() {
        kMaxLength},
       {"decode", KeyType::String, "full",
        "how readings run: full (a forward over each window) or cached (token by token through a key/value cache)", 1},
+      {"cached_windows", KeyType::Int, 0,
+       "validation windows a cached-decoding reading takes (the first of val_windows; 0: all of them): token by "
+       "token costs far more than a forward", 0, 10000000},
       {"cached_maps", KeyType::StringList, nlohmann::json::array(),
        "maps RoPE is also read with through cached decoding (e.g. dynamic, dynamic-recompute: cached keys kept or "
        "turned again); none reads plainly"},
