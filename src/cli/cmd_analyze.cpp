@@ -35,7 +35,7 @@ void register_analyze_attention(CLI::App* parent) {
       "plain reads and each map (a task with attention maps: charlm, passkey)");
   sub->add_option("--checkpoint", o->checkpoints, "checkpoint.json to read (repeatable)")->required();
   sub->add_option("--lengths", o->lengths, "comma-separated lengths to read at (default: the task's eval_lengths)");
-  sub->add_option("--maps", o->maps, "also read RoPE checkpoints with these maps (comma-separated): " + known_maps());
+  sub->add_option("--maps", o->maps, fmt::format("also read RoPE checkpoints with these maps (comma-separated): {}", known_maps()));
   sub->add_option("--rope-scaling", o->rope_scaling, "also read RoPE checkpoints as a Transformers config says (a config.json path or JSON)");
   sub->add_option("--sequences", o->sequences, "sequences read per checkpoint, map and length (the task's own: validation windows, test sequences)")
       ->capture_default_str()
@@ -56,7 +56,7 @@ void register_analyze_attention(CLI::App* parent) {
     if (!o->rope_scaling.empty()) maps.push_back(parse_rope_scaling(o->rope_scaling, "--rope-scaling").map);
     std::string list;
     if (!o->lengths.empty())
-      for (int n : parse_length_list(o->lengths, "--lengths")) list += (list.empty() ? "" : ",") + std::to_string(n);
+      for (int n : parse_length_list(o->lengths, "--lengths")) list += fmt::format("{}{}", list.empty() ? "" : ",", n);
     const ExperimentConfig e =
         ExperimentConfig::from_json(Overrides{{"task=" + task.name()}}.add("eval_lengths", list).resolve("", o->sets));
     set_threads(o->run.threads);
@@ -80,7 +80,7 @@ void register_analyze_attention(CLI::App* parent) {
             continue;  // past what the model can read
           }
           std::string label = st["scheme"].get<std::string>();
-          if (!is_identity_map(map)) label += "+" + map;
+          if (!is_identity_map(map)) label += fmt::format("+{}", map);
           label += fmt::format(" s{}", st["seed"].get<int>());
           readings.push_back({{"label", label}, {"checkpoint", cp}, {"scheme", st["scheme"]}, {"seed", st["seed"]},
                               {"map", map}, {"length", n}, {"stats", st}});

@@ -22,7 +22,7 @@ BlockStackDecoder<S>::BlockStackDecoder(BlockStack<S>& model, int window, const 
     length_dependent_ = p.length_dependent;
     recompute_ = p.recompute_cached_keys;
   } else if (!is_identity_map(map_)) {
-    throw UsageError(scheme.name() + " has no frequencies to rescale");
+    throw UsageError(fmt::format("{} has no frequencies to rescale", scheme.name()));
   }
   const BlockStackConfig& c = m_.config();
   const int D = c.d_model, L = c.n_layers;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <functional>
 
@@ -159,7 +161,7 @@ std::vector<GradCheckRow> gradcheck_attention(const std::string& scheme) {
     if (make_scheme<double>(sc)->accepts_frequency_plan()) maps.insert(maps.end(), {"yarn-hf", "compress:w=2:s=1.5"});
   }
   for (const std::string& map : maps) {
-    const std::string tag = map.empty() ? "" : "+" + map.substr(0, map.find(':'));
+    const std::string tag = map.empty() ? std::string() : fmt::format("+{}", map.substr(0, map.find(':')));
     // every layer of a scheme that differs by layer
     for (int layer = 0; layer < scheme_info(scheme).min_layers; ++layer) {
       // queries at 17..21, keys at 15..20: explicit positions, not indices; causal hides some keys

@@ -347,7 +347,7 @@ MapSpec parse_map(const std::string& written) {
     const auto p = std::find_if(m.params.begin(), m.params.end(), [&](const MapParam& x) { return x.name == key; });
     if (p == m.params.end()) {
       std::string known;
-      for (auto& x : m.params) known += (known.empty() ? "" : ", ") + x.name;
+      for (auto& x : m.params) known += fmt::format("{}{}", known.empty() ? "" : ", ", x.name);
       throw UsageError(fmt::format("map '{}': unknown parameter '{}' of {} (known: {})", written, key, m.name,
                                    known.empty() ? "none" : known));
     }
@@ -376,7 +376,7 @@ std::string write_map(const std::string& name, const nlohmann::json& params) {
 std::string map_slug(const std::string& written) {
   const size_t colon = written.find(':');
   if (colon == std::string::npos) return written;
-  return written.substr(0, colon) + "-" + sha1_hex(written).substr(0, 8);
+  return fmt::format("{}-{}", written.substr(0, colon), sha1_hex(written).substr(0, 8));
 }
 
 const FrequencyMap* find_frequency_map(const std::string& written, double* value) {

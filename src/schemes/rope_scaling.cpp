@@ -80,7 +80,7 @@ const std::map<std::string, TypeFields>& rope_types() {
 
 std::string known_types() {
   std::string s;
-  for (auto& [name, f] : rope_types()) s += (s.empty() ? "" : ", ") + name;
+  for (auto& [name, f] : rope_types()) s += fmt::format("{}{}", s.empty() ? "" : ", ", name);
   return s;
 }
 
@@ -214,7 +214,7 @@ RopeScaling rope_scaling_from_json(const json& j, const std::string& what) {
     if (!fields.required.count(k) && !fields.optional.count(k)) {
       std::string known;
       for (auto* set : {&fields.required, &fields.optional})
-        for (auto& f : *set) known += (known.empty() ? "" : ", ") + f;
+        for (auto& f : *set) known += fmt::format("{}{}", known.empty() ? "" : ", ", f);
       r.fail(fmt::format("{}{} is not a field of rope_type '{}' (its fields: {})", where, k, type,
                          known.empty() ? "none" : known));
     }
@@ -281,7 +281,7 @@ RopeScaling parse_rope_scaling(const std::string& text, const std::string& what)
   std::string body;
   if (inline_json) body = text;
   else {
-    if (text.empty()) throw UsageError(what + ": give a config.json path or a JSON dictionary");
+    if (text.empty()) throw UsageError(fmt::format("{}: give a config.json path or a JSON dictionary", what));
     try {
       body = read_file(text);
     } catch (const IoError&) {
@@ -295,7 +295,7 @@ RopeScaling parse_rope_scaling(const std::string& text, const std::string& what)
   } catch (const json::parse_error& e) {
     throw UsageError(fmt::format("{}: {} is not valid JSON ({})", what, inline_json ? "the value" : text, e.what()));
   }
-  return rope_scaling_from_json(j, what + (inline_json ? "" : " " + text));
+  return rope_scaling_from_json(j, inline_json ? what : fmt::format("{} {}", what, text));
 }
 
 }  // namespace pe

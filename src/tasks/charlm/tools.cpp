@@ -106,7 +106,7 @@ void add_sample(CLI::App& app) {
   sub->add_option("--context", o->context,
                   "characters the model sees: past them the window slides and positions keep counting (default: its "
                   "training length)");
-  sub->add_option("--map", o->map, "read a RoPE model with this context-extension map: " + known_maps())
+  sub->add_option("--map", o->map, fmt::format("read a RoPE model with this context-extension map: {}", known_maps()))
       ->capture_default_str();
   sub->add_option("--rope-scaling", o->rope_scaling,
                   "read a RoPE model as a Transformers config says (a config.json path or JSON; instead of --map)");
