@@ -234,37 +234,37 @@ RopeScaling rope_scaling_from_json(const json& j, const std::string& what) {
 
   json p = json::object();
   // factor: >= 1 (a yarn/longrope factor may be null in v5: max_position_embeddings / original)
-  std::optional<double> factor;
+  double factor = 0;  // 0: none given
   if (dict.contains("factor") && !dict["factor"].is_null()) {
     factor = r.number(dict, "factor", where);
-    if (!(*factor >= 1)) r.fail(fmt::format("{}factor must be at least 1 (got {})", where, *factor));
+    if (!(factor >= 1)) r.fail(fmt::format("{}factor must be at least 1 (got {})", where, factor));
   } else if (dict.contains("factor") && !fields.nullable_factor) {
     r.fail(fmt::format("{}factor must be a number", where));
   }
-  std::optional<int> original;
+  const int max_pos = out.max_position_embeddings.value_or(0), top_original = out.original_max_position_embeddings.value_or(0);
+  int original = 0;  // 0: none
   if (dict.contains("original_max_position_embeddings"))
     original = r.integer(dict, "original_max_position_embeddings", where, 1);
   switch (fields.original) {
-    case OriginalFrom::Unused: original.reset(); break;
+    case OriginalFrom::Unused: original = 0; break;
     case OriginalFrom::ConfigMax:  // Transformers divides by max_position_embeddings here
-      if (out.max_position_embeddings) original = out.max_position_embeddings;
+      if (max_pos) original = max_pos;
       break;
     case OriginalFrom::TopThenDictThenMax:
-      if (out.original_max_position_embeddings) original = out.original_max_position_embeddings;
+      if (top_original) original = top_original;
       [[fallthrough]];
     case OriginalFrom::DictThenMax:
-      if (!original) original = out.max_position_embeddings;
+      if (!original) original = max_pos;
       break;
   }
   if (fields.nullable_factor && !factor && dict.contains("factor")) {
-    if (!original || !out.max_position_embeddings)
+    if (!original || !max_pos)
       r.fail(fmt::format("{}factor is null and the config gives no max_position_embeddings and original length to divide", where));
-    factor = double(*out.max_position_embeddings) / *original;
+    factor = double(max_pos) / original;
   }
-  if (fields.factor_from_lengths && !factor && out.max_position_embeddings && out.original_max_position_embeddings)
-    factor = double(*out.max_position_embeddings) / *out.original_max_position_embeddings;
-  if (factor) p["factor"] = *factor;
-  if (original) p["original_max_position_embeddings"] = *original;
+  if (fields.factor_from_lengths && !factor && max_pos && top_original) factor = double(max_pos) / top_original;
+  if (factor) p["factor"] = factor;
+  if (original) p["original_max_position_embeddings"] = original;
   if (fields.own) fields.own(TypeContext{r, dict, where, out, p});
   if (!fields.required.empty()) {  // (plain RoPE has no parameters to carry them)
     if (out.rope_theta) p["rope_theta"] = *out.rope_theta;
