@@ -836,7 +836,8 @@ def fig_context_extension_perplexity(r):
             style = ":" if cached else ("-" if g["map"] == "none" else "--")
             c = "k" if g["map"] == "none" and not tuned else colours[maps.index(g["map"]) % len(colours)]
             ax.errorbar(xs, ms, yerr=hs, ls=style, marker="o", ms=3, capsize=2, color=c, lw=1.2,
-                        label=g["label"].replace("rope+", "").replace("rope", "plain"))
+                        label="plain" + g["label"][4:] if g["label"].startswith("rope") and not g["label"].startswith("rope+")
+                        else g["label"][5:] if g["label"].startswith("rope+") else g["label"])
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xticks(lengths)
