@@ -393,7 +393,7 @@ def check_passkey_results(r):
     n_dep = len(r["depths"]) if isinstance(r, dict) and isinstance(r.get("depths"), list) else None
     why_l, why_d = " (one per length)", " (one per depth)"
     Obj({"lengths": List(Num(lo=2, integer=True), nonempty=True), "depths": List(Num(lo=0, hi=1), nonempty=True),
-         "train_length": Num(lo=2, integer=True),
+         "train_length": Num(lo=2, integer=True), "passkey?": Obj({"symbols?": Num(lo=1, integer=True)}),
          "rows": List(Obj({"scheme": Str(), "map": Str(), "accuracy": List(ACCURACY, n_len, why_l),
                            "half_width": List(HALF_WIDTH, n_len, why_l),
                            "depth_grid": List(List(ACCURACY, n_dep, why_d, null=True), n_len, why_l),

@@ -35,9 +35,11 @@ sys.dont_write_bytecode = True  # importing scripts/plot.py leaves no __pycache_
 
 NAMES = ["tournament", "rescaling", "rope_score_by_age", "wavelength_census", "log_ruler",
          "charlm_perplexity", "charlm_position", "filings_accuracy", "filings_document", "passkey_accuracy",
-         "passkey_heatmaps", "passkey_training"]
+         "passkey_heatmaps", "passkey_training", "context_extension_perplexity", "context_extension_passkey",
+         "context_extension_tournament", "context_extension_attention"]
 # figures whose size follows what they draw (a panel per reader or scheme), not the 1000 x 500 standard
-FREE_SIZE = {"passkey_heatmaps", "passkey_training"}
+FREE_SIZE = {"passkey_heatmaps", "passkey_training", "context_extension_perplexity", "context_extension_passkey",
+             "context_extension_tournament", "context_extension_attention"}
 PLOT = "scripts/plot.py"
 MUTATIONS, SEED, SUBPROCESS_EVERY = 150, 20261202, 25  # 150 files; every 25th (6) as a real process
 EXIT_DATA, EXIT_OUTPUT = 4, 5  # plot.py --help
@@ -69,6 +71,8 @@ KINDS = {
                                              "--only", "filings_document"], ["document", "readers"]),
     "passkey results": ("results.json", lambda f: ["--passkey", f, "--only", "passkey_accuracy,passkey_heatmaps"],
                         ["rows", "lengths", "depths", "train_length", "passkey"]),
+    "attention": ("attention.json", lambda f: ["--context-extension", os.path.dirname(f), "--only",
+                                               "context_extension_attention"], ["readings"]),
 }
 # values JSON cannot hold, written in as text after json.dumps
 RAW = {"@NaN@": "NaN", "@Inf@": "Infinity", "@-Inf@": "-Infinity", "@1e999@": "1e999", "@digits@": "9" * 5000}
@@ -350,7 +354,8 @@ def main():
         subprocess.run(["/usr/bin/python3", PLOT, "--tournament", tmp + "/results.json",
                         "--theory", "results/theory.json", "--charlm", "results/charlm-quick/results.json",
                         "--filings", filings + "/results.json", "--passkey", "results/passkey-quick/results.json",
-                        "--out", out], check=True, stdout=subprocess.DEVNULL)
+                        "--context-extension", "results/context-extension", "--out", out], check=True,
+                       stdout=subprocess.DEVNULL)
         bad = []
         for n in NAMES:
             png, svg = os.path.join(out, n + ".png"), os.path.join(out, n + ".svg")
@@ -378,7 +383,8 @@ def main():
         bad += malformed_inputs({"cue results": tmp + "/results.json", "geometry": tmp + "/geometry.json",
                                  "theory": "results/theory.json", "charlm results": "results/charlm-quick/results.json",
                                  "filings results": filings + "/results.json", "document": filings + "/document.json",
-                                 "passkey results": "results/passkey-quick/results.json"},
+                                 "passkey results": "results/passkey-quick/results.json",
+                                 "attention": "results/context-extension/attention.json"},
                                 tmp, plot)
         bad += last_resort(plot, tmp + "/results.json", tmp)
         bad += full_disk(plot, tmp + "/results.json", tmp)
