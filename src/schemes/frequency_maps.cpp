@@ -265,15 +265,20 @@ std::string write_value(const MapParam& p, const nlohmann::json& v) {
   return "";
 }
 
-double parse_number(const std::string& map, const MapParam& p, const std::string& text) {
+// The whole of text as a finite number into *v; false when it is not one.
+bool read_number(const std::string& text, double* v) {
   size_t used = 0;
-  double v = 0;
   try {
-    v = std::stod(text, &used);
+    *v = std::stod(text, &used);
   } catch (...) {
-    used = 0;
+    return false;
   }
-  if (text.empty() || used != text.size() || !std::isfinite(v))
+  return !text.empty() && used == text.size() && std::isfinite(*v);
+}
+
+double parse_number(const std::string& map, const MapParam& p, const std::string& text) {
+  double v = 0;
+  if (!read_number(text, &v))
     throw UsageError(fmt::format("{}: {}='{}' is not a number", map, p.name, text));
   if (v < p.min || (p.min_open && v == p.min) || v > p.max)
     throw UsageError(fmt::format("{}: {} = {} is out of range ({}{}, {}]: {}", map, p.name, text,
@@ -321,15 +326,8 @@ MapSpec parse_map(const std::string& written) {
                                    : fmt::format("map '{}': {} takes no value (parameters are written {}:key=value)",
                                                  written, m.name, m.name));
   if (m.takes_value) {
-    const std::string text = written.substr(eq + 1);
-    size_t used = 0;
     double v = 0;
-    try {
-      v = std::stod(text, &used);
-    } catch (...) {
-      used = 0;
-    }
-    if (text.empty() || used != text.size() || !(v > 1.0))
+    if (!read_number(written.substr(eq + 1), &v) || !(v > 1.0))
       throw UsageError(fmt::format("map '{}': {} needs a number B > 1 (write e.g. base=20000)", written, m.spelling));
     spec.value = v;
     return spec;
