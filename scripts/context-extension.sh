@@ -7,7 +7,8 @@
 #   2. the passkey task's RoPE and hybrid models (results/passkey/runs) read at 64-1024 with the same
 #      maps (passkey.json, passkey.md);
 #   3. the tournament's RoPE heads (results/tournament/runs) read at 32-1024 (tournament.json, tournament.md);
-#   4. what attention does in the char LM's seed-0 model at each length and map (attention.json);
+#   4. what attention does in the char LM's seed-0 model at each length and map (attention.json), and in
+#      the tournament's seed-0 RoPE head (every map), ALiBi and NoPE heads (tournament-attention.json);
 #   5. the figures (results/figures/context_extension_*.png).
 # Usage: scripts/context-extension.sh [path/to/pe-bench] [--quick]
 set -euo pipefail
@@ -23,4 +24,8 @@ mapfile -t CUE < <(checkpoints results/tournament/runs/cue/rope/seed*/checkpoint
   --markdown "$OUT/tournament.md"
 "$BIN" analyze attention --checkpoint "$OUT/runs/charlm/rope/seed0/checkpoint.json" --lengths 128,256,512,1024,2048 \
   --maps "$MAPS" --sequences 4 --out "$OUT/attention.json"
+"$BIN" analyze attention --checkpoint results/tournament/runs/cue/rope/seed0/checkpoint.json \
+  --checkpoint results/tournament/runs/cue/alibi/seed0/checkpoint.json \
+  --checkpoint results/tournament/runs/cue/none/seed0/checkpoint.json --lengths 32,64,128,256,512,1024 \
+  --maps "$MAPS" --sequences 1000 --out "$OUT/tournament-attention.json"
 /usr/bin/python3 scripts/plot.py --context-extension "$OUT" --out results/figures

@@ -28,6 +28,7 @@ Usage: scripts/plot.py [--tournament results/tournament-10seeds/results.json]
   context_extension_tournament  the tournament's RoPE heads read with every map (DIR/tournament.json)
   context_extension_attention   entropy / ln n, sink mass, mass beyond the training length against context,
                     one line per reader (DIR/attention.json, pe-bench analyze attention)
+  context_extension_tournament_attention  the same for the tournament's heads (DIR/tournament-attention.json)
 A figure whose input file is absent, or holds nothing it draws, is skipped with a note. Every input
 file is read and checked before anything is drawn: a file that is not strict JSON (truncated, NaN) or
 lacks what a figure reads (a missing key, a wrong type, a value out of range, lists of different
@@ -64,7 +65,7 @@ DPI = 100
 NAMES = ["tournament", "rescaling", "rope_score_by_age", "wavelength_census", "log_ruler",
          "charlm_perplexity", "charlm_position", "filings_accuracy", "filings_document", "passkey_accuracy",
          "passkey_heatmaps", "passkey_training", "context_extension_perplexity", "context_extension_passkey",
-         "context_extension_tournament", "context_extension_attention"]
+         "context_extension_tournament", "context_extension_attention", "context_extension_tournament_attention"]
 EXIT_USAGE, EXIT_DATA, EXIT_OUTPUT, EXIT_INTERRUPTED = 2, 4, 5, 130
 
 
@@ -871,25 +872,28 @@ def check_attention(a):
 
 
 def fig_context_extension_attention(a):
-    """Entropy over ln n, sink mass and mass beyond the training length against context, one line per reader."""
+    """Entropy over ln n, sink mass and mass beyond the training length against context, one line per reader
+    (a checkpoint read plainly or through a map; plain RoPE black)."""
     readers = []
     for rd in a["readings"]:
-        if rd["map"] not in readers:
-            readers.append(rd["map"])
+        if rd["label"] not in readers:
+            readers.append(rd["label"])
     fig, axes = plt.subplots(1, 3, figsize=(15.0, 5.0))
     colours = plt.get_cmap("tab20").colors
     keys = [("entropy_ratio", "entropy / ln(visible keys)"), ("sink_mass", "mass on the first token"),
             ("beyond_training_mass", "mass beyond the training length")]
-    for i, m in enumerate(readers):
-        rows = sorted((rd for rd in a["readings"] if rd["map"] == m), key=lambda rd: rd["length"])
+    layers = max(len(rd["stats"]["layers"]) for rd in a["readings"])
+    for i, label in enumerate(readers):
+        rows = sorted((rd for rd in a["readings"] if rd["label"] == label), key=lambda rd: rd["length"])
+        plain_rope = rows[0]["map"] == "none" and rows[0].get("scheme") in ("rope", None)
         for ax, (key, title) in zip(axes, keys):
             for layer, style in ((0, "-"), (1, "--")):
                 pts = [(rd["length"], rd["stats"]["layers"][layer][key]) for rd in rows
                        if layer < len(rd["stats"]["layers"])]
                 if pts:
                     ax.plot([p[0] for p in pts], [p[1] for p in pts], style, marker="o", ms=3, lw=1.2,
-                            color="k" if m == "none" else colours[i % len(colours)],
-                            label=("plain" if m == "none" else m) if layer == 0 else None)
+                            color="k" if plain_rope else colours[i % len(colours)],
+                            label=label if layer == 0 else None)
             ax.set_title(title, fontsize=10)
     train = a["readings"][0]["stats"]["train_length"]
     for ax in axes:
@@ -899,8 +903,9 @@ def fig_context_extension_attention(a):
         ax.set_xlabel("context (log2 scale)")
         ax.grid(alpha=0.3)
     axes[2].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
-    fig.suptitle("What attention does past the window (%s, %d sequences per reading): solid block 1, dashed block 2"
-                 % (a["readings"][0]["label"].split("+")[0].split(" ")[0], a.get("sequences", 0)), fontsize=10)
+    fig.suptitle("What attention does past the window (%s task, %d sequences per reading, trained at %d)%s"
+                 % (a.get("task", "?"), a.get("sequences", 0), train,
+                    ": solid block 1, dashed block 2" if layers > 1 else ": the query row"), fontsize=10)
     return fig
 
 
@@ -959,6 +964,8 @@ FIGURES = {
                                      check_cue_results, fig_context_extension_tournament),
     "context_extension_attention": (lambda a: os.path.join(a.context_extension, "attention.json"), check_attention,
                                     fig_context_extension_attention),
+    "context_extension_tournament_attention": (lambda a: os.path.join(a.context_extension, "tournament-attention.json"),
+                                               check_attention, fig_context_extension_attention),
 }
 # how each figure's input file is made again
 MAKER = {"tournament": "pe-bench run", "rescaling": "pe-bench run", "rope_score_by_age": "pe-bench analyze",
@@ -968,7 +975,8 @@ MAKER = {"tournament": "pe-bench run", "rescaling": "pe-bench run", "rope_score_
          "passkey_heatmaps": "pe-bench run", "passkey_training": "pe-bench run",
          "context_extension_perplexity": "make context-extension", "context_extension_passkey": "make context-extension",
          "context_extension_tournament": "make context-extension",
-         "context_extension_attention": "make context-extension"}
+         "context_extension_attention": "make context-extension",
+         "context_extension_tournament_attention": "make context-extension"}
 
 
 # ---- writing ----------------------------------------------------------------------------------------

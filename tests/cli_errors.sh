@@ -342,7 +342,8 @@ expect_code 2 "decode neither full nor cached" "decode: 'fast' is not full or ca
 expect_code 2 "decode for a task that does not read it" "--decode" eval --task cue --checkpoint "$CP" --decode cached --out "$TMP/out.json" --quiet
 expect_code 2 "sampling past a learned table" "has positions 0..511 only" sample --checkpoint results/charlm-quick/runs/charlm/learned/seed0/checkpoint.json --chars 600
 expect_code 2 "a map for a scheme without frequencies" "alibi has no frequencies" sample --checkpoint results/charlm-quick/runs/charlm/alibi/seed0/checkpoint.json --map pi
-expect_code 2 "analyze attention of a cue head" "the cue task has no attention maps to read" analyze attention --checkpoint "$CP" --lengths 32 --out "$TMP/out.json"
+expect_code 2 "analyze attention of a filings head" "the filings task has no attention maps to read" analyze attention --checkpoint results/filings/runs/filings/rope/seed0/checkpoint.json --out "$TMP/out.json"
+expect_code 2 "analyze attention past a learned table" "no checkpoint can read any of --lengths" analyze attention --checkpoint "$CP" --lengths 64,128 --out "$TMP/out.json"
 [[ ! -e "$TMP/out.json" ]] && pass=$((pass + 1)) || { echo "FAIL [no output after the errors above]"; fail=$((fail + 1)); }
 
 echo "cli_errors: $pass passed, $fail failed"

@@ -36,10 +36,10 @@ sys.dont_write_bytecode = True  # importing scripts/plot.py leaves no __pycache_
 NAMES = ["tournament", "rescaling", "rope_score_by_age", "wavelength_census", "log_ruler",
          "charlm_perplexity", "charlm_position", "filings_accuracy", "filings_document", "passkey_accuracy",
          "passkey_heatmaps", "passkey_training", "context_extension_perplexity", "context_extension_passkey",
-         "context_extension_tournament", "context_extension_attention"]
+         "context_extension_tournament", "context_extension_attention", "context_extension_tournament_attention"]
 # figures whose size follows what they draw (a panel per reader or scheme), not the 1000 x 500 standard
 FREE_SIZE = {"passkey_heatmaps", "passkey_training", "context_extension_perplexity", "context_extension_passkey",
-             "context_extension_tournament", "context_extension_attention"}
+             "context_extension_tournament", "context_extension_attention", "context_extension_tournament_attention"}
 PLOT = "scripts/plot.py"
 MUTATIONS, SEED, SUBPROCESS_EVERY = 150, 20261202, 25  # 150 files; every 25th (6) as a real process
 EXIT_DATA, EXIT_OUTPUT = 4, 5  # plot.py --help

@@ -11,6 +11,8 @@
 #include "models/attention.h"
 #include "models/attention_stats.h"
 #include "models/block_stack.h"
+#include "models/cue_head.h"
+#include "tasks/cue/data.h"
 #include "tasks/charlm/checkpoint.h"
 #include "tasks/charlm/training.h"
 
@@ -107,12 +109,40 @@ TEST_CASE("attention statistics: each row's mass is whole, the sink and the beyo
   AttentionStats inside(2, 2, 32, 32), past(2, 2, 32, 64);
   add_block_stack_rows(m, x.data(), 1, 32, 0, Visibility{}, inside);
   add_block_stack_rows(m, x.data(), 1, 64, 0, Visibility{}, past);
-  for (auto& l : inside.to_json()["layers"]) {
+  // Keep the documents alive: a range-for over a temporary's member dangles before C++23.
+  const nlohmann::json inside_doc = inside.to_json(), past_doc = past.to_json();
+  for (auto& l : inside_doc["layers"]) {
     double total = 0;
     for (auto& b : l["distance_bins"]) total += b["mass"].get<double>();
     CHECK(total == doctest::Approx(1.0).epsilon(1e-5));
     CHECK(l["beyond_training_mass"].get<double>() == 0.0);
     CHECK(l["rows"].get<double>() == 2 * 32);
   }
-  for (auto& l : past.to_json()["layers"]) CHECK(l["beyond_training_mass"].get<double>() > 0.0);
+  for (auto& l : past_doc["layers"]) CHECK(l["beyond_training_mass"].get<double>() > 0.0);
+}
+
+TEST_CASE("attention statistics of a cue head: one query row per sequence, whole, inside the training length") {
+  for (const char* scheme : {"rope", "alibi", "none"}) {
+    CueModelConfig cfg;
+    cfg.scheme.name = scheme;
+    cfg.scheme.train_length = 32;
+    CueHead<float> m(cfg);
+    m.init(2);
+    const int B = 5;
+    for (int T : {24, 64}) {
+      const CueBatch batch = cue_train_batch(cfg.task, 3, 1, B, T);
+      m.prepare(T);
+      AttentionStats st(1, 1, 32, T);
+      add_cue_head_rows(m, batch.tokens.data(), B, T, st);
+      const json doc = st.to_json();
+      const json& l = doc["layers"][0];
+      CHECK(l["rows"].get<double>() == B);
+      double mass = 0;
+      for (auto& b : l["distance_bins"]) mass += b["mass"].get<double>();
+      CHECK(mass == doctest::Approx(1.0).epsilon(1e-5));
+      CHECK(l["max_entropy"].get<double>() == doctest::Approx(std::log(double(T))));
+      if (T <= 32) CHECK(l["beyond_training_mass"].get<double>() == 0.0);
+      else CHECK(l["beyond_training_mass"].get<double>() > 0.0);
+    }
+  }
 }

@@ -32,7 +32,7 @@ void register_analyze_attention(CLI::App* parent) {
       "attention",
       "What attention does inside and past the training length: per layer and head, the mass by distance, on the "
       "first token (sink), each row's entropy against ln(visible keys), the mass beyond the training length; for "
-      "plain reads and each map (a task with attention maps: charlm, passkey)");
+      "plain reads and each map (a task with attention maps: charlm, passkey, cue: the query row of the test sequences)");
   sub->add_option("--checkpoint", o->checkpoints, "checkpoint.json to read (repeatable)")->required();
   sub->add_option("--lengths", o->lengths, "comma-separated lengths to read at (default: the task's eval_lengths)");
   sub->add_option("--maps", o->maps, fmt::format("also read RoPE checkpoints with these maps (comma-separated): {}", known_maps()));
@@ -74,11 +74,9 @@ void register_analyze_attention(CLI::App* parent) {
             if (!is_identity_map(map) && std::string(err.what()).find("no frequencies") != std::string::npos) break;
             throw;
           }
-          if (st.is_null()) {
-            if (&cp == &o->checkpoints.front() && map == maps.front() && n == e.eval_lengths.front())
-              throw UsageError(fmt::format("analyze attention: the {} task has no attention maps to read", task.name()));
-            continue;  // past what the model can read
-          }
+          if (st.is_null())
+            throw UsageError(fmt::format("analyze attention: the {} task has no attention maps to read", task.name()));
+          if (!st.value("readable", true)) continue;  // past what the model can read
           std::string label = st["scheme"].get<std::string>();
           if (!is_identity_map(map)) label += fmt::format("+{}", map);
           label += fmt::format(" s{}", st["seed"].get<int>());
@@ -86,6 +84,9 @@ void register_analyze_attention(CLI::App* parent) {
                               {"map", map}, {"length", n}, {"stats", st}});
         }
     progress.done();
+    if (readings.empty())
+      throw UsageError("analyze attention: no checkpoint can read any of --lengths (a learned table has no row "
+                       "that far); give shorter lengths");
     const nlohmann::json out = {{"task", task.name()}, {"sequences", o->sequences}, {"lengths", e.eval_lengths},
                                 {"readings", readings}};
     write_json_atomic(o->out, out);

@@ -133,8 +133,8 @@ class Task {
   }
   // What attention does at `length` (pe-bench analyze attention): the checkpoint read with `map` on
   // `sequences` of the task's own sequences, every query row fed to an AttentionStats
-  // (models/attention_stats.h); its JSON with "scheme", "seed", "train_length". null: the task has no
-  // attention maps to read.
+  // (models/attention_stats.h); its JSON with "scheme", "seed", "train_length". {"readable": false}:
+  // the model has no position that far (a learned table). null: the task has no attention maps to read.
   virtual nlohmann::json attention_stats(const std::string& checkpoint, const std::string& map, int length,
                                          int sequences, const ExperimentConfig& e) const {
     return nullptr;

@@ -7,6 +7,7 @@
 
 #include "core/errors.h"
 #include "models/block_stack.h"
+#include "models/cue_head.h"
 
 namespace pe {
 
@@ -94,6 +95,19 @@ void add_block_stack_rows(const BlockStack<float>& model, const int* x, int B, i
           stats.add_row(l, h, p0 + i, &kpos[first], p + first, last - first);
         }
   }
+}
+
+void add_cue_head_rows(const CueHead<float>& model, const int* x, int B, int T, AttentionStats& stats) {
+  CueWorkspace<float> ws;
+  const std::vector<int> no_targets(B, -1);  // read only: no loss, no prediction kept
+  model.forward(x, no_targets.data(), B, T, ws);
+  const Visibility v = Visibility{}.with_window(model.scheme().window(0));
+  std::vector<int> kpos(T);
+  for (int t = 0; t < T; ++t) kpos[t] = t;
+  int first = 0;
+  while (first < T && !v.visible(T - 1, first)) ++first;
+  for (int b = 0; b < B; ++b)
+    stats.add_row(0, 0, T - 1, &kpos[first], &ws.probs[size_t(b) * T + first], T - first);  // probs: [B, 1, T]
 }
 
 std::string format_attention_table(const nlohmann::json& a) {

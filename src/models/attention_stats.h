@@ -39,6 +39,11 @@ class BlockStack;
 struct Visibility;
 void add_block_stack_rows(const BlockStack<float>& model, const int* x, int B, int T, int p0, const Visibility& vis,
                           AttentionStats& stats);
+// The query row of a cue head (models/cue_head.h) reading B sequences x ([B, T], positions 0..T-1,
+// the query at T-1): one row per sequence, layer 0, head 0, under the head's own window.
+template <class S>
+class CueHead;
+void add_cue_head_rows(const CueHead<float>& model, const int* x, int B, int T, AttentionStats& stats);
 
 // The JSON of several readings (one per reader and length) as a table: per reading and layer, over
 // its heads: entropy / ln n, sink mass, mass beyond the training length.

@@ -118,7 +118,7 @@ class CharLMTask final : public Task {
     if (cp.plan_map.empty()) cp.model->scheme().read_with(map, train_len, length);
     else if (!is_identity_map(map))
       throw UsageError(fmt::format("{} was fine-tuned with {} and reads with that plan only", checkpoint, cp.plan_map));
-    if (!cp.model->scheme().can_read(length - 1)) return nullptr;
+    if (!cp.model->scheme().can_read(length - 1)) return {{"readable", false}};  // past its table
     const CharCorpus corpus = load_experiment_corpus(e);
     AttentionStats stats(cp.model->config().n_layers, cp.model->config().n_heads, train_len, length);
     cp.model->prepare(length);

@@ -7,6 +7,9 @@
 #include "tasks/cue/compare.h"
 #include "tasks/cue/evaluation.h"
 #include "core/files.h"
+#include "models/attention_stats.h"
+#include "tasks/cue/checkpoint.h"
+#include "tasks/cue/data.h"
 #include "tasks/cue/geometry.h"
 #include "tasks/cue/training.h"
 #include "harness/task.h"
@@ -71,6 +74,26 @@ class CueTask final : public Task {
   std::string compare(const nlohmann::json& results, const std::string& a, const std::string& b, int length,
                       const CompareSettings& settings) const override {
     return compare_cue_readers(results, a, b, length, settings);
+  }
+
+  // The query row of the shared test sequences at `length` (the head reads only there).
+  nlohmann::json attention_stats(const std::string& checkpoint, const std::string& map, int length, int sequences,
+                                 const ExperimentConfig& e) const override {
+    LoadedCheckpoint cp = load_checkpoint(checkpoint);
+    const int train = cp.meta.at("training").value("train_length", 0);
+    cp.model->scheme().read_with(map, train, length);
+    if (!cp.model->scheme().can_read(length - 1)) return {{"readable", false}};  // past its table
+    cp.model->prepare(length);
+    const CueBatch test = cue_test_set(cp.model->config().task, uint64_t(e.value("test_seed").get<int>()), length,
+                                       sequences);
+    AttentionStats stats(1, 1, train, length);
+    constexpr int kChunk = 100;
+    for (int b0 = 0; b0 < test.B; b0 += kChunk)
+      add_cue_head_rows(*cp.model, &test.tokens[size_t(b0) * length], std::min(kChunk, test.B - b0), length, stats);
+    nlohmann::json j = stats.to_json();
+    j["scheme"] = cp.model->scheme().name();
+    j["seed"] = cp.meta.at("training").value("seed", 0);
+    return j;
   }
 
   std::vector<GradCheckRow> gradcheck(const std::string& scheme) const override { return gradcheck_cue(scheme); }

@@ -80,7 +80,7 @@ class PasskeyTask final : public Task {
                                  const ExperimentConfig& e) const override {
     LoadedPasskey cp = load_passkey_checkpoint(checkpoint);
     cp.model->scheme().read_with(map, cp.train_length, length);
-    if (!cp.model->scheme().can_read(length - 1)) return nullptr;
+    if (!cp.model->scheme().can_read(length - 1)) return {{"readable", false}};  // past its table
     if (length < cp.spec.min_length())
       throw UsageError(fmt::format("length {} cannot hold a passkey of {} symbols", length, cp.spec.symbols));
     AttentionStats stats(cp.model->config().n_layers, cp.model->config().n_heads, cp.train_length, length);
