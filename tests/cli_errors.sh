@@ -344,6 +344,10 @@ expect_code 2 "sampling past a learned table" "has positions 0..511 only" sample
 expect_code 2 "a map for a scheme without frequencies" "alibi has no frequencies" sample --checkpoint results/charlm-quick/runs/charlm/alibi/seed0/checkpoint.json --map pi
 expect_code 2 "analyze attention of a filings head" "the filings task has no attention maps to read" analyze attention --checkpoint results/filings/runs/filings/rope/seed0/checkpoint.json --out "$TMP/out.json"
 expect_code 2 "analyze attention past a learned table" "no checkpoint can read any of --lengths" analyze attention --checkpoint "$CP" --lengths 64,128 --out "$TMP/out.json"
+# a window order read from a file (issue 26)
+expect_code 2 "a train_order file that is absent" "train_order: cannot read $TMP/none.json" train --task charlm --scheme rope --set train_order="$TMP/none.json" --runs-dir "$TMP/cl"
+echo '[[1,2],[3]]' > "$TMP/order.json"
+expect_code 2 "a train_order shorter than the run" "holds 2 steps of window starts but the run takes 3000" train --task charlm --scheme rope --set train_order="$TMP/order.json" --runs-dir "$TMP/cl"
 [[ ! -e "$TMP/out.json" ]] && pass=$((pass + 1)) || { echo "FAIL [no output after the errors above]"; fail=$((fail + 1)); }
 
 echo "cli_errors: $pass passed, $fail failed"

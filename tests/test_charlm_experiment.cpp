@@ -351,3 +351,51 @@ TEST_CASE("a learned table evaluated past its rows gives null, and a corpus too 
   CHECK_THROWS_WITH_AS(train_charlm(ExperimentConfig::from_json(c2), c2, "rope", 0), doctest::Contains("characters"),
                        DataError);
 }
+
+TEST_CASE("train_order: pe-bench's own order read from a file gives the same run bit for bit; a partial batch "
+          "trains; a bad file is one clear error") {
+  const std::string dir = temp_dir("charlm-order");
+  json cfg = default_config("charlm");
+  cfg["corpus"] = kCorpus;
+  cfg["runs_dir"] = dir + "/a";
+  cfg["out_dir"] = dir;
+  cfg["d_model"] = 16;
+  cfg["steps"] = 6;
+  cfg["batch_size"] = 4;
+  cfg["train_windows"] = 50;  // 6 x 4 windows: the stream crosses an epoch boundary
+  cfg["log_every"] = 3;
+  cfg["eval_lengths"] = {128};
+  const TrainedRun own = train_charlm(ExperimentConfig::from_json(cfg), cfg, "rope", 2);
+  const std::string file = dir + "/order.json";
+  write_file_atomic(file, json(window_stream_order(50, 2, 6, 4)).dump());
+  json with = cfg;
+  with["runs_dir"] = dir + "/b";
+  with["train_order"] = file;
+  const TrainedRun replay = train_charlm(ExperimentConfig::from_json(with), with, "rope", 2);
+  const json a = json::parse(read_file(own.checkpoint)), b = json::parse(read_file(replay.checkpoint));
+  CHECK(a["params"] == b["params"]);
+  CHECK(b["training"].contains("train_order_sha1"));
+  // a partial batch (another loader's last batch of an epoch) is a smaller step, not an error
+  json order = window_stream_order(50, 2, 6, 4);
+  order[2] = json::array({7, 8});
+  write_file_atomic(file, order.dump());
+  with["runs_dir"] = dir + "/c";
+  const TrainedRun partial = train_charlm(ExperimentConfig::from_json(with), with, "rope", 2);
+  CHECK(json::parse(read_file(partial.checkpoint))["params"] != a["params"]);
+  // errors name the key and say what is wrong
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"[[1,2,3,4]]", "holds 1 steps"},
+      {"[[1],[2],[],[4],[5],[6]]", "step 3"},
+      {"[[1],[2],[3],[4],[5],[1,2,3,4,5]]", "step 6"},
+      {"[[1],[2],[3],[4],[5],[50]]", "not one of 0 .. 49"},
+      {"[[1],[2],[3],[4],[5],[-1]]", "not one of 0 .. 49"},
+      {"{\"a\": 1", "cannot read"},
+  };
+  for (auto& [text, message] : bad) {
+    write_file_atomic(file, text);
+    with["runs_dir"] = dir + "/d";
+    CHECK_THROWS_WITH_AS(train_charlm(ExperimentConfig::from_json(with), with, "rope", 2),
+                         doctest::Contains(message.c_str()), ConfigError);
+  }
+  fs::remove_all(dir);
+}

@@ -252,6 +252,18 @@ TEST_CASE("hybrid: layer 1 sees only keys younger than its window, layer 2 every
   }
 }
 
+TEST_CASE("hybrid: a layer's tables are named pos.layer<l>.*, like every other per-layer table") {
+  BlockStackConfig cfg;
+  cfg.vocab = 7, cfg.d_model = 8, cfg.n_heads = 2, cfg.n_layers = 3;
+  cfg.scheme.name = "hybrid";
+  cfg.scheme.settings = {{"hybrid_layers", {"rope:5", "t5", "shaw"}}};
+  BlockStack<double> m(cfg);
+  std::vector<std::string> pos;
+  for (auto& t : m.layout().tensors())
+    if (t.name.rfind("block", 0) != 0 && t.name != "tok_emb") pos.push_back(t.name);
+  CHECK(pos == std::vector<std::string>{"pos.layer1.t5_bias", "pos.layer2.shaw_rk", "pos.layer2.shaw_rv"});
+}
+
 TEST_CASE("a scheme's own settings: defaults, domains, keys no scheme uses, checkpoint round trip") {
   nlohmann::json cfg = default_config();
   CHECK(!cfg.contains("shaw_clip"));  // joins the config with its scheme

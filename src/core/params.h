@@ -21,9 +21,10 @@ struct TensorInfo {
 
 class ParamLayout {
  public:
-  // Declares a [rows, cols] tensor named prefix() + name; returns its id. Names are unique.
+  // Declares a [rows, cols] tensor named `name` (within a layer scope, the layer's name for it); returns
+  // its id. Names are unique.
   int add(const std::string& short_name, int rows, int cols) {
-    const std::string name = prefix_ + short_name;
+    const std::string name = scoped(short_name);
     for (auto& t : tensors_)
       if (t.name == name) throw Error("parameter declared twice: " + name);
     tensors_.push_back({name, rows, cols, total_});
@@ -38,12 +39,21 @@ class ParamLayout {
   const std::vector<TensorInfo>& tensors() const { return tensors_; }
   const TensorInfo& operator[](int id) const { return tensors_[id]; }
   size_t total() const { return total_; }
-  // A prefix for the names declared next (a hybrid declares each layer's scheme under "layerL.").
-  void set_prefix(std::string p) { prefix_ = std::move(p); }
-  const std::string& prefix() const { return prefix_; }
+  // The names declared next belong to layer l of the model (-1: no scope). A hybrid declares each
+  // layer's one-layer scheme in its layer's scope, so its tables are named like every other per-layer
+  // table: "pos.layer0.X" (the one-layer scheme's only layer) and "pos.X" (its model-wide tables)
+  // become "pos.layer<l>.X".
+  void set_layer_scope(int l) { layer_scope_ = l; }
 
  private:
-  std::string prefix_;
+  std::string scoped(const std::string& name) const {
+    if (layer_scope_ < 0) return name;
+    const std::string pos = "pos.", first_layer = "pos.layer0.";
+    if (name.rfind(first_layer, 0) == 0) return fmt::format("pos.layer{}.{}", layer_scope_, name.substr(first_layer.size()));
+    if (name.rfind(pos, 0) == 0) return fmt::format("pos.layer{}.{}", layer_scope_, name.substr(pos.size()));
+    throw Error("a scheme's parameter must be named pos.*: " + name);
+  }
+  int layer_scope_ = -1;
   std::vector<TensorInfo> tensors_;
   size_t total_ = 0;
 };

@@ -23,7 +23,8 @@ void TokenLoop::step(int step) {
   const TokenLoopSettings& st = settings_;
   batches_.next(step, x_, y_);
   if (st.lr_at) trainer_.adam().set_lr(st.lr_at(step));
-  const double loss = trainer_.step(x_.data(), y_.data(), st.batch, st.length);
+  // a batch may hold fewer than st.batch sequences (an order read from a file keeps a partial batch)
+  const double loss = trainer_.step(x_.data(), y_.data(), int(x_.size() / size_t(st.length)), st.length);
   check_finite_step<float>(step, loss, model_.layout(), model_.params().data(), nullptr, st.adam.lr);
   since_ += loss, ++count_;
   if (step % st.log_every == 0 || step == st.steps) {

@@ -14,8 +14,8 @@
 
 namespace pe {
 
-// A task's training batches: next(step, x, y) fills x and y ([B, T]; a target below 0 is not
-// scored) for 1-based `step`. A stream that is not a function of the step says where it stands
+// A task's training batches: next(step, x, y) fills x and y ([B, T], B at most the loop's batch; a
+// target below 0 is not scored) for 1-based `step`. A stream that is not a function of the step says where it stands
 // (position) and continues from there (seek; CheckpointError naming `path` when out of range).
 class TokenBatches {
  public:

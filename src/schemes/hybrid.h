@@ -63,12 +63,11 @@ class HybridScheme final : public Scheme<S> {
   const Scheme<S>& layer(int l) const { return *layers_.at(l); }
 
   void declare(ParamLayout& layout) override {
-    const std::string outer = layout.prefix();
     for (size_t l = 0; l < layers_.size(); ++l) {
-      layout.set_prefix(outer + fmt::format("layer{}.", l));
+      layout.set_layer_scope(int(l));  // its tables: pos.layer<l>.*
       layers_[l]->declare(layout);
     }
-    layout.set_prefix(outer);
+    layout.set_layer_scope(-1);
   }
   void init(ParamView<S> P, Rng& rng) const override {
     for (auto& s : layers_) s->init(P, rng);

@@ -145,6 +145,14 @@ json evaluate_charlm(const std::vector<std::string>& checkpoints, const Experime
                                   "training corpus with --corpus", corpus.path, path));
     items.push_back({path, cp.model->scheme().name(), cp.plan_map, cp.meta.at("training").at("seed"),
                      cp.model->scheme().accepts_frequency_plan()});
+    // every map this checkpoint will be read with, planned once now: a map it cannot take (a config
+    // stating another base or head width) is an error before any reading, not after the plain ones
+    if (cp.plan_map.empty() && cp.model->scheme().accepts_frequency_plan()) {
+      const int train_len = cp.meta.at("training").at("train_length");
+      for (auto& map : e.maps) cp.model->scheme().read_with(map, train_len, longest);
+      for (auto& map : e.value("cached_maps").get<std::vector<std::string>>())
+        cp.model->scheme().read_with(map, train_len, longest);
+    }
   }
   // A fine-tuned checkpoint is read right after its map's reading of the plain checkpoint of the same
   // scheme and seed, when that one is read too; otherwise where it stands.

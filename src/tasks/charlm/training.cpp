@@ -19,6 +19,7 @@
 #include "core/parallel.h"
 #include "harness/training_state.h"
 #include "core/rng.h"
+#include "core/sha1.h"
 #include "tasks/charlm/checkpoint.h"
 #include "models/block_stack_keys.h"
 #include "models/token_loop.h"
@@ -54,6 +55,9 @@ std::vector<KeySpec> charlm_keys() {
       {"cached_maps", KeyType::StringList, nlohmann::json::array(),
        "maps RoPE is also read with through cached decoding (e.g. dynamic, dynamic-recompute: cached keys kept or "
        "turned again); none reads plainly"},
+      {"train_order", KeyType::String, "",
+       "a JSON file with the window starts of every training step ([[s, ...], ...], e.g. another implementation's "
+       "loader; a partial batch is kept); empty: pe-bench's seeded shuffle. Base runs only, not fine-tunes", 0},
   };
   keys.insert(keys.end(), own.begin(), own.end());
   return keys;
@@ -75,6 +79,7 @@ CharLMSettings charlm_settings(const ExperimentConfig& e) {
   s.weight_decay = e.value("weight_decay");
   s.finetune_lr = e.value("finetune_lr");
   s.corpus = e.value("corpus");
+  s.train_order = e.value("train_order");
   return s;
 }
 
@@ -127,6 +132,45 @@ void WindowStream::next(int B, std::vector<int>& starts) {
     if (at_ == order_.size()) ++epoch_, shuffle();
     starts[b] = order_[at_++];
   }
+}
+
+std::vector<std::vector<int>> load_window_order(const std::string& path, int steps, int batch, int n_windows) {
+  std::string text;
+  try {
+    text = read_file(path);
+  } catch (const std::exception& err) {
+    throw ConfigError(fmt::format("train_order: {}; give a file of window starts, [[start, ...], ...]", err.what()));
+  }
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const std::exception&) {
+    throw ConfigError(fmt::format("train_order: cannot read {} as JSON; give a file written as [[start, ...], ...]", path));
+  }
+  if (!doc.is_array() || int(doc.size()) < steps)
+    throw ConfigError(fmt::format("train_order: {} holds {} steps of window starts but the run takes {}; give one list "
+                                  "per step", path, doc.is_array() ? doc.size() : 0, steps));
+  std::vector<std::vector<int>> order(steps);
+  for (int s = 0; s < steps; ++s) {
+    const json& b = doc[size_t(s)];
+    if (!b.is_array() || b.empty() || int(b.size()) > batch)
+      throw ConfigError(fmt::format("train_order: step {} of {} is not a list of 1 to {} window starts (batch_size)",
+                                    s + 1, path, batch));
+    for (const json& v : b) {
+      if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() >= n_windows)
+        throw ConfigError(fmt::format("train_order: step {} of {} has start {}, not one of 0 .. {} (train_windows)",
+                                      s + 1, path, v.dump(), n_windows - 1));
+      order[s].push_back(v.get<int>());
+    }
+  }
+  return order;
+}
+
+std::vector<std::vector<int>> window_stream_order(int n_windows, uint64_t seed, int steps, int batch) {
+  WindowStream stream(n_windows, seed);
+  std::vector<std::vector<int>> order(steps);
+  for (auto& b : order) stream.next(batch, b);
+  return order;
 }
 
 // ---- the optimizer step
@@ -332,23 +376,49 @@ class WindowBatches final : public TokenBatches {
   int B_, T_;
 };
 
+// The windows of an order read from a file: step s takes order[s - 1] (a function of the step, so a
+// resumed run needs no stream position).
+class OrderedWindowBatches final : public TokenBatches {
+ public:
+  OrderedWindowBatches(const CharCorpus& corpus, std::vector<std::vector<int>> order, int T)
+      : corpus_(corpus), order_(std::move(order)), T_(T) {}
+  void next(int step, std::vector<int>& x, std::vector<int>& y) override {
+    const std::vector<int>& starts = order_.at(size_t(step) - 1);
+    const int B = int(starts.size());
+    x.resize(size_t(B) * T_), y.resize(size_t(B) * T_);
+    for (int b = 0; b < B; ++b) char_window(corpus_, starts[b], T_, &x[size_t(b) * T_], &y[size_t(b) * T_]);
+  }
+
+ private:
+  const CharCorpus& corpus_;
+  std::vector<std::vector<int>> order_;
+  int T_;
+};
+
 // Trains `model` for `steps` at context T and writes the run directory (harness/run.h).
 TrainedRun train_and_write(BlockStack<float>& model, const CharCorpus& corpus, const ExperimentConfig& e, json cfg,
                            const std::string& run_dir, int seed, int steps, int B, int T, double lr, const json& plan,
                            const StepFn& progress) {
   const std::string what = fmt::format("charlm {} seed {}{}", model.scheme().name(), seed,
                                        plan.is_null() ? "" : " fine-tuned with " + plan.at("map").get<std::string>());
-  WindowBatches batches(corpus, charlm_settings(e).train_windows, uint64_t(seed) + (plan.is_null() ? 0 : 0x5EED), B, T);
+  const CharLMSettings cs = charlm_settings(e);
+  std::unique_ptr<TokenBatches> batches;
+  if (plan.is_null() && !cs.train_order.empty())
+    batches = std::make_unique<OrderedWindowBatches>(corpus, load_window_order(cs.train_order, steps, B, cs.train_windows), T);
+  else
+    batches = std::make_unique<WindowBatches>(corpus, cs.train_windows, uint64_t(seed) + (plan.is_null() ? 0 : 0x5EED), B, T);
   TokenLoopSettings settings;
   settings.steps = steps, settings.batch = B, settings.length = T, settings.log_every = e.log_every;
   settings.adam = AdamConfig{lr, e.beta1, e.beta2, e.eps, charlm_settings(e).weight_decay};
   settings.progress = progress;
   settings.training = {{"seed", seed}, {"batch_size", B}, {"lr", lr}, {"train_length", T}, {"corpus_sha1", corpus.sha1}};
+  if (plan.is_null() && !cs.train_order.empty())  // which order the run took, by its content
+    settings.training["train_order_sha1"] = sha1_hex(read_file(cs.train_order));
   settings.checkpoint = [&](const BlockStack<float>& m, const json& training) {
     return checkpoint_text(make_charlm_checkpoint(m, corpus.vocab, training, plan));
   };
   return train_run(RunSpec{run_dir, cfg, steps, e.checkpoint_every, what, e.resume},
-                   [&] { return std::make_unique<TokenLoop>(model, batches, settings); });
+                   [&] { return std::make_unique<TokenLoop>(model, *batches, settings); });
 }
 
 }  // namespace

@@ -26,6 +26,7 @@ struct CharLMSettings {
   int finetune_steps = 0, finetune_length = 0, finetune_batch = 0, band = 0, position_window = 0;
   double weight_decay = 0, finetune_lr = 0;
   std::string corpus;
+  std::string train_order;  // a window order file for the base runs ("" : the seeded shuffle)
 };
 CharLMSettings charlm_settings(const ExperimentConfig& e);
 
@@ -35,6 +36,14 @@ CharCorpus load_experiment_corpus(const ExperimentConfig& e);
 // The validation windows (val_start .. + val_windows, at the longest eval length) lie inside the
 // corpus; DataError (exit 4) before any reading otherwise.
 void check_validation_fits(const ExperimentConfig& e, const CharCorpus& corpus);
+
+// A window order read from a file (the train_order key): a JSON list with one list of window starts
+// per step, e.g. another implementation's data loader (a last partial batch of an epoch is kept as it
+// is). ConfigError naming train_order when the file is unreadable, shorter than `steps`, or holds a
+// batch that is empty, longer than `batch` or a start outside 0 .. n_windows-1.
+std::vector<std::vector<int>> load_window_order(const std::string& path, int steps, int batch, int n_windows);
+// The window order pe-bench's own stream gives (WindowStream with seed, B per step), in the same form.
+std::vector<std::vector<int>> window_stream_order(int n_windows, uint64_t seed, int steps, int batch);
 
 // Training windows: the starts 0 .. n-1 in a fresh shuffled order each epoch (seeded), B per step.
 class WindowStream {
