@@ -146,3 +146,14 @@ TEST_CASE("attention statistics of a cue head: one query row per sequence, whole
     }
   }
 }
+
+TEST_CASE("a run written before a key existed is the same run as one that states the key's default") {
+  json cfg = default_config("charlm");
+  complete_config(cfg);
+  json now = run_config(cfg, "rope", 0), before = now;
+  before.erase("train_order");
+  CHECK(same_run(now, before));
+  CHECK(same_run(before, now));
+  now["train_order"] = "orders.json";  // not the default: another run
+  CHECK(!same_run(now, before));
+}

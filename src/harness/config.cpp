@@ -437,6 +437,17 @@ bool same_run(const json& a, const json& b) {
     for (const Task* t : task_list())
       if (t->name() == a["task"] && !t->is_follow_up(a) && !t->is_follow_up(b))
         for (auto& k : t->follow_up_keys()) x.erase(k), y.erase(k);
+    // a key added after a run was written is absent from its config: that run took the key's default
+    if (std::any_of(task_list().begin(), task_list().end(), [&](const Task* t) { return t->name() == a["task"]; })) {
+      const json defaults = default_config(a["task"].get<std::string>());
+      auto drop_defaults = [&](json& have, const json& lacks) {
+        for (auto it = have.begin(); it != have.end();) {
+          const bool implicit = !lacks.contains(it.key()) && defaults.contains(it.key()) && defaults[it.key()] == it.value();
+          it = implicit ? have.erase(it) : std::next(it);
+        }
+      };
+      drop_defaults(x, y), drop_defaults(y, x);
+    }
   }
   return x == y;
 }
