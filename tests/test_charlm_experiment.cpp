@@ -399,3 +399,38 @@ TEST_CASE("train_order: pe-bench's own order read from a file gives the same run
   }
   fs::remove_all(dir);
 }
+
+TEST_CASE("window streams are independent across seeds and epochs, not only uniform one by one") {
+  // Rank correlation of where each start lands in two orders, and how many starts land at the same
+  // place: for independent uniform permutations of n, about 0 +- 1/sqrt(n) and about 1.
+  const int n = 100000;
+  auto order_of = [&](uint64_t seed, int epoch) {
+    WindowStream s(n, seed);
+    std::vector<int> o;
+    for (int e = 0; e <= epoch; ++e) s.next(n, o);
+    std::vector<double> place(n);
+    for (int i = 0; i < n; ++i) place[size_t(o[i])] = i;
+    return place;
+  };
+  auto correlation = [&](const std::vector<double>& a, const std::vector<double>& b) {
+    const double mean = (n - 1) / 2.0;
+    double ab = 0, aa = 0, bb = 0;
+    for (int i = 0; i < n; ++i) ab += (a[i] - mean) * (b[i] - mean), aa += (a[i] - mean) * (a[i] - mean), bb += (b[i] - mean) * (b[i] - mean);
+    return ab / std::sqrt(aa * bb);
+  };
+  auto same_place = [&](const std::vector<double>& a, const std::vector<double>& b) {
+    int k = 0;
+    for (int i = 0; i < n; ++i) k += a[i] == b[i];
+    return k;
+  };
+  const auto s0e0 = order_of(0, 0), s1e0 = order_of(1, 0), s0e1 = order_of(0, 1), s2e1 = order_of(2, 1);
+  // and against the start itself: an order that drifts through the corpus would correlate with it
+  std::vector<double> identity(n);
+  for (int i = 0; i < n; ++i) identity[i] = i;
+  const double bound = 5.0 / std::sqrt(double(n));  // five standard errors
+  for (const std::vector<double>* pair : {&s1e0, &s0e1, &s2e1, static_cast<const std::vector<double>*>(&identity)}) {
+    CHECK(std::abs(correlation(s0e0, *pair)) < bound);
+    CHECK(same_place(s0e0, *pair) <= 8);  // Poisson(1): P(>8) < 1e-5
+  }
+  CHECK(std::abs(correlation(s0e1, s2e1)) < bound);
+}
