@@ -1,5 +1,8 @@
 // pe-bench analyze: the geometry behind the results.
 //   pe-bench analyze theory   everything in docs/analyses.md that needs no trained model
+#include <map>
+#include <set>
+#include <algorithm>
 #include <fmt/format.h>
 
 #include <chrono>
@@ -87,6 +90,15 @@ void register_analyze_attention(CLI::App* parent) {
     if (readings.empty())
       throw UsageError("analyze attention: no checkpoint can read any of --lengths (a learned table has no row "
                        "that far); give shorter lengths");
+    // two checkpoints of the same scheme and seed (e.g. trained on other window orders): their labels
+    // name the checkpoint's place on the command line, #1, #2, ...
+    std::map<std::string, std::set<std::string>> paths_of;
+    for (auto& r : readings) paths_of[r["label"].get<std::string>()].insert(r["checkpoint"].get<std::string>());
+    for (auto& r : readings)
+      if (paths_of[r["label"].get<std::string>()].size() > 1) {
+        const auto at = std::find(o->checkpoints.begin(), o->checkpoints.end(), r["checkpoint"].get<std::string>());
+        r["label"] = fmt::format("{} #{}", r["label"].get<std::string>(), at - o->checkpoints.begin() + 1);
+      }
     const nlohmann::json out = {{"task", task.name()}, {"sequences", o->sequences}, {"lengths", e.eval_lengths},
                                 {"readings", readings}};
     write_json_atomic(o->out, out);
