@@ -41,6 +41,15 @@ std::vector<int> random_tokens(size_t n, uint64_t seed) {
   return v;
 }
 
+// A char-LM experiment on the shipped corpus writing into dir (runs in dir/runs), with `changes`.
+json small_experiment(const std::string& dir, const json& changes) {
+  json cfg = default_config("charlm");
+  cfg["corpus"] = kCorpus;
+  cfg["runs_dir"] = dir + "/runs";
+  cfg["out_dir"] = dir;
+  for (auto& [k, v] : changes.items()) cfg[k] = v;
+  return cfg;
+}
 std::string temp_dir(const std::string& name) {
   const auto d = fs::temp_directory_path() / ("pe-bench-test-" + name);
   fs::remove_all(d);
@@ -192,20 +201,9 @@ TEST_CASE("validation perplexity is exp(mean over batches of each batch's mean l
 
 TEST_CASE("training, fine-tuning, checkpoints and sampling through the experiment settings") {
   const std::string dir = temp_dir("charlm");
-  json cfg = default_config("charlm");
-  cfg["corpus"] = kCorpus;
-  cfg["runs_dir"] = dir + "/runs";
-  cfg["out_dir"] = dir;
-  cfg["d_model"] = 32;
-  cfg["steps"] = 30;
-  cfg["batch_size"] = 8;
-  cfg["lr"] = 3e-3;
-  cfg["log_every"] = 10;
-  cfg["val_windows"] = 24;
-  cfg["eval_lengths"] = {128, 256};
-  cfg["finetune_steps"] = 4;
-  cfg["finetune_length"] = 256;
-  cfg["finetune_batch"] = 2;
+  json cfg = small_experiment(dir, {{"d_model", 32}, {"steps", 30}, {"batch_size", 8}, {"lr", 3e-3}, {"log_every", 10},
+                                    {"val_windows", 24}, {"eval_lengths", {128, 256}}, {"finetune_steps", 4},
+                                    {"finetune_length", 256}, {"finetune_batch", 2}});
   const ExperimentConfig e = ExperimentConfig::from_json(cfg);
   const TrainedRun run = train_charlm(e, cfg, "rope", 1);
   CHECK(run.run_dir == dir + "/runs/charlm/rope/seed1");
@@ -328,15 +326,8 @@ TEST_CASE("training, fine-tuning, checkpoints and sampling through the experimen
 
 TEST_CASE("a learned table evaluated past its rows gives null, and a corpus too short is a clear DataError") {
   const std::string dir = temp_dir("charlm-null");
-  json cfg = default_config("charlm");
-  cfg["corpus"] = kCorpus;
-  cfg["runs_dir"] = dir + "/runs";
-  cfg["d_model"] = 16;
-  cfg["steps"] = 2;
-  cfg["batch_size"] = 2;
-  cfg["learned_rows"] = 200;
-  cfg["val_windows"] = 8;
-  cfg["eval_lengths"] = {128, 256};
+  json cfg = small_experiment(dir, {{"d_model", 16}, {"steps", 2}, {"batch_size", 2}, {"learned_rows", 200},
+                                    {"val_windows", 8}, {"eval_lengths", {128, 256}}});
   const ExperimentConfig e = ExperimentConfig::from_json(cfg);
   const TrainedRun run = train_charlm(e, cfg, "learned", 0);
   const json r = evaluate_charlm({run.checkpoint}, e, false);
@@ -355,16 +346,9 @@ TEST_CASE("a learned table evaluated past its rows gives null, and a corpus too 
 TEST_CASE("train_order: pe-bench's own order read from a file gives the same run bit for bit; a partial batch "
           "trains; a bad file is one clear error") {
   const std::string dir = temp_dir("charlm-order");
-  json cfg = default_config("charlm");
-  cfg["corpus"] = kCorpus;
-  cfg["runs_dir"] = dir + "/a";
-  cfg["out_dir"] = dir;
-  cfg["d_model"] = 16;
-  cfg["steps"] = 6;
-  cfg["batch_size"] = 4;
-  cfg["train_windows"] = 50;  // 6 x 4 windows: the stream crosses an epoch boundary
-  cfg["log_every"] = 3;
-  cfg["eval_lengths"] = {128};
+  // 6 steps x 4 windows of 50: the stream crosses an epoch boundary
+  json cfg = small_experiment(dir, {{"runs_dir", dir + "/a"}, {"d_model", 16}, {"steps", 6}, {"batch_size", 4},
+                                    {"train_windows", 50}, {"log_every", 3}, {"eval_lengths", json::array({128})}});
   const TrainedRun own = train_charlm(ExperimentConfig::from_json(cfg), cfg, "rope", 2);
   const std::string file = dir + "/order.json";
   write_file_atomic(file, json(window_stream_order(50, 2, 6, 4)).dump());

@@ -134,7 +134,7 @@ void WindowStream::next(int B, std::vector<int>& starts) {
   }
 }
 
-std::vector<std::vector<int>> load_window_order(const std::string& path, int steps, int batch, int n_windows) {
+WindowOrder load_window_order(const std::string& path, int steps, int batch, int n_windows) {
   std::string text;
   try {
     text = read_file(path);
@@ -150,7 +150,7 @@ std::vector<std::vector<int>> load_window_order(const std::string& path, int ste
   if (!doc.is_array() || int(doc.size()) < steps)
     throw ConfigError(fmt::format("train_order: {} holds {} steps of window starts but the run takes {}; give one list "
                                   "per step", path, doc.is_array() ? doc.size() : 0, steps));
-  std::vector<std::vector<int>> order(steps);
+  WindowOrder order{std::vector<std::vector<int>>(steps), sha1_hex(text)};
   for (int s = 0; s < steps; ++s) {
     const json& b = doc[size_t(s)];
     if (!b.is_array() || b.empty() || int(b.size()) > batch)
@@ -160,7 +160,7 @@ std::vector<std::vector<int>> load_window_order(const std::string& path, int ste
       if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() >= n_windows)
         throw ConfigError(fmt::format("train_order: step {} of {} has start {}, not one of 0 .. {} (train_windows)",
                                       s + 1, path, v.dump(), n_windows - 1));
-      order[s].push_back(v.get<int>());
+      order.steps[s].push_back(v.get<int>());
     }
   }
   return order;
@@ -355,6 +355,14 @@ void check_validation_fits(const ExperimentConfig& e, const CharCorpus& corpus) 
 
 namespace {
 
+// x, y ([starts.size(), T]): the windows at `starts`, the batch of one step.
+void fill_windows(const CharCorpus& corpus, const std::vector<int>& starts, int T, std::vector<int>& x,
+                  std::vector<int>& y) {
+  const size_t B = starts.size();
+  x.resize(B * T), y.resize(B * T);
+  for (size_t b = 0; b < B; ++b) char_window(corpus, starts[b], T, &x[b * T], &y[b * T]);
+}
+
 // The corpus's training windows as the loop's batches: B windows of T tokens per step from the
 // shuffled stream (its position is part of a saved state).
 class WindowBatches final : public TokenBatches {
@@ -363,8 +371,7 @@ class WindowBatches final : public TokenBatches {
       : corpus_(corpus), stream_(n_windows, seed), B_(B), T_(T) {}
   void next(int, std::vector<int>& x, std::vector<int>& y) override {
     stream_.next(B_, starts_);
-    x.resize(size_t(B_) * T_), y.resize(size_t(B_) * T_);
-    for (int b = 0; b < B_; ++b) char_window(corpus_, starts_[b], T_, &x[size_t(b) * T_], &y[size_t(b) * T_]);
+    fill_windows(corpus_, starts_, T_, x, y);
   }
   json position() const override { return stream_.position(); }
   void seek(const json& position, const std::string& path) override { stream_.seek(position, path); }
@@ -383,10 +390,7 @@ class OrderedWindowBatches final : public TokenBatches {
   OrderedWindowBatches(const CharCorpus& corpus, std::vector<std::vector<int>> order, int T)
       : corpus_(corpus), order_(std::move(order)), T_(T) {}
   void next(int step, std::vector<int>& x, std::vector<int>& y) override {
-    const std::vector<int>& starts = order_.at(size_t(step) - 1);
-    const int B = int(starts.size());
-    x.resize(size_t(B) * T_), y.resize(size_t(B) * T_);
-    for (int b = 0; b < B; ++b) char_window(corpus_, starts[b], T_, &x[size_t(b) * T_], &y[size_t(b) * T_]);
+    fill_windows(corpus_, order_.at(size_t(step) - 1), T_, x, y);
   }
 
  private:
@@ -402,18 +406,19 @@ TrainedRun train_and_write(BlockStack<float>& model, const CharCorpus& corpus, c
   const std::string what = fmt::format("charlm {} seed {}{}", model.scheme().name(), seed,
                                        plan.is_null() ? "" : " fine-tuned with " + plan.at("map").get<std::string>());
   const CharLMSettings cs = charlm_settings(e);
-  std::unique_ptr<TokenBatches> batches;
-  if (plan.is_null() && !cs.train_order.empty())
-    batches = std::make_unique<OrderedWindowBatches>(corpus, load_window_order(cs.train_order, steps, B, cs.train_windows), T);
-  else
-    batches = std::make_unique<WindowBatches>(corpus, cs.train_windows, uint64_t(seed) + (plan.is_null() ? 0 : 0x5EED), B, T);
   TokenLoopSettings settings;
   settings.steps = steps, settings.batch = B, settings.length = T, settings.log_every = e.log_every;
-  settings.adam = AdamConfig{lr, e.beta1, e.beta2, e.eps, charlm_settings(e).weight_decay};
+  settings.adam = AdamConfig{lr, e.beta1, e.beta2, e.eps, cs.weight_decay};
   settings.progress = progress;
   settings.training = {{"seed", seed}, {"batch_size", B}, {"lr", lr}, {"train_length", T}, {"corpus_sha1", corpus.sha1}};
-  if (plan.is_null() && !cs.train_order.empty())  // which order the run took, by its content
-    settings.training["train_order_sha1"] = sha1_hex(read_file(cs.train_order));
+  std::unique_ptr<TokenBatches> batches;
+  if (plan.is_null() && !cs.train_order.empty()) {  // a base run on an order read from a file
+    WindowOrder order = load_window_order(cs.train_order, steps, B, cs.train_windows);
+    settings.training["train_order_sha1"] = order.sha1;  // which order the run took, by its content
+    batches = std::make_unique<OrderedWindowBatches>(corpus, std::move(order.steps), T);
+  } else {
+    batches = std::make_unique<WindowBatches>(corpus, cs.train_windows, uint64_t(seed) + (plan.is_null() ? 0 : 0x5EED), B, T);
+  }
   settings.checkpoint = [&](const BlockStack<float>& m, const json& training) {
     return checkpoint_text(make_charlm_checkpoint(m, corpus.vocab, training, plan));
   };

@@ -41,7 +41,11 @@ void check_validation_fits(const ExperimentConfig& e, const CharCorpus& corpus);
 // per step, e.g. another implementation's data loader (a last partial batch of an epoch is kept as it
 // is). ConfigError naming train_order when the file is unreadable, shorter than `steps`, or holds a
 // batch that is empty, longer than `batch` or a start outside 0 .. n_windows-1.
-std::vector<std::vector<int>> load_window_order(const std::string& path, int steps, int batch, int n_windows);
+struct WindowOrder {
+  std::vector<std::vector<int>> steps;  // [step - 1]: that step's window starts
+  std::string sha1;                     // of the file's bytes, for the checkpoint's training record
+};
+WindowOrder load_window_order(const std::string& path, int steps, int batch, int n_windows);
 // The window order pe-bench's own stream gives (WindowStream with seed, B per step), in the same form.
 std::vector<std::vector<int>> window_stream_order(int n_windows, uint64_t seed, int steps, int batch);
 
