@@ -6,7 +6,7 @@ WERROR     ?= $(if $(CI),ON,OFF)
 CMAKE_ARGS ?=
 BINDIR     ?=
 
-.PHONY: all deps configure build build-cli link run filings charlm charlm-quick passkey passkey-quick context-extension plots test bench gradcheck clean
+.PHONY: all deps configure build build-cli link run filings filings-10seeds filings-v1 charlm charlm-quick passkey passkey-quick context-extension plots test bench gradcheck clean
 
 all: build
 
@@ -39,6 +39,11 @@ run: link
 filings: build-cli
 	$(BUILD)/pe-bench run experiments/filings.json
 
+# The same study over seeds 0-9 (results/filings-10seeds/, ~1 min) and on the first corpus,
+# corpus_version 1 (results/filings-v1/, ~15 s), for tasks.md's before/after tables.
+filings-10seeds filings-v1: build-cli
+	$(BUILD)/pe-bench run experiments/$@.json
+
 # The character LM: 5 schemes trained at 128 on The Time Machine, perplexity at 128/256/512, RoPE
 # through pi/selective, fine-tuned at 512, banded; writes results/charlm/ (20-30 minutes on 2 cores).
 charlm: build-cli
@@ -66,6 +71,7 @@ context-extension: build-cli
 plots: deps
 	/usr/bin/python3 scripts/plot.py
 	/usr/bin/python3 scripts/plot.py --charlm results/charlm-3seeds/results.json --only charlm_perplexity --out results/figures/charlm-3seeds
+	/usr/bin/python3 scripts/plot.py --filings results/filings-10seeds/results.json --only filings_accuracy,filings_lab --out results/figures/filings-10seeds
 
 # Every test, through ctest: the doctest suite (also built without OpenMP), the CLI error checks and
 # the golden tests (the tournament and charlm-quick rerun from scratch must reproduce the committed

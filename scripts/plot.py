@@ -17,6 +17,8 @@ Usage: scripts/plot.py [--tournament results/tournament-10seeds/results.json]
   filings_accuracy  filings readers on all queries and on the far ones: mean, each seed, interval, published
   filings_document  one held-out filing (document.json beside --filings): every reader's answer at every
                     position, coloured by company, the true answer on top
+  filings_lab       the laboratory's filing (lab_filing.json beside --filings; 209 tokens, Fenwick Logistics
+                    named last at token 64), drawn the same way
   passkey_accuracy  passkey retrieval: whole-passkey accuracy against length, every reader: mean, each seed,
                     95% interval, the training length marked
   passkey_heatmaps  passkey retrieval: one heatmap per reader, length x depth, the training length marked
@@ -63,7 +65,7 @@ import matplotlib.ticker  # noqa: E402
 SIZE = (10.0, 5.0)  # inches; at DPI 100: 1000 x 500 pixels
 DPI = 100
 NAMES = ["tournament", "rescaling", "rope_score_by_age", "wavelength_census", "log_ruler",
-         "charlm_perplexity", "charlm_position", "filings_accuracy", "filings_document", "passkey_accuracy",
+         "charlm_perplexity", "charlm_position", "filings_accuracy", "filings_document", "filings_lab", "passkey_accuracy",
          "passkey_heatmaps", "passkey_training", "context_extension_perplexity", "context_extension_passkey",
          "context_extension_tournament", "context_extension_attention", "context_extension_tournament_attention"]
 EXIT_USAGE, EXIT_DATA, EXIT_OUTPUT, EXIT_INTERRUPTED = 2, 4, 5, 130
@@ -685,14 +687,14 @@ def fig_filings_accuracy(r):
             pub = ref.get(label(row))
             if pub is not None and pub[col] is not None:
                 ax.plot([x - width / 2, x + width / 2], [pub[col]] * 2, color="k", lw=2)
-    ax.axhline(r["first_company"][0], color="#4878a8", ls=":", lw=1)
-    ax.axhline(r["first_company"][1], color="#e08040", ls=":", lw=1)
-    ax.text(len(rows) - 0.5, r["first_company"][0], "always the first company ", ha="right", va="bottom", fontsize=7)
+    # the two rules without positions: in the legend (their lines can lie within a hair of each other)
+    for col in range(2):
+        ax.axhline(r["first_company"][col], color=("#4878a8", "#e08040")[col], ls=":", lw=1,
+                   label=None if col else "always the first company (dotted)")
     if "most_named_so_far" in r:
         for col in range(2):
-            ax.axhline(r["most_named_so_far"][col], color=("#4878a8", "#e08040")[col], ls="--", lw=1)
-        ax.text(len(rows) - 0.5, r["most_named_so_far"][0], "the company named most so far ", ha="right",
-                va="bottom", fontsize=7)
+            ax.axhline(r["most_named_so_far"][col], color=("#4878a8", "#e08040")[col], ls="--", lw=1,
+                       label=None if col else "the company named most so far (dashed)")
     ax.set_xticks(range(len(rows)))
     ax.set_xticklabels([label(row) for row in rows])
     ax.set_ylim(0, 1.05)
@@ -727,8 +729,9 @@ def fig_filings_document(d):
     ax.set_xlim(-0.5, n - 0.5)
     ax.set_xlabel("position in the document (triangles: company mentions; white: before the first mention)")
     companies = ", ".join("%d %s" % (i, c) for i, c in enumerate(doc["companies"]))
-    ax.set_title("Held-out filing %s (%s, %d tokens): each reader's answer at every position, colour = company\n%s"
-                 % (doc["id"], doc["kind"], n, companies), fontsize=8)
+    what = "The laboratory's filing" if doc["id"] == "lab" else "Held-out filing " + doc["id"]
+    ax.set_title("%s (%s, %d tokens): each reader's answer at every position, colour = company\n%s"
+                 % (what, doc["kind"], n, companies), fontsize=8)
     handles = [matplotlib.patches.Patch(color=colours[i + 1], label="%d %s" % (i, c)) for i, c in enumerate(doc["companies"])]
     answered = sorted({v for _, answers in rows for v in answers if v >= len(doc["companies"])})
     handles += [matplotlib.patches.Patch(color=colours[v + 1], label="%d (no such company here)" % v) for v in answered]
@@ -952,6 +955,8 @@ FIGURES = {
     "filings_accuracy": (lambda a: a.filings, check_filings_results, fig_filings_accuracy),
     "filings_document": (lambda a: os.path.join(os.path.dirname(a.filings), "document.json"), check_document,
                          fig_filings_document),
+    "filings_lab": (lambda a: os.path.join(os.path.dirname(a.filings), "lab_filing.json"), check_document,
+                    fig_filings_document),
     "passkey_accuracy": (lambda a: a.passkey, check_passkey_results, fig_passkey_accuracy),
     "passkey_heatmaps": (lambda a: a.passkey, check_passkey_results, fig_passkey_heatmaps),
     "passkey_training": (lambda a: os.path.join(os.path.dirname(a.passkey), "runs", "passkey"), check_passkey_runs,
@@ -971,7 +976,7 @@ FIGURES = {
 MAKER = {"tournament": "pe-bench run", "rescaling": "pe-bench run", "rope_score_by_age": "pe-bench analyze",
          "wavelength_census": "pe-bench analyze theory", "log_ruler": "pe-bench analyze theory",
          "charlm_perplexity": "pe-bench run", "charlm_position": "pe-bench run",
-         "filings_accuracy": "pe-bench run", "filings_document": "pe-bench run", "passkey_accuracy": "pe-bench run",
+         "filings_accuracy": "pe-bench run", "filings_document": "pe-bench run", "filings_lab": "pe-bench run", "passkey_accuracy": "pe-bench run",
          "passkey_heatmaps": "pe-bench run", "passkey_training": "pe-bench run",
          "context_extension_perplexity": "make context-extension", "context_extension_passkey": "make context-extension",
          "context_extension_tournament": "make context-extension",

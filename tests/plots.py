@@ -34,7 +34,7 @@ import matplotlib.image
 sys.dont_write_bytecode = True  # importing scripts/plot.py leaves no __pycache__ in the source tree
 
 NAMES = ["tournament", "rescaling", "rope_score_by_age", "wavelength_census", "log_ruler",
-         "charlm_perplexity", "charlm_position", "filings_accuracy", "filings_document", "passkey_accuracy",
+         "charlm_perplexity", "charlm_position", "filings_accuracy", "filings_document", "filings_lab", "passkey_accuracy",
          "passkey_heatmaps", "passkey_training", "context_extension_perplexity", "context_extension_passkey",
          "context_extension_tournament", "context_extension_attention", "context_extension_tournament_attention"]
 # figures whose size follows what they draw (a panel per reader or scheme), not the 1000 x 500 standard

@@ -2,12 +2,16 @@
 // appearance, statistics recomputed from the documents they describe, JSON Lines round trip.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <set>
 
 #include "core/errors.h"
 #include "core/files.h"
+#include "core/sha1.h"
 #include "tasks/filings/corpus.h"
+#include "tasks/filings/lab_filing.h"
 
 using namespace pe;
 using nlohmann::json;
@@ -23,6 +27,63 @@ TEST_CASE("the filings generator: same seed same bytes, another seed other docum
   std::set<std::vector<std::string>> seen;
   for (auto& d : a.train) seen.insert(d.words);
   for (auto& d : a.held_out) CHECK(seen.count(d.words) == 0);
+}
+
+namespace {
+// The published corpus's held-out statistics (tasks.md section 2) and how close version 2 must come:
+// within 10% (the first-company rule within 0.02); queries_scale: documents / 100.
+void check_published_shape(const json& s, double queries_scale) {
+  CHECK(std::abs(s["length_quartiles"][1].get<double>() / 198 - 1) <= 0.10);
+  CHECK(std::abs(s["mentions_quartiles"][1].get<double>() / 8 - 1) <= 0.10);
+  CHECK(std::abs(s["queries"].get<double>() / queries_scale / 19285 - 1) <= 0.10);
+  CHECK(std::abs(s["far_share"].get<double>() / (7895.0 / 19285) - 1) <= 0.10);
+  CHECK(std::abs(s["first_company_accuracy"].get<double>() - 0.766) <= 0.02);
+  CHECK(std::abs(s["first_company_far_accuracy"].get<double>() - 0.739) <= 0.02);
+}
+}  // namespace
+
+TEST_CASE("corpus version 2 has the published corpus's shape; version 1 is the first corpus, byte for byte") {
+  // the study's held-out documents (seed 1: the published figures are held-out ones; seed 1's training
+  // documents read 0.742 / 0.712 for the first company, a draw's spread, tasks.md)
+  check_published_shape(filings_statistics(generate_filings(1).held_out), 1);
+  // other seeds: the calibration was on the mean over seeds, so the pooled corpora of seeds 11-18
+  std::vector<FilingsDocument> pooled;
+  for (uint64_t seed = 11; seed <= 18; ++seed) {
+    const FilingsCorpus k = generate_filings(seed, 0, 100);
+    pooled.insert(pooled.end(), k.held_out.begin(), k.held_out.end());
+  }
+  {
+    INFO("seeds 11-18 pooled");
+    check_published_shape(filings_statistics(pooled), 8);
+  }
+  // version 1: the corpus the first filings results were trained and read on (results/filings-v1)
+  const FilingsCorpus v1 = generate_filings(1, 300, 100, 1);
+  CHECK(sha1_hex(filings_jsonl(v1.held_out)) == "6a8d92ba860214789fce98acacf2d4d4aec5c110");
+  CHECK(sha1_hex(filings_jsonl(v1.train)) == "751f59edd4ddf48920948de1cc146cd492cd937e");
+  CHECK(filings_statistics(v1.held_out)["length_quartiles"][1] == 255);
+  CHECK_THROWS_AS(generate_filings(1, 1, 1, 0), ConfigError);
+  CHECK_THROWS_AS(generate_filings(1, 1, 1, kFilingsCorpusVersion + 1), ConfigError);
+}
+
+TEST_CASE("the laboratory's filing has the shape the article describes") {
+  const FilingsDocument d = lab_filing();
+  REQUIRE(d.words.size() == size_t(kLabFilingLength));
+  CHECK(d.companies == std::vector<std::string>{"Marrow Freight", "Dunmore Aerospace", "Siskin Apparel", "Fenwick Logistics"});
+  std::vector<int> named(4, 0);
+  for (size_t i = 0; i < d.words.size(); ++i)
+    if (d.marks[i]) ++named[size_t(d.symbols[i])];
+  CHECK(named == std::vector<int>{6, 1, 1, 1});
+  CHECK(d.words[size_t(kLabFilingLastMention)] == "Fenwick Logistics");
+  CHECK(d.marks[size_t(kLabFilingLastMention)] == 1);
+  // forty-five tokens later
+  const std::vector<std::string> phrase = {"a", "result", "the", "company", "called", "disappointing"};
+  CHECK(std::vector<std::string>(d.words.begin() + kLabFilingLastMention + 45, d.words.begin() + kLabFilingLastMention + 51) == phrase);
+  const std::vector<int> t = d.targets();
+  CHECK(std::count(t.begin() + kLabFilingLastMention, t.end(), 3) == kLabFilingLength - kLabFilingLastMention);
+  CHECK(std::count(t.begin(), t.begin() + kLabFilingLastMention, 3) == 0);
+  // written-out documents: an unknown company is named in the error
+  CHECK_THROWS_WITH_AS(filings_document_from_text("x", "mdna", "@Q said", {{"@M", "Marrow Freight"}}),
+                       doctest::Contains("@Q names no company"), DataError);
 }
 
 TEST_CASE("filings tokens: a mention's symbol is its company's order of first appearance; words hash stably") {
@@ -70,18 +131,6 @@ TEST_CASE("filings statistics are recomputed from the documents, and survive a J
   CHECK(s["far_queries"] == far);
   CHECK(s["first_company_accuracy"].get<double>() == doctest::Approx(double(first) / queries));
   CHECK(s["first_company_far_accuracy"].get<double>() == doctest::Approx(double(first_far) / far));
-  // the shape tasks.md asks for (the default seed): medians and shares in the published ranges
-  const json t = filings_statistics(c.train);
-  for (const json* x : {&s, &t}) {
-    CHECK((*x)["length_quartiles"][1].get<int>() >= 150);
-    CHECK((*x)["length_quartiles"][1].get<int>() <= 260);
-    CHECK((*x)["mentions_quartiles"][1].get<int>() >= 6);
-    CHECK((*x)["mentions_quartiles"][1].get<int>() <= 10);
-    CHECK((*x)["far_share"].get<double>() >= 0.30);
-    CHECK((*x)["far_share"].get<double>() <= 0.50);
-    CHECK((*x)["first_company_accuracy"].get<double>() >= 0.60);
-    CHECK((*x)["first_company_accuracy"].get<double>() <= 0.85);
-  }
   const std::string path = (std::filesystem::temp_directory_path() / "pe-bench-test-filings.jsonl").string();
   write_file_atomic(path, filings_jsonl(c.held_out));
   const auto back = read_filings_jsonl(path);

@@ -11,6 +11,7 @@
 #include "harness/experiment.h"
 #include "tasks/filings/data.h"
 #include "tasks/filings/evaluation.h"
+#include "tasks/filings/lab_filing.h"
 #include "tasks/filings/reader.h"
 #include "harness/task.h"
 
@@ -30,7 +31,7 @@ CueModelConfig head_config(const std::string& scheme) {
 }  // namespace
 
 TEST_CASE("the one-pass reader gives the plain per-position pass's logits and answers at every position") {
-  const FilingsDocument& doc = filings_corpus(1).held_out.at(3);
+  const FilingsDocument& doc = filings_corpus(1, kFilingsCorpusVersion).held_out.at(3);
   const std::vector<int> tokens = filings_tokens(doc);
   REQUIRE(tokens.size() > 100);
   for (auto& info : scheme_list()) {
@@ -55,7 +56,7 @@ TEST_CASE("the one-pass reader gives the plain per-position pass's logits and an
 }
 
 TEST_CASE("filings training windows: inside one training document, targets from the window alone") {
-  const FilingsCorpus& c = filings_corpus(1);
+  const FilingsCorpus& c = filings_corpus(1, kFilingsCorpusVersion);
   std::set<std::vector<std::string>> held_out;
   for (auto& d : c.held_out) held_out.insert(d.words);
   long queries = 0, positions = 0;
@@ -116,7 +117,7 @@ TEST_CASE("the filings experiment end to end: every held-out query counted once,
   const Task& task = find_task("filings");
   run_experiment(task, cfg, RunControl{true, 2, false});
   const json r = json::parse(read_file(dir + "/results.json"));
-  const json stats = filings_statistics(filings_corpus(1).held_out);
+  const json stats = filings_statistics(filings_corpus(1, kFilingsCorpusVersion).held_out);
   CHECK(r["queries"] == stats["queries"]);
   CHECK(r["far_queries"] == stats["far_queries"]);
   CHECK(r["first_company"][0].get<double>() == doctest::Approx(stats["first_company_accuracy"].get<double>()));
@@ -138,6 +139,16 @@ TEST_CASE("the filings experiment end to end: every held-out query counted once,
   CHECK(doc["readers"].size() == 2 * 5);
   const size_t n = doc["document"]["words"].size();
   for (auto& rd : doc["readers"]) CHECK(rd["answers"].size() == n);
+  // the laboratory's filing, read by the same readers; answers counted from its last mention
+  const json lab = json::parse(read_file(dir + "/lab_filing.json"));
+  CHECK(lab["last_mention"] == kLabFilingLastMention);
+  CHECK(lab["readers"].size() == 2 * 5);
+  for (auto& rd : lab["readers"]) {
+    CHECK(rd["answers"].size() == size_t(kLabFilingLength));
+    int counted = 0;
+    for (int c : rd["answers_from_last_mention"]) counted += c;
+    CHECK(counted <= kLabFilingLength - kLabFilingLastMention);
+  }
   // compare reads both columns; --length does not apply
   const std::string cmp = task.compare(r, "rope+pi", "rope", 0, {});
   CHECK(cmp.find("all queries") != std::string::npos);

@@ -31,6 +31,7 @@ const std::vector<std::string> kIndustries = {
 struct Kind {
   std::string name, opening;
   std::vector<std::string> mention, filler;
+  std::vector<std::string> brief;  // version 2: short sentences (3-7 words) naming @F once
 };
 
 const std::vector<Kind>& kinds() {
@@ -60,7 +61,9 @@ const std::vector<Kind>& kinds() {
         "capital expenditures were @N million and were primarily related to capacity expansion and "
         "maintenance of existing facilities",
         "working capital increased mainly because of higher receivables and inventory levels at the end of "
-        "the @Q quarter"}},
+        "the @Q quarter"},
+       {"@F said", "sales at @F rose @N percent", "@F met its targets", "margins at @F improved",
+        "@F reduced its debt", "@F added @N employees", "demand at @F was steady", "@F raised prices"}},
       {"earnings_call",
        "good morning and welcome to the @P @Q quarter @Y earnings conference call",
        {"revenue at @F grew @N percent in the quarter and we saw strength across every region",
@@ -83,7 +86,9 @@ const std::vector<Kind>& kinds() {
         "repurchases",
         "supply chain conditions have improved but lead times for some components remain longer than we "
         "would like",
-        "our next question comes from the line of an analyst with a large investment bank please go ahead"}},
+        "our next question comes from the line of an analyst with a large investment bank please go ahead"},
+       {"@F had a strong quarter", "thanks to the team at @F", "@F beat expectations", "orders at @F rose @N percent",
+        "@F reiterated its guidance", "@F gained share", "@F is well positioned", "volumes at @F recovered"}},
       {"8k",
        "current report pursuant to section 13 or 15 d of the securities exchange act filed by @P on @Y",
        {"on the date of this report @F entered into a definitive agreement with @O",
@@ -109,7 +114,9 @@ const std::vector<Kind>& kinds() {
         "the financial statements required by this item will be filed by amendment not later than @N days "
         "after the date on which this report must be filed",
         "statements in this report that are not historical facts are forward looking statements within the "
-        "meaning of the private securities litigation reform act"}},
+        "meaning of the private securities litigation reform act"},
+       {"@F confirmed the transaction", "@F filed the notice", "@F declined to comment", "shares of @F rose @N percent",
+        "@F will file an amendment", "@F issued the statement", "@F paid @N million", "@F expects no charge"}},
   };
   return k;
 }
@@ -200,6 +207,60 @@ FilingsDocument make_document(uint64_t seed, const std::string& split, int index
   return d;
 }
 
+// Version 2 (issue 26), calibrated on corpus statistics only — no head was trained or read while
+// choosing these values (tasks.md section 2 has the search and the figures). Every company mention
+// sits in a burst: one long sentence about the paragraph's company, then brief ones naming it again;
+// bursts stand between stretches of boilerplate, so most positions are either just past a mention
+// or far from one. The opening names the parent; its own burst follows at once or after one
+// boilerplate sentence; the second paragraph is about a subsidiary or competitor three times in five.
+struct Version2 {
+  static constexpr int paragraphs = 2;                             // bursts after the opening
+  static constexpr int first_fillers_min = 0, first_fillers_max = 1;  // boilerplate before the first burst
+  static constexpr int fillers_min = 2, fillers_max = 5;           // ... before every later burst
+  static constexpr int briefs_min = 3, briefs_max = 4;             // brief sentences in a burst about the parent
+  static constexpr int other_briefs_min = 0, other_briefs_max = 1;  // ... about another company
+  static constexpr double other_focus = 0.6;                       // a later paragraph is about another company
+  // (the mention sentences also name the others, one at a time, in passing)
+  static constexpr int closing_min = 2, closing_max = 4;           // boilerplate after the last burst
+};
+
+FilingsDocument make_document_v2(uint64_t seed, const std::string& split, int index) {
+  using knobs = Version2;
+  Rng rng(stream_key({kTagTrain, seed, 0xF11E, split == "train" ? 1u : 2u, uint64_t(index), 2}));
+  const Kind& kind = kinds()[rng.below(int(kinds().size()))];
+  FilingsDocument d;
+  d.id = fmt::format("{}-{:03d}", split, index);
+  d.kind = kind.name;
+  std::vector<std::string> names;  // the parent, then 2..6 subsidiaries and competitors (distinct names)
+  const int others = 2 + rng.below(5);
+  while (int(names.size()) < 1 + others) {
+    const std::string n = kSurnames[rng.below(int(kSurnames.size()))] + " " +
+                          kIndustries[rng.below(int(kIndustries.size()))];
+    if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+  }
+  const std::string& parent = names[0];
+  const auto pick = [&](const std::vector<std::string>& v) -> const std::string& { return v[rng.below(int(v.size()))]; };
+  const auto between = [&](int lo, int hi) { return lo + rng.below(hi - lo + 1); };
+  Builder b(d, rng);
+  b.sentence(kind.opening, parent, parent, parent);
+  const int paragraphs = knobs::paragraphs;
+  for (int p = 0; p < paragraphs; ++p) {
+    // the first paragraph is about the parent; a later one may be about the first other company
+    const std::string& focus = p > 0 && rng.uniform() < knobs::other_focus ? names[1] : parent;
+    const int fillers = p == 0 ? between(knobs::first_fillers_min, knobs::first_fillers_max)
+                               : between(knobs::fillers_min, knobs::fillers_max);
+    for (int f = 0; f < fillers; ++f) b.sentence(pick(kind.filler), parent, focus, focus);
+    const std::string& other = names[size_t(1 + rng.below(int(names.size()) - 1))];
+    b.sentence(pick(kind.mention), parent, focus, other == focus ? parent : other);
+    const int briefs = focus == parent ? between(knobs::briefs_min, knobs::briefs_max)
+                                       : between(knobs::other_briefs_min, knobs::other_briefs_max);
+    for (int s = 0; s < briefs; ++s) b.sentence(pick(kind.brief), parent, focus, focus);
+  }
+  const int closing = between(knobs::closing_min, knobs::closing_max);
+  for (int f = 0; f < closing; ++f) b.sentence(pick(kind.filler), parent, parent, parent);
+  return d;
+}
+
 int quantile(std::vector<int> v, double q) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -214,6 +275,29 @@ int word_symbol(const std::string& word) {
   return int(h % kFilingsSymbols);
 }
 
+FilingsDocument filings_document_from_text(const std::string& id, const std::string& kind, const std::string& text,
+                                           const std::vector<std::pair<std::string, std::string>>& companies) {
+  FilingsDocument d;
+  d.id = id;
+  d.kind = kind;
+  for (auto& w : split_words(text)) {
+    if (w[0] != '@') {
+      d.words.push_back(w), d.symbols.push_back(word_symbol(w)), d.marks.push_back(0);
+      continue;
+    }
+    const auto c = std::find_if(companies.begin(), companies.end(), [&](auto& kv) { return kv.first == w; });
+    if (c == companies.end()) throw DataError(fmt::format("document {}: {} names no company", id, w));
+    auto it = std::find(d.companies.begin(), d.companies.end(), c->second);
+    if (it == d.companies.end()) {
+      if (int(d.companies.size()) == kFilingsSymbols)
+        throw DataError(fmt::format("document {}: more than {} companies", id, kFilingsSymbols));
+      d.companies.push_back(c->second), it = d.companies.end() - 1;
+    }
+    d.words.push_back(c->second), d.symbols.push_back(int(it - d.companies.begin())), d.marks.push_back(1);
+  }
+  return d;
+}
+
 std::vector<int> FilingsDocument::targets() const {
   std::vector<int> t(words.size(), -1);
   int last = -1;
@@ -224,10 +308,13 @@ std::vector<int> FilingsDocument::targets() const {
   return t;
 }
 
-FilingsCorpus generate_filings(uint64_t seed, int n_train, int n_held_out) {
+FilingsCorpus generate_filings(uint64_t seed, int n_train, int n_held_out, int version) {
+  if (version < 1 || version > kFilingsCorpusVersion)
+    throw ConfigError(fmt::format("filings corpus version {} does not exist (1 to {})", version, kFilingsCorpusVersion));
+  const auto make = version == 1 ? make_document : make_document_v2;
   FilingsCorpus c;
-  for (int i = 0; i < n_train; ++i) c.train.push_back(make_document(seed, "train", i));
-  for (int i = 0; i < n_held_out; ++i) c.held_out.push_back(make_document(seed, "held_out", i));
+  for (int i = 0; i < n_train; ++i) c.train.push_back(make(seed, "train", i));
+  for (int i = 0; i < n_held_out; ++i) c.held_out.push_back(make(seed, "held_out", i));
   return c;
 }
 

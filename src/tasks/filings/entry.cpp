@@ -20,7 +20,8 @@ namespace pe {
 namespace {
 
 FilingsSettings settings_of(const ExperimentConfig& e) {
-  return FilingsSettings{e.value("corpus_seed").get<uint64_t>(), e.maps, 32, e.value("horizon_cue_runs")};
+  return FilingsSettings{e.value("corpus_seed").get<uint64_t>(), e.value("corpus_version").get<int>(), e.maps, 32,
+                         e.value("horizon_cue_runs")};
 }
 
 class FilingsTask final : public Task {
@@ -41,6 +42,10 @@ class FilingsTask final : public Task {
   std::vector<KeySpec> keys() const override {
     return {
         {"corpus_seed", KeyType::Int, 1, "seed of the generated corpus (300 training, 100 held-out documents)", 0, kMaxSeed},
+        {"corpus_version", KeyType::Int, kFilingsCorpusVersion,
+         "the corpus generator's version: 1, the corpus of the first filings results; 2, calibrated to the published "
+         "corpus statistics (tasks.md section 2)",
+         1, kFilingsCorpusVersion},
         {"horizon_cue_runs", KeyType::String, "",
          "the runs_dir of a cue experiment whose ALiBi heads the horizon table also reads on the held-out documents "
          "(empty: only the filings heads)"},
@@ -81,14 +86,16 @@ class FilingsTask final : public Task {
   // One held-out document read whole by every reader: <out_dir>/document.json (scripts/plot.py draws it).
   Analysis analyze(const std::vector<std::string>& checkpoints, const ExperimentConfig& e) const override {
     const nlohmann::json doc = filings_document_json(checkpoints, settings_of(e));
+    const nlohmann::json lab = lab_filing_json(checkpoints, settings_of(e));
     Analysis a;
-    a.files = {{"document.json", json_text(doc)}};
-    a.text = fmt::format("wrote {}/document.json: document {} ({} tokens) read by {} readers; {}", e.out_dir,
-                       doc["document"]["id"].get<std::string>(), doc["document"]["words"].size(),
-                       doc["readers"].size(), doc["why"].get<std::string>());
+    a.files = {{"document.json", json_text(doc)}, {"lab_filing.json", json_text(lab)}};
+    a.text = fmt::format("wrote {}/document.json: document {} ({} tokens) read by {} readers; {}\n"
+                         "wrote {}/lab_filing.json: {}",
+                         e.out_dir, doc["document"]["id"].get<std::string>(), doc["document"]["words"].size(),
+                         doc["readers"].size(), doc["why"].get<std::string>(), e.out_dir, lab["why"].get<std::string>());
     return a;
   }
-  std::vector<std::string> analysis_files() const override { return {"document.json"}; }
+  std::vector<std::string> analysis_files() const override { return {"document.json", "lab_filing.json"}; }
 
   std::string compare(const nlohmann::json& results, const std::string& a, const std::string& b, int length,
                       const CompareSettings&) const override {

@@ -19,6 +19,7 @@
 #include "tasks/cue/checkpoint.h"
 #include "tasks/cue/geometry.h"
 #include "tasks/filings/data.h"
+#include "tasks/filings/lab_filing.h"
 #include "tasks/filings/reader.h"
 #include "harness/task.h"
 
@@ -26,12 +27,12 @@ namespace pe {
 
 using nlohmann::json;
 
-const FilingsCorpus& filings_corpus(uint64_t seed) {
+const FilingsCorpus& filings_corpus(uint64_t seed, int version) {
   static std::mutex mutex;
-  static std::map<uint64_t, std::unique_ptr<FilingsCorpus>> cache;
+  static std::map<std::pair<uint64_t, int>, std::unique_ptr<FilingsCorpus>> cache;
   const std::lock_guard<std::mutex> lock(mutex);
-  auto& c = cache[seed];
-  if (!c) c = std::make_unique<FilingsCorpus>(generate_filings(seed));
+  auto& c = cache[{seed, version}];
+  if (!c) c = std::make_unique<FilingsCorpus>(generate_filings(seed, 300, 100, version));
   return *c;
 }
 
@@ -132,7 +133,7 @@ json horizon_json(const std::string& trained_on, const Loaded& l, const AlibiRea
 
 json evaluate_filings(const std::vector<std::string>& paths, const FilingsSettings& s, bool progress) {
   check_maps(s.maps, "maps");
-  const FilingsCorpus& corpus = filings_corpus(s.corpus_seed);
+  const FilingsCorpus& corpus = filings_corpus(s.corpus_seed, s.corpus_version);
   const HeldOut h = held_out_queries(corpus.held_out, s.far);
   std::vector<Loaded> cps;
   for (auto& p : paths) cps.push_back(load_filings_checkpoint(p));
@@ -171,6 +172,7 @@ json evaluate_filings(const std::vector<std::string>& paths, const FilingsSettin
             {"metric", "accuracy"},
             {"maps", s.maps},
             {"corpus_seed", s.corpus_seed},
+          {"corpus_version", s.corpus_version},
             {"columns", {"all", "far"}},
             {"far", s.far},
             {"documents", corpus.held_out.size()},
@@ -277,17 +279,12 @@ json evaluate_filings(const std::vector<std::string>& paths, const FilingsSettin
   return j;
 }
 
-json filings_document_json(const std::vector<std::string>& paths, const FilingsSettings& s) {
-  const FilingsCorpus& corpus = filings_corpus(s.corpus_seed);
-  const HeldOut h = held_out_queries(corpus.held_out, s.far);
-  size_t pick = 0;
-  long most = -1;
-  for (size_t d = 0; d < h.ages.size(); ++d) {
-    const long far = std::count_if(h.ages[d].begin(), h.ages[d].end(), [&](int a) { return a > s.far; });
-    if (far > most) most = far, pick = d;
-  }
-  const FilingsDocument& doc = corpus.held_out[pick];
-  // readers in the table's order: schemes in registry order, each map after its scheme, seeds ascending
+namespace {
+
+// Every reader (every checkpoint, and RoPE under each map) on one document, in the table's order:
+// schemes in registry order, each map after its scheme, seeds ascending.
+json read_document(const std::vector<std::string>& paths, const FilingsSettings& s, const FilingsDocument& doc) {
+  const std::vector<int> tokens = filings_tokens(doc);
   std::vector<Loaded> cps;
   for (auto& p : paths) cps.push_back(load_filings_checkpoint(p));
   json readers = json::array();
@@ -310,25 +307,70 @@ json filings_document_json(const std::vector<std::string>& paths, const FilingsS
                            {"map", map},
                            {"seed", l->seed},
                            {"checkpoint", l->cp.path},
-                           {"answers", read_one_pass(m, h.tokens[pick], ws)}});
+                           {"answers", read_one_pass(m, tokens, ws)}});
       }
   }
+  return readers;
+}
+
+json document_json(const FilingsDocument& doc) {
+  return {{"id", doc.id},
+          {"kind", doc.kind},
+          {"words", doc.words},
+          {"symbols", doc.symbols},
+          {"marks", std::vector<int>(doc.marks.begin(), doc.marks.end())},
+          {"companies", doc.companies},
+          {"targets", doc.targets()},
+          {"ages", filings_answer_ages(doc)}};
+}
+
+}  // namespace
+
+json filings_document_json(const std::vector<std::string>& paths, const FilingsSettings& s) {
+  const FilingsCorpus& corpus = filings_corpus(s.corpus_seed, s.corpus_version);
+  const HeldOut h = held_out_queries(corpus.held_out, s.far);
+  size_t pick = 0;
+  long most = -1;
+  for (size_t d = 0; d < h.ages.size(); ++d) {
+    const long far = std::count_if(h.ages[d].begin(), h.ages[d].end(), [&](int a) { return a > s.far; });
+    if (far > most) most = far, pick = d;
+  }
+  const FilingsDocument& doc = corpus.held_out[pick];
   return {{"format", "pe-bench-filings-document"},
           {"version", 1},
           {"corpus_seed", s.corpus_seed},
+          {"corpus_version", s.corpus_version},
           {"why", fmt::format("the held-out document with the most queries whose answer is more than {} tokens back "
                               "({} of {})",
                               s.far, most, std::count_if(h.ages[pick].begin(), h.ages[pick].end(), [](int a) { return a >= 0; }))},
           {"far", s.far},
-          {"document",
-           {{"id", doc.id},
-            {"kind", doc.kind},
-            {"words", doc.words},
-            {"symbols", doc.symbols},
-            {"marks", std::vector<int>(doc.marks.begin(), doc.marks.end())},
-            {"companies", doc.companies},
-            {"targets", h.targets[pick]},
-            {"ages", h.ages[pick]}}},
+          {"document", document_json(doc)},
+          {"readers", read_document(paths, s, doc)},
+          {"build", build_info_json()}};
+}
+
+json lab_filing_json(const std::vector<std::string>& paths, const FilingsSettings& s) {
+  const FilingsDocument doc = lab_filing();
+  json readers = read_document(paths, s, doc);
+  // from the last mention on, how often each reader answers each company
+  const std::vector<int> targets = doc.targets();
+  const int last = int(doc.words.size()) - 1 - int(std::find(doc.marks.rbegin(), doc.marks.rend(), 1) - doc.marks.rbegin());
+  for (auto& r : readers) {
+    std::vector<int> counts(doc.companies.size(), 0);
+    for (size_t i = size_t(last); i < doc.words.size(); ++i) {
+      const int a = r["answers"][i].get<int>();
+      if (a >= 0 && a < int(counts.size())) ++counts[size_t(a)];
+    }
+    r["answers_from_last_mention"] = counts;
+  }
+  return {{"format", "pe-bench-filings-document"},
+          {"version", 1},
+          {"why", fmt::format("the laboratory's filing (tasks.md section 2): {} tokens; {} is named last, at token {}, "
+                              "and is the answer at the {} positions from there on",
+                              doc.words.size(), doc.companies[size_t(targets.back())], last, doc.words.size() - size_t(last))},
+          {"far", s.far},
+          {"last_mention", last},
+          {"document", document_json(doc)},
           {"readers", readers},
           {"build", build_info_json()}};
 }
@@ -394,11 +436,11 @@ std::string format_filings_markdown(const json& r) {
   const json ref = r.value("reference", json());
   std::string s = fmt::format(
       "# Filings case study: which company was named last?\n\n"
-      "Accuracy on the {} held-out documents (corpus seed {}): all {} queries, and the {} whose answer is more than "
+      "Accuracy on the {} held-out documents (corpus seed {}, generator version {}): all {} queries, and the {} whose answer is more than "
       "{} tokens back. Mean of the seeds ± the half-width of its 95% interval. Each cell: **pe-bench** / published "
       "(the published corpus is not available; pe-bench generates its own, so the pattern is the target, not the "
       "digits).\n\n| reader | all queries | answer more than {} back |\n|---|---|---|\n",
-      r["documents"].get<int>(), r["corpus_seed"].get<long long>(), r["queries"].get<long>(),
+      r["documents"].get<int>(), r["corpus_seed"].get<long long>(), r.value("corpus_version", 1), r["queries"].get<long>(),
       r["far_queries"].get<long>(), r["far"].get<int>(), r["far"].get<int>());
   for (auto& row : r["rows"]) {
     const std::string key = reader_label(row);
@@ -436,6 +478,9 @@ std::string format_filings_markdown(const json& r) {
                    num(c["far_share"]), target("far_share"));
   s += fmt::format("| always answering the first company named | {} | {} | {} |\n", num(t["first_company_accuracy"]),
                    num(c["first_company_accuracy"]), target("first_company_accuracy"));
+  s += fmt::format("| ... on the queries with the answer more than 32 back | {} | {} | {} |\n",
+                   num(t["first_company_far_accuracy"]), num(c["first_company_far_accuracy"]),
+                   target("first_company_far_accuracy"));
   if (!r["alibi_horizons"].empty()) {
     s += "\n## ALiBi horizons\n\nContent width W (the widest spread of a query's content scores over the keys), "
          "slope s, horizon W/s; accuracy on the held-out queries whose answer is at most half the horizon back, and "

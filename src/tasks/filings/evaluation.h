@@ -15,13 +15,14 @@ namespace pe {
 
 struct FilingsSettings {
   uint64_t corpus_seed = 1;
+  int corpus_version = kFilingsCorpusVersion;
   std::vector<std::string> maps;  // RoPE also read with each, at kappa = document length / train length
   int far = 32;                   // a far query's answer is more than this many tokens back
   std::string cue_runs;           // a cue runs_dir whose ALiBi heads the horizon table also reads ("": none)
 };
 
-// The corpus of a seed, generated once per process (300 training, 100 held-out documents).
-const FilingsCorpus& filings_corpus(uint64_t seed);
+// The corpus of a seed and generator version, generated once per process (300 training, 100 held-out).
+const FilingsCorpus& filings_corpus(uint64_t seed, int version);
 
 // Reads every checkpoint (task "filings") on every held-out document with the one-pass reader.
 nlohmann::json evaluate_filings(const std::vector<std::string>& checkpoints, const FilingsSettings& s, bool progress);
@@ -29,6 +30,10 @@ nlohmann::json evaluate_filings(const std::vector<std::string>& checkpoints, con
 // The held-out document with the most far queries (the first of the most), read whole by every
 // reader and seed: {document: {id, kind, words, symbols, marks, companies, targets}, readers: [...]}.
 nlohmann::json filings_document_json(const std::vector<std::string>& checkpoints, const FilingsSettings& s);
+
+// The laboratory's filing (tasks/filings/lab_filing.h) read whole by every reader and seed, in the same
+// shape, with each reader's answers counted from the last mention on.
+nlohmann::json lab_filing_json(const std::vector<std::string>& checkpoints, const FilingsSettings& s);
 
 std::string format_filings_table(const nlohmann::json& results);
 // With the published figures of results["reference"] beside pe-bench's.
