@@ -154,6 +154,8 @@ expect_code 2 "compare without --length" "--length" compare "$TR" rope alibi
 CR=results/charlm-quick/results.json
 # the filings task reads whole documents: lengths do not apply to it
 expect_code 2 "filings with eval_lengths" "key 'eval_lengths' does not apply to the filings task" run experiments/filings.json --set eval_lengths=64 --set runs_dir="$TMP/f" --set out_dir="$TMP/f" --quiet
+expect_code 2 "filings corpus_version out of range" "key 'corpus_version' must be an integer in [1, 2]" run experiments/filings.json --set corpus_version=3 --set runs_dir="$TMP/f" --set out_dir="$TMP/f" --quiet
+expect_code 2 "corpus filings --corpus-version out of range" "--corpus-version: Value 0 not in range 1 to 2" corpus filings --corpus-version 0
 expect_code 2 "filings horizon_cue_runs missing" "key 'horizon_cue_runs': $TMP/no-such-runs is not a directory" run experiments/filings.json --set horizon_cue_runs="$TMP/no-such-runs" --set runs_dir="$TMP/f" --set out_dir="$TMP/f" --quiet
 expect_code 2 "filings eval --lengths" "--lengths does not apply to --task filings" eval --task filings --lengths 64 --runs-dir "$TMP/f" --out "$TMP/out.json" --quiet
 expect_code 2 "compare filings results at a length" "--length does not apply to filings results" compare results/filings/results.json rope+pi rope --length 32
