@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <set>
+#include <sstream>
 
 #include "core/errors.h"
 #include "core/files.h"
@@ -14,6 +15,7 @@
 #include "tasks/charlm/checkpoint.h"
 #include "tasks/cue/checkpoint.h"
 #include "harness/config.h"
+#include "models/token_loop.h"
 #include "schemes/rope.h"
 
 using namespace pe;
@@ -57,6 +59,25 @@ std::string temp_dir(const std::string& name) {
   return d.string();
 }
 }  // namespace
+
+TEST_CASE("the final training loss averages the last 100 steps of the logged intervals") {
+  const auto line = [](int step, double avg) { return json{{"step", step}, {"loss_avg", avg}, {"loss", 0.0}}.dump() + "\n"; };
+  int covered = -1;
+  // every 50 steps: the last two intervals, exactly 100 steps
+  std::string lines = line(50, 4.0) + line(100, 3.0) + line(150, 2.0) + line(200, 1.0);
+  CHECK(final_loss_of(lines, 100, &covered) == 1.5);
+  CHECK(covered == 100);
+  // an interval that does not divide 100: whole intervals, at least 100 steps (here 120)
+  lines = line(40, 4.0) + line(80, 3.0) + line(120, 2.0) + line(160, 1.0);
+  CHECK(final_loss_of(lines, 100, &covered) == doctest::Approx((3.0 + 2.0 + 1.0) / 3));
+  CHECK(covered == 120);
+  // a last partial interval counts for its own steps
+  lines = line(50, 4.0) + line(100, 3.0) + line(120, 1.0);
+  CHECK(final_loss_of(lines, 100, &covered) == doctest::Approx((1.0 * 20 + 3.0 * 50 + 4.0 * 50) / 120));
+  CHECK(covered == 120);
+  CHECK(final_loss_of("", 100, &covered) == 0.0);
+  CHECK(covered == 0);
+}
 
 TEST_CASE("FLOP counts of the issue: 9.84 GFLOP per training step at B=64, T=128; 6.5 per eval batch at B=16, T=512") {
   BlockStackConfig c = small_model("rope", 128, 4);
@@ -210,6 +231,17 @@ TEST_CASE("training, fine-tuning, checkpoints and sampling through the experimen
   CHECK(file_exists(run.run_dir + "/config.json"));
   CHECK(read_file(run.run_dir + "/metrics.jsonl").find("\"step\":30") != std::string::npos);
   CHECK(run.final_loss() < std::log(28.0));  // it learned something beyond the uniform guess
+  // the final loss: the mean of the last 100 steps or more (30 steps logged every 10: all of them)
+  {
+    int covered = 0;
+    double sum = 0;
+    std::istringstream lines(read_file(run.run_dir + "/metrics.jsonl"));
+    for (std::string line; std::getline(lines, line);) sum += json::parse(line)["loss_avg"].get<double>() * 10;
+    CHECK(run.final_loss() == doctest::Approx(sum / 30).epsilon(1e-14));
+    CHECK(final_loss_of(read_file(run.run_dir + "/metrics.jsonl"), 100, &covered) == run.final_loss());
+    CHECK(covered == 30);
+    CHECK(run.training["final_loss_steps"] == 30);
+  }
 
   // the checkpoint reloads to the same parameters and describes itself
   LoadedCharLM cp = load_charlm_checkpoint(run.checkpoint);

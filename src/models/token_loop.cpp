@@ -1,5 +1,7 @@
 #include "models/token_loop.h"
 
+#include <sstream>
+
 #include "core/params.h"
 
 namespace pe {
@@ -42,10 +44,32 @@ TrainingState TokenLoop::state(int step) const {
                        trainer_.adam().steps(), loop, ""};
 }
 
+double final_loss_of(const std::string& metrics_lines, int steps, int* covered) {
+  std::vector<std::pair<int, double>> logged;  // (step, loss_avg), oldest first
+  std::istringstream in(metrics_lines);
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty()) {
+      const json j = json::parse(line);
+      logged.emplace_back(j.at("step").get<int>(), j.at("loss_avg").get<double>());
+    }
+  double sum = 0;
+  int n = 0;
+  for (size_t i = logged.size(); i-- > 0 && n < steps;) {
+    const int interval = logged[i].first - (i > 0 ? logged[i - 1].first : 0);
+    sum += logged[i].second * double(interval);
+    n += interval;
+  }
+  *covered = n;
+  return n > 0 ? sum / double(n) : 0.0;
+}
+
 json TokenLoop::training() const {
   json t = settings_.training;
   t["steps"] = settings_.steps;
-  t["final_loss"] = final_loss_;
+  int covered = 0;
+  t["final_loss"] = final_loss_of(lines_, settings_.final_steps, &covered);
+  t["final_loss_steps"] = covered;
   return t;
 }
 

@@ -27,6 +27,7 @@ class TokenBatches {
 
 struct TokenLoopSettings {
   int steps = 0, batch = 0, length = 0, log_every = 50;
+  int final_steps = 100;  // the training record's final_loss averages the last this many steps (at least)
   AdamConfig adam;
   // the learning rate of step s (1-based); unset: adam.lr at every step. A function of the step alone,
   // so a resumed run takes the same steps.
@@ -35,8 +36,16 @@ struct TokenLoopSettings {
   std::function<void(int, int, double)> progress;
   // the checkpoint's text for a finished run's "training" record
   std::function<std::string(const BlockStack<float>&, const nlohmann::json& training)> checkpoint;
-  nlohmann::json training;  // the training record's fixed fields (seed, lr, ...); steps and final_loss join them
+  nlohmann::json training;  // the training record's fixed fields (seed, lr, ...); steps, final_loss and
+                            // final_loss_steps join them
 };
+
+// The final training loss from a run's metrics lines ({"step", "loss_avg"} every log interval, the
+// mean of the steps since the line before): the mean loss of the last logged intervals that together
+// cover at least `steps` steps (exactly the last `steps` when the interval divides it), computed as
+// sum of loss_avg x interval, newest first, over the steps covered; `covered` gets their number.
+// 0 and covered 0 for no lines.
+double final_loss_of(const std::string& metrics_lines, int steps, int* covered);
 
 class TokenLoop final : public TrainingLoop {
  public:
