@@ -6,7 +6,7 @@ WERROR     ?= $(if $(CI),ON,OFF)
 CMAKE_ARGS ?=
 BINDIR     ?=
 
-.PHONY: all deps configure build build-cli link run filings filings-10seeds filings-v1 charlm charlm-quick passkey passkey-quick context-extension plots test bench gradcheck clean
+.PHONY: all deps configure build build-cli link run lab filings filings-10seeds filings-v1 charlm charlm-quick passkey passkey-quick context-extension plots test bench gradcheck clean
 
 all: build
 
@@ -68,6 +68,12 @@ context-extension: build-cli
 	scripts/context-extension.sh $(BUILD)/pe-bench
 
 # The figures of the committed results (scripts/plot.py): results/figures/*.png and *.svg.
+# The laboratory (docs/lab.md): results/lab/index.html and lab.json from the committed results, and
+# the screenshots the README shows (headless Chromium). Open results/lab/index.html in a browser.
+lab: build-cli
+	$(BUILD)/pe-bench lab
+	/usr/bin/python3 tests/lab_browser.py results/lab --screenshots results/lab
+
 plots: deps
 	/usr/bin/python3 scripts/plot.py
 	/usr/bin/python3 scripts/plot.py --charlm results/charlm-3seeds/results.json --only charlm_perplexity --out results/figures/charlm-3seeds

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Architecture checks over the sources (docs/architecture.md, "Layers"):
 
-1. Every #include arrow points down: core -> schemes -> models / theory / harness -> tasks -> cli ->
+1. Every #include arrow points down: core -> schemes -> models / theory / harness -> tasks -> lab -> cli ->
    main.cpp. A file may include its own layer or any layer below it, never one above; and a task's
    folder includes no other task's folder except the dependencies listed below.
 2. No task name appears outside its own folder (as a string literal, e.g. "cue"), and no map name is
@@ -16,7 +16,7 @@ import sys
 
 ROOT = sys.argv[1] if len(sys.argv) > 1 else os.getcwd()
 SRC = os.path.join(ROOT, "src")
-RANK = {"core": 0, "schemes": 1, "models": 2, "theory": 2, "harness": 2, "tasks": 3, "cli": 4}
+RANK = {"core": 0, "schemes": 1, "models": 2, "theory": 2, "harness": 2, "tasks": 3, "lab": 3.5, "cli": 4}
 # A task built on another task's pieces (the filings study trains and reads the tournament's head with
 # the cue task's trainer and checkpoint code, and reads cue runs for its horizon table).
 TASK_DEPENDENCIES = {("filings", "cue")}

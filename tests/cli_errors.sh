@@ -154,6 +154,9 @@ expect_code 2 "compare without --length" "--length" compare "$TR" rope alibi
 CR=results/charlm-quick/results.json
 # the filings task reads whole documents: lengths do not apply to it
 expect_code 2 "filings with eval_lengths" "key 'eval_lengths' does not apply to the filings task" run experiments/filings.json --set eval_lengths=64 --set runs_dir="$TMP/f" --set out_dir="$TMP/f" --quiet
+# the laboratory without its inputs: one line naming the missing file, nothing written
+expect_code 4 "lab without results" "$TMP/no-such-results/theory.json is missing" lab --results "$TMP/no-such-results" --out "$TMP/lab" --quiet
+[[ ! -e "$TMP/lab" ]] && pass=$((pass + 1)) || { echo "FAIL [lab without results wrote $TMP/lab]"; fail=$((fail + 1)); }
 expect_code 2 "filings corpus_version out of range" "key 'corpus_version' must be an integer in [1, 2]" run experiments/filings.json --set corpus_version=3 --set runs_dir="$TMP/f" --set out_dir="$TMP/f" --quiet
 expect_code 2 "corpus filings --corpus-version out of range" "--corpus-version: Value 0 not in range 1 to 2" corpus filings --corpus-version 0
 expect_code 2 "filings horizon_cue_runs missing" "key 'horizon_cue_runs': $TMP/no-such-runs is not a directory" run experiments/filings.json --set horizon_cue_runs="$TMP/no-such-runs" --set runs_dir="$TMP/f" --set out_dir="$TMP/f" --quiet

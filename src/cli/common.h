@@ -26,5 +26,6 @@ void register_census(CLI::App& app);
 void register_table(CLI::App& app);
 void register_compare(CLI::App& app);
 void register_diff(CLI::App& app);
+void register_lab(CLI::App& app);
 
 }  // namespace pe::cli

@@ -490,6 +490,37 @@ template void attention_forward<float>(const AttnShape&, const float*, const flo
 template void attention_forward<double>(const AttnShape&, const double*, const double*, const double*, const int*,
                                         const int*, const Visibility&, const Scheme<double>&, CParamView<double>,
                                         double*, double*, const int*, AttnTables<double>);
+template <class S>
+void attention_scores(const AttnShape& sh, const S* Q, const S* K, const int* qpos, const int* kpos,
+                      const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* scores,
+                      const int* kv_index, AttnTables<S> tables) {
+  const int dh = sh.dh, W = sh.H * dh;
+  const S scale = scheme.content_scale(sh.layer) / std::sqrt(S(dh));
+  const VisibleSets& visible = visible_sets(vis, qpos, sh.Tq, kpos, sh.Tk);
+  const KeyOffsets key_rows{sh, dh, W, kv_index};
+  std::vector<S> sc(sh.Tk);
+  for (int b = 0; b < sh.B; ++b)
+    for (int h = 0; h < sh.H; ++h)
+      for (int i = 0; i < sh.Tq; ++i) {
+        const S* q = Q + (size_t(b) * sh.Tq + i) * W + size_t(h) * dh;
+        const int nk = visible.count(i);
+        const int* keys = visible.keys_of(i);
+        // as attention_forward: s_j = scale * q.k_j (+ the scheme's score terms)
+        for (int t = 0; t < nk; ++t) sc[t] = scale * dot<0>(q, K + key_rows(b, h, keys[t]), dh);
+        if (scheme.acts_on_scores())
+          scheme.score_forward(P, hook_row(sh, visible, Q, K, qpos, kv_index, tables, b, h, i), sc.data());
+        S* out = scores + ((size_t(b) * sh.H + h) * sh.Tq + i) * sh.Tk;
+        std::fill_n(out, sh.Tk, -std::numeric_limits<S>::infinity());
+        for (int t = 0; t < nk; ++t) out[keys[t]] = sc[t];
+      }
+}
+
+template void attention_scores<float>(const AttnShape&, const float*, const float*, const int*, const int*,
+                                      const Visibility&, const Scheme<float>&, CParamView<float>, float*, const int*,
+                                      AttnTables<float>);
+template void attention_scores<double>(const AttnShape&, const double*, const double*, const int*, const int*,
+                                       const Visibility&, const Scheme<double>&, CParamView<double>, double*,
+                                       const int*, AttnTables<double>);
 template void attention_backward<float>(const AttnShape&, const float*, const float*, const float*, const int*,
                                         const int*, const Visibility&, const Scheme<float>&, CParamView<float>,
                                         ParamView<float>, const float*, const float*, float*, float*, float*,

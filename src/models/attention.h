@@ -62,6 +62,13 @@ void attention_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, 
                        const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* probs, S* out,
                        const int* kv_index = nullptr, AttnTables<S> tables = {});
 
+// The scores alone, before the softmax (for reading a trained head, not for training): the same
+// arguments as attention_forward; scores (out): [B, H, Tq, Tk], -infinity at every masked key.
+template <class S>
+void attention_scores(const AttnShape& sh, const S* Q, const S* K, const int* qpos, const int* kpos,
+                      const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* scores,
+                      const int* kv_index = nullptr, AttnTables<S> tables = {});
+
 // Backward. dout: [B*Tq, H*dh]. Adds into dQ, dK, dV (same shapes as Q, K, V; with kv_index the
 // table rows are scatter-added) and into the scheme's bias gradients G.
 template <class S>

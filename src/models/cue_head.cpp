@@ -82,9 +82,9 @@ void zero(std::vector<S>& v, size_t n) {
 }  // namespace
 
 template <class S>
-BatchStats CueHead<S>::forward(const int* tokens, const int* targets, int B, int T, CueWorkspace<S>& ws,
-                               int* predictions, int p0, bool every_position) const {
-  const int d = cfg_.d_model, d3 = 3 * d, C = cfg_.task.alphabet, V = cfg_.task.vocab();
+void CueHead<S>::prepare_attention(const int* tokens, int B, int T, CueWorkspace<S>& ws, int p0,
+                                   bool every_position) const {
+  const int d = cfg_.d_model, d3 = 3 * d, V = cfg_.task.vocab();
   const int Tq = every_position ? T : 1, first_q = T - Tq;  // query row i reads at sequence index first_q + i
   const auto P = cview();
   const bool emb = scheme_->acts_on_embedding();
@@ -136,12 +136,32 @@ BatchStats CueHead<S>::forward(const int* tokens, const int* targets, int B, int
     }
   }
   if (scheme_->acts_on_qk()) scheme_->qk_forward(ws.qrow_pos.data(), B * Tq, ws.Q.data());
+  ws.tables.resize(scheme_->tables_size(0, T));
+  if (!ws.tables.empty()) scheme_->tables_forward(cview(), 0, T, ws.tables.data());
+}
+
+template <class S>
+void CueHead<S>::scores(const int* tokens, int B, int T, CueWorkspace<S>& ws, std::vector<S>& scores, int p0,
+                        bool every_position) const {
+  prepare_attention(tokens, B, T, ws, p0, every_position);
+  const int Tq = every_position ? T : 1;
+  scores.resize(size_t(B) * Tq * T);
+  attention_scores(AttnShape{B, Tq, T, 1, cfg_.d_model}, ws.Q.data(), ws.KT.data(), ws.qpos.data(), ws.kpos.data(),
+                   Visibility{}.with_window(scheme_->window(0)), *scheme_, cview(), scores.data(), ws.kv_index.data(),
+                   AttnTables<S>{ws.tables.data(), nullptr, T});
+}
+
+template <class S>
+BatchStats CueHead<S>::forward(const int* tokens, const int* targets, int B, int T, CueWorkspace<S>& ws,
+                               int* predictions, int p0, bool every_position) const {
+  const int d = cfg_.d_model, C = cfg_.task.alphabet;
+  const int Tq = every_position ? T : 1;
+  const auto P = cview();
+  prepare_attention(tokens, B, T, ws, p0, every_position);
   // z = attention(q, K, V): [B*Tq, d]
   const AttnShape sh{B, Tq, T, 1, d};
   resize(ws.probs, size_t(B) * Tq * T);
   resize(ws.Z, size_t(B) * Tq * d);
-  ws.tables.resize(scheme_->tables_size(0, T));
-  if (!ws.tables.empty()) scheme_->tables_forward(P, 0, T, ws.tables.data());
   attention_forward(sh, ws.Q.data(), ws.KT.data(), ws.VT.data(), ws.qpos.data(), ws.kpos.data(),
                     Visibility{}.with_window(scheme_->window(0)), *scheme_, P, ws.probs.data(), ws.Z.data(),
                     ws.kv_index.data(), AttnTables<S>{ws.tables.data(), nullptr, T});

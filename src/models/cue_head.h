@@ -95,8 +95,16 @@ class CueHead {
   // is the whole batch's number of queries when this call is one chunk of it.
   BatchStats forward_backward(const int* tokens, const int* targets, int B, int T, long norm_rows, S* grad,
                               CueWorkspace<S>& ws, int p0 = 0, bool every_position = false) const;
+  // The attention scores of the query row(s) before the softmax, as forward computes them (content,
+  // position and the scheme's score terms): scores (out) [B, Tq, T], -infinity where a key is masked;
+  // Tq = T with every_position, else 1. For reading a trained head (the laboratory's score curves).
+  void scores(const int* tokens, int B, int T, CueWorkspace<S>& ws, std::vector<S>& scores, int p0 = 0,
+              bool every_position = false) const;
 
  private:
+  // forward's first half: the query rows ws.Q, the key and value tables ws.KT, ws.VT with their index
+  // ws.kv_index, the positions and the scheme's tables.
+  void prepare_attention(const int* tokens, int B, int T, CueWorkspace<S>& ws, int p0, bool every_position) const;
   // The model's tensors, then the scheme's: the one place the layout is declared.
   void declare_into(ParamLayout& layout, Scheme<S>& scheme);
 
