@@ -154,6 +154,9 @@ expect_code 2 "compare without --length" "--length" compare "$TR" rope alibi
 CR=results/charlm-quick/results.json
 # the filings task reads whole documents: lengths do not apply to it
 expect_code 2 "filings with eval_lengths" "key 'eval_lengths' does not apply to the filings task" run experiments/filings.json --set eval_lengths=64 --set runs_dir="$TMP/f" --set out_dir="$TMP/f" --quiet
+# export and import (docs/interop.md)
+expect_code 3 "export a missing checkpoint" "checkpoint $TMP/none.json not found" export --checkpoint "$TMP/none.json" --out "$TMP/exported"
+expect_code 4 "import from a directory without an export" "$TMP/no-export/config.json is missing" import --from "$TMP/no-export" --out "$TMP/out.json"
 # the laboratory without its inputs: one line naming the missing file, nothing written
 expect_code 4 "lab without results" "$TMP/no-such-results/theory.json is missing" lab --results "$TMP/no-such-results" --out "$TMP/lab" --quiet
 [[ ! -e "$TMP/lab" ]] && pass=$((pass + 1)) || { echo "FAIL [lab without results wrote $TMP/lab]"; fail=$((fail + 1)); }

@@ -27,5 +27,7 @@ void register_table(CLI::App& app);
 void register_compare(CLI::App& app);
 void register_diff(CLI::App& app);
 void register_lab(CLI::App& app);
+void register_export(CLI::App& app);
+void register_import(CLI::App& app);
 
 }  // namespace pe::cli

@@ -1,0 +1,167 @@
+#include "harness/interop.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <regex>
+
+#include "core/errors.h"
+#include "core/files.h"
+#include "core/safetensors.h"
+#include "harness/checkpoint.h"
+
+namespace pe {
+
+using nlohmann::json;
+
+namespace {
+
+// The last part of a pe-bench name: its kind. Linear maps ([in, out] in pe-bench) are transposed to
+// nn.Linear's [out, in]; tables keep their rows; plain parameters keep their names.
+struct Kind {
+  const char* name;
+  enum { Linear, Table, Plain } kind;
+};
+const Kind kKinds[] = {{"w_qkv", Kind::Linear}, {"w_proj", Kind::Linear}, {"w_out", Kind::Linear},
+                       {"w_r", Kind::Linear},   {"w_kr", Kind::Linear},   {"w_qr", Kind::Linear},
+                       {"u_q", Kind::Linear},   {"u_k", Kind::Linear},    {"tok_emb", Kind::Table},
+                       {"table", Kind::Table},  {"t5_bias", Kind::Table}, {"shaw_rk", Kind::Table},
+                       {"shaw_rv", Kind::Table}, {"deberta_p", Kind::Table}, {"tupe_p", Kind::Table},
+                       {"txl_u", Kind::Plain},  {"txl_v", Kind::Plain}};
+
+json conventions() {
+  return {{"linear_weights", "pe-bench computes x W with W [in, out]; the exported weight is W transposed, [out, in], "
+                             "as nn.Linear keeps it (y = x weight^T)"},
+          {"tables", "embedding and position tables keep their rows: [rows, dim] (nn.Embedding)"},
+          {"qkv", "qkv.weight rows are [W_Q; W_K; W_V] outputs; heads are consecutive groups of head_dim"},
+          {"rotary", "RoPE turns adjacent pairs (2j, 2j+1) by theta_j, theta_j = base^(-2j/head_dim) unless "
+                     "frequency_plan.theta gives them; split-half implementations must permute the head's "
+                     "channels to [0, 2, 4, ..., 1, 3, 5, ...]"},
+          {"sinusoidal", "the sinusoidal code interleaves: p[2j] = sin(m theta_j), p[2j+1] = cos(m theta_j)"},
+          {"txl_age_code", "Transformer-XL's age code interleaves sin and cos the same way (the original puts all "
+                           "sines first): permute w_r's input columns to convert"},
+          {"tied_output", "the char LM's logits are h tok_emb.weight^T (the output is tied to the embedding)"}};
+}
+
+std::vector<float> transpose(const std::vector<float>& v, int rows, int cols) {
+  std::vector<float> t(v.size());
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) t[size_t(c) * rows + r] = v[size_t(r) * cols + c];
+  return t;
+}
+
+}  // namespace
+
+TorchTensorName torch_tensor_name(const std::string& pe_name) {
+  static const std::regex block(R"(^block(\d+)\.(.+)$)"), layer(R"(^pos\.layer(\d+)\.(.+)$)");
+  std::smatch m;
+  std::string prefix, last = pe_name;
+  if (std::regex_match(pe_name, m, block)) {
+    prefix = "blocks." + m[1].str() + ".attn.", last = m[2];
+  } else if (std::regex_match(pe_name, m, layer)) {
+    prefix = "pos.layers." + m[1].str() + ".", last = m[2];
+  } else if (pe_name.rfind("pos.", 0) == 0) {
+    prefix = "pos.", last = pe_name.substr(4);
+  } else if (pe_name == "w_qkv") {
+    prefix = "attn.";
+  }
+  for (auto& k : kKinds)
+    if (last == k.name) {
+      std::string base = last == "w_qkv" ? "qkv" : last == "w_proj" ? "proj" : last == "w_out" ? "readout" : last;
+      return {prefix + base + (k.kind == Kind::Plain ? "" : ".weight"), k.kind == Kind::Linear};
+    }
+  throw DataError(fmt::format("tensor '{}' has no PyTorch name in pe-bench's conversion table (harness/interop.cpp)",
+                              pe_name));
+}
+
+ExportedModel export_checkpoint(const std::string& path) {
+  CheckpointReader reader(path, "");
+  const json& cp = reader.json_();
+  std::vector<NamedTensor> tensors;
+  json table = json::array();
+  for (auto& p : cp.at("params")) {
+    const std::string name = p.at("name");
+    const auto shape = p.at("shape").get<std::vector<int>>();
+    if (shape.size() != 2) throw reader.fail(fmt::format("parameter '{}' is not a matrix", name));
+    std::vector<float> data;
+    for (auto& x : p.at("data")) data.push_back(float(x.get<double>()));
+    const TorchTensorName t = torch_tensor_name(name);
+    NamedTensor nt{t.name, {shape[0], shape[1]}, data};
+    if (t.transposed) nt.shape = {shape[1], shape[0]}, nt.data = transpose(data, shape[0], shape[1]);
+    table.push_back({{"pe_bench", name}, {"torch", t.name}, {"pe_bench_shape", shape}, {"torch_shape", nt.shape},
+                     {"transposed", t.transposed}});
+    tensors.push_back(std::move(nt));
+  }
+  json meta = cp;
+  meta.erase("params");
+  const json& scheme = cp.at("scheme");
+  const json& model = cp.at("model");
+  json config = {{"model_type", "pe_bench"},
+                 {"pe_bench_task", cp.at("task")},
+                 {"position_scheme", scheme.at("name")},
+                 {"hidden_size", scheme.at("d_model")},
+                 {"num_attention_heads", scheme.at("n_heads")},
+                 {"head_dim", scheme.at("d_head")},
+                 {"num_hidden_layers", model.value("n_layers", 1)},
+                 {"tensors", table},
+                 {"conventions", conventions()},
+                 {"pe_bench_checkpoint", meta}};
+  if (model.contains("vocab")) config["vocab_size"] = model["vocab"];
+  if (scheme.contains("base")) config["rope_theta"] = scheme["base"];
+  if (cp.contains("frequency_plan")) config["frequency_plan"] = cp["frequency_plan"];
+  return {safetensors_bytes(tensors, {{"format", "pt"}, {"producer", "pe-bench export"}}), config.dump(2) + "\n"};
+}
+
+std::string import_checkpoint(const std::string& dir) {
+  namespace fs = std::filesystem;
+  const std::string config_path = (fs::path(dir) / "config.json").string(),
+                    tensors_path = (fs::path(dir) / "model.safetensors").string();
+  for (auto& p : {config_path, tensors_path})
+    if (!fs::is_regular_file(p))
+      throw DataError(fmt::format("{} is missing; --from names a directory that `pe-bench export` wrote", p));
+  json config;
+  try {
+    config = json::parse(read_file(config_path));
+  } catch (const json::exception& e) {
+    throw DataError(fmt::format("{} is not JSON ({})", config_path, e.what()));
+  }
+  if (!config.is_object() || !config.contains("pe_bench_checkpoint") || !config.contains("tensors"))
+    throw DataError(fmt::format("{} has no pe_bench_checkpoint and tensors fields; write it with `pe-bench export` "
+                                "(a PyTorch model needs the config.json of the export it came from)",
+                                config_path));
+  const SafetensorsFile file = parse_safetensors(read_file(tensors_path), tensors_path);
+  json cp = config["pe_bench_checkpoint"];
+  json params = json::array();
+  try {
+    for (auto& t : config.at("tensors")) {
+      const std::string pe_name = t.at("pe_bench"), torch_name = t.at("torch");
+      const auto shape = t.at("pe_bench_shape").get<std::vector<int>>();
+      const bool transposed = t.at("transposed").get<bool>();
+      const NamedTensor* x = file.find(torch_name);
+      if (!x) throw DataError(fmt::format("{}: tensor '{}' ({} in pe-bench) is missing", tensors_path, torch_name, pe_name));
+      const std::vector<int64_t> want = transposed ? std::vector<int64_t>{shape[1], shape[0]}
+                                                   : std::vector<int64_t>{shape[0], shape[1]};
+      if (x->shape != want)
+        throw DataError(fmt::format("{}: tensor '{}' has shape {} but the model needs {}", tensors_path, torch_name,
+                                    json(x->shape).dump(), json(want).dump()));
+      const std::vector<float> values = transposed ? transpose(x->data, shape[1], shape[0]) : x->data;
+      json data = json::array();
+      for (float f : values) {
+        if (!std::isfinite(f)) throw DataError(fmt::format("{}: tensor '{}' holds a value that is not finite", tensors_path, torch_name));
+        data.push_back(shortest_float(f));
+      }
+      params.push_back({{"name", pe_name}, {"shape", shape}, {"data", std::move(data)}});
+    }
+  } catch (const json::exception& e) {
+    throw DataError(fmt::format("{}: the tensors list is malformed ({})", config_path, e.what()));
+  }
+  for (auto& x : file.tensors) {
+    bool known = false;
+    for (auto& t : config["tensors"]) known = known || t["torch"] == x.name;
+    if (!known) throw DataError(fmt::format("{}: tensor '{}' is not part of the model config.json describes", tensors_path, x.name));
+  }
+  cp["params"] = params;
+  return checkpoint_text(cp);
+}
+
+}  // namespace pe

@@ -1,0 +1,117 @@
+// Export and import (harness/interop.h, core/safetensors.h): every committed checkpoint of every task
+// and scheme goes out and comes back to the same bytes; the safetensors file is what the format says;
+// a wrong tensor is named.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <set>
+
+#include "core/errors.h"
+#include "core/files.h"
+#include "core/safetensors.h"
+#include "harness/checkpoint.h"
+#include "harness/interop.h"
+
+using namespace pe;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+std::string interop_scratch() {
+  const fs::path d = fs::temp_directory_path() / "pe-bench-test-interop";
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d.string();
+}
+void write_export(const std::string& dir, const ExportedModel& m) {
+  write_file_atomic(dir + "/model.safetensors", m.safetensors);
+  write_file_atomic(dir + "/config.json", m.config);
+}
+}  // namespace
+
+TEST_CASE("export then import gives every committed checkpoint back byte for byte (every task and scheme)") {
+  const std::string dir = interop_scratch();
+  int n = 0;
+  std::set<std::string> schemes;
+  for (const char* runs : {"results/tournament/runs", "results/charlm-quick/runs", "results/passkey-quick/runs"})
+    for (auto& path : find_checkpoints(runs)) {
+      INFO(path);
+      write_export(dir, export_checkpoint(path));
+      CHECK(import_checkpoint(dir) == read_file(path));
+      schemes.insert(json::parse(read_file(dir + "/config.json"))["position_scheme"].get<std::string>());
+      ++n;
+    }
+  CHECK(n >= 40);
+  CHECK(schemes.size() == 11);  // the char LM's runs hold every scheme, the hybrid too
+  fs::remove_all(dir);
+}
+
+TEST_CASE("the exported tensors: PyTorch names, linear weights [out, in], tables as they are") {
+  const std::string path = "results/charlm-quick/runs/charlm/rope/seed0/checkpoint.json";
+  const ExportedModel m = export_checkpoint(path);
+  const SafetensorsFile f = parse_safetensors(m.safetensors, "model.safetensors");
+  const json cp = json::parse(read_file(path));
+  const NamedTensor* qkv = f.find("blocks.0.attn.qkv.weight");
+  const NamedTensor* emb = f.find("tok_emb.weight");
+  REQUIRE(qkv);
+  REQUIRE(emb);
+  CHECK(qkv->shape == std::vector<int64_t>{384, 128});
+  CHECK(emb->shape == std::vector<int64_t>{28, 128});
+  for (auto& p : cp["params"]) {
+    if (p["name"] != "block0.w_qkv") continue;
+    // pe-bench's W[i][o] (row-major [128, 384]) is the weight's [o][i]
+    for (auto [i, o] : {std::pair{0, 0}, {3, 200}, {127, 383}})
+      CHECK(qkv->data[size_t(o) * 128 + i] == float(p["data"][size_t(i) * 384 + o].get<double>()));
+  }
+  // the layout of the bytes: header length, a JSON header padded to 8, then F32 little-endian data
+  uint64_t n = 0;
+  std::memcpy(&n, m.safetensors.data(), 8);
+  CHECK(n % 8 == 0);
+  const json header = json::parse(m.safetensors.substr(8, n));
+  CHECK(header["tok_emb.weight"]["dtype"] == "F32");
+  CHECK(header["__metadata__"]["format"] == "pt");
+  CHECK(m.safetensors.size() == 8 + n + 4 * (28 * 128 + 2 * (384 * 128 + 128 * 128)));
+  // names for every kind of tensor
+  CHECK(torch_tensor_name("pos.layer1.w_r").name == "pos.layers.1.w_r.weight");
+  CHECK(torch_tensor_name("pos.layer1.w_r").transposed);
+  CHECK(torch_tensor_name("pos.txl_u").name == "pos.txl_u");
+  CHECK_FALSE(torch_tensor_name("pos.t5_bias").transposed);
+  CHECK(torch_tensor_name("w_out").name == "readout.weight");
+  CHECK_THROWS_AS(torch_tensor_name("pos.something_new"), DataError);
+}
+
+TEST_CASE("import names what is wrong: a missing tensor, another shape, another dtype, a broken file") {
+  const std::string dir = interop_scratch();
+  const ExportedModel m = export_checkpoint("results/tournament/runs/cue/alibi/seed0/checkpoint.json");
+  const SafetensorsFile f = parse_safetensors(m.safetensors, "x");
+  // a tensor dropped
+  std::vector<NamedTensor> fewer(f.tensors.begin() + 1, f.tensors.end());
+  write_export(dir, {safetensors_bytes(fewer, {}), m.config});
+  CHECK_THROWS_WITH_AS(import_checkpoint(dir), doctest::Contains(("tensor '" + f.tensors[0].name + "'").c_str()), DataError);
+  // a tensor of another shape
+  std::vector<NamedTensor> reshaped = f.tensors;
+  reshaped[0].shape = {reshaped[0].shape[1], reshaped[0].shape[0]};
+  write_export(dir, {safetensors_bytes(reshaped, {}), m.config});
+  CHECK_THROWS_WITH_AS(import_checkpoint(dir), doctest::Contains("has shape"), DataError);
+  // another dtype: the header says F16
+  std::string bytes = m.safetensors;
+  const size_t at = bytes.find("\"F32\"");
+  bytes.replace(at, 5, "\"F16\"");
+  write_export(dir, {bytes, m.config});
+  CHECK_THROWS_WITH_AS(import_checkpoint(dir), doctest::Contains("dtype F16"), DataError);
+  // a file cut short
+  write_export(dir, {m.safetensors.substr(0, m.safetensors.size() - 4), m.config});
+  CHECK_THROWS_AS(import_checkpoint(dir), DataError);
+  write_export(dir, {"abc", m.config});
+  CHECK_THROWS_WITH_AS(import_checkpoint(dir), doctest::Contains("shorter than its 8-byte header"), DataError);
+  // an extra tensor the model does not have
+  std::vector<NamedTensor> more = f.tensors;
+  more.push_back({"extra.weight", {1, 1}, {0.5f}});
+  write_export(dir, {safetensors_bytes(more, {}), m.config});
+  CHECK_THROWS_WITH_AS(import_checkpoint(dir), doctest::Contains("'extra.weight' is not part of the model"), DataError);
+  // no config.json
+  fs::remove(dir + "/config.json");
+  CHECK_THROWS_WITH_AS(import_checkpoint(dir), doctest::Contains("config.json is missing"), DataError);
+  fs::remove_all(dir);
+}
