@@ -167,20 +167,26 @@ class Builder {
   Rng& rng_;
 };
 
+// A document's companies, drawn the same way by every version: the parent, then 2..6 subsidiaries
+// and competitors, distinct "<Surname> <Industry>" names.
+std::vector<std::string> draw_companies(Rng& rng) {
+  std::vector<std::string> names;
+  const int others = 2 + rng.below(5);
+  while (int(names.size()) < 1 + others) {
+    const std::string n = kSurnames[rng.below(int(kSurnames.size()))] + " " +
+                          kIndustries[rng.below(int(kIndustries.size()))];
+    if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+  }
+  return names;
+}
+
 FilingsDocument make_document(uint64_t seed, const std::string& split, int index) {
   Rng rng(stream_key({kTagTrain, seed, 0xF11E, split == "train" ? 1u : 2u, uint64_t(index)}));
   const Kind& kind = kinds()[rng.below(int(kinds().size()))];
   FilingsDocument d;
   d.id = fmt::format("{}-{:03d}", split, index);
   d.kind = kind.name;
-  // the document's companies: the parent, then up to 7 subsidiaries and competitors (distinct names)
-  std::vector<std::string> names;
-  const int others = 2 + rng.below(5);  // 2..6
-  while (int(names.size()) < 1 + others) {
-    const std::string n = kSurnames[rng.below(int(kSurnames.size()))] + " " +
-                          kIndustries[rng.below(int(kIndustries.size()))];
-    if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
-  }
+  const std::vector<std::string> names = draw_companies(rng);
   const std::string& parent = names[0];
   Builder b(d, rng);
   b.sentence(kind.opening, parent, parent, parent);
@@ -231,13 +237,7 @@ FilingsDocument make_document_v2(uint64_t seed, const std::string& split, int in
   FilingsDocument d;
   d.id = fmt::format("{}-{:03d}", split, index);
   d.kind = kind.name;
-  std::vector<std::string> names;  // the parent, then 2..6 subsidiaries and competitors (distinct names)
-  const int others = 2 + rng.below(5);
-  while (int(names.size()) < 1 + others) {
-    const std::string n = kSurnames[rng.below(int(kSurnames.size()))] + " " +
-                          kIndustries[rng.below(int(kIndustries.size()))];
-    if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
-  }
+  const std::vector<std::string> names = draw_companies(rng);
   const std::string& parent = names[0];
   const auto pick = [&](const std::vector<std::string>& v) -> const std::string& { return v[rng.below(int(v.size()))]; };
   const auto between = [&](int lo, int hi) { return lo + rng.below(hi - lo + 1); };
