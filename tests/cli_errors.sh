@@ -156,6 +156,11 @@ CR=results/charlm-quick/results.json
 expect_code 2 "filings with eval_lengths" "key 'eval_lengths' does not apply to the filings task" run experiments/filings.json --set eval_lengths=64 --set runs_dir="$TMP/f" --set out_dir="$TMP/f" --quiet
 # export and import (docs/interop.md)
 expect_code 3 "export a missing checkpoint" "checkpoint $TMP/none.json not found" export --checkpoint "$TMP/none.json" --out "$TMP/exported"
+LEARNED="$TMP/runs/cue/learned/seed0/checkpoint.json"
+expect_code 2 "export: a check option without --check" "--map and --length describe the check batch: add --check" export --checkpoint "$LEARNED" --out "$TMP/exported" --map pi
+expect_code 2 "export: a map for a scheme without frequencies" "learned has no frequencies to rescale" export --checkpoint "$LEARNED" --out "$TMP/exported" --check --map pi
+expect_code 2 "export: a check batch past a learned table" "--length 64: the learned model has no position past 31" export --checkpoint "$LEARNED" --out "$TMP/exported" --check --length 64
+[[ ! -e "$TMP/exported" ]] || { echo "FAIL [export]: a refused export left $TMP/exported"; fail=$((fail + 1)); }
 expect_code 4 "import from a directory without an export" "$TMP/no-export/config.json is missing" import --from "$TMP/no-export" --out "$TMP/out.json"
 # the laboratory without its inputs: one line naming the missing file, nothing written
 expect_code 4 "lab without results" "$TMP/no-such-results/theory.json is missing" lab --results "$TMP/no-such-results" --out "$TMP/lab" --quiet

@@ -12,6 +12,8 @@
 #include "core/safetensors.h"
 #include "harness/checkpoint.h"
 #include "harness/interop.h"
+#include "harness/task.h"
+#include "models/check_batch.h"
 
 using namespace pe;
 using nlohmann::json;
@@ -114,4 +116,44 @@ TEST_CASE("import names what is wrong: a missing tensor, another shape, another 
   fs::remove(dir + "/config.json");
   CHECK_THROWS_WITH_AS(import_checkpoint(dir), doctest::Contains("config.json is missing"), DataError);
   fs::remove_all(dir);
+}
+
+TEST_CASE("a check batch: the model's logits and every tensor's gradient under PyTorch names, the reading stated") {
+  const std::string path = "results/tournament/runs/cue/rope/seed0/checkpoint.json";
+  const CheckBatch c = find_task("cue").check_batch(path, "pi", 64, 0);
+  CHECK(c.B == 4);
+  CHECK(c.T == 64);
+  CHECK(c.logits_shape == std::vector<int64_t>{4, 8});
+  for (int b = 0; b < 4; ++b) CHECK(c.tokens[size_t(b) * 64 + 63] == 16);  // the query token ends each sequence
+  const ExportedCheck e = export_check(c);
+  const SafetensorsFile f = parse_safetensors(e.safetensors, "check.safetensors");
+  const SafetensorsFile model = parse_safetensors(export_checkpoint(path).safetensors, "model.safetensors");
+  REQUIRE(f.find("logits"));
+  for (auto& t : model.tensors) {  // a gradient for every tensor, shaped like it
+    INFO(t.name);
+    const NamedTensor* g = f.find("grad." + t.name);
+    REQUIRE(g);
+    CHECK(g->shape == t.shape);
+  }
+  CHECK(f.tensors.size() == model.tensors.size() + 1);
+  const json j = json::parse(e.json);
+  CHECK(j["reading"]["map"] == "pi");
+  CHECK(j["reading"]["frequency_plan"]["kappa"] == 2.0);
+  CHECK(j["reading"]["rope_scaling"] == json{{"rope_type", "linear"}, {"factor", 2.0}});
+  CHECK(j["loss"].get<double>() > 0);
+  // the same batch every time
+  CHECK(export_check(find_task("cue").check_batch(path, "pi", 64, 0)).safetensors == e.safetensors);
+  // a block stack: every position scored, logits [B, T, vocab]
+  const CheckBatch s = find_task("charlm").check_batch("results/charlm-quick/runs/charlm/t5/seed0/checkpoint.json",
+                                                        "none", 0, 0);
+  CHECK(s.logits_shape == std::vector<int64_t>{4, 128, 28});
+  CHECK(json::parse(export_check(s).json)["reading"].contains("frequency_plan") == false);
+  // readings that cannot be made are named
+  CHECK_THROWS_AS(find_task("cue").check_batch("results/tournament/runs/cue/alibi/seed0/checkpoint.json", "pi", 64, 0),
+                  UsageError);
+  CHECK_THROWS_AS(find_task("cue").check_batch("results/tournament/runs/cue/learned/seed0/checkpoint.json", "none", 64, 0),
+                  UsageError);
+  CHECK_THROWS_AS(find_task("charlm").check_batch("results/charlm-quick/runs/charlm/rope/seed0-ft-pi/checkpoint.json",
+                                                  "yarn", 0, 0),
+                  UsageError);
 }

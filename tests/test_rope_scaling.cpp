@@ -222,3 +222,38 @@ TEST_CASE("practitioner maps as written: defaults, parameters, and the paper map
   const FrequencyPlan d = make_plan("compress", 16, 10000, 8, 32, 128);
   CHECK(compress_distance(127, d.warp_window, d.warp_factor) == doctest::Approx(31));
 }
+
+TEST_CASE("rope_scaling_dict: every map with a Transformers rope_type goes out and reads back as the same plan") {
+  const int d = 32, L = 128;
+  const double base = 10000;
+  for (const std::string map :
+       {"pi", "pi:factor=3", "yarn-hf", "yarn-hf:factor=4:truncate=false:beta_fast=16", "yarn-hf:mscale=1:mscale_all_dim=0.5",
+        "llama3:factor=8:low_freq_factor=1:high_freq_factor=4", "dynamic", "longrope",
+        "longrope:attention_factor=1.2"})
+    for (double kappa : {1.0, 2.0, 4.0}) {
+      INFO(map, " kappa ", kappa);
+      REQUIRE(has_rope_type(map));
+      json dict = rope_scaling_dict(map, kappa, L, d, base);
+      REQUIRE(dict.is_object());
+      dict["rope_theta"] = base;
+      const RopeScaling back = rope_scaling_from_json(dict, "test");
+      const FrequencyPlan a = make_plan(map, d, base, d / 2, L, int(kappa * L)),
+                          b = make_plan(back.map, d, base, d / 2, L, int(kappa * L));
+      REQUIRE(a.theta.size() == b.theta.size());
+      for (size_t j = 0; j < a.theta.size(); ++j) CHECK(b.theta[j] == doctest::Approx(a.theta[j]).epsilon(1e-12));
+      CHECK(b.logit_scale == doctest::Approx(a.logit_scale).epsilon(1e-12));
+    }
+  // the Transformers names
+  CHECK(rope_scaling_dict("pi", 4, 128, 32, 1e4) == json{{"rope_type", "linear"}, {"factor", 4.0}});
+  CHECK(rope_scaling_dict("yarn-hf", 2, 128, 32, 1e4)["rope_type"] == "yarn");
+  CHECK(rope_scaling_dict("longrope", 2, 128, 32, 1e4)["long_factor"].size() == 16);
+  // plain RoPE (and a re-based one, which is rope_theta alone) has no dictionary
+  CHECK(rope_scaling_dict("none", 2, 128, 32, 1e4).is_null());
+  CHECK(rope_scaling_dict("base=500000", 2, 128, 32, 1e4).is_null());
+  // the paper maps and the warp have no rope_type
+  for (const char* map : {"ntk", "yarn", "selective", "compress", "dynamic-recompute"}) {
+    INFO(map);
+    CHECK_FALSE(has_rope_type(map));
+    CHECK_THROWS_AS(rope_scaling_dict(map, 2, 128, 32, 1e4), UsageError);
+  }
+}

@@ -1,16 +1,21 @@
 // pe-bench export: a checkpoint as model.safetensors and config.json in PyTorch's conventions
-// (harness/interop.h, docs/interop.md).
+// (harness/interop.h, docs/interop.md), and optionally a check batch to test a converted model with.
 #include <fmt/format.h>
 
 #include "cli/common.h"
 #include "core/files.h"
+#include "harness/checkpoint.h"
 #include "harness/interop.h"
+#include "harness/task.h"
+#include "schemes/frequency_maps.h"
 
 namespace pe::cli {
 
 void register_export(CLI::App& app) {
   struct Opts {
-    std::string checkpoint, out;
+    std::string checkpoint, out, map = identity_map();
+    bool check = false;
+    int length = 0;
   };
   auto o = std::make_shared<Opts>();
   auto* sub = app.add_subcommand(
@@ -21,10 +26,30 @@ void register_export(CLI::App& app) {
   sub->add_option("--checkpoint", o->checkpoint, "the checkpoint.json to export")->required();
   sub->add_option("--out", o->out, "directory to write model.safetensors and config.json into (together, atomically)")
       ->required();
+  sub->add_flag("--check", o->check,
+                "also write check.safetensors and check.json: 4 sequences of random tokens read by the model in "
+                "float32, its logits and the hand-written gradient of the mean loss for every tensor, for a "
+                "converted model to check itself against (python/pebench_torch does)");
+  sub->add_option("--map", o->map, "with --check: read the batch with this context-extension map (RoPE schemes)")
+      ->capture_default_str();
+  sub->add_option("--length", o->length, "with --check: tokens per sequence (0: the training length)")
+      ->check(CLI::Range(0, 1 << 16))
+      ->capture_default_str();
   sub->callback([o] {
+    if (!o->check && (!is_identity_map(o->map) || o->length != 0))
+      throw UsageError("--map and --length describe the check batch: add --check");
     const ExportedModel m = export_checkpoint(o->checkpoint);
-    write_file_set(o->out, {{"model.safetensors", m.safetensors}, {"config.json", m.config}});
-    fmt::print("wrote {}/model.safetensors ({} bytes) and {}/config.json\n", o->out, m.safetensors.size(), o->out);
+    std::vector<std::pair<std::string, std::string>> files{{"model.safetensors", m.safetensors},
+                                                          {"config.json", m.config}};
+    if (o->check) {
+      parse_map(o->map);  // a malformed map is named before the model is read
+      const std::string task = CheckpointReader(o->checkpoint, "").json_().at("task");
+      const ExportedCheck c = export_check(find_task(task).check_batch(o->checkpoint, o->map, o->length, 0));
+      files.push_back({"check.safetensors", c.safetensors});
+      files.push_back({"check.json", c.json});
+    }
+    write_file_set(o->out, files, o->check ? std::vector<std::string>{} : std::vector<std::string>{"check.safetensors", "check.json"});
+    for (auto& [name, bytes] : files) fmt::print("wrote {}/{} ({} bytes)\n", o->out, name, bytes.size());
   });
 }
 

@@ -9,6 +9,8 @@
 #include "core/files.h"
 #include "core/safetensors.h"
 #include "harness/checkpoint.h"
+#include "models/check_batch.h"
+#include "schemes/rope_scaling.h"
 
 namespace pe {
 
@@ -42,6 +44,21 @@ json conventions() {
                            "sines first): permute w_r's input columns to convert"},
           {"tied_output", "the char LM's logits are h tok_emb.weight^T (the output is tied to the embedding)"}};
 }
+
+}  // namespace
+
+void add_rope_scaling(json& into, const std::string& map, double kappa, int train_len, int head_dim, double base) {
+  if (!has_rope_type(map)) {
+    into["rope_scaling_note"] = fmt::format("map '{}' has no Transformers rope_type; frequency_plan.theta and "
+                                            "logit_scale give its frequencies and content scale", map);
+    return;
+  }
+  const MapSpec spec = parse_map(map);
+  if (spec.map->rebase) into["rope_theta"] = spec.value;
+  into["rope_scaling"] = rope_scaling_dict(map, kappa, train_len, head_dim, base);
+}
+
+namespace {
 
 std::vector<float> transpose(const std::vector<float>& v, int rows, int cols) {
   std::vector<float> t(v.size());
@@ -108,8 +125,45 @@ ExportedModel export_checkpoint(const std::string& path) {
                  {"pe_bench_checkpoint", meta}};
   if (model.contains("vocab")) config["vocab_size"] = model["vocab"];
   if (scheme.contains("base")) config["rope_theta"] = scheme["base"];
-  if (cp.contains("frequency_plan")) config["frequency_plan"] = cp["frequency_plan"];
+  const json& training = cp.at("training");
+  if (training.contains("train_length")) config["max_position_embeddings"] = training["train_length"];
+  if (cp.contains("frequency_plan")) {
+    const json& fp = cp["frequency_plan"];
+    config["frequency_plan"] = fp;
+    add_rope_scaling(config, fp.at("map"), fp.at("read_length").get<double>() / fp.at("train_length").get<double>(),
+                     fp.at("train_length"), scheme.at("d_head"), scheme.value("base", 10000.0));
+  }
   return {safetensors_bytes(tensors, {{"format", "pt"}, {"producer", "pe-bench export"}}), config.dump(2) + "\n"};
+}
+
+ExportedCheck export_check(const CheckBatch& c) {
+  std::vector<NamedTensor> tensors{{"logits", c.logits_shape, c.logits}};
+  json names = json::object();
+  for (auto& g : c.grads) {
+    const TorchTensorName t = torch_tensor_name(g.name);
+    const int rows = int(g.shape[0]), cols = int(g.shape[1]);
+    if (t.transposed) tensors.push_back({"grad." + t.name, {cols, rows}, transpose(g.data, rows, cols)});
+    else tensors.push_back({"grad." + t.name, g.shape, g.data});
+    names[t.name] = g.name;
+  }
+  json j = {{"batch", c.B},
+            {"length", c.T},
+            {"positions", "0 .. length-1"},
+            {"tokens", c.tokens},
+            {"targets", c.targets},
+            {"loss", c.loss},
+            {"loss_is", "the mean cross-entropy over the targets; grad.<name> is its gradient (float32, pe-bench's "
+                        "hand-written backward)"},
+            {"logits_shape", c.logits_shape},
+            {"reading", c.reading},
+            {"tensors", names}};
+  if (c.reading.contains("frequency_plan")) {
+    const json& fp = c.reading["frequency_plan"];
+    add_rope_scaling(j["reading"], c.reading.at("map"),
+                     fp.at("read_length").get<double>() / c.reading.at("train_length").get<double>(),
+                     c.reading.at("train_length"), c.reading.at("head_dim"), c.reading.at("base"));
+  }
+  return {safetensors_bytes(tensors, {{"format", "pt"}, {"producer", "pe-bench export --check"}}), j.dump(2) + "\n"};
 }
 
 std::string import_checkpoint(const std::string& dir) {

@@ -20,12 +20,28 @@ struct TorchTensorName {
 };
 TorchTensorName torch_tensor_name(const std::string& pe_name);
 
+// Writes into a config (config.json, check.json's reading) the Transformers rope_scaling dictionary
+// of `map` read at kappa (schemes/rope_scaling.h; base=B: rope_theta B and no scaling), or, for a map
+// Transformers has no rope_type for, a rope_scaling_note saying so.
+void add_rope_scaling(nlohmann::json& into, const std::string& map, double kappa, int train_len, int head_dim,
+                      double base);
+
 struct ExportedModel {
   std::string safetensors;  // model.safetensors
   std::string config;       // config.json
 };
 // CheckpointError for an unreadable checkpoint.
 ExportedModel export_checkpoint(const std::string& checkpoint_path);
+
+// A check batch (models/check_batch.h) in the export's conventions: check.safetensors holds "logits"
+// and "grad.<torch name>" for every tensor (transposed like the tensor), check.json the tokens,
+// targets, loss, logits' shape and the reading (map, lengths, frequency plan).
+struct CheckBatch;
+struct ExportedCheck {
+  std::string safetensors;  // check.safetensors
+  std::string json;         // check.json
+};
+ExportedCheck export_check(const CheckBatch& batch);
 
 // The checkpoint text that `dir`/config.json and `dir`/model.safetensors describe; DataError naming
 // the file, or the tensor (missing, another shape, another dtype).

@@ -16,6 +16,7 @@
 #include "core/progress.h"
 #include "harness/config.h"
 #include "harness/run.h"
+#include "models/check_batch.h"
 #include "models/gradcheck.h"
 #include "schemes/frequency_maps.h"
 
@@ -156,6 +157,14 @@ class Task {
   // The task's model with `scheme` against central differences in double (models/gradcheck.h): one
   // row per tensor; empty when its model cannot hold the scheme.
   virtual std::vector<GradCheckRow> gradcheck(const std::string& scheme) const = 0;
+
+  // A check batch (models/check_batch.h) of one of this task's checkpoints read with `map` at `length`
+  // tokens (0: its training length), for `pe-bench export --check`. UsageError when the model cannot
+  // be read so (a map for a scheme without frequencies, a length past a learned table).
+  virtual CheckBatch check_batch(const std::string& checkpoint, const std::string& map, int length,
+                                 uint64_t seed) const {
+    throw UsageError("the " + name() + " task has no check batch");
+  }
 
   // The task's own subcommands (e.g. the char LM's finetune and sample), added to the command line
   // beside the core ones (src/cli/); the option helpers are harness/cli_options.h.

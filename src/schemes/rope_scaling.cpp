@@ -9,6 +9,7 @@
 #include "core/errors.h"
 #include "core/files.h"
 #include "schemes/frequency_maps.h"
+#include "schemes/frequency_plan.h"
 
 namespace pe {
 
@@ -273,6 +274,45 @@ RopeScaling rope_scaling_from_json(const json& j, const std::string& what) {
   }
   out.map = write_map(fields.map, p);
   return out;
+}
+
+namespace {
+// The rope_type whose entry becomes `map_name`, or nullptr.
+const std::pair<const std::string, TypeFields>* type_of_map(const std::string& map_name) {
+  for (auto& entry : rope_types())
+    if (entry.second.map == map_name) return &entry;
+  return nullptr;
+}
+}  // namespace
+
+bool has_rope_type(const std::string& written) {
+  const MapSpec spec = parse_map(written);
+  return spec.map->rebase || is_identity_map(written) || type_of_map(spec.map->name);
+}
+
+json rope_scaling_dict(const std::string& written, double kappa, int train_len, int head_dim, double base) {
+  const MapSpec spec = parse_map(written);
+  if (spec.map->rebase || is_identity_map(written)) return nullptr;
+  const auto* type = type_of_map(spec.map->name);
+  if (!type)
+    throw UsageError(fmt::format("map '{}' has no Transformers rope_type (those are: {})", written, known_types()));
+  const TypeFields& f = type->second;
+  json d = {{"rope_type", type->first}};
+  for (auto it = spec.params.begin(); it != spec.params.end(); ++it)
+    if (f.required.count(it.key()) || f.optional.count(it.key())) d[it.key()] = it.value();
+  const auto takes = [&](const char* key) { return f.required.count(key) || f.optional.count(key); };
+  if (takes("factor") && !d.contains("factor")) d["factor"] = std::max(kappa, 1.0);
+  if (takes("original_max_position_embeddings") && !d.contains("original_max_position_embeddings"))
+    d["original_max_position_embeddings"] = train_len;
+  // lists Transformers requires and pe-bench defaults (longrope: short 1, long 1 / the code YaRN's factors)
+  if (f.required.count("short_factor") && !d.contains("short_factor"))
+    d["short_factor"] = std::vector<double>(size_t(head_dim / 2), 1.0);
+  if (f.required.count("long_factor") && !d.contains("long_factor")) {
+    std::vector<double> long_factor;
+    for (double x : plane_factors(written, head_dim, base, train_len, std::max(kappa, 1.0))) long_factor.push_back(1.0 / x);
+    d["long_factor"] = long_factor;
+  }
+  return d;
 }
 
 RopeScaling parse_rope_scaling(const std::string& text, const std::string& what) {

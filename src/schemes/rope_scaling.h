@@ -33,4 +33,15 @@ struct RopeScaling {
 RopeScaling parse_rope_scaling(const std::string& text, const std::string& what);
 RopeScaling rope_scaling_from_json(const nlohmann::json& j, const std::string& what);
 
+// The way back: the Transformers (v4) rope_scaling dictionary of a written map read at kappa by a
+// model of `base` trained at train_len — {"rope_type": ..., "factor": ..., ...}, the factor the map's
+// own or kappa (at least 1), the original length the map's own or train_len. null for plain RoPE
+// (the identity, or base=B: say it with rope_theta). rope_scaling_from_json of the result, with
+// rope_theta = base, gives the same written map (a test checks every map that has a rope_type).
+// Throws UsageError for a map with no Transformers rope_type (the paper maps ntk, yarn, selective;
+// compress; dynamic-recompute): has_rope_type tells them apart first.
+bool has_rope_type(const std::string& written);
+// head_dim, base: the head's (longrope without lists writes pe-bench's default lists, which need them).
+nlohmann::json rope_scaling_dict(const std::string& written, double kappa, int train_len, int head_dim, double base);
+
 }  // namespace pe

@@ -133,6 +133,26 @@ class CharLMTask final : public Task {
     return j;
   }
 
+  // A fine-tuned checkpoint reads with the plan it was tuned under (for its lengths), and no other map.
+  CheckBatch check_batch(const std::string& checkpoint, const std::string& map, int length,
+                         uint64_t seed) const override {
+    LoadedCharLM cp = load_charlm_checkpoint(checkpoint);
+    const int train_len = cp.meta.at("training").at("train_length");
+    if (length <= 0) length = train_len;
+    nlohmann::json reading;
+    if (cp.plan_map.empty()) {
+      reading = read_for_check(cp.model->scheme(), map, train_len, length, length);
+    } else {
+      if (!is_identity_map(map))
+        throw UsageError(fmt::format("{} was fine-tuned with {} and reads with that plan only; leave --map out",
+                                     checkpoint, cp.plan_map));
+      reading = read_for_check(cp.model->scheme(), cp.plan_map, cp.plan_train_length, cp.plan_read_length, length);
+    }
+    CheckBatch c = check_block_stack(*cp.model, 4, length, seed);
+    c.reading = reading;
+    return c;
+  }
+
   std::vector<GradCheckRow> gradcheck(const std::string& scheme) const override { return gradcheck_charlm(scheme); }
   void add_tools(CLI::App& app) const override { cli::add_charlm_tools(app); }
   std::string table(const nlohmann::json& results) const override { return format_charlm_table(results); }

@@ -49,4 +49,15 @@ LoadedCheckpoint load_checkpoint(const std::string& path, const std::string& tas
   });
 }
 
+CheckBatch check_head_checkpoint(const std::string& path, const std::string& task, HeadInput input,
+                                 const std::string& map, int length, uint64_t seed, bool every_position) {
+  LoadedCheckpoint cp = load_checkpoint(path, task, input);
+  const int train = cp.meta.at("training").value("train_length", 0);
+  if (length <= 0) length = train;
+  const nlohmann::json reading = read_for_check(cp.model->scheme(), map, train, length, length);
+  CheckBatch c = check_cue_head(*cp.model, 4, length, every_position, seed);
+  c.reading = reading;
+  return c;
+}
+
 }  // namespace pe

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/checkpoint.h"
+#include "models/check_batch.h"
 #include "models/cue_head.h"
 
 namespace pe {
@@ -30,5 +31,11 @@ struct HeadInput {
 // Throws CheckpointError (missing, not JSON, wrong format/version/task, names or shapes that differ,
 // or a head that cannot read `input`).
 LoadedCheckpoint load_checkpoint(const std::string& path, const std::string& task = "cue", HeadInput input = {});
+
+// A check batch (models/check_batch.h) of a head's checkpoint loaded as load_checkpoint does, read with
+// `map` at kappa = length / its training length (length 0: the training length); every_position: the
+// filings head's reading, an answer at every position.
+CheckBatch check_head_checkpoint(const std::string& path, const std::string& task, HeadInput input,
+                                 const std::string& map, int length, uint64_t seed, bool every_position);
 
 }  // namespace pe

@@ -96,6 +96,12 @@ class CueTask final : public Task {
     return j;
   }
 
+  // The head reads at the last position (the query token), with a map at kappa = length / training length.
+  CheckBatch check_batch(const std::string& checkpoint, const std::string& map, int length,
+                         uint64_t seed) const override {
+    return check_head_checkpoint(checkpoint, "cue", HeadInput{}, map, length, seed, false);
+  }
+
   std::vector<GradCheckRow> gradcheck(const std::string& scheme) const override { return gradcheck_cue(scheme); }
   std::string table(const nlohmann::json& results) const override { return format_results_table(results); }
   std::string markdown(const nlohmann::json& results) const override {

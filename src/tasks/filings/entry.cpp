@@ -14,6 +14,7 @@
 #include "harness/task.h"
 #include "tasks/filings/tools.h"
 #include "tasks/filings/gradcheck.h"
+#include "tasks/cue/checkpoint.h"
 
 namespace pe {
 
@@ -102,6 +103,12 @@ class FilingsTask final : public Task {
     if (length != 0)
       throw UsageError("--length does not apply to filings results (whole documents are read); drop it");
     return compare_filings_readers(results, a, b);
+  }
+
+  // The head answers at every position (no query token), with a map at kappa = length / training length.
+  CheckBatch check_batch(const std::string& checkpoint, const std::string& map, int length,
+                         uint64_t seed) const override {
+    return check_head_checkpoint(checkpoint, "filings", HeadInput{false, kFilingsSymbols}, map, length, seed, true);
   }
 
   std::vector<GradCheckRow> gradcheck(const std::string& scheme) const override { return gradcheck_head_every_position(scheme); }

@@ -96,6 +96,16 @@ class PasskeyTask final : public Task {
     return j;
   }
 
+  CheckBatch check_batch(const std::string& checkpoint, const std::string& map, int length,
+                         uint64_t seed) const override {
+    LoadedPasskey cp = load_passkey_checkpoint(checkpoint);
+    if (length <= 0) length = cp.train_length;
+    const nlohmann::json reading = read_for_check(cp.model->scheme(), map, cp.train_length, length, length);
+    CheckBatch c = check_block_stack(*cp.model, 4, length, seed);
+    c.reading = reading;
+    return c;
+  }
+
   std::vector<GradCheckRow> gradcheck(const std::string& scheme) const override { return gradcheck_passkey(scheme); }
   std::string table(const nlohmann::json& results) const override { return format_passkey_table(results); }
   std::string markdown(const nlohmann::json& results) const override { return format_passkey_markdown(results); }

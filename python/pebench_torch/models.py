@@ -1,0 +1,99 @@
+"""The two models pe-bench trains, in PyTorch: the block stack (char LM, passkey) and the cue head
+(tournament, filings). Weights are nn.Parameters named as the export names them ('.' -> '__')."""
+import math
+
+import torch
+
+from .io import load_export
+from .schemes import layer_schemes
+
+
+def frequency_plan_of(config):
+    """The plan a checkpoint was fine-tuned under (config.json's frequency_plan), or None."""
+    return config.get("frequency_plan")
+
+
+class _Model(torch.nn.Module):
+    def __init__(self, config, tensors, plan=None):
+        super().__init__()
+        self.config = config
+        self.weights = torch.nn.ParameterDict({k.replace(".", "__"): torch.nn.Parameter(v.clone())
+                                               for k, v in tensors.items()})
+        self.H, self.dh, self.d = config["num_attention_heads"], config["head_dim"], config["hidden_size"]
+        self.schemes = layer_schemes(config, self.p, plan if plan is not None else frequency_plan_of(config))
+
+    def p(self, name):
+        return self.weights[name.replace(".", "__")]
+
+    def state_tensors(self):
+        """{exported name: tensor}, for save_export."""
+        return {k.replace("__", "."): v for k, v in self.weights.items()}
+
+    def set_plan(self, plan):
+        """Reads with another frequency plan (a map's): {"theta", "logit_scale"} or a rope_scaling
+        dictionary with its lengths ({"rope_scaling", "original", "length"})."""
+        for s in self.schemes:
+            if s.name == "rope":
+                s.set_plan(plan)
+
+    def _embed(self, x, pos):
+        h = self.p("tok_emb.weight")[x]
+        e = self.schemes[0].embed(pos)
+        return h if e is None else h + e.to(h.dtype)[None]
+
+    def _attend(self, s, q, k, v, qpos, kpos):
+        """One layer's heads: q [B, Tq, H, dh] at qpos, k, v [B, T, H, dh] at kpos -> [B, Tq, H, dh]."""
+        q, k = s.rotate(q, qpos), s.rotate(k, kpos)
+        scores = torch.einsum("bmhc,bnhc->bhmn", q, k) * (s.content_scale() / math.sqrt(self.dh))
+        extra = s.score_terms(q, k, qpos, kpos, None)
+        if extra is not None:
+            scores = scores + extra
+        age = qpos[:, None] - kpos[None, :]
+        visible = age >= 0
+        if s.window:
+            visible = visible & (age < s.window)
+        a = torch.softmax(scores.masked_fill(~visible[None, None], float("-inf")), dim=-1)
+        out = torch.einsum("bhmn,bnhc->bmhc", a, v)
+        extra = s.value_term(a, qpos, kpos)
+        return out if extra is None else out + extra
+
+
+class BlockStack(_Model):
+    """Embedding, residual causal attention blocks (fused qkv, proj, no bias, no MLP, no normalisation),
+    output tied to the embedding: logits = h tok_emb.weight^T, [B, T, vocab]."""
+
+    def forward(self, x, positions=None):
+        B, T = x.shape
+        pos = torch.arange(T) if positions is None else positions
+        h = self._embed(x, pos)
+        for l, s in enumerate(self.schemes):
+            qkv = h @ self.p("blocks.%d.attn.qkv.weight" % l).t()
+            q, k, v = (t.reshape(B, T, self.H, self.dh) for t in qkv.split(self.d, dim=-1))
+            o = self._attend(s, q, k, v, pos, pos).reshape(B, T, self.d)
+            h = h + o @ self.p("blocks.%d.attn.proj.weight" % l).t()
+        return h @ self.p("tok_emb.weight").t()
+
+
+class CueHead(_Model):
+    """One head of width d: q from the last position (or every position), logits = z readout^T:
+    [B, classes] (or [B, T, classes] with every_position)."""
+
+    def forward(self, x, positions=None, every_position=False):
+        B, T = x.shape
+        pos = torch.arange(T) if positions is None else positions
+        h = self._embed(x, pos)
+        qkv = h @ self.p("attn.qkv.weight").t()
+        q, k, v = (t.reshape(B, T, 1, self.d) for t in qkv.split(self.d, dim=-1))
+        qpos = pos if every_position else pos[-1:]
+        if not every_position:
+            q = q[:, -1:]
+        z = self._attend(self.schemes[0], q, k, v, qpos, pos).reshape(B, -1, self.d)
+        logits = z @ self.p("readout.weight").t()
+        return logits if every_position else logits[:, 0]
+
+
+def load_model(directory, plan=None):
+    """The model of an export directory (a BlockStack or a CueHead), read with `plan` if given."""
+    config, tensors = load_export(directory)
+    cls = CueHead if "readout.weight" in tensors else BlockStack
+    return cls(config, tensors, plan)

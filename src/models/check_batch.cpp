@@ -1,0 +1,86 @@
+#include "models/check_batch.h"
+
+#include <fmt/format.h>
+
+#include "core/errors.h"
+#include "core/rng.h"
+
+namespace pe {
+
+namespace {
+
+constexpr uint64_t kCheckBatchStream = 28;  // the check batch's own stream under kTagCheck
+
+std::vector<NamedTensor> split_grads(const ParamLayout& layout, const std::vector<float>& grad) {
+  std::vector<NamedTensor> out;
+  for (auto& t : layout.tensors())
+    out.push_back({t.name, {t.rows, t.cols},
+                   std::vector<float>(grad.begin() + long(t.offset), grad.begin() + long(t.offset + t.size()))});
+  return out;
+}
+
+}  // namespace
+
+CheckBatch check_block_stack(BlockStack<float>& model, int B, int T, uint64_t seed, const Visibility& vis) {
+  const int V = model.config().vocab;
+  CheckBatch c;
+  c.B = B, c.T = T;
+  Rng rng(stream_key({kTagCheck, kCheckBatchStream, seed}));
+  c.tokens.resize(size_t(B) * T), c.targets.resize(size_t(B) * T);
+  for (size_t i = 0; i < c.tokens.size(); ++i) c.tokens[i] = rng.below(V), c.targets[i] = rng.below(V);
+  model.prepare(T);
+  std::vector<float> grad(model.layout().total(), 0.0f);
+  BlockStackCache<float> cache;
+  c.loss = model.forward_backward(c.tokens.data(), c.targets.data(), B, T, grad.data(), cache, 0, vis);
+  c.logits = cache.logits;
+  c.logits_shape = {B, T, V};
+  c.grads = split_grads(model.layout(), grad);
+  return c;
+}
+
+CheckBatch check_cue_head(CueHead<float>& model, int B, int T, bool every_position, uint64_t seed) {
+  const CueTaskConfig& task = model.config().task;
+  const int content = 2 * task.alphabet, classes = task.alphabet;
+  CheckBatch c;
+  c.B = B, c.T = T;
+  Rng rng(stream_key({kTagCheck, kCheckBatchStream, seed}));
+  c.tokens.resize(size_t(B) * T);
+  for (size_t i = 0; i < c.tokens.size(); ++i) c.tokens[i] = rng.below(content);
+  if (task.query_token)
+    for (int b = 0; b < B; ++b) c.tokens[size_t(b) * T + T - 1] = task.query_token_id();
+  c.targets.resize(every_position ? size_t(B) * T : size_t(B));
+  for (auto& t : c.targets) t = rng.below(classes);
+  model.prepare(T);
+  std::vector<float> grad(model.layout().total(), 0.0f);
+  CueWorkspace<float> ws;
+  const BatchStats st = model.forward_backward(c.tokens.data(), c.targets.data(), B, T, long(c.targets.size()),
+                                               grad.data(), ws, 0, every_position);
+  c.loss = st.loss_sum / double(st.queries);
+  c.logits = ws.logits;
+  c.logits_shape = every_position ? std::vector<int64_t>{B, T, classes} : std::vector<int64_t>{B, classes};
+  c.grads = split_grads(model.layout(), grad);
+  return c;
+}
+
+nlohmann::json frequency_plan_json(const FrequencyPlan& plan) {
+  nlohmann::json j = {{"map", plan.name}, {"kappa", plan.kappa}, {"theta", plan.theta}, {"logit_scale", plan.logit_scale}};
+  if (plan.warp_factor > 0) j["warp_window"] = plan.warp_window, j["warp_factor"] = plan.warp_factor;
+  return j;
+}
+
+nlohmann::json read_for_check(Scheme<float>& scheme, const std::string& map, int train_len, int plan_len, int length) {
+  if (!scheme.can_read(length - 1))
+    throw UsageError(fmt::format("--length {}: the {} model has no position past {} (its table's last row)", length,
+                                 scheme.name(), scheme.max_position()));
+  scheme.read_with(map, train_len, plan_len);
+  nlohmann::json j = {{"map", map}, {"length", length}, {"train_length", train_len}};
+  if (scheme.accepts_frequency_plan()) {
+    j["frequency_plan"] = frequency_plan_json(scheme.plan_for(map, train_len, plan_len));
+    j["frequency_plan"]["read_length"] = plan_len;
+    j["head_dim"] = scheme.config().d_head;
+    j["base"] = scheme.config().settings.value("base", 10000.0);
+  }
+  return j;
+}
+
+}  // namespace pe

@@ -1,0 +1,179 @@
+#!/usr/bin/python3
+"""The PyTorch twin (python/pebench_torch) against pe-bench on a fixed batch, for every scheme, both
+models and several maps: `pe-bench export --check` writes the model and a check batch (4 sequences of
+random tokens, pe-bench's float32 logits and its hand-written gradient of the mean loss); the twin,
+in float32, must give the same logits and autograd the same gradient, each within
+  logits:    max |twin - pe-bench| <= LOGIT_TOL * max |twin logit|
+  gradients: max |twin - pe-bench| <= GRAD_TOL * max |twin gradient|, per tensor,
+where "twin" is the twin in float64 on the same float32 weights (the exact answer to rounding):
+pe-bench's float32 results are compared with it, and a gradient tensor passes also when pe-bench is
+within GRAD_FLOAT_RATIO of PyTorch's own float32 autograd's error (a saturated head's small position
+gradients cancel: both lose the same digits). The measured figures are printed. A check batch read under a
+map with a Transformers rope_type is also read with the twin's own frequencies from the dictionary
+(python/pebench_torch/rope_scaling.py), which must give the same logits.
+
+The cases: every committed checkpoint of charlm-quick (all eleven schemes, the fine-tuned plans),
+the tournament's seed 0 (ten schemes), passkey-quick and filings, RoPE under the maps, and settings no
+committed run uses (TUPE-R, partial RoPE, three-head ALiBi, hybrids of every relative scheme) trained
+here for a few steps. Writes the agreement table to --table (Markdown). Exit 0 when all agree, 1
+otherwise, 77 (one line) without python3-torch.
+Usage: tests/twin_check.py path/to/pe-bench [--table FILE] [--quick]"""
+import atexit
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+try:
+    import torch
+except ImportError:
+    print("twin_check: skipped: python3-torch is not installed (scripts/install-deps.sh installs it)")
+    sys.exit(77)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from pebench_torch import CueHead, load_model  # noqa: E402
+from pebench_torch.io import read_safetensors  # noqa: E402
+
+LOGIT_TOL, GRAD_TOL, GRAD_FLOAT_RATIO = 1e-5, 1e-4, 10
+binary = sys.argv[1]
+table_path = sys.argv[sys.argv.index("--table") + 1] if "--table" in sys.argv else None
+torch.set_num_threads(2)
+work = tempfile.mkdtemp(prefix="twin_check.")
+atexit.register(shutil.rmtree, work, True)
+
+
+def run(*args):
+    subprocess.run([binary, *args], check=True, stdout=subprocess.DEVNULL)
+
+
+def trained(task, scheme, sets, steps=3):
+    """A checkpoint of a setting no committed run has, trained here for a few steps."""
+    tag = "-".join([task, scheme] + [s.replace("=", "_").replace(":", "_").replace(",", "_") for s in sets])
+    runs = os.path.join(work, tag)
+    extra = []
+    for s in sets:
+        extra += ["--set", s]
+    run("train", "--task", task, "--scheme", scheme, "--steps", str(steps), "--runs-dir", runs, "-q", *extra)
+    return os.path.join(runs, task, scheme, "seed0", "checkpoint.json")
+
+
+def rel(a, b):
+    scale = b.abs().max().item()
+    return (a - b).abs().max().item() / (scale if scale > 0 else 1.0), (a - b).abs().max().item()
+
+
+def check(label, checkpoint, map_="none", length=0):
+    out = os.path.join(work, "export")
+    args = ["export", "--checkpoint", checkpoint, "--out", out, "--check"]
+    if map_ != "none":
+        args += ["--map", map_]
+    if length:
+        args += ["--length", str(length)]
+    run(*args)
+    batch = json.load(open(os.path.join(out, "check.json")))
+    want = read_safetensors(os.path.join(out, "check.safetensors"))
+    reading = batch["reading"]
+    B, T = batch["batch"], batch["length"]
+    x = torch.tensor(batch["tokens"]).reshape(B, T)
+    y = torch.tensor(batch["targets"])
+    every = len(batch["logits_shape"]) == 3
+    out_logits, grads = {}, {}
+    for dtype in (torch.float32, torch.float64):  # the twin as it is, and in double: the exact answer
+        model = load_model(out, plan=reading.get("frequency_plan")).to(dtype)
+        kw = {"every_position": True} if every and isinstance(model, CueHead) else {}
+        logits = model(x, **kw)
+        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
+        loss.backward()
+        out_logits[dtype] = logits.detach().double().reshape(want["logits"].shape)
+        grads[dtype] = {n: (p.grad if p.grad is not None else torch.zeros_like(p)).double()
+                        for n, p in model.state_tensors().items()}
+    exact = out_logits[torch.float64]
+    lr, la = rel(want["logits"].double(), exact)
+    # per tensor: pe-bench's float32 gradient against the double one, beside PyTorch's own float32 autograd's
+    worst = (-1.0, "", 0.0, 0.0)
+    grad_ok = True
+    for name, g64 in grads[torch.float64].items():
+        r_pe, a_pe = rel(want["grad." + name].double(), g64)
+        r_t32, _ = rel(grads[torch.float32][name], g64)
+        grad_ok = grad_ok and (r_pe <= GRAD_TOL or r_pe <= GRAD_FLOAT_RATIO * r_t32)
+        if r_pe > worst[0]:
+            worst = (r_pe, name, a_pe, r_t32)
+    worst_g, worst_name, worst_abs, worst_t32 = worst
+    ok = lr <= LOGIT_TOL and grad_ok
+    via = ""
+    if "rope_scaling" in reading:
+        fp = reading["frequency_plan"]
+        plan = {"rope_scaling": reading["rope_scaling"], "original": reading["train_length"], "length": T}
+        if "rope_theta" in reading:
+            plan["rope_theta"] = reading["rope_theta"]
+        twin2 = load_model(out, plan=plan).double()
+        with torch.no_grad():
+            r2, _ = rel(want["logits"].double(), twin2(x, **kw).reshape(want["logits"].shape))
+        theta2 = [s.theta for s in twin2.schemes if s.name == "rope"][0]
+        dtheta = max(abs(a - b) / b if b else abs(a) for a, b in zip(theta2.tolist(), fp["theta"]))
+        ok = ok and r2 <= LOGIT_TOL and dtheta <= 1e-12
+        via = "%.1e (theta %.0e)" % (r2, dtheta)
+    rows.append((label, map_ if map_ != "none" else "", T, la, lr, worst_name, worst_abs, worst_g, worst_t32, via, ok))
+    print("twin_check: %-34s %-12s T %4d  logits %.1e (rel %.1e)  worst grad %-30s %.1e (rel %.1e; torch f32 %.1e) %s %s"
+          % (label, map_, T, la, lr, worst_name, worst_abs, worst_g, worst_t32, via and "dict " + via,
+             "" if ok else "FAIL"), flush=True)
+    return ok
+
+
+rows = []
+charlm = "results/charlm-quick/runs/charlm"
+cue = "results/tournament/runs/cue"
+cases = []
+for s in ["none", "sinusoidal", "learned", "rope", "alibi", "t5", "shaw", "txl", "deberta", "tupe", "hybrid"]:
+    cases.append(("charlm " + s, "%s/%s/seed0/checkpoint.json" % (charlm, s), "none", 0))
+for m in ["pi", "ntk", "yarn", "selective", "yarn-hf", "llama3:factor=2:low_freq_factor=1:high_freq_factor=4",
+          "dynamic", "longrope", "base=40000"]:
+    cases.append(("charlm rope", charlm + "/rope/seed0/checkpoint.json", m, 256))
+cases.append(("charlm rope fine-tuned pi", charlm + "/rope/seed0-ft-pi/checkpoint.json", "none", 256))
+cases.append(("charlm hybrid", charlm + "/hybrid/seed0/checkpoint.json", "yarn", 256))
+cases.append(("charlm hybrid fine-tuned selective", charlm + "/hybrid/seed0-ft-selective/checkpoint.json", "none", 256))
+for s in ["none", "sinusoidal", "learned", "rope", "alibi", "t5", "shaw", "txl", "deberta", "tupe"]:
+    cases.append(("cue " + s, "%s/%s/seed0/checkpoint.json" % (cue, s), "none", 0))
+for m in ["pi", "ntk", "yarn", "yarn-hf", "llama3:factor=4:low_freq_factor=1:high_freq_factor=4", "dynamic"]:
+    cases.append(("cue rope", cue + "/rope/seed0/checkpoint.json", m, 128))
+cases.append(("cue t5 past training", cue + "/t5/seed0/checkpoint.json", "none", 256))
+for s in ["rope", "alibi", "none"]:
+    cases.append(("passkey " + s, "results/passkey-quick/runs/passkey/%s/seed0/checkpoint.json" % s, "none", 0))
+for s in ["rope", "alibi"]:
+    cases.append(("filings " + s, "results/filings/runs/filings/%s/seed0/checkpoint.json" % s, "none", 0))
+cases.append(("filings rope", "results/filings/runs/filings/rope/seed0/checkpoint.json", "yarn", 256))
+small = ["n_heads=4", "d_model=32", "train_length=32", "batch_size=4", "eval_lengths=32"]
+extra = [
+    ("charlm tupe-R (trained here)", ("charlm", "tupe", small + ["tupe_relative=true", "learned_rows=64"])),
+    ("charlm rope partial 0.5", ("charlm", "rope", small + ["rotary_fraction=0.5"])),
+    ("charlm alibi 3 heads", ("charlm", "alibi", ["n_heads=3", "d_model=24", "train_length=32", "batch_size=4",
+                                                  "eval_lengths=32"])),
+    ("charlm hybrid t5:16,shaw", ("charlm", "hybrid", small + ["hybrid_layers=t5:16,shaw"])),
+    ("charlm hybrid txl,deberta:8", ("charlm", "hybrid", small + ["hybrid_layers=txl,deberta:8"])),
+    ("charlm hybrid alibi,tupe", ("charlm", "hybrid", small + ["hybrid_layers=alibi,tupe"])),
+    ("charlm hybrid rope:8,rope", ("charlm", "hybrid", small + ["hybrid_layers=rope:8,rope"])),
+    ("cue tupe-R (trained here)", ("cue", "tupe", ["tupe_relative=true"])),
+    ("cue rope partial 0.25", ("cue", "rope", ["rotary_fraction=0.25"])),
+]
+if "--quick" in sys.argv:
+    cases = cases[:3]
+    extra = extra[:1]
+failures = 0
+for label, cp, m, n in cases:
+    failures += not check(label, cp, m, n)
+for label, (task, scheme, sets) in extra:
+    cp = trained(task, scheme, sets)
+    failures += not check(label, cp, "none", 0)
+    if "partial" in label:
+        failures += not check(label, cp, "yarn-hf", 64)
+
+if table_path:
+    with open(table_path, "w") as f:
+        f.write("| model / scheme | map | T | logits max abs | logits rel | worst gradient tensor | max abs | rel "
+                "| PyTorch f32 rel | logits via rope_scaling |\n|---|---|---|---|---|---|---|---|---|---|\n")
+        for r in rows:
+            f.write("| %s | %s | %d | %.1e | %.1e | %s | %.1e | %.1e | %.1e | %s |\n" % r[:10])
+print("twin_check: %d cases, %d disagree (tolerances: logits %.0e, gradients %.0e of the largest or %dx PyTorch "
+      "float32's own error)" % (len(rows), failures, LOGIT_TOL, GRAD_TOL, GRAD_FLOAT_RATIO))
+sys.exit(1 if failures else 0)
