@@ -6,7 +6,7 @@ WERROR     ?= $(if $(CI),ON,OFF)
 CMAKE_ARGS ?=
 BINDIR     ?=
 
-.PHONY: all deps configure build build-cli link run lab filings filings-10seeds filings-v1 charlm charlm-quick passkey passkey-quick context-extension plots test bench gradcheck clean
+.PHONY: all deps configure build build-cli link run lab filings filings-10seeds filings-v1 charlm charlm-quick passkey passkey-quick context-extension plots test bench bench-all gradcheck clean
 
 all: build
 
@@ -85,8 +85,13 @@ plots: deps
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
 
-# Benchmarks (Google Benchmark): training steps/s per scheme, and the whole tournament.
+# The speed targets (bench/report.py): pe-bench beside the PyTorch references (../shared/reference,
+# when python3-torch is installed), measured alternately, with ratios and the fraction of FMA peak;
+# writes results/bench.md. `make bench-all` runs every Google Benchmark of build/pe_benchmarks.
 bench: build
+	/usr/bin/python3 bench/report.py $(BUILD) --out results/bench.md
+
+bench-all: build
 	$(BUILD)/pe_benchmarks
 
 gradcheck: build-cli

@@ -259,6 +259,20 @@ std::vector<QueryBlock> query_blocks(const VisibleSets& visible, int Tq) {
   return blocks;
 }
 
+// A query block of one (sequence, head) as a scheme's block hooks see it (AttnBlock): its rows, their
+// positions, and the keys of its span.
+template <class S>
+AttnBlock<S> attn_block(const AttnShape& sh, const S* Q, const S* K, const int* qpos, const int* kpos,
+                        const AttnTables<S>& tables, int b, int h, const QueryBlock& blk) {
+  const int W = sh.H * sh.dh;
+  AttnBlock<S> a;
+  a.layer = sh.layer, a.head = h, a.dh = sh.dh;
+  a.nq = blk.q1 - blk.q0, a.q = Q + (size_t(b) * sh.Tq + blk.q0) * W + size_t(h) * sh.dh, a.qpos = qpos + blk.q0;
+  a.nk = blk.k1 - blk.k0, a.k = K + (size_t(b) * sh.Tk + blk.k0) * W + size_t(h) * sh.dh, a.kpos = kpos + blk.k0;
+  a.ld = size_t(W), a.tables = tables.values, a.span = tables.span;
+  return a;
+}
+
 // n elements of v starting on a 64-byte boundary: a 16-float row of a product's operand then fills one
 // cache line instead of straddling two.
 template <class S>
@@ -322,8 +336,12 @@ void dense_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
                    AttnTables<S> tables) {
   const int dh = sh.dh, W = sh.H * dh, Tk = sh.Tk;
   const bool scores = scheme.acts_on_scores(), values = scheme.acts_on_values();
+  // a scheme with block hooks adds its terms to the whole scaled block; else row by row
+  const bool block = scores && scheme.block_scores(sh.layer), row_hooks = scores && !block;
+  const bool vblock = values && scheme.block_values(sh.layer);
   std::vector<S> pv(values ? Tk : 0);
   const S scale = scheme.content_scale(sh.layer) / std::sqrt(S(dh));
+  const S row_scale = block ? S(1) : scale;  // a block is scaled before its hook
   const VisibleSets& visible = visible_sets(vis, qpos, sh.Tq, kpos, Tk);
   const auto blocks = query_blocks(visible, sh.Tq);
   const int ldt = transposed_stride(Tk);
@@ -351,17 +369,22 @@ void dense_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
         S* pblk = probs ? probs + ((size_t(b) * sh.H + h) * sh.Tq + blk.q0) * Tk : pscratch;
         // s = q k^T over the block's key span: [nq, nk]
         gemm(Op::N, Op::N, nq, nk, dh, Q + qoff, W, kt + blk.k0, ldt, sc, nk, false);
+        // (+ the scheme's terms, for the whole block)
+        if (block && nk > 0) {
+          for (size_t e = 0; e < size_t(nq) * nk; ++e) sc[e] *= scale;
+          scheme.score_block_forward(P, attn_block(sh, Q, K, qpos, kpos, tables, b, h, blk), sc);
+        }
         for (int r = 0; r < nq; ++r) {
           const int i = blk.q0 + r, n = visible.count(i);
           const S* sr = sc + size_t(r) * nk - blk.k0;
           const bool run = visible.run(i);
           const int k_first = visible.first[i];
           if (run)
-            row.head(n) = scale * Eigen::Map<const Eigen::Array<S, Eigen::Dynamic, 1>>(sr + k_first, n);
+            row.head(n) = row_scale * Eigen::Map<const Eigen::Array<S, Eigen::Dynamic, 1>>(sr + k_first, n);
           else
-            for (int t = 0; t < n; ++t) row[t] = scale * sr[visible.keys_of(i)[t]];
-          // (+ the scheme's terms)
-          if (scores)
+            for (int t = 0; t < n; ++t) row[t] = row_scale * sr[visible.keys_of(i)[t]];
+          // (+ the scheme's terms, row by row)
+          if (row_hooks)
             scheme.score_forward(P, hook_row(sh, visible, Q, K, qpos, nullptr, tables, b, h, i), row.data());
           // p = softmax(scale s + bias) over visible keys; masked keys exactly 0. A run is normalised
           // straight into p; other rows are normalised in place, then scattered.
@@ -378,8 +401,11 @@ void dense_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
         }
         // o = p v: [nq, dh] (a block that sees no key gets o = 0)
         gemm(Op::N, Op::N, nq, dh, nk, pblk + blk.k0, Tk, vh + size_t(blk.k0) * dh, dh, out + qoff, W, false);
-        // o += the scheme's value term
-        if (values)
+        // o += the scheme's value term (for the whole block, or row by row)
+        if (vblock && nk > 0)
+          scheme.value_block_forward(P, attn_block(sh, Q, K, qpos, kpos, tables, b, h, blk), pblk + blk.k0, size_t(Tk),
+                                     out + qoff);
+        else if (values)
           for (int r = 0; r < nq; ++r) {
             const int i = blk.q0 + r, n = visible.count(i);
             const S* p = pblk + size_t(r) * Tk;
@@ -397,6 +423,7 @@ void dense_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, con
                     const S* probs, const S* dout, S* dQ, S* dK, S* dV, AttnTables<S> tables) {
   const int dh = sh.dh, W = sh.H * dh, Tk = sh.Tk;
   const bool scores = scheme.acts_on_scores(), values = scheme.acts_on_values();
+  const bool block = scores && scheme.block_scores(sh.layer), vblock = values && scheme.block_values(sh.layer);
   const S scale = scheme.content_scale(sh.layer) / std::sqrt(S(dh));
   const VisibleSets& visible = visible_sets(vis, qpos, sh.Tq, kpos, Tk);
   const auto blocks = query_blocks(visible, sh.Tq);
@@ -421,8 +448,11 @@ void dense_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, con
         // undoes o = p v: dp = go v^T [nq, nk], dv += p^T go [nk, dh]
         gemm(Op::N, Op::N, nq, nk, dh, go, W, vt + blk.k0, ldt, ds, nk, false);
         gemm(Op::T, Op::N, nk, dh, nq, pblk + blk.k0, Tk, go, W, dV + koff, W, true);
-        // undoes o += the scheme's value term: dp += its share
-        if (values)
+        // undoes o += the scheme's value term: dp += its share (for the whole block, or row by row)
+        if (vblock)
+          scheme.value_block_backward(P, G, attn_block(sh, Q, K, qpos, kpos, tables, b, h, blk), pblk + blk.k0,
+                                      size_t(Tk), go, ds);
+        else if (values)
           for (int r = 0; r < nq; ++r) {
             const int i = blk.q0 + r, n = visible.count(i);
             const int* keys = visible.keys_of(i);
@@ -436,8 +466,11 @@ void dense_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, con
         // undoes p = softmax(s) over the block's key span; masked keys have p = 0, so ds = 0
         for (int r = 0; r < nq; ++r)
           softmax_row_backward(pblk + size_t(r) * Tk + blk.k0, ds + size_t(r) * nk, nk, ds + size_t(r) * nk);
-        // undoes s += the scheme's terms
-        if (scores)
+        // undoes s += the scheme's terms (for the whole block, or row by row)
+        if (block)
+          scheme.score_block_backward(P, G, attn_block(sh, Q, K, qpos, kpos, tables, b, h, blk), ds, dQ + qoff,
+                                      dK + koff, tables.grads);
+        else if (scores)
           for (int r = 0; r < nq; ++r) {
             const int i = blk.q0 + r, n = visible.count(i);
             const int* keys = visible.keys_of(i);

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.h"
+#include "core/gemm.h"
 #include "schemes/scheme.h"
 
 namespace pe {
@@ -88,8 +89,47 @@ class DebertaScheme final : public Scheme<S> {
     }
   }
 
+  // A block at once (the dense path): a = Q Kr^T [nq, 2K], c = K Qr^T [nk, 2K] (this head's rows), then
+  // scores[r][t] += [ a[r][delta(m_r, n_t)] + c[t][delta(n_t, m_r)] ] / sqrt(3d).
+  bool block_scores(int) const override { return true; }
+  void score_block_forward(CParamView<S>, const AttnBlock<S>& b, S* scores) const override {
+    const int d = b.dh, K2 = 2 * clip_, W = width(), ld = int(b.ld);
+    const S scale = S(1) / std::sqrt(S(3 * d));
+    std::vector<S>& a = hook_scratch<S>(0, size_t(b.nq) * K2);
+    std::vector<S>& c = hook_scratch<S>(1, size_t(b.nk) * K2);
+    gemm(Op::N, Op::T, b.nq, K2, d, b.q, ld, kr_rows(b), W, a.data(), K2, false);
+    gemm(Op::N, Op::T, b.nk, K2, d, b.k, ld, qr_rows(b), W, c.data(), K2, false);
+    for (int r = 0; r < b.nq; ++r)
+      for (int t = 0; t < b.nk; ++t)
+        scores[size_t(r) * b.nk + t] += scale * (a[size_t(r) * K2 + delta(b.qpos[r], b.kpos[t])] +
+                                                 c[size_t(t) * K2 + delta(b.kpos[t], b.qpos[r])]);
+  }
+  // undoes it, g = ds / sqrt(3d): da[r][delta] += g, dc[t][delta'] += g; then (undoes a = Q Kr^T)
+  // dq += da Kr, dKr += da^T Q, and (undoes c = K Qr^T) dk += dc Qr, dQr += dc^T K.
+  void score_block_backward(CParamView<S>, ParamView<S>, const AttnBlock<S>& b, const S* ds, S* dq, S* dk,
+                            S* dtables) const override {
+    const int d = b.dh, K2 = 2 * clip_, W = width(), ld = int(b.ld);
+    const S scale = S(1) / std::sqrt(S(3 * d));
+    std::vector<S>& da = hook_scratch<S>(0, size_t(b.nq) * K2);
+    std::vector<S>& dc = hook_scratch<S>(1, size_t(b.nk) * K2);
+    for (int r = 0; r < b.nq; ++r)
+      for (int t = 0; t < b.nk; ++t) {
+        const S g = scale * ds[size_t(r) * b.nk + t];
+        da[size_t(r) * K2 + delta(b.qpos[r], b.kpos[t])] += g;
+        dc[size_t(t) * K2 + delta(b.kpos[t], b.qpos[r])] += g;
+      }
+    const size_t head = size_t(b.head) * d;
+    gemm(Op::N, Op::N, b.nq, d, K2, da.data(), K2, kr_rows(b), W, dq, ld, true);
+    gemm(Op::T, Op::N, K2, d, b.nq, da.data(), K2, b.q, ld, dtables + head, W, true);
+    gemm(Op::N, Op::N, b.nk, d, K2, dc.data(), K2, qr_rows(b), W, dk, ld, true);
+    gemm(Op::T, Op::N, K2, d, b.nk, dc.data(), K2, b.k, ld, dtables + size_t(K2) * W + head, W, true);
+  }
+
  private:
   int width() const { return this->cfg_.n_heads * this->cfg_.d_head; }
+  // this head's Kr and Qr: 2K rows each at row stride width()
+  const S* kr_rows(const AttnBlock<S>& b) const { return b.tables + size_t(b.head) * b.dh; }
+  const S* qr_rows(const AttnBlock<S>& b) const { return b.tables + size_t(2 * clip_) * width() + size_t(b.head) * b.dh; }
   const S* kr_row(const AttnRow<S>& r, int i) const { return r.tables + size_t(i) * width() + size_t(r.head) * r.dh; }
   const S* qr_row(const AttnRow<S>& r, int i) const {
     return r.tables + size_t(2 * clip_ + i) * width() + size_t(r.head) * r.dh;

@@ -124,6 +124,34 @@ class HybridScheme final : public Scheme<S> {
     const Scheme<S>& s = *layers_.at(r.layer);
     if (s.acts_on_scores()) s.score_backward(P, G, as_own(r), ds, dq, dkeys, dtables);
   }
+  bool block_scores(int l) const override {
+    return layers_.at(l)->acts_on_scores() && layers_.at(l)->block_scores(0);
+  }
+  void score_block_forward(CParamView<S> P, const AttnBlock<S>& b, S* scores) const override {
+    AttnBlock<S> own = b;
+    own.layer = 0;
+    layers_.at(b.layer)->score_block_forward(P, own, scores);
+  }
+  void score_block_backward(CParamView<S> P, ParamView<S> G, const AttnBlock<S>& b, const S* ds, S* dq, S* dk,
+                            S* dtables) const override {
+    AttnBlock<S> own = b;
+    own.layer = 0;
+    layers_.at(b.layer)->score_block_backward(P, G, own, ds, dq, dk, dtables);
+  }
+  bool block_values(int l) const override {
+    return layers_.at(l)->acts_on_values() && layers_.at(l)->block_values(0);
+  }
+  void value_block_forward(CParamView<S> P, const AttnBlock<S>& b, const S* p, size_t ldp, S* out) const override {
+    AttnBlock<S> own = b;
+    own.layer = 0;
+    layers_.at(b.layer)->value_block_forward(P, own, p, ldp, out);
+  }
+  void value_block_backward(CParamView<S> P, ParamView<S> G, const AttnBlock<S>& b, const S* p, size_t ldp,
+                            const S* dout, S* dp) const override {
+    AttnBlock<S> own = b;
+    own.layer = 0;
+    layers_.at(b.layer)->value_block_backward(P, G, own, p, ldp, dout, dp);
+  }
   void value_forward(CParamView<S> P, const AttnRow<S>& r, const S* p, S* out) const override {
     const Scheme<S>& s = *layers_.at(r.layer);
     if (s.acts_on_values()) s.value_forward(P, as_own(r), p, out);

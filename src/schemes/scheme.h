@@ -68,6 +68,24 @@ struct AttnRow {
   int span = 0;              // the span they were computed for
 };
 
+// A block of query rows of one head against a span of keys of their sequence, as the dense attention
+// path holds them (models/attention.cpp): a scheme whose score terms are products of the rows with a
+// table (Transformer-XL's R, DeBERTa's Kr and Qr) adds them to the whole block at once, as GEMMs,
+// instead of one dot product per (query, key).
+template <class S>
+struct AttnBlock {
+  int layer = 0, head = 0, dh = 0;
+  int nq = 0;                  // query rows
+  const S* q = nullptr;        // row r: q + r * ld, [dh] (after the Q/K transform)
+  const int* qpos = nullptr;   // [nq]
+  int nk = 0;                  // keys of the span (ascending positions)
+  const S* k = nullptr;        // key t: k + t * ld, [dh]
+  const int* kpos = nullptr;   // [nk]
+  size_t ld = 0;               // row stride of q and k (and of the gradients dq, dk)
+  const S* tables = nullptr;   // the scheme's derived tables for this layer
+  int span = 0;                // the span they were computed for
+};
+
 // <a, b> over n entries for the hooks: Eigen's vectorised reduction (a fixed order, so the same bits
 // on every run and thread count; a plain loop cannot vectorise a reduction without fast-math).
 template <class S>
@@ -176,6 +194,25 @@ class Scheme {
   // that read the vectors) into dq: [dh] and dkeys(t): [dh].
   virtual void score_backward(CParamView<S> P, ParamView<S> G, const AttnRow<S>& r, const S* dscores, S* dq,
                               const KeyRows<S>& dkeys, S* dtables) const {}
+
+  // Block score hooks (AttnBlock): a scheme that has them gets its score terms asked for a block of
+  // query rows at once in the dense path (the row hooks above still serve the row path). scores:
+  // [nq, nk] (row stride nk), the scaled content scores of the block; adds the scheme's terms to
+  // every entry, masked pairs included (the caller reads only the visible ones).
+  virtual bool block_scores(int layer) const { return false; }
+  virtual void score_block_forward(CParamView<S> P, const AttnBlock<S>& b, S* scores) const {}
+  // ds: [nq, nk], dL/d(score), zero at masked pairs. Adds into G, dtables, dq (row r: dq + r * ld)
+  // and dk (key t: dk + t * ld).
+  virtual void score_block_backward(CParamView<S> P, ParamView<S> G, const AttnBlock<S>& b, const S* ds, S* dq,
+                                    S* dk, S* dtables) const {}
+
+  // Block value hooks, likewise: p: [nq, nk] at row stride ldp (zero at masked pairs); out: row r at
+  // out + r * b.ld; adds the scheme's value term to every row of the block.
+  virtual bool block_values(int layer) const { return false; }
+  virtual void value_block_forward(CParamView<S> P, const AttnBlock<S>& b, const S* p, size_t ldp, S* out) const {}
+  // dout: row r at dout + r * b.ld; dp: [nq, nk] (row stride nk); adds dL/dp into dp and into G.
+  virtual void value_block_backward(CParamView<S> P, ParamView<S> G, const AttnBlock<S>& b, const S* p, size_t ldp,
+                                    const S* dout, S* dp) const {}
 
   // Value hook, after the softmax. p: [nk], the probabilities of the visible keys; out: [dh], the
   // head's output row; adds the scheme's term. Called only when acts_on_values().

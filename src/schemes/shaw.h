@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.h"
+#include "core/gemm.h"
 #include "schemes/scheme.h"
 
 namespace pe {
@@ -89,8 +90,56 @@ class ShawScheme final : public Scheme<S> {
     for (int t = 0; t < r.nk; ++t) dp[t] += w[relation(r.qpos, r.kpos[t])];
   }
 
+  // A block at once (the dense path). Scores: w = Q RK^T [nq, 2K+1], scores[r][t] += w[r][u_rt] / sqrt(d).
+  // Values: a[r][u] = sum of p[r][t] over the keys of class u, out += a RV.
+  bool block_scores(int) const override { return true; }
+  bool block_values(int) const override { return true; }
+  void score_block_forward(CParamView<S> P, const AttnBlock<S>& b, S* scores) const override {
+    const int d = b.dh, R = rows();
+    const S scale = S(1) / std::sqrt(S(d));
+    std::vector<S>& w = hook_scratch<S>(0, size_t(b.nq) * R);
+    gemm(Op::N, Op::T, b.nq, R, d, b.q, int(b.ld), P.data(rk_[b.layer]), d, w.data(), R, false);
+    for (int r = 0; r < b.nq; ++r)
+      for (int t = 0; t < b.nk; ++t)
+        scores[size_t(r) * b.nk + t] += scale * w[size_t(r) * R + relation(b.qpos[r], b.kpos[t])];
+  }
+  // undoes it: g[r][u] = sum of ds over keys of class u, / sqrt(d); dq += g RK, dRK += g^T Q
+  void score_block_backward(CParamView<S> P, ParamView<S> G, const AttnBlock<S>& b, const S* ds, S* dq, S*,
+                            S*) const override {
+    const int d = b.dh, R = rows();
+    const S scale = S(1) / std::sqrt(S(d));
+    std::vector<S>& g = hook_scratch<S>(0, size_t(b.nq) * R);
+    for (int r = 0; r < b.nq; ++r)
+      for (int t = 0; t < b.nk; ++t)
+        g[size_t(r) * R + relation(b.qpos[r], b.kpos[t])] += scale * ds[size_t(r) * b.nk + t];
+    gemm(Op::N, Op::N, b.nq, d, R, g.data(), R, P.data(rk_[b.layer]), d, dq, int(b.ld), true);
+    gemm(Op::T, Op::N, R, d, b.nq, g.data(), R, b.q, int(b.ld), G.data(rk_[b.layer]), d, true);
+  }
+  void value_block_forward(CParamView<S> P, const AttnBlock<S>& b, const S* p, size_t ldp, S* out) const override {
+    std::vector<S>& a = block_class_sums(b, p, ldp, 1);
+    gemm(Op::N, Op::N, b.nq, b.dh, rows(), a.data(), rows(), P.data(rv_[b.layer]), b.dh, out, int(b.ld), true);
+  }
+  // undoes out += a RV: w = dout RV^T [nq, 2K+1], dp[r][t] += w[r][u_rt]; dRV += a^T dout
+  void value_block_backward(CParamView<S> P, ParamView<S> G, const AttnBlock<S>& b, const S* p, size_t ldp,
+                            const S* dout, S* dp) const override {
+    const int d = b.dh, R = rows();
+    std::vector<S>& a = block_class_sums(b, p, ldp, 1);
+    std::vector<S>& w = hook_scratch<S>(2, size_t(b.nq) * R);
+    gemm(Op::N, Op::T, b.nq, R, d, dout, int(b.ld), P.data(rv_[b.layer]), d, w.data(), R, false);
+    for (int r = 0; r < b.nq; ++r)
+      for (int t = 0; t < b.nk; ++t) dp[size_t(r) * b.nk + t] += w[size_t(r) * R + relation(b.qpos[r], b.kpos[t])];
+    gemm(Op::T, Op::N, R, d, b.nq, a.data(), R, dout, int(b.ld), G.data(rv_[b.layer]), d, true);
+  }
+
  private:
   int rows() const { return 2 * clip_ + 1; }
+  // a[r][u]: p[r][t] (row stride ldp) summed over the block's keys of class u, [nq, 2K+1] in scratch `slot`.
+  std::vector<S>& block_class_sums(const AttnBlock<S>& b, const S* p, size_t ldp, int slot) const {
+    std::vector<S>& a = hook_scratch<S>(slot, size_t(b.nq) * rows());
+    for (int r = 0; r < b.nq; ++r)
+      for (int t = 0; t < b.nk; ++t) a[size_t(r) * rows() + relation(b.qpos[r], b.kpos[t])] += p[size_t(r) * ldp + t];
+    return a;
+  }
   // 2K+1 zeros per thread
   std::vector<S>& scratch(int which) const { return hook_scratch<S>(which, rows()); }
   // x summed per relation class over the row's visible keys.

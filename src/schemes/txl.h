@@ -7,7 +7,9 @@
 // the layers, as in the paper). R for ages 0 .. span-1 is a derived table of each layer, computed
 // once per forward call. Init: W_R as a linear layer, u = v = 0.
 #pragma once
+#include <algorithm>
 #include <cmath>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,7 @@
 
 #include "core/errors.h"
 #include "core/frequencies.h"
+#include "core/gemm.h"
 #include "schemes/scheme.h"
 
 namespace pe {
@@ -100,6 +103,64 @@ class TxlScheme final : public Scheme<S> {
     for (int c = 0; c < d; ++c) dq[c] += acc[c], dv[c] += acc[c];
   }
 
+  // A block at once (the dense path): with the block's ages qpos[r] - kpos[t] in [lo, hi],
+  // g = (Q + v_h) R[lo..hi]^T [nq, hi - lo + 1] and uk = K u_h [nk], then
+  // scores[r][t] += [ g[r][age - lo] + uk[t] ] / sqrt(d).
+  bool block_scores(int) const override { return true; }
+  void score_block_forward(CParamView<S> P, const AttnBlock<S>& b, S* scores) const override {
+    const int d = b.dh, ld = int(b.ld);
+    const S scale = S(1) / std::sqrt(S(d));
+    const auto [lo, hi] = age_range(b);
+    const int A = hi - lo + 1;
+    const S *u = P.data(u_) + size_t(b.head) * d, *v = P.data(v_) + size_t(b.head) * d;
+    std::vector<S>& qv = hook_scratch<S>(0, size_t(b.nq) * d);
+    std::vector<S>& g = hook_scratch<S>(1, size_t(b.nq) * A);
+    std::vector<S>& uk = hook_scratch<S>(2, size_t(b.nk));
+    for (int r = 0; r < b.nq; ++r)
+      for (int c = 0; c < d; ++c) qv[size_t(r) * d + c] = b.q[size_t(r) * ld + c] + v[c];
+    gemm(Op::N, Op::T, b.nq, A, d, qv.data(), d, age_rows(b, lo), width(), g.data(), A, false);
+    gemm(Op::N, Op::T, 1, b.nk, d, u, d, b.k, ld, uk.data(), b.nk, false);
+    for (int r = 0; r < b.nq; ++r)
+      for (int t = 0; t < b.nk; ++t)
+        scores[size_t(r) * b.nk + t] += scale * (g[size_t(r) * A + (b.qpos[r] - b.kpos[t] - lo)] + uk[t]);
+  }
+  // undoes it, with e = ds / sqrt(d): dg[r][age - lo] += e, col[t] = sum_r e; then (undoes g = QV R^T)
+  // dQV = dg R, which goes to dq and (summed over rows) dv_h, dR += dg^T QV; and (undoes uk = K u)
+  // du_h += sum_t col[t] k_t, dk_t += col[t] u_h.
+  void score_block_backward(CParamView<S> P, ParamView<S> G, const AttnBlock<S>& b, const S* ds, S* dq, S* dk,
+                            S* dtables) const override {
+    const int d = b.dh, ld = int(b.ld);
+    const S scale = S(1) / std::sqrt(S(d));
+    const auto [lo, hi] = age_range(b);
+    const int A = hi - lo + 1;
+    const S *u = P.data(u_) + size_t(b.head) * d, *v = P.data(v_) + size_t(b.head) * d;
+    S *du = G.data(u_) + size_t(b.head) * d, *dv = G.data(v_) + size_t(b.head) * d;
+    std::vector<S>& qv = hook_scratch<S>(0, size_t(b.nq) * d);
+    std::vector<S>& dg = hook_scratch<S>(1, size_t(b.nq) * A);
+    std::vector<S>& col = hook_scratch<S>(2, size_t(b.nk));
+    std::vector<S>& dqv = hook_scratch<S>(3, size_t(b.nq) * d);
+    for (int r = 0; r < b.nq; ++r)
+      for (int c = 0; c < d; ++c) qv[size_t(r) * d + c] = b.q[size_t(r) * ld + c] + v[c];
+    for (int r = 0; r < b.nq; ++r)
+      for (int t = 0; t < b.nk; ++t) {
+        const S e = scale * ds[size_t(r) * b.nk + t];
+        dg[size_t(r) * A + (b.qpos[r] - b.kpos[t] - lo)] += e;
+        col[t] += e;
+      }
+    gemm(Op::N, Op::N, b.nq, d, A, dg.data(), A, age_rows(b, lo), width(), dqv.data(), d, false);
+    for (int r = 0; r < b.nq; ++r)
+      for (int c = 0; c < d; ++c) {
+        dq[size_t(r) * ld + c] += dqv[size_t(r) * d + c];
+        dv[c] += dqv[size_t(r) * d + c];
+      }
+    gemm(Op::T, Op::N, A, d, b.nq, dg.data(), A, qv.data(), d, dtables + (age_rows(b, lo) - b.tables), width(), true);
+    for (int t = 0; t < b.nk; ++t)
+      for (int c = 0; c < d; ++c) {
+        du[c] += col[t] * b.k[size_t(t) * ld + c];
+        dk[size_t(t) * ld + c] += col[t] * u[c];
+      }
+  }
+
  private:
   double base_;
   int width() const { return this->cfg_.n_heads * this->cfg_.d_head; }
@@ -112,6 +173,16 @@ class TxlScheme final : public Scheme<S> {
   // R row of key t's age for the row's head (the table's row 0 is age -(span-1)).
   const S* age_row(const AttnRow<S>& r, int t) const {
     return r.tables + size_t(r.span - 1 + r.qpos - r.kpos[t]) * width() + size_t(r.head) * r.dh;
+  }
+  // The R rows of ages a, a + 1, ... for the block's head (row stride width()).
+  const S* age_rows(const AttnBlock<S>& b, int a) const {
+    return b.tables + size_t(b.span - 1 + a) * width() + size_t(b.head) * b.dh;
+  }
+  // The lowest and highest age qpos[r] - kpos[t] of a block.
+  static std::pair<int, int> age_range(const AttnBlock<S>& b) {
+    const auto [q0, q1] = std::minmax_element(b.qpos, b.qpos + b.nq);
+    const auto [k0, k1] = std::minmax_element(b.kpos, b.kpos + b.nk);
+    return {*q0 - *k1, *q1 - *k0};
   }
   std::vector<S> rho_;  // [2 max_age_ + 1, d_model]: row max_age_ + a is rho(a)
   int max_age_ = -1;

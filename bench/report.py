@@ -1,0 +1,195 @@
+#!/usr/bin/python3
+"""`make bench`: pe-bench's speed targets (issue 29), each with the reference measured in the same
+run where one exists, alternately (this machine drifts 10-30% over minutes), and the ratio. Writes a
+Markdown report (default results/bench.md) and prints it.
+
+  1. the char-LM training step, RoPE, B 64 / T 128, 2 threads, against the PyTorch reference
+     (tinycharlm_torch.py --time-only) and as a fraction of the machine's FMA peak;
+  2. every scheme's step against RoPE's;
+  3. the two-thread step against the one-thread step;
+  4. the whole tournament (5 published schemes x 3 seeds, every read, the geometry and the exact
+     reader), 1 thread, against the PyTorch reference head (tournament_torch.py --threads 1
+     --flush-denormal);
+  5. the char LM read at 2,048 tokens: peak memory and time per window;
+  6. cached decoding: ms per token at 128, 512 and 2,048 cached tokens, bytes of cache per token.
+
+The PyTorch references are the shared measuring sticks (../shared/reference, or --reference DIR); a
+row whose reference is missing (no python3-torch, no scripts) says so.
+Usage: bench/report.py BUILD_DIR [--out FILE] [--rounds N] [--reference DIR] [--quick]"""
+import argparse
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ap = argparse.ArgumentParser()
+ap.add_argument("build")
+ap.add_argument("--out", default="results/bench.md")
+ap.add_argument("--rounds", type=int, default=3)
+ap.add_argument("--reference", default=os.path.join("..", "shared", "reference"))
+ap.add_argument("--quick", action="store_true", help="one round, the tournament left out (a smoke test)")
+args = ap.parse_args()
+BIN, BENCH = os.path.join(args.build, "pe-bench"), os.path.join(args.build, "pe_benchmarks")
+PY = "/usr/bin/python3"
+rounds = 1 if args.quick else args.rounds
+tmp = tempfile.mkdtemp(prefix="pe-bench-report.")
+
+
+def log(msg):
+    print(time.strftime("%H:%M:%S"), msg, file=sys.stderr, flush=True)
+
+
+def have_torch():
+    return subprocess.run([PY, "-c", "import torch"], capture_output=True).returncode == 0
+
+
+def reference(name):
+    path = os.path.join(args.reference, name)
+    return path if os.path.exists(path) and have_torch() else None
+
+
+# ---- the machine -----------------------------------------------------------------------------
+def machine():
+    info = open("/proc/cpuinfo").read()
+    model = re.search(r"model name\s*:\s*(.*)", info).group(1).strip()
+    flags = re.search(r"flags\s*:\s*(.*)", info).group(1).split()
+    mhz = None
+    lscpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+    m = re.search(r"CPU max MHz:\s*([\d.]+)", lscpu)
+    if m:
+        mhz, source = float(m.group(1)), "lscpu's CPU max MHz"
+    else:
+        vals = [float(x) for x in re.findall(r"cpu MHz\s*:\s*([\d.]+)", info)]
+        mhz, source = max(vals), "/proc/cpuinfo's cpu MHz (no max MHz is exposed here)"
+    cores = os.cpu_count()
+    # the portable build (x86-64-v3) issues 256-bit FMAs: 8 floats x 2 flops x 2 FMA pipes per cycle
+    peak_core = mhz * 1e-3 * 32
+    return {"model": model, "cores": cores, "mhz": mhz, "mhz_source": source, "avx512": "avx512f" in flags,
+            "peak_core_gflops": peak_core, "kernel": platform.release()}
+
+
+def benchmarks(pattern, min_time=2.0):
+    """{name: {real_time (ms or s as the benchmark says), counters...}} of pe_benchmarks runs matching pattern."""
+    out = os.path.join(tmp, "bm.json")
+    subprocess.run([BENCH, "--benchmark_filter=" + pattern, "--benchmark_min_time=%g" % min_time,
+                    "--benchmark_format=json", "--benchmark_out=" + out, "--benchmark_out_format=json"],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return {b["name"].replace("/real_time", ""): b for b in json.load(open(out))["benchmarks"]}
+
+
+def torch_charlm_step(script):
+    out = os.path.join(tmp, "torch_step.json")
+    subprocess.run([PY, script, "--scheme", "rope", "--time-only", "--threads", "2", "--time-steps", "10",
+                    "--vocab-order", "alpha", "--corpus", "data/timemachine.txt", "--out", out],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return json.load(open(out))["results"][0]["train_step_ms_median"]
+
+
+def timed(cmd):
+    t0 = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - t0
+
+
+def fmt_ratio(a, b):
+    return "%.2fx" % (a / b) if a and b else "—"
+
+
+mc = machine()
+lines = ["# pe-bench speed (`make bench`)", "",
+         "Machine: %s, %d cores, %.0f MHz (%s), %s; FMA peak for the portable (x86-64-v3, 256-bit) build "
+         "taken as clock x 32 flops/cycle/core (two 8-float FMA pipes): %.1f GFLOP/s per core (a CPU that "
+         "boosts above the clock it reports reads above 1 here: then the real clock is higher). Written by "
+         "bench/report.py on %s." % (mc["model"], mc["cores"], mc["mhz"], mc["mhz_source"],
+                                     "AVX-512" if mc["avx512"] else "no AVX-512", mc["peak_core_gflops"],
+                                     time.strftime("%Y-%m-%d")), ""]
+
+# 1. char-LM RoPE step vs PyTorch, alternately
+script = reference("tinycharlm_torch.py")
+ours, theirs, gflops = [], [], []
+for r in range(rounds):
+    log("char-LM RoPE step, round %d/%d" % (r + 1, rounds))
+    b = benchmarks("^BM_CharLMTrainStep/rope/real_time$")["BM_CharLMTrainStep/rope"]
+    ours.append(b["real_time"])
+    gflops.append(b["GFLOP/s"] * 1e-9)  # the counter is in FLOP/s
+    if script:
+        theirs.append(torch_charlm_step(script))
+o, t, g = statistics.median(ours), statistics.median(theirs) if theirs else None, statistics.median(gflops)
+peak2 = 2 * mc["peak_core_gflops"]
+lines += ["## 1. Char-LM training step, RoPE, B 64 / T 128, 2 threads", "",
+          "| | pe-bench | PyTorch reference | ratio (target >= 4x) | pe-bench GFLOP/s | fraction of 2-core FMA peak (target ~0.85) |",
+          "|---|---|---|---|---|---|",
+          "| median of %d rounds | %.1f ms (%s) | %s | %s | %.0f | %.2f |" % (
+              rounds, o, ", ".join("%.1f" % x for x in ours),
+              ("%.1f ms (%s)" % (t, ", ".join("%.1f" % x for x in theirs))) if t else "not measured (no python3-torch or reference script)",
+              fmt_ratio(t, o), g, g / peak2), ""]
+
+# 2. every scheme against RoPE (one run), 3. threads
+log("every scheme's step, and RoPE on one thread")
+all_steps = benchmarks("^BM_CharLMTrainStep/")
+rope = all_steps["BM_CharLMTrainStep/rope"]["real_time"]
+lines += ["## 2. Every scheme's step against RoPE's (target <= 1.3x)", "", "| scheme | ms/step | / RoPE |", "|---|---|---|"]
+for name, b in all_steps.items():
+    if "threads" in name:
+        continue
+    lines.append("| %s | %.1f | %.2fx |" % (name.split("/")[1], b["real_time"], b["real_time"] / rope))
+one = all_steps["BM_CharLMTrainStep/rope/threads:1"]["real_time"]
+lines += ["", "## 3. Both cores (target >= 1.8x)", "",
+          "RoPE step: 1 thread %.1f ms, 2 threads %.1f ms: **%.2fx**; one thread reaches %.0f GFLOP/s (%.2f of "
+          "one core's peak)." % (one, rope, one / rope, all_steps["BM_CharLMTrainStep/rope/threads:1"]["GFLOP/s"] * 1e-9,
+                                 all_steps["BM_CharLMTrainStep/rope/threads:1"]["GFLOP/s"] * 1e-9 / mc["peak_core_gflops"]), ""]
+
+# 4. the tournament, 1 thread
+lines += ["## 4. The tournament, 1 thread (target >= 25x)", ""]
+if args.quick:
+    lines += ["(left out: --quick)", ""]
+else:
+    tscript = reference("tournament_torch.py")
+    pe_s, torch_s = [], []
+    for r in range(1):
+        log("the tournament in pe-bench (5 schemes x 3 seeds, 1 thread)")
+        pe_s.append(timed([BIN, "run", "experiments/tournament.json", "--set",
+                           "schemes=none,sinusoidal,learned,rope,alibi", "--set", "out_dir=" + tmp + "/t",
+                           "--set", "runs_dir=" + tmp + "/t/runs", "--set", "reference=", "--threads", "1", "-q"]))
+        if tscript:
+            log("the tournament in PyTorch (1 thread)")
+            torch_s.append(timed([PY, tscript, "--threads", "1", "--flush-denormal"]))
+    p, q = statistics.median(pe_s), statistics.median(torch_s) if torch_s else None
+    lines += ["pe-bench %.1f s; PyTorch reference %s: **%s**." % (
+        p, "%.1f s" % q if q else "not measured", fmt_ratio(q, p)), ""]
+
+# 5. reading at 2,048
+log("the char LM read at 2048")
+windows = 16
+res = subprocess.run(["/usr/bin/time", "-f", "%M %e", BIN, "eval", "--task", "charlm", "--checkpoint",
+                      "results/charlm/runs/charlm/rope/seed0/checkpoint.json", "--lengths", "2048", "--set",
+                      "val_windows=%d" % windows, "--out", tmp + "/e2048.json", "-q"],
+                     capture_output=True, text=True, check=True)
+kb, secs = res.stderr.strip().splitlines()[-1].split()
+lines += ["## 5. The char LM read at 2,048 tokens (target: peak memory <= 1 GiB)", "",
+          "%d validation windows of 2,048 (RoPE, the committed seed 0): peak resident memory %.0f MiB, %.2f s "
+          "in all (%.0f ms per window, start-up and corpus included)." % (windows, int(kb) / 1024, float(secs),
+                                                                         1e3 * float(secs) / windows), ""]
+
+# 6. cached decoding
+log("cached decoding")
+dec = benchmarks("^BM_CachedDecode/")
+lines += ["## 6. Cached decoding (RoPE char LM, 1 thread)", "",
+          "| cached tokens | ms/token | µs per cached key | cache bytes per token | recompute / cached |",
+          "|---|---|---|---|---|"]
+for name, b in dec.items():
+    n = int(b["cached_keys"])
+    lines.append("| %d | %.3f | %.3f | %.0f | %.0fx |" % (n, b["real_time"], b["us/key"], b["cache_MB"] * 1e6 / n,
+                                                       b["recompute/cached"]))
+lines.append("")
+
+text = "\n".join(lines)
+print(text)
+if args.out:
+    with open(args.out, "w") as f:
+        f.write(text)
