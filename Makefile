@@ -85,11 +85,12 @@ plots: deps
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
 
-# The speed targets (bench/report.py): pe-bench beside the PyTorch references (../shared/reference,
-# when python3-torch is installed), measured alternately, with ratios and the fraction of FMA peak;
-# writes results/bench.md. `make bench-all` runs every Google Benchmark of build/pe_benchmarks.
+# The speed targets (bench/report.py): pe-bench beside the PyTorch reference programs (the folder
+# REFERENCE=DIR holding tinycharlm_torch.py and tournament_torch.py, when python3-torch is installed),
+# measured alternately, with ratios and the fraction of FMA peak; writes results/bench.md.
+# `make bench-all` runs every Google Benchmark of build/pe_benchmarks.
 bench: build
-	/usr/bin/python3 bench/report.py $(BUILD) --out results/bench.md
+	/usr/bin/python3 bench/report.py $(BUILD) --out results/bench.md $(if $(REFERENCE),--reference $(REFERENCE))
 
 bench-all: build
 	$(BUILD)/pe_benchmarks

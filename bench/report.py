@@ -13,8 +13,9 @@ Markdown report (default results/bench.md) and prints it.
   5. the char LM read at 2,048 tokens: peak memory and time per window;
   6. cached decoding: ms per token at 128, 512 and 2,048 cached tokens, bytes of cache per token.
 
-The PyTorch references are the shared measuring sticks (../shared/reference, or --reference DIR); a
-row whose reference is missing (no python3-torch, no scripts) says so.
+The PyTorch references are programs kept outside the repository (tinycharlm_torch.py and
+tournament_torch.py in the folder --reference DIR names); a row whose reference is missing (no
+--reference, no python3-torch) says so.
 Usage: bench/report.py BUILD_DIR [--out FILE] [--rounds N] [--reference DIR] [--quick]"""
 import argparse
 import json
@@ -31,7 +32,7 @@ ap = argparse.ArgumentParser()
 ap.add_argument("build")
 ap.add_argument("--out", default="results/bench.md")
 ap.add_argument("--rounds", type=int, default=3)
-ap.add_argument("--reference", default=os.path.join("..", "shared", "reference"))
+ap.add_argument("--reference", default="", help="folder of tinycharlm_torch.py and tournament_torch.py")
 ap.add_argument("--quick", action="store_true", help="one round, the tournament left out (a smoke test)")
 args = ap.parse_args()
 BIN, BENCH = os.path.join(args.build, "pe-bench"), os.path.join(args.build, "pe_benchmarks")
@@ -49,8 +50,8 @@ def have_torch():
 
 
 def reference(name):
-    path = os.path.join(args.reference, name)
-    return path if os.path.exists(path) and have_torch() else None
+    path = os.path.join(args.reference, name) if args.reference else ""
+    return path if path and os.path.exists(path) and have_torch() else None
 
 
 # ---- the machine -----------------------------------------------------------------------------
