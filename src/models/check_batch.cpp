@@ -72,10 +72,12 @@ nlohmann::json read_for_check(Scheme<float>& scheme, const std::string& map, int
   if (!scheme.can_read(length - 1))
     throw UsageError(fmt::format("--length {}: the {} model has no position past {} (its table's last row)", length,
                                  scheme.name(), scheme.max_position()));
-  scheme.read_with(map, train_len, plan_len);
   nlohmann::json j = {{"map", map}, {"length", length}, {"train_length", train_len}};
-  if (scheme.accepts_frequency_plan()) {
-    j["frequency_plan"] = frequency_plan_json(scheme.plan_for(map, train_len, plan_len));
+  if (!scheme.accepts_frequency_plan()) scheme.read_with(map, train_len, plan_len);  // refuses any map but none
+  else {
+    FrequencyPlan plan = scheme.plan_for(map, train_len, plan_len);  // made once: set, and stated
+    j["frequency_plan"] = frequency_plan_json(plan);
+    scheme.set_frequency_plan(std::move(plan));
     j["frequency_plan"]["read_length"] = plan_len;
     j["head_dim"] = scheme.config().d_head;
     j["base"] = scheme.config().settings.value("base", 10000.0);
