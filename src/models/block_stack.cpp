@@ -70,7 +70,10 @@ double BlockStack<S>::run_forward(const int* x, const int* y, int B, int T, Bloc
   for (int i = 0; i < N; ++i) c.row_pos[i] = p0 + i % T;
   // Buffers live in the cache and keep their capacity from call to call (no allocation per step).
   c.h_in.resize(L + 1), c.Q.resize(L), c.K.resize(L), c.V.resize(L), c.probs.resize(L), c.O.resize(L);
+  const bool reuse_tables = c.params_epoch >= 0 && c.tables_epoch == c.params_epoch && c.tables_T == T &&
+                            int(c.tables.size()) == L;
   c.tables.resize(L), c.dtables.resize(L);
+  c.tables_epoch = c.params_epoch, c.tables_T = T;
   for (auto& v : c.h_in) v.resize(ND);
   // h0 = E[x] (+ p(pos)): [N, D]
   S* h0 = c.h_in[0].data();
@@ -92,8 +95,10 @@ double BlockStack<S>::run_forward(const int* x, const int* y, int B, int T, Bloc
       scheme_->qk_forward(l, c.row_pos.data(), N, c.K[l].data());
     }
     // the scheme's derived tables of this block, for ages 0 .. T-1
-    c.tables[l].resize(scheme_->tables_size(l, T));
-    if (!c.tables[l].empty()) scheme_->tables_forward(P, l, T, c.tables[l].data());
+    if (!reuse_tables) {
+      c.tables[l].resize(scheme_->tables_size(l, T));
+      if (!c.tables[l].empty()) scheme_->tables_forward(P, l, T, c.tables[l].data());
+    }
     // O = attention(Q, K, V): [N, D]
     if (keep) c.probs[l].resize(size_t(B) * sh.H * T * T);
     attention_forward(sh, c.Q[l].data(), c.K[l].data(), c.V[l].data(), c.pos.data(), c.pos.data(),
@@ -158,7 +163,7 @@ double BlockStack<S>::forward_backward(const int* x, const int* y, int B, int T,
                        c.dQ.data(), c.dK.data(), c.dV.data(), nullptr,
                        AttnTables<S>{c.tables[l].data(), c.dtables[l].data(), T});
     // undoes the derived tables
-    if (!c.dtables[l].empty()) scheme_->tables_backward(P, G, l, T, c.dtables[l].data());
+    if (!c.dtables[l].empty()) scheme_->tables_backward(P, G, l, T, c.tables[l].data(), c.dtables[l].data());
     // undoes the Q/K transform
     if (scheme_->acts_on_qk()) {
       scheme_->qk_backward(l, c.row_pos.data(), N, c.dQ.data());

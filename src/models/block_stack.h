@@ -27,6 +27,12 @@ struct BlockStackCache {
   std::vector<std::vector<S>> h_in, Q, K, V, probs, O;  // per block; h_in[L] is the final state;
                                                        // probs only when a backward follows
   std::vector<std::vector<S>> tables, dtables;  // per block: the scheme's derived tables, their gradient
+  // The derived tables depend on the parameters and T alone. A caller that keeps the parameters fixed
+  // across several calls (the chunks of one training step) sets params_epoch to the same number >= 0
+  // for them, and the tables made for that epoch and T are reused; -1: made afresh at every call.
+  long params_epoch = -1;
+  long tables_epoch = -1;
+  int tables_T = -1;
   std::vector<S> dlogits, dh, dO, dQ, dK, dV;    // backward scratch
   std::vector<int> row_pos, pos;                 // [B*T] positions per row, [T]
 };

@@ -24,10 +24,12 @@ double BlockStackTrainer::step(const int* x, const int* y, int B, int T) {
   for (size_t i = 0; i < size_t(B) * T; ++i) rows += y[i] >= 0;
   const bool every_row = rows == long(B) * T;
   chunk_rows_.assign(chunks, 0);
+  ++epoch_;  // the parameters are fixed until adam_.step: each thread makes the derived tables once
 #pragma omp parallel for schedule(dynamic, 1) if (!in_parallel() && chunks > 1)
   for (int c = 0; c < chunks; ++c) {
     const ScopedFlushToZero ftz_thread;
     auto& cache = caches_[thread_index()];
+    cache.params_epoch = epoch_;
     const int b0 = c * per_chunk, nb = std::min(per_chunk, B - b0);
     std::fill(grads_[c].begin(), grads_[c].end(), 0.0f);
     const double mean = model_.forward_backward(x + size_t(b0) * T, y + size_t(b0) * T, nb, T, grads_[c].data(),

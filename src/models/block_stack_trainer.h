@@ -29,6 +29,7 @@ class BlockStackTrainer {
   std::vector<float> grad_;
   std::vector<double> losses_;
   std::vector<long> chunk_rows_;
+  long epoch_ = 0;  // steps taken: the caches' params_epoch (derived tables made once per step and thread)
 };
 
 }  // namespace pe

@@ -218,7 +218,7 @@ BatchStats CueHead<S>::forward_backward(const int* tokens, const int* targets, i
                      Visibility{}.with_window(scheme_->window(0)), *scheme_, P, G, ws.probs.data(), ws.dZ.data(),
                      ws.dQ.data(), ws.dKT.data(), ws.dVT.data(), ws.kv_index.data(),
                      AttnTables<S>{ws.tables.data(), ws.dtables.data(), T});
-  if (!ws.dtables.empty()) scheme_->tables_backward(P, G, 0, T, ws.dtables.data());
+  if (!ws.dtables.empty()) scheme_->tables_backward(P, G, 0, T, ws.tables.data(), ws.dtables.data());
   // undoes q_{b,i} = qk(ET[x_{b,t}, 0:d] (+ PT[t, 0:d])), t = first_q + i
   if (scheme_->acts_on_qk()) scheme_->qk_backward(ws.qrow_pos.data(), rows, ws.dQ.data());
   zero(ws.dET, size_t(V) * d3);

@@ -131,7 +131,7 @@ std::vector<GradCheckRow> gradcheck_attention_case(const std::string& scheme, co
   attention_backward(sh, q.data(), k.data(), V.data(), qpos.data(), kpos.data(), vis, *sch, P, G, probs.data(),
                      R.data(), dQ.data(), dK.data(), dV.data(), nullptr,
                      AttnTables<double>{tables.data(), dtables.data(), span});
-  if (!dtables.empty()) sch->tables_backward(P, G, sh.layer, span, dtables.data());
+  if (!dtables.empty()) sch->tables_backward(P, G, sh.layer, span, tables.data(), dtables.data());
   if (sch->acts_on_qk()) {
     sch->qk_backward(sh.layer, qrow.data(), sh.B * sh.Tq, dQ.data());
     sch->qk_backward(sh.layer, krow.data(), sh.B * sh.Tk, dK.data());

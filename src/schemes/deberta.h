@@ -55,7 +55,8 @@ class DebertaScheme final : public Scheme<S> {
     MatMap<S>(tables + size_t(2 * clip_) * width(), 2 * clip_, width()).noalias() = P(p_) * P(w_qr_[layer]);
   }
   // undoes Kr = P W_Kr, Qr = P W_Qr
-  void tables_backward(CParamView<S> P, ParamView<S> G, int layer, int, const S* dtables) const override {
+  void tables_backward(CParamView<S> P, ParamView<S> G, int layer, int, const S*,
+                       const S* dtables) const override {
     const CMatMap<S> dKr(dtables, 2 * clip_, width()), dQr(dtables + size_t(2 * clip_) * width(), 2 * clip_, width());
     G(w_kr_[layer]).noalias() += P(p_).transpose() * dKr;
     G(w_qr_[layer]).noalias() += P(p_).transpose() * dQr;

@@ -112,8 +112,9 @@ class HybridScheme final : public Scheme<S> {
   void tables_forward(CParamView<S> P, int l, int span, S* tables) const override {
     layers_.at(l)->tables_forward(P, 0, span, tables);
   }
-  void tables_backward(CParamView<S> P, ParamView<S> G, int l, int span, const S* dtables) const override {
-    layers_.at(l)->tables_backward(P, G, 0, span, dtables);
+  void tables_backward(CParamView<S> P, ParamView<S> G, int l, int span, const S* tables,
+                       const S* dtables) const override {
+    layers_.at(l)->tables_backward(P, G, 0, span, tables, dtables);
   }
   void score_forward(CParamView<S> P, const AttnRow<S>& r, S* scores) const override {
     const Scheme<S>& s = *layers_.at(r.layer);

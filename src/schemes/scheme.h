@@ -2,9 +2,11 @@
 // transform, the score bias — owns its parameters (declared into the model's flat buffers) and
 // implements the forward and backward of each hook. Models call the hooks; they never look at names.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -86,12 +88,54 @@ struct AttnBlock {
   int span = 0;                // the span they were computed for
 };
 
+// The lowest and highest age qpos[r] - kpos[t] of a block's pairs.
+template <class S>
+std::pair<int, int> block_age_range(const AttnBlock<S>& b) {
+  const auto [q0, q1] = std::minmax_element(b.qpos, b.qpos + b.nq);
+  const auto [k0, k1] = std::minmax_element(b.kpos, b.kpos + b.nk);
+  return {*q0 - *k1, *q1 - *k0};
+}
+
 // <a, b> over n entries for the hooks: Eigen's vectorised reduction (a fixed order, so the same bits
 // on every run and thread count; a plain loop cannot vectorise a reduction without fast-math).
 template <class S>
 inline S hook_dot(const S* a, const S* b, int n) {
   using V = Eigen::Matrix<S, Eigen::Dynamic, 1>;
   return Eigen::Map<const V>(a, n).dot(Eigen::Map<const V>(b, n));
+}
+
+// x[0] + ... + x[n-1] in a fixed order: eight running sums (lane j takes the entries i = j mod 8),
+// added pairwise at the end. It vectorises without fast-math and gives the same bits on any
+// alignment, thread count or x86-64 CPU.
+template <class S>
+S run_sum(const S* x, int n) {
+  S lane[8] = {};
+  int i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int j = 0; j < 8; ++j) lane[j] += x[i + j];
+  for (int j = 0; i < n; ++i, ++j) lane[j] += x[i];
+  return ((lane[0] + lane[4]) + (lane[1] + lane[5])) + ((lane[2] + lane[6]) + (lane[3] + lane[7]));
+}
+
+// Runs of consecutive t < n with one class: f(t0, t1, u) for each maximal [t0, t1) with cls(t) = u.
+// The keys of a row older than a relation clip form one run, so a hook walks them as one range.
+template <class Cls, class F>
+void class_runs(int n, Cls cls, F f) {
+  for (int t = 0; t < n;) {
+    const int u = cls(t);
+    int e = t + 1;
+    while (e < n && cls(e) == u) ++e;
+    f(t, e, u);
+    t = e;
+  }
+}
+
+// acc[cls(t)] += x[t] for t < n, a run of one class summed first (run_sum) and added once: the many
+// keys of a clipped relation class then cost a vector sum instead of a chain of dependent adds to
+// one entry. The order is fixed by the classes alone.
+template <class S, class Cls>
+void add_by_class(const S* x, int n, Cls cls, S* acc) {
+  class_runs(n, cls, [&](int t0, int t1, int u) { acc[u] += t1 - t0 == 1 ? x[t0] : run_sum(x + t0, t1 - t0); });
 }
 
 // A per-thread scratch buffer of n zeros for a hook (hooks run on many threads at once); slots
@@ -184,8 +228,10 @@ class Scheme {
   // its workspace and passes them to the score and value hooks as AttnRow::tables.
   virtual size_t tables_size(int layer, int span) const { return 0; }
   virtual void tables_forward(CParamView<S> P, int layer, int span, S* tables) const {}
-  // dtables: the gradient of the tables, accumulated by score_backward/value_backward; adds into G.
-  virtual void tables_backward(CParamView<S> P, ParamView<S> G, int layer, int span, const S* dtables) const {}
+  // tables: as tables_forward wrote them; dtables: their gradient, accumulated by the score and value
+  // hooks; adds into G.
+  virtual void tables_backward(CParamView<S> P, ParamView<S> G, int layer, int span, const S* tables,
+                              const S* dtables) const {}
 
   // Score hook. scores: [nk], the scaled content scores of one query row; adds the scheme's terms
   // for the visible keys. Called only when acts_on_scores().

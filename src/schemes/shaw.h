@@ -109,9 +109,11 @@ class ShawScheme final : public Scheme<S> {
     const int d = b.dh, R = rows();
     const S scale = S(1) / std::sqrt(S(d));
     std::vector<S>& g = hook_scratch<S>(0, size_t(b.nq) * R);
-    for (int r = 0; r < b.nq; ++r)
-      for (int t = 0; t < b.nk; ++t)
-        g[size_t(r) * R + relation(b.qpos[r], b.kpos[t])] += scale * ds[size_t(r) * b.nk + t];
+    std::vector<S>& e = hook_scratch<S>(1, size_t(b.nk));
+    for (int r = 0; r < b.nq; ++r) {
+      for (int t = 0; t < b.nk; ++t) e[t] = scale * ds[size_t(r) * b.nk + t];
+      add_by_class(e.data(), b.nk, [&](int t) { return relation(b.qpos[r], b.kpos[t]); }, &g[size_t(r) * R]);
+    }
     gemm(Op::N, Op::N, b.nq, d, R, g.data(), R, P.data(rk_[b.layer]), d, dq, int(b.ld), true);
     gemm(Op::T, Op::N, R, d, b.nq, g.data(), R, b.q, int(b.ld), G.data(rk_[b.layer]), d, true);
   }
@@ -133,11 +135,13 @@ class ShawScheme final : public Scheme<S> {
 
  private:
   int rows() const { return 2 * clip_ + 1; }
-  // a[r][u]: p[r][t] (row stride ldp) summed over the block's keys of class u, [nq, 2K+1] in scratch `slot`.
+  // a[r][u]: p[r][t] (row stride ldp) summed over the block's keys of class u, [nq, 2K+1] in scratch `slot`
+  // (the keys past the clip, one run per row, as one vector sum).
   std::vector<S>& block_class_sums(const AttnBlock<S>& b, const S* p, size_t ldp, int slot) const {
     std::vector<S>& a = hook_scratch<S>(slot, size_t(b.nq) * rows());
     for (int r = 0; r < b.nq; ++r)
-      for (int t = 0; t < b.nk; ++t) a[size_t(r) * rows() + relation(b.qpos[r], b.kpos[t])] += p[size_t(r) * ldp + t];
+      add_by_class(p + size_t(r) * ldp, b.nk, [&](int t) { return relation(b.qpos[r], b.kpos[t]); },
+                   &a[size_t(r) * rows()]);
     return a;
   }
   // 2K+1 zeros per thread

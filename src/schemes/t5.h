@@ -52,6 +52,35 @@ class T5Bias {
     for (int t = 0; t < r.nk; ++t) dbeta[size_t(bucket(r.qpos - r.kpos[t])) * heads_ + r.head] += ds[t];
   }
 
+  // A block at once (the dense path; scores row stride nk): the bias of each of the block's ages
+  // a = lo..hi looked up once, then scores[r][t] += bias[qpos[r] - kpos[t] - lo].
+  void block_forward(CParamView<S> P, const AttnBlock<S>& b, S* scores) const {
+    const auto [lo, hi] = block_age_range(b);
+    const S* beta = P.data(table_);
+    std::vector<S>& bias = hook_scratch<S>(3, size_t(hi - lo + 1));
+    for (int a = lo; a <= hi; ++a) bias[a - lo] = beta[size_t(bucket(a)) * heads_ + b.head];
+    for (int r = 0; r < b.nq; ++r) {
+      const int o = b.qpos[r] - lo;
+      S* sr = scores + size_t(r) * b.nk;
+      for (int t = 0; t < b.nk; ++t) sr[t] += bias[o - b.kpos[t]];
+    }
+  }
+  // undoes it: dbeta[bucket, head] += ds[r][t], added row by row with keys ascending, the order of
+  // the row hooks, so the sums have the same bits (ds is +-0 at masked pairs, and x + -0 = x, while a
+  // sum that starts at +0 never becomes -0).
+  void block_backward(ParamView<S> G, const AttnBlock<S>& b, const S* ds) const {
+    const auto [lo, hi] = block_age_range(b);
+    S* dbeta = G.data(table_);
+    thread_local std::vector<S*> at;  // at[a - lo]: the gradient entry of age a
+    at.resize(size_t(hi - lo + 1));
+    for (int a = lo; a <= hi; ++a) at[a - lo] = dbeta + size_t(bucket(a)) * heads_ + b.head;
+    for (int r = 0; r < b.nq; ++r) {
+      const int o = b.qpos[r] - lo;
+      const S* dr = ds + size_t(r) * b.nk;
+      for (int t = 0; t < b.nk; ++t) *at[o - b.kpos[t]] += dr[t];
+    }
+  }
+
  private:
   int buckets_ = 32, max_distance_ = 128, heads_ = 1, table_ = -1;
   std::vector<int> bucket_of_;
@@ -70,6 +99,14 @@ class T5Scheme final : public Scheme<S> {
   void score_backward(CParamView<S>, ParamView<S> G, const AttnRow<S>& r, const S* ds, S*, const KeyRows<S>&,
                       S*) const override {
     bias_.backward(G, r, ds);
+  }
+  bool block_scores(int) const override { return true; }
+  void score_block_forward(CParamView<S> P, const AttnBlock<S>& b, S* scores) const override {
+    bias_.block_forward(P, b, scores);
+  }
+  void score_block_backward(CParamView<S>, ParamView<S> G, const AttnBlock<S>& b, const S* ds, S*, S*,
+                            S*) const override {
+    bias_.block_backward(G, b, ds);
   }
   const T5Bias<S>& bias() const { return bias_; }
 

@@ -7,6 +7,7 @@
 // derived tables of each layer, computed once per forward call. Init: p ~ N(0, embed_init_std^2),
 // U_Q, U_K as linear layers.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.h"
+#include "core/gemm.h"
 #include "schemes/scheme.h"
 #include "schemes/t5.h"
 
@@ -60,15 +62,38 @@ class TupeScheme final : public Scheme<S> {
     if (relative_) bias_.prepare(max_pos);
   }
 
-  // tables = [PQ; PK]: [2 * rows, heads * d]
-  size_t tables_size(int, int) const override { return size_t(2 * rows()) * width(); }
-  void tables_forward(CParamView<S> P, int layer, int, S* tables) const override {
-    MatMap<S>(tables, rows(), width()).noalias() = P(p_) * P(u_q_[layer]);
-    MatMap<S>(tables + size_t(rows()) * width(), rows(), width()).noalias() = P(p_) * P(u_k_[layer]);
+  // tables = [PQ; PK; S]: PQ, PK [rows, heads * d]; S, for the dense path's blocks, the position
+  // term of every pair of the first n = min(rows, span) positions, head by head: S_h = PQ_h PK_h^T
+  // [n, n] (it depends on positions only, so one product serves every sequence of the batch).
+  size_t tables_size(int, int span) const override {
+    return size_t(2 * rows()) * width() + size_t(this->cfg_.n_heads) * pair_rows(span) * pair_rows(span);
   }
-  // undoes PQ = p U_Q, PK = p U_K
-  void tables_backward(CParamView<S> P, ParamView<S> G, int layer, int, const S* dtables) const override {
-    const CMatMap<S> dPQ(dtables, rows(), width()), dPK(dtables + size_t(rows()) * width(), rows(), width());
+  void tables_forward(CParamView<S> P, int layer, int span, S* tables) const override {
+    const size_t half = size_t(rows()) * width();
+    MatMap<S>(tables, rows(), width()).noalias() = P(p_) * P(u_q_[layer]);
+    MatMap<S>(tables + half, rows(), width()).noalias() = P(p_) * P(u_k_[layer]);
+    const int n = pair_rows(span), d = this->cfg_.d_head;
+    for (int h = 0; h < this->cfg_.n_heads; ++h)
+      gemm(Op::N, Op::T, n, n, d, tables + size_t(h) * d, width(), tables + half + size_t(h) * d, width(),
+           pair_table(tables, span, h), n, false);
+  }
+  // undoes S_h = PQ_h PK_h^T (dPQ_h += dS_h PK_h, dPK_h += dS_h^T PQ_h; skipped when no block wrote
+  // dS), then PQ = p U_Q, PK = p U_K
+  void tables_backward(CParamView<S> P, ParamView<S> G, int layer, int span, const S* tables,
+                       const S* dtables) const override {
+    const size_t half = size_t(rows()) * width();
+    const int n = pair_rows(span), d = this->cfg_.d_head;
+    std::vector<S>& dpqk = hook_scratch<S>(0, 2 * half);
+    std::copy_n(dtables, 2 * half, dpqk.data());
+    for (int h = 0; h < this->cfg_.n_heads; ++h) {
+      const S* dS = pair_table(dtables, span, h);
+      if (std::all_of(dS, dS + size_t(n) * n, [](S x) { return x == S(0); })) continue;
+      gemm(Op::N, Op::N, n, d, n, dS, n, tables + half + size_t(h) * d, width(), dpqk.data() + size_t(h) * d, width(),
+           true);
+      gemm(Op::T, Op::N, n, d, n, dS, n, tables + size_t(h) * d, width(), dpqk.data() + half + size_t(h) * d, width(),
+           true);
+    }
+    const CMatMap<S> dPQ(dpqk.data(), rows(), width()), dPK(dpqk.data() + half, rows(), width());
     G(u_q_[layer]).noalias() += P(p_).transpose() * dPQ;
     G(u_k_[layer]).noalias() += P(p_).transpose() * dPK;
     G(p_).noalias() += dPQ * P(u_q_[layer]).transpose() + dPK * P(u_k_[layer]).transpose();
@@ -96,7 +121,110 @@ class TupeScheme final : public Scheme<S> {
     if (relative_) bias_.backward(G, r, ds);
   }
 
+  // A block at once (the dense path): scores[r][t] += S_h[qpos[r], kpos[t]] / sqrt(2d), read from the
+  // pair table when every position of the block is inside it, else the product PQ[qpos] PK[kpos]^T of
+  // the block's rows (+ the bucket bias, block by block).
+  bool block_scores(int) const override { return true; }
+  void score_block_forward(CParamView<S> P, const AttnBlock<S>& b, S* scores) const override {
+    const S scale = S(1) / std::sqrt(S(2 * b.dh));
+    if (in_pair_table(b)) {
+      const int n = pair_rows(b.span);
+      const S* pair = pair_table(b.tables, b.span, b.head);
+      for (int r = 0; r < b.nq; ++r) {
+        const S* sr = pair + size_t(b.qpos[r]) * n;
+        S* out = scores + size_t(r) * b.nk;
+        for (int t = 0; t < b.nk; ++t) out[t] += scale * sr[b.kpos[t]];
+      }
+      if (relative_) bias_.block_forward(P, b, scores);
+      return;
+    }
+    const Rows pq = rows_at(b, 0, b.qpos, b.nq, 0), pk = rows_at(b, 1, b.kpos, b.nk, 1);
+    std::vector<S>& g = hook_scratch<S>(2, size_t(b.nq) * b.nk);
+    gemm(Op::N, Op::T, b.nq, b.nk, b.dh, pq.at, pq.ld, pk.at, pk.ld, g.data(), b.nk, false);
+    for (size_t e = 0; e < g.size(); ++e) scores[e] += scale * g[e];
+    if (relative_) bias_.block_forward(P, b, scores);
+  }
+  // undoes it, with e = ds / sqrt(2d): dS_h[qpos[r], kpos[t]] += e[r][t] (tables_backward takes it to
+  // PQ and PK), or outside the pair table dPQ[qpos] += e PK[kpos], dPK[kpos] += e^T PQ[qpos] (straight
+  // into the tables' gradient when the positions are consecutive rows, else through a scratch)
+  void score_block_backward(CParamView<S>, ParamView<S> G, const AttnBlock<S>& b, const S* ds, S*, S*,
+                            S* dtables) const override {
+    const S scale = S(1) / std::sqrt(S(2 * b.dh));
+    if (in_pair_table(b)) {
+      const int n = pair_rows(b.span);
+      S* dpair = dtables + (pair_table(b.tables, b.span, b.head) - b.tables);
+      for (int r = 0; r < b.nq; ++r) {
+        S* dr = dpair + size_t(b.qpos[r]) * n;
+        const S* g = ds + size_t(r) * b.nk;
+        for (int t = 0; t < b.nk; ++t) dr[b.kpos[t]] += scale * g[t];
+      }
+      if (relative_) bias_.block_backward(G, b, ds);
+      return;
+    }
+    const Rows pq = rows_at(b, 0, b.qpos, b.nq, 0), pk = rows_at(b, 1, b.kpos, b.nk, 1);
+    std::vector<S>& e = hook_scratch<S>(2, size_t(b.nq) * b.nk);
+    for (size_t i = 0; i < e.size(); ++i) e[i] = scale * ds[i];
+    add_product(b, 0, b.qpos, b.nq, Op::N, e.data(), pk, b.nk, dtables);
+    add_product(b, 1, b.kpos, b.nk, Op::T, e.data(), pq, b.nq, dtables);
+    if (relative_) bias_.block_backward(G, b, ds);
+  }
+
  private:
+  // n rows of one table for a block's head: in place (row stride width()) when the positions are
+  // consecutive, else gathered into scratch `slot` (row stride d).
+  struct Rows {
+    const S* at;
+    int ld;
+  };
+  // The pair table covers positions below n = min(rows, span); S_h sits after PQ and PK.
+  int pair_rows(int span) const { return std::max(0, std::min(rows(), span)); }
+  template <class T>
+  T* pair_table(T* tables, int span, int head) const {
+    const size_t n = size_t(pair_rows(span));
+    return tables + size_t(2 * rows()) * width() + size_t(head) * n * n;
+  }
+  bool in_pair_table(const AttnBlock<S>& b) const {
+    const int n = pair_rows(b.span);
+    const auto [q0, q1] = std::minmax_element(b.qpos, b.qpos + b.nq);
+    const auto [k0, k1] = std::minmax_element(b.kpos, b.kpos + b.nk);
+    return *q0 >= 0 && *k0 >= 0 && *q1 < n && *k1 < n;
+  }
+  static bool consecutive(const int* pos, int n) {
+    for (int i = 1; i < n; ++i)
+      if (pos[i] != pos[0] + i) return false;
+    return true;
+  }
+  const S* table_row(const S* tables, int which, int pos, int head, int d) const {
+    if (pos < 0 || pos >= rows()) throw UsageError("tupe table has no row for position " + std::to_string(pos));
+    return tables + (size_t(which) * rows() + pos) * width() + size_t(head) * d;
+  }
+  Rows rows_at(const AttnBlock<S>& b, int which, const int* pos, int n, int slot) const {
+    if (consecutive(pos, n)) {
+      table_row(b.tables, which, pos[n - 1], b.head, b.dh);  // (checks the last row exists)
+      return {table_row(b.tables, which, pos[0], b.head, b.dh), width()};
+    }
+    std::vector<S>& g = hook_scratch<S>(slot, size_t(n) * b.dh);
+    for (int i = 0; i < n; ++i) std::copy_n(table_row(b.tables, which, pos[i], b.head, b.dh), b.dh, &g[size_t(i) * b.dh]);
+    return {g.data(), b.dh};
+  }
+  // dtable[pos[i]] += (op(e) other)[i] for the n positions of one table: op(e) [n, m] (e is [nq, nk])
+  void add_product(const AttnBlock<S>& b, int which, const int* pos, int n, Op op, const S* e, Rows other, int m,
+                   S* dtables) const {
+    const int ldE = b.nk;
+    S* first = dtables + (table_row(b.tables, which, pos[0], b.head, b.dh) - b.tables);
+    if (consecutive(pos, n)) {
+      table_row(b.tables, which, pos[n - 1], b.head, b.dh);
+      gemm(op, Op::N, n, b.dh, m, e, ldE, other.at, other.ld, first, width(), true);
+      return;
+    }
+    std::vector<S>& out = hook_scratch<S>(3, size_t(n) * b.dh);
+    gemm(op, Op::N, n, b.dh, m, e, ldE, other.at, other.ld, out.data(), b.dh, false);
+    for (int i = 0; i < n; ++i) {
+      S* dst = dtables + (table_row(b.tables, which, pos[i], b.head, b.dh) - b.tables);
+      for (int c = 0; c < b.dh; ++c) dst[c] += out[size_t(i) * b.dh + c];
+    }
+  }
+
   int rows_;
   int rows() const { return rows_; }
   int width() const { return this->cfg_.n_heads * this->cfg_.d_head; }

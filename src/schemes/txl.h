@@ -62,7 +62,8 @@ class TxlScheme final : public Scheme<S> {
     MatMap<S>(tables, 2 * span - 1, width()).noalias() = rho(span) * P(w_r_[layer]);
   }
   // undoes R = rho W_R: dW_R += rho^T dR
-  void tables_backward(CParamView<S>, ParamView<S> G, int layer, int span, const S* dtables) const override {
+  void tables_backward(CParamView<S>, ParamView<S> G, int layer, int span, const S*,
+                       const S* dtables) const override {
     G(w_r_[layer]).noalias() += rho(span).transpose() * CMatMap<S>(dtables, 2 * span - 1, width());
   }
 
@@ -110,7 +111,7 @@ class TxlScheme final : public Scheme<S> {
   void score_block_forward(CParamView<S> P, const AttnBlock<S>& b, S* scores) const override {
     const int d = b.dh, ld = int(b.ld);
     const S scale = S(1) / std::sqrt(S(d));
-    const auto [lo, hi] = age_range(b);
+    const auto [lo, hi] = block_age_range(b);
     const int A = hi - lo + 1;
     const S *u = P.data(u_) + size_t(b.head) * d, *v = P.data(v_) + size_t(b.head) * d;
     std::vector<S>& qv = hook_scratch<S>(0, size_t(b.nq) * d);
@@ -131,7 +132,7 @@ class TxlScheme final : public Scheme<S> {
                             S* dtables) const override {
     const int d = b.dh, ld = int(b.ld);
     const S scale = S(1) / std::sqrt(S(d));
-    const auto [lo, hi] = age_range(b);
+    const auto [lo, hi] = block_age_range(b);
     const int A = hi - lo + 1;
     const S *u = P.data(u_) + size_t(b.head) * d, *v = P.data(v_) + size_t(b.head) * d;
     S *du = G.data(u_) + size_t(b.head) * d, *dv = G.data(v_) + size_t(b.head) * d;
@@ -177,12 +178,6 @@ class TxlScheme final : public Scheme<S> {
   // The R rows of ages a, a + 1, ... for the block's head (row stride width()).
   const S* age_rows(const AttnBlock<S>& b, int a) const {
     return b.tables + size_t(b.span - 1 + a) * width() + size_t(b.head) * b.dh;
-  }
-  // The lowest and highest age qpos[r] - kpos[t] of a block.
-  static std::pair<int, int> age_range(const AttnBlock<S>& b) {
-    const auto [q0, q1] = std::minmax_element(b.qpos, b.qpos + b.nq);
-    const auto [k0, k1] = std::minmax_element(b.kpos, b.kpos + b.nk);
-    return {*q0 - *k1, *q1 - *k0};
   }
   std::vector<S> rho_;  // [2 max_age_ + 1, d_model]: row max_age_ + a is rho(a)
   int max_age_ = -1;

@@ -1,0 +1,158 @@
+// The block hooks of the dense attention path (Scheme::score_block_*, value_block_*) against the row
+// hooks of the row path, the fixed-order sums they use, and the derived tables a training step makes
+// once per thread.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "core/params.h"
+#include "core/rng.h"
+#include "models/attention.h"
+#include "models/block_stack.h"
+
+using namespace pe;
+
+namespace {
+
+struct PathRun {
+  std::vector<double> out, dQ, dK, dV, grad;
+};
+
+// One attention layer in double, through the dense path (row_path false) or, with an identity
+// kv_index, the row path; positions p0 .. p0 + T - 1, derived tables for span T.
+PathRun run_path(const SchemeConfig& c, int p0, bool row_path, const Visibility& vis) {
+  const int B = 2, T = 70, H = c.n_heads, dh = c.d_head, W = H * dh;
+  auto scheme = make_scheme<double>(c);
+  ParamLayout layout;
+  scheme->declare(layout);
+  std::vector<double> params(layout.total() + 1), grad(layout.total() + 1, 0.0);
+  Rng rng(7);
+  for (auto& x : params) x = 0.5 * rng.normal();  // every table non-zero (t5 starts at 0)
+  const size_t n = size_t(B) * T * W;
+  auto randv = [&] {
+    std::vector<double> v(n);
+    for (auto& x : v) x = rng.normal();
+    return v;
+  };
+  const std::vector<double> Q = randv(), K = randv(), V = randv(), dO = randv();
+  std::vector<int> pos(T), index(size_t(B) * T);
+  for (int t = 0; t < T; ++t) pos[t] = p0 + t;
+  std::iota(index.begin(), index.end(), 0);
+  const int* kv = row_path ? index.data() : nullptr;
+  scheme->prepare(p0 + T);
+  std::vector<double> tables(scheme->tables_size(0, T)), dtables(tables.size(), 0.0);
+  const CParamView<double> P{params.data(), &layout};
+  if (!tables.empty()) scheme->tables_forward(P, 0, T, tables.data());
+  const AttnShape sh{B, T, T, H, dh};
+  PathRun r;
+  r.out.assign(n, 0.0), r.dQ.assign(n, 0.0), r.dK.assign(n, 0.0), r.dV.assign(n, 0.0);
+  std::vector<double> probs(size_t(B) * H * T * T, 0.0);
+  attention_forward(sh, Q.data(), K.data(), V.data(), pos.data(), pos.data(), vis, *scheme, P, probs.data(),
+                    r.out.data(), kv, AttnTables<double>{tables.data(), nullptr, T});
+  const ParamView<double> G{grad.data(), &layout};
+  attention_backward(sh, Q.data(), K.data(), V.data(), pos.data(), pos.data(), vis, *scheme, P, G, probs.data(),
+                     dO.data(), r.dQ.data(), r.dK.data(), r.dV.data(), kv,
+                     AttnTables<double>{tables.data(), dtables.data(), T});
+  if (!dtables.empty()) scheme->tables_backward(P, G, 0, T, tables.data(), dtables.data());
+  r.grad = grad;
+  return r;
+}
+
+double rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
+  double m = 0, s = 0;
+  for (size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(a[i] - b[i])), s = std::max(s, std::abs(b[i]));
+  return m / std::max(s, 1e-300);
+}
+
+}  // namespace
+
+TEST_CASE("block hooks: the dense path with a scheme's block hooks gives what its row hooks give") {
+  struct Case {
+    const char* scheme;
+    const char* setting;
+  };
+  int checked = 0;
+  for (const Case k : {Case{"t5", ""}, Case{"tupe", ""}, Case{"tupe", "tupe_relative"}, Case{"shaw", ""},
+                       Case{"txl", ""}, Case{"deberta", ""}}) {
+    SchemeConfig c;
+    c.name = k.scheme;
+    c.n_heads = 2, c.d_head = 8, c.d_model = 16, c.n_layers = 1, c.train_length = 80;
+    if (*k.setting) c.settings[k.setting] = true;
+    REQUIRE(make_scheme<double>(c)->block_scores(0));
+    // p0 = 0: every position inside tupe's pair table (span T); p0 = 6: the last rows outside it
+    for (int p0 : {0, 6})
+      for (const Visibility vis : {Visibility{}, Visibility{true, 20}}) {
+        const PathRun dense = run_path(c, p0, false, vis), rows = run_path(c, p0, true, vis);
+        INFO(k.scheme, " ", k.setting, " p0 ", p0, " window ", vis.window);
+        CHECK(rel_diff(dense.out, rows.out) < 1e-12);
+        CHECK(rel_diff(dense.dQ, rows.dQ) < 1e-12);
+        CHECK(rel_diff(dense.dK, rows.dK) < 1e-12);
+        CHECK(rel_diff(dense.dV, rows.dV) < 1e-12);
+        CHECK(rel_diff(dense.grad, rows.grad) < 1e-12);
+        ++checked;
+      }
+  }
+  CHECK(checked == 24);
+}
+
+TEST_CASE("run_sum and add_by_class: fixed-order sums, the same bits wherever the data sits") {
+  Rng rng(3);
+  std::vector<float> x(203);
+  for (auto& v : x) v = float(rng.normal());
+  for (int n : {0, 1, 7, 8, 9, 64, 203}) {
+    double exact = 0;
+    for (int i = 0; i < n; ++i) exact += x[i];
+    const float s = run_sum(x.data(), n);
+    CHECK(std::abs(double(s) - exact) < 1e-5 * std::max(1.0, std::abs(exact)) * 10);
+    // the same values at every alignment give the same bits
+    for (int shift = 1; shift < 8; ++shift) {
+      std::vector<float> y(n + shift);
+      std::copy_n(x.begin(), n, y.begin() + shift);
+      CHECK(run_sum(y.data() + shift, n) == s);
+    }
+  }
+  // classes as Shaw's clip makes them: ages 40 .. -5 of one query row, clipped to [-16, 16]
+  const int n = 46;
+  auto cls = [](int t) { return std::clamp(t - 40, -16, 16) + 16; };
+  std::vector<float> acc(33, 0.0f);
+  std::vector<double> want(33, 0.0);
+  add_by_class(x.data(), n, cls, acc.data());
+  for (int t = 0; t < n; ++t) want[cls(t)] += x[t];
+  for (int u = 0; u < 33; ++u) CHECK(std::abs(acc[u] - want[u]) < 1e-5);
+  // a class of one key adds the key itself
+  CHECK(acc[cls(n - 1)] == x[n - 1]);
+}
+
+TEST_CASE("derived tables made once per training step: the chunks' gradients have the bits of tables made afresh") {
+  for (const char* s : {"tupe", "txl", "deberta"}) {
+    BlockStackConfig cfg;
+    cfg.vocab = 11, cfg.d_model = 16, cfg.n_heads = 2, cfg.n_layers = 2;
+    cfg.scheme.name = s;
+    cfg.scheme.train_length = 24;
+    BlockStack<float> model(cfg);
+    model.init(5);
+    const int B = 2, T = 24;
+    std::vector<int> x(B * T), y(B * T);
+    for (int i = 0; i < B * T; ++i) x[i] = (i * 7) % 11, y[i] = (i * 5 + 3) % 11;
+    model.prepare(T);
+    auto grads = [&](BlockStackCache<float>& c) {
+      std::vector<float> g(model.layout().total(), 0.0f);
+      model.forward_backward(x.data(), y.data(), B, T, g.data(), c, 0, Visibility{}, 0);
+      return g;
+    };
+    BlockStackCache<float> fresh, reused;
+    reused.params_epoch = 1;
+    const auto g0 = grads(fresh);
+    const auto g1 = grads(reused), g2 = grads(reused);  // the second call reuses the first's tables
+    INFO(s);
+    CHECK(g1 == g0);
+    CHECK(g2 == g0);
+    // new parameters under a new epoch: the tables are made again
+    for (auto& p : model.params()) p *= 0.9f;
+    fresh.params_epoch = -1, reused.params_epoch = 2;
+    CHECK(grads(reused) == grads(fresh));
+    CHECK(grads(reused) != g0);
+  }
+}
