@@ -16,6 +16,7 @@
 #include "tasks/cue/checkpoint.h"
 #include "harness/config.h"
 #include "models/token_loop.h"
+#include "schemes/hybrid.h"
 #include "schemes/rope.h"
 
 using namespace pe;
@@ -354,6 +355,36 @@ TEST_CASE("training, fine-tuning, checkpoints and sampling through the experimen
   const std::string t1 = charlm_sample(*cp.model, cp.vocab, "the", 40, 128, 1.0, 1);
   const std::string t2 = charlm_sample(*cp.model, cp.vocab, "the", 40, 128, 1.0, 2);
   CHECK(t1 != t2);
+}
+
+TEST_CASE("a hybrid whose RoPE layers have their own bases fine-tunes with a plan per layer, kept in its "
+          "checkpoint") {
+  const std::string dir = temp_dir("charlm-hybrid-bases");
+  json cfg = small_experiment(dir, {{"d_model", 16}, {"steps", 2}, {"batch_size", 2}, {"n_layers", 3},
+                                    {"hybrid_layers", {"rope:8:base=500", "none", "rope:base=1000000"}},
+                                    {"val_windows", 4}, {"eval_lengths", {128}}, {"finetune_steps", 1},
+                                    {"finetune_length", 256}, {"finetune_batch", 1}});
+  cfg["schemes"] = {"hybrid"};
+  const ExperimentConfig e = ExperimentConfig::from_json(cfg);
+  const TrainedRun run = train_charlm(e, cfg, "hybrid", 0);
+  const TrainedRun ft = finetune_charlm(e, cfg, run.checkpoint, "yarn");
+  const LoadedCharLM cp = load_charlm_checkpoint(ft.checkpoint);
+  const json& layers = cp.meta.at("frequency_plan").at("layers");
+  REQUIRE(layers.size() == 3);
+  CHECK(layers[1].is_null());
+  const auto& h = dynamic_cast<const HybridScheme<float>&>(cp.model->scheme());
+  for (int l : {0, 2}) {
+    const FrequencyPlan want = h.layer(l).plan_for("yarn", 128, 256);
+    CHECK(layers[l].at("theta").get<std::vector<double>>() == want.theta);
+    CHECK(dynamic_cast<const RopeScheme<float>&>(h.layer(l)).plan().theta == want.theta);
+  }
+  CHECK(dynamic_cast<const RopeScheme<float>&>(h.layer(0)).plan().theta !=
+        dynamic_cast<const RopeScheme<float>&>(h.layer(2)).plan().theta);
+  // a checkpoint that drops the per-layer frequencies is refused, naming what is missing
+  json edited = json::parse(read_file(ft.checkpoint));
+  edited["frequency_plan"].erase("layers");
+  write_file_atomic(dir + "/edited.json", edited.dump());
+  CHECK_THROWS_WITH(load_charlm_checkpoint(dir + "/edited.json"), doctest::Contains("RoPE layers turn differently"));
 }
 
 TEST_CASE("a learned table evaluated past its rows gives null, and a corpus too short is a clear DataError") {

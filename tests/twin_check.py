@@ -17,7 +17,8 @@ the tournament's seed 0 (ten schemes), passkey-quick and filings, RoPE under the
 committed run uses (TUPE-R, partial RoPE, three-head ALiBi, hybrids of every relative scheme) trained
 here for a few steps. Writes the agreement table to --table (Markdown). Exit 0 when all agree, 1
 otherwise, 77 (one line) without python3-torch.
-Usage: tests/twin_check.py path/to/pe-bench [--table FILE] [--quick]"""
+Usage: tests/twin_check.py path/to/pe-bench [--table FILE] [--quick] [--only TEXT] (--only: the cases whose
+label holds TEXT)"""
 import atexit
 import json
 import os
@@ -153,12 +154,19 @@ extra = [
     ("charlm hybrid txl,deberta:8", ("charlm", "hybrid", small + ["hybrid_layers=txl,deberta:8"])),
     ("charlm hybrid alibi,tupe", ("charlm", "hybrid", small + ["hybrid_layers=alibi,tupe"])),
     ("charlm hybrid rope:8,rope", ("charlm", "hybrid", small + ["hybrid_layers=rope:8,rope"])),
+    ("charlm hybrid 4 layers, own bases, partial global",
+     ("charlm", "hybrid", small + ["n_layers=4",
+                                   "hybrid_layers=rope:8:base=500,rope:8,none,rope:rotary_fraction=0.25:base=1000000"])),
     ("cue tupe-R (trained here)", ("cue", "tupe", ["tupe_relative=true"])),
     ("cue rope partial 0.25", ("cue", "rope", ["rotary_fraction=0.25"])),
 ]
 if "--quick" in sys.argv:
     cases = cases[:3]
     extra = extra[:1]
+if "--only" in sys.argv:
+    only = sys.argv[sys.argv.index("--only") + 1]
+    cases = [c for c in cases if only in c[0]]
+    extra = [c for c in extra if only in c[0]]
 failures = 0
 for label, cp, m, n in cases:
     failures += not check(label, cp, m, n)
@@ -167,6 +175,7 @@ for label, (task, scheme, sets) in extra:
     failures += not check(label, cp, "none", 0)
     if "partial" in label:
         failures += not check(label, cp, "yarn-hf", 64)
+        failures += not check(label, cp, "yarn", 64)
 
 if table_path:
     with open(table_path, "w") as f:

@@ -5,7 +5,7 @@ import math
 import torch
 
 from .io import load_export
-from .schemes import layer_schemes
+from .schemes import layer_plan, layer_schemes
 
 
 def frequency_plan_of(config):
@@ -32,9 +32,9 @@ class _Model(torch.nn.Module):
     def set_plan(self, plan):
         """Reads with another frequency plan (a map's): {"theta", "logit_scale"} or a rope_scaling
         dictionary with its lengths ({"rope_scaling", "original", "length"})."""
-        for s in self.schemes:
+        for l, s in enumerate(self.schemes):
             if s.name == "rope":
-                s.set_plan(plan)
+                s.set_plan(layer_plan(plan, l))
 
     def _embed(self, x, pos):
         h = self.p("tok_emb.weight")[x]

@@ -166,13 +166,41 @@ def layer_schemes(config, params, plan=None):
         return out
     out = []
     for l, spec in enumerate(sc["hybrid_layers"]):
-        name, _, window = spec.partition(":")
+        name, window, own = parse_hybrid_layer(spec)
         if name in ("sinusoidal", "learned"):
             raise ValueError("a hybrid layer cannot act on the shared embedding state (%s)" % spec)
 
         def rename(n, l=l):  # the one-layer scheme's tables are the layer's: pos.X, pos.layers.0.X -> pos.layers.l.X
             return "pos.layers.%d.%s" % (l, n[len("pos.layers.0."):] if n.startswith("pos.layers.0.") else n[4:])
-        s = PositionScheme(name, {}, H, dh, d, params, rename, plan if name == "rope" else None)
-        s.window = int(window) if window else 0
+        s = PositionScheme(name, own, H, dh, d, params, rename, layer_plan(plan, l) if name == "rope" else None)
+        s.window = window
         out.append(s)
     return out
+
+
+def parse_hybrid_layer(spec):
+    """"scheme[:window][:key=value]..." -> (scheme, window, {key: value}); values are numbers or
+    true/false (pe-bench has checked the spelling before writing it)."""
+    parts = spec.split(":")
+    window, own = 0, {}
+    for part in parts[1:]:
+        if "=" not in part:
+            window = int(part)
+            continue
+        key, _, text = part.partition("=")
+        if text in ("true", "false"):
+            own[key] = text == "true"
+        else:
+            try:
+                own[key] = int(text)
+            except ValueError:
+                own[key] = float(text)
+    return parts[0], window, own
+
+
+def layer_plan(plan, l):
+    """Layer l's part of a frequency plan: its own entry when the plan lists layers (a hybrid whose
+    RoPE layers turn differently), else the plan itself."""
+    if plan is None or "layers" not in plan:
+        return plan
+    return plan["layers"][l]

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/errors.h"
+#include "core/text.h"
 
 namespace pe {
 
@@ -21,6 +22,40 @@ std::string type_name(KeyType t) {
     case KeyType::StringList: return "a list of strings";
   }
   return "?";
+}
+
+std::optional<json> parse_key_text(KeyType t, const std::string& text) {
+  long long i;
+  double d;
+  switch (t) {
+    case KeyType::Int: return parse_int(text, i) ? std::optional<json>(i) : std::nullopt;
+    case KeyType::Float: return parse_double(text, d) ? std::optional<json>(d) : std::nullopt;
+    case KeyType::String: return json(text);
+    case KeyType::Bool:
+      if (text != "true" && text != "false") return std::nullopt;
+      return json(text == "true");
+    case KeyType::IntList:
+    case KeyType::FloatList:
+    case KeyType::StringList: {
+      json v = json::array();
+      if (!text.empty())
+        for (auto& part : split(text, ',')) {
+          const std::string e = trim(part);
+          if (t == KeyType::IntList) {
+            if (!parse_int(e, i)) return std::nullopt;
+            v.push_back(i);
+          } else if (t == KeyType::FloatList) {
+            if (!parse_double(e, d)) return std::nullopt;
+            v.push_back(d);
+          } else {
+            if (e.empty()) return std::nullopt;
+            v.push_back(e);
+          }
+        }
+      return v;
+    }
+  }
+  return std::nullopt;
 }
 
 bool has_type(const json& v, KeyType t) {

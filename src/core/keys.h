@@ -4,6 +4,7 @@
 // --set, the CLI options that set keys, and resolved configs.
 #pragma once
 #include <limits>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -28,6 +29,10 @@ struct KeySpec {
 std::string type_name(KeyType t);
 // Whether v has type t (an integer is also a number; lists must hold only their element type).
 bool has_type(const nlohmann::json& v, KeyType t);
+// The value `text` spells for a key of type t (--set key=text, a hybrid layer's key=text): a number,
+// true/false, a string, or a comma-separated list; nullopt when text is not of the type. The domain
+// is check_key_value's.
+std::optional<nlohmann::json> parse_key_text(KeyType t, const std::string& text);
 // The domain in words ("an integer in [1, 1000000]"), or "" when any value of the type is allowed.
 std::string domain_of(const KeySpec& spec);
 // Throws ConfigError naming the key (and `origin`) when v lies outside the key's declared domain.

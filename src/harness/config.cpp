@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 #include "core/errors.h"
 #include "core/files.h"
+#include "core/text.h"
 #include "schemes/scheme.h"
 #include "schemes/frequency_plan.h"
 #include "schemes/rope_scaling.h"
@@ -152,40 +154,6 @@ std::string known_keys() {
   return s;
 }
 
-std::vector<std::string> split(const std::string& text, char sep) {
-  std::vector<std::string> out;
-  std::string cur;
-  std::istringstream ss(text);
-  while (std::getline(ss, cur, sep)) out.push_back(cur);
-  if (!text.empty() && text.back() == sep) out.push_back("");
-  return out;
-}
-
-std::string trim(const std::string& s) {
-  const auto a = s.find_first_not_of(" \t"), b = s.find_last_not_of(" \t");
-  return a == std::string::npos ? "" : s.substr(a, b - a + 1);
-}
-
-bool parse_int(const std::string& s, long long& out) {
-  try {
-    size_t pos = 0;
-    out = std::stoll(s, &pos);
-    return pos == s.size();
-  } catch (...) {
-    return false;
-  }
-}
-
-bool parse_double(const std::string& s, double& out) {
-  try {
-    size_t pos = 0;
-    out = std::stod(s, &pos);
-    return pos == s.size();
-  } catch (...) {
-    return false;
-  }
-}
-
 }  // namespace
 
 void merge_config(json& cfg, const json& overrides, const std::string& origin) {
@@ -241,48 +209,10 @@ void apply_override(json& cfg, const std::string& assignment) {
   const KeySpec* spec = find_key(key);
   if (!spec) renamed_to(key, "--set");
   if (!spec) throw ConfigError(fmt::format("--set: unknown key '{}' (known keys: {})", key, known_keys()));
-  auto bad = [&] {
-    return ConfigError(fmt::format("--set {}: '{}' is not {}", key, text, type_name(spec->type)));
-  };
-  json v;
-  long long i;
-  double d;
-  switch (spec->type) {
-    case KeyType::Int:
-      if (!parse_int(text, i)) throw bad();
-      v = i;
-      break;
-    case KeyType::Float:
-      if (!parse_double(text, d)) throw bad();
-      v = d;
-      break;
-    case KeyType::String: v = text; break;
-    case KeyType::Bool:
-      if (text != "true" && text != "false") throw bad();
-      v = (text == "true");
-      break;
-    case KeyType::IntList:
-    case KeyType::FloatList:
-    case KeyType::StringList:
-      v = json::array();
-      if (!text.empty())
-        for (auto& part : split(text, ',')) {
-          const std::string t = trim(part);
-          if (spec->type == KeyType::IntList) {
-            if (!parse_int(t, i)) throw bad();
-            v.push_back(i);
-          } else if (spec->type == KeyType::FloatList) {
-            if (!parse_double(t, d)) throw bad();
-            v.push_back(d);
-          } else {
-            if (t.empty()) throw bad();
-            v.push_back(t);
-          }
-        }
-      break;
-  }
-  check_key_value(*spec, v, "--set");
-  cfg[key] = v;
+  const std::optional<json> v = parse_key_text(spec->type, text);
+  if (!v) throw ConfigError(fmt::format("--set {}: '{}' is not {}", key, text, type_name(spec->type)));
+  check_key_value(*spec, *v, "--set");
+  cfg[key] = *v;
 }
 
 void complete_config(json& cfg) {

@@ -65,6 +65,10 @@ CheckBatch check_cue_head(CueHead<float>& model, int B, int T, bool every_positi
 nlohmann::json frequency_plan_json(const FrequencyPlan& plan) {
   nlohmann::json j = {{"map", plan.name}, {"kappa", plan.kappa}, {"theta", plan.theta}, {"logit_scale", plan.logit_scale}};
   if (plan.warp_factor > 0) j["warp_window"] = plan.warp_window, j["warp_factor"] = plan.warp_factor;
+  if (!plan.layers.empty()) {  // a hybrid whose RoPE layers turn differently: each layer's own (null: none)
+    j["layers"] = nlohmann::json::array();
+    for (auto& l : plan.layers) j["layers"].push_back(l.theta.empty() ? nlohmann::json() : frequency_plan_json(l));
+  }
   return j;
 }
 

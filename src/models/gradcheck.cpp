@@ -60,6 +60,21 @@ std::vector<GradCheckRow> gradcheck_block_stack(const std::string& what, const B
   return compare_all(what + "/" + cfg.scheme.name, model.layout(), model.params(), grad, loss);
 }
 
+std::vector<GradCheckRow> gradcheck_block_stack_depths(const std::string& what, BlockStackConfig cfg, uint64_t seed,
+                                                       const std::vector<int>& x, const std::vector<int>& y, int B,
+                                                       int T, int p0) {
+  std::vector<GradCheckRow> rows;
+  const SchemeInfo& info = scheme_info(cfg.scheme.name);
+  for (int depth : {2, 4, 6}) {
+    if (depth < info.min_layers) continue;
+    cfg.n_layers = depth;
+    cfg.scheme.settings = depth > 2 && info.check_settings ? info.check_settings(depth) : nlohmann::json::object();
+    auto more = gradcheck_block_stack(depth == 2 ? what : fmt::format("{} L{}", what, depth), cfg, seed, x, y, B, T, p0);
+    rows.insert(rows.end(), more.begin(), more.end());
+  }
+  return rows;
+}
+
 namespace {
 // One attention configuration: shape, explicit positions, visibility.
 std::vector<GradCheckRow> gradcheck_attention_case(const std::string& scheme, const std::string& tag,

@@ -32,6 +32,13 @@ struct BlockStackConfig;
 std::vector<GradCheckRow> gradcheck_block_stack(const std::string& what, const BlockStackConfig& cfg, uint64_t seed,
                                                 const std::vector<int>& x, const std::vector<int>& y, int B, int T,
                                                 int p0 = 0);
+// The same at depths 2, 4 and 6 (the published two-layer stacks, then the deep 3:1 and 5:1 ones;
+// cfg.n_layers is ignored): each depth the scheme can hold, its settings from the scheme's
+// check_settings past two layers (the declared defaults otherwise). Rows of depth d > 2 are named
+// "<what> L<d>/<scheme>".
+std::vector<GradCheckRow> gradcheck_block_stack_depths(const std::string& what, BlockStackConfig cfg, uint64_t seed,
+                                                       const std::vector<int>& x, const std::vector<int>& y, int B,
+                                                       int T, int p0 = 0);
 
 // Compares the analytic gradient `ana` of f at x[0..n) with central differences (one row).
 GradCheckRow compare_gradient(const std::string& what, const std::string& tensor, double* x, const double* ana,

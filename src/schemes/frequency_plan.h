@@ -21,7 +21,17 @@ struct FrequencyPlan {
   bool length_dependent = false;       // made for one pass length (dynamic, longrope)
   bool recompute_cached_keys = false;  // cached keys turned again under each step's plan
   int pass_len = 0;                    // the pass length it was made for (length_dependent plans)
+  // A stack whose layers turn differently (a hybrid's RoPE layers with their own base or rotary
+  // fraction): layer l reads layers[l] (theta empty for a layer without frequencies), and the fields
+  // above are the first RoPE layer's. Empty: every layer reads this plan.
+  std::vector<FrequencyPlan> layers;
 };
+
+// Whether two plans turn every plane alike and scale the content score alike.
+inline bool same_rotation(const FrequencyPlan& a, const FrequencyPlan& b) {
+  return a.theta == b.theta && a.logit_scale == b.logit_scale && a.warp_window == b.warp_window &&
+         a.warp_factor == b.warp_factor;
+}
 
 // YaRN ramp bounds: g_j = clamp((L/lambda_j - alpha) / (beta - alpha), 0, 1).
 inline constexpr double kYarnAlpha = 1.0;

@@ -1,19 +1,25 @@
-// `hybrid`: each layer names its own scheme and visibility (hybrid_layers, one "scheme[:window]"
-// per layer). Default: layer 1 `rope` with a sliding window of 64 keys (ages < 64 only), layer 2
-// `none` with full causal attention: local order from rotations, global retrieval without
-// positions. The window is visibility (a band on the causal mask), never a bias; a `none` layer's
-// queries and keys are really unrotated. A layer's scheme sees itself as a one-layer scheme: its
-// parameters are named "layerL.pos....", and its settings take their defaults (the five published
-// schemes' settings — base, rotary_fraction, ... — come from the experiment). Layer schemes may not
-// act on the embedding state (that is added once, before the first layer).
+// `hybrid`: each layer names its own scheme, visibility and settings (hybrid_layers, one
+// "scheme[:window][:key=value]..." per layer). Default: layer 1 `rope` with a sliding window of 64
+// keys (ages < 64 only), layer 2 `none` with full causal attention: local order from rotations,
+// global retrieval without positions. The window is visibility (a band on the causal mask), never a
+// bias; a `none` layer's queries and keys are really unrotated. A layer's scheme sees itself as a
+// one-layer scheme: its parameters are named "layerL.pos....", and its settings are the ones its
+// entry gives (e.g. rope:64:base=10000, rope:rotary_fraction=0.25:base=1000000), the rest their
+// declared defaults (an experiment's own `base`, ... reaches only its non-hybrid schemes). Layer
+// schemes may not act on the embedding state (that is added once, before the first layer). RoPE
+// layers that turn alike share one frequency plan; layers that differ (their base or rotary
+// fraction) each get the plan of the map for their own frequencies (FrequencyPlan::layers).
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "core/errors.h"
+#include "core/keys.h"
+#include "core/text.h"
 #include "schemes/scheme.h"
 
 namespace pe {
@@ -27,36 +33,22 @@ class HybridScheme final : public Scheme<S> {
       throw ConfigError(fmt::format("hybrid_layers lists {} layers but the model has {} (n_layers); give one "
                                     "scheme[:window] per layer",
                                     spec.size(), this->cfg_.n_layers));
-    for (auto& entry : spec) {
-      const auto colon = entry.find(':');
-      const std::string name = entry.substr(0, colon);
-      int w = 0;
-      if (colon != std::string::npos) {
-        const std::string num = entry.substr(colon + 1);
-        size_t used = 0;
-        try {
-          w = std::stoi(num, &used);
-        } catch (...) {
-          used = 0;
-        }
-        if (used != num.size() || num.empty() || w < 0)
-          throw ConfigError(fmt::format("hybrid_layers: '{}' has a bad window '{}' (write e.g. rope:64)", entry, num));
-      }
-      if (name == "hybrid") throw ConfigError("hybrid_layers: a layer cannot itself be a hybrid");
+    for (size_t l = 0; l < spec.size(); ++l) {
+      const LayerSpec own = parse_layer(spec[l], int(l));
       SchemeConfig sub = this->cfg_;
-      sub.name = name;
+      sub.name = own.scheme;
       sub.n_layers = 1;
-      sub.settings = nlohmann::json::object();
+      sub.settings = own.settings;
       try {
         layers_.push_back(make_scheme<S>(sub));
-      } catch (const UsageError& e) {
-        throw ConfigError(fmt::format("hybrid_layers: '{}': {}", entry, e.what()));
+      } catch (const Error& e) {
+        throw ConfigError(fmt::format("hybrid_layers: layer {} '{}': {}", l + 1, spec[l], e.what()));
       }
       if (layers_.back()->acts_on_embedding())
-        throw ConfigError(fmt::format("hybrid_layers: '{}' acts on the embedding state, which is shared by the "
-                                      "layers; choose a scheme that acts inside attention",
-                                      entry));
-      windows_.push_back(w);
+        throw ConfigError(fmt::format("hybrid_layers: layer {} '{}' acts on the embedding state, which is shared by "
+                                      "the layers; choose a scheme that acts inside attention",
+                                      l + 1, spec[l]));
+      windows_.push_back(own.window);
     }
   }
   std::string name() const override { return "hybrid"; }
@@ -98,14 +90,31 @@ class HybridScheme final : public Scheme<S> {
 
   bool accepts_frequency_plan() const override { return any([](auto& s) { return s.accepts_frequency_plan(); }); }
   FrequencyPlan plan_for(const std::string& map, int train_len, int read_len, int pass_len = 0) const override {
-    for (auto& s : layers_)
-      if (s->accepts_frequency_plan()) return s->plan_for(map, train_len, read_len, pass_len);
-    return Scheme<S>::plan_for(map, train_len, read_len, pass_len);
+    std::vector<FrequencyPlan> own(layers_.size());
+    int first = -1;
+    bool differ = false;
+    for (size_t l = 0; l < layers_.size(); ++l)
+      if (layers_[l]->accepts_frequency_plan()) {
+        own[l] = layers_[l]->plan_for(map, train_len, read_len, pass_len);
+        if (first < 0) first = int(l);
+        else differ = differ || !same_rotation(own[l], own[size_t(first)]);
+      }
+    if (first < 0) return Scheme<S>::plan_for(map, train_len, read_len, pass_len);
+    FrequencyPlan plan = own[size_t(first)];
+    if (differ) {
+      for (size_t l = 0; l < layers_.size(); ++l)
+        if (!layers_[l]->accepts_frequency_plan()) own[l] = FrequencyPlan{}, own[l].name = map;
+      plan.layers = std::move(own);
+    }
+    return plan;
   }
   void set_frequency_plan(FrequencyPlan plan) override {
     if (!accepts_frequency_plan()) Scheme<S>::set_frequency_plan(plan);
-    for (auto& s : layers_)
-      if (s->accepts_frequency_plan()) s->set_frequency_plan(plan);
+    if (!plan.layers.empty() && plan.layers.size() != layers_.size())
+      throw Error(fmt::format("a frequency plan for {} layers given to a hybrid of {}", plan.layers.size(),
+                              layers_.size()));
+    for (size_t l = 0; l < layers_.size(); ++l)
+      if (layers_[l]->accepts_frequency_plan()) layers_[l]->set_frequency_plan(plan.layers.empty() ? plan : plan.layers[l]);
   }
 
   size_t tables_size(int l, int span) const override { return layers_.at(l)->tables_size(0, span); }
@@ -164,6 +173,65 @@ class HybridScheme final : public Scheme<S> {
   }
 
  private:
+  struct LayerSpec {
+    std::string scheme;
+    int window = 0;
+    nlohmann::json settings = nlohmann::json::object();
+  };
+  // "scheme[:window][:key=value]...": the window (visible ages < window; 0: full causal) and any
+  // single-valued setting the layer's scheme declares, in any order after the name.
+  static LayerSpec parse_layer(const std::string& entry, int l) {
+    auto fail = [&](const std::string& what) {
+      return ConfigError(fmt::format("hybrid_layers: layer {} '{}': {} (write e.g. rope:64:base=10000)", l + 1, entry,
+                                     what));
+    };
+    const std::vector<std::string> parts = split(entry, ':');
+    LayerSpec out;
+    out.scheme = parts.empty() ? "" : parts[0];
+    if (out.scheme.empty()) throw fail("no scheme named");
+    if (out.scheme == "hybrid") throw fail("a layer cannot itself be a hybrid");
+    const SchemeInfo* info = nullptr;
+    for (auto& s : scheme_list())
+      if (s.name == out.scheme) info = &s;
+    if (!info) {
+      std::string known;
+      for (auto& s : scheme_list())
+        if (s.name != "hybrid") known += (known.empty() ? "" : ", ") + s.name;
+      throw fail(fmt::format("unknown scheme '{}' (known: {})", out.scheme, known));
+    }
+    bool windowed = false;
+    for (size_t i = 1; i < parts.size(); ++i) {
+      const std::string& part = parts[i];
+      const auto eq = part.find('=');
+      if (eq == std::string::npos) {
+        long long w = 0;
+        if (!parse_int(part, w) || w < 0 || w > (1 << 20)) throw fail(fmt::format("bad window '{}'", part));
+        if (windowed) throw fail("two windows");
+        windowed = true;
+        out.window = int(w);
+        continue;
+      }
+      const std::string key = part.substr(0, eq), text = part.substr(eq + 1);
+      const KeySpec* spec = nullptr;
+      for (auto& k : info->keys)
+        if (k.key == key) spec = &k;
+      if (!spec) {
+        std::string own;
+        for (auto& k : info->keys) own += (own.empty() ? "" : ", ") + k.key;
+        throw fail(fmt::format("{} has no setting '{}' ({})", out.scheme, key,
+                               own.empty() ? "it has no settings" : "its settings: " + own));
+      }
+      if (spec->type == KeyType::IntList || spec->type == KeyType::FloatList || spec->type == KeyType::StringList)
+        throw fail(fmt::format("'{}' is a list, and a layer's setting takes one value", key));
+      if (out.settings.contains(key)) throw fail(fmt::format("'{}' given twice", key));
+      const std::optional<nlohmann::json> v = parse_key_text(spec->type, text);
+      if (!v) throw fail(fmt::format("'{}' is not {}", text, type_name(spec->type)));
+      check_key_value(*spec, *v, fmt::format("hybrid_layers layer {}", l + 1));
+      out.settings[key] = *v;
+    }
+    return out;
+  }
+
   template <class F>
   bool any(F f) const {
     for (auto& s : layers_)

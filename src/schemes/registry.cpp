@@ -36,6 +36,16 @@ std::unique_ptr<Scheme<S>> build(const SchemeConfig& c) {
   return std::make_unique<T<S>>(c);
 }
 
+// For the gradient checks of deep stacks: local RoPE layers (their own bases) under one global
+// layer, the published 3:1 and 5:1 patterns; at 6 layers the global layer is partial RoPE with a
+// long base (the recorded recipe), otherwise NoPE.
+nlohmann::json hybrid_check_settings(int n_layers) {
+  nlohmann::json layers = nlohmann::json::array();
+  for (int l = 0; l + 1 < n_layers; ++l) layers.push_back(l == 0 ? "rope:4:base=500" : "rope:4");
+  layers.push_back(n_layers >= 6 ? "rope:rotary_fraction=0.25:base=1000000" : "none");
+  return {{"hybrid_layers", layers}};
+}
+
 template <class S>
 const std::vector<Entry<S>>& entries() {
   static const std::vector<Entry<S>> e = {
@@ -71,9 +81,9 @@ const std::vector<Entry<S>>& entries() {
        &build<TupeScheme, S>},
       {{"hybrid", "a scheme and a window per layer (default: layer 1 rope with a 64-key window, layer 2 none)",
         {{"hybrid_layers", KeyType::StringList, nlohmann::json::array({"rope:64", "none"}),
-          "hybrid: per layer, scheme[:window] (window 0 or absent: full causal); layer schemes take their "
-          "default settings"}},
-        2},
+          "hybrid: per layer, scheme[:window][:key=value]... (window 0 or absent: full causal; key=value: a "
+          "single-valued setting of that layer's scheme, e.g. rope:64:base=500000; the rest its defaults)"}},
+        2, nullptr, false, &hybrid_check_settings},
        &build<HybridScheme, S>},
   };
   return e;

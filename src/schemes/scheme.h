@@ -282,6 +282,9 @@ struct SchemeInfo {
   // The scheme gives attention no position at all (the causal mask is the only source of order):
   // tables put the exact best reader without positions beside it.
   bool positionless = false;
+  // The settings the gradient checks give a model of n_layers layers when the declared defaults do
+  // not fit it (a hybrid names one entry per layer). May be null: the defaults.
+  nlohmann::json (*check_settings)(int n_layers) = nullptr;
 };
 
 // Fills cfg.settings with the declared defaults of cfg.name's keys that are missing and resolves

@@ -38,21 +38,40 @@ LoadedCharLM load_charlm_checkpoint(const std::string& path) {
       out.plan_read_length = checked_int32(fp.at("read_length"), "frequency_plan.read_length", 2, kMaxLength);
       if (!out.model->scheme().accepts_frequency_plan()) throw r.fail("a frequency plan for a scheme without frequencies");
       FrequencyPlan plan = out.model->scheme().plan_for(out.plan_map, out.plan_train_length, out.plan_read_length);
-      if (fp.contains("theta")) {  // the frequencies it was tuned with (older checkpoints: recomputed)
-        const auto theta = fp.at("theta").get<std::vector<double>>();
-        const double scale = fp.at("logit_scale").get<double>();
-        if (theta.size() != plan.theta.size())
-          throw r.fail(fmt::format("frequency_plan.theta has {} planes but the heads have {}", theta.size(),
-                                   plan.theta.size()));
+      // The frequencies it was tuned with (older checkpoints: recomputed from the map).
+      auto tuned = [&](const json& f, FrequencyPlan& into, const std::string& where) {
+        const auto theta = f.at("theta").get<std::vector<double>>();
+        const double scale = f.at("logit_scale").get<double>();
+        if (theta.size() != into.theta.size())
+          throw r.fail(fmt::format("{}theta has {} planes but the heads have {}", where, theta.size(),
+                                   into.theta.size()));
         for (double t : theta)
-          if (!std::isfinite(t) || t < 0) throw r.fail("frequency_plan.theta holds a negative or non-finite frequency");
-        if (!std::isfinite(scale) || !(scale > 0)) throw r.fail("frequency_plan.logit_scale must be a positive number");
-        plan.theta = theta;
-        plan.logit_scale = scale;
-        if (fp.contains("warp")) {
-          const auto w = fp.at("warp").get<std::vector<double>>();
-          if (w.size() != 2 || !(w[0] >= 0) || !(w[1] >= 1)) throw r.fail("frequency_plan.warp must be [w >= 0, s >= 1]");
-          plan.warp_window = w[0], plan.warp_factor = w[1];
+          if (!std::isfinite(t) || t < 0) throw r.fail(where + "theta holds a negative or non-finite frequency");
+        if (!std::isfinite(scale) || !(scale > 0)) throw r.fail(where + "logit_scale must be a positive number");
+        into.theta = theta;
+        into.logit_scale = scale;
+        if (f.contains("warp")) {
+          const auto w = f.at("warp").get<std::vector<double>>();
+          if (w.size() != 2 || !(w[0] >= 0) || !(w[1] >= 1)) throw r.fail(where + "warp must be [w >= 0, s >= 1]");
+          into.warp_window = w[0], into.warp_factor = w[1];
+        }
+      };
+      if (fp.contains("theta")) tuned(fp, plan, "frequency_plan.");
+      if (fp.contains("layers") != !plan.layers.empty())
+        throw r.fail(fp.contains("layers") ? "frequency_plan.layers given, but the model's layers turn alike"
+                                           : "frequency_plan has no layers, but the model's RoPE layers turn "
+                                             "differently (each needs its own frequencies)");
+      if (fp.contains("layers") && fp.contains("theta")) {
+        const json& layers = fp.at("layers");
+        if (!layers.is_array() || layers.size() != plan.layers.size())
+          throw r.fail(fmt::format("frequency_plan.layers must list the model's {} layers", plan.layers.size()));
+        for (size_t l = 0; l < plan.layers.size(); ++l) {
+          const std::string where = fmt::format("frequency_plan.layers[{}].", l);
+          if (layers[l].is_null() != plan.layers[l].theta.empty())
+            throw r.fail(fmt::format("frequency_plan.layers[{}] {}", l,
+                                     layers[l].is_null() ? "is null, but the layer turns"
+                                                         : "is given to a layer without frequencies"));
+          if (!layers[l].is_null()) tuned(layers[l], plan.layers[l], where);
         }
       }
       out.model->scheme().set_frequency_plan(std::move(plan));

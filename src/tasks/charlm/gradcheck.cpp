@@ -11,7 +11,6 @@ std::vector<GradCheckRow> gradcheck_charlm(const std::string& scheme) {
   cfg.vocab = 7;
   cfg.d_model = 8;
   cfg.n_heads = 2;
-  cfg.n_layers = 2;
   cfg.embed_init_std = 0.5;  // large enough that every path carries gradient
   cfg.scheme.name = scheme;
   cfg.scheme.train_length = 16;
@@ -20,7 +19,7 @@ std::vector<GradCheckRow> gradcheck_charlm(const std::string& scheme) {
   std::vector<int> x(B * T), y(B * T);
   for (auto& v : x) v = rng.below(cfg.vocab);
   for (auto& v : y) v = rng.below(cfg.vocab);
-  return gradcheck_block_stack("charlm", cfg, 5, x, y, B, T, p0);
+  return gradcheck_block_stack_depths("charlm", cfg, 5, x, y, B, T, p0);
 }
 
 }  // namespace pe

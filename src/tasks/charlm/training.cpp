@@ -468,12 +468,17 @@ TrainedRun finetune_charlm(const ExperimentConfig& e, const json& resolved, cons
   check_windows_fit(e, corpus, charlm_settings(e).finetune_length);
   FrequencyPlan tuned = model.scheme().plan_for(map, train_len, charlm_settings(e).finetune_length);
   // The checkpoint keeps the frequencies themselves, not only the map that made them.
-  json plan = {{"map", map},
-               {"train_length", train_len},
-               {"read_length", charlm_settings(e).finetune_length},
-               {"theta", tuned.theta},
-               {"logit_scale", tuned.logit_scale}};
-  if (tuned.warp_factor > 0) plan["warp"] = {tuned.warp_window, tuned.warp_factor};
+  auto frequencies = [](const FrequencyPlan& p) {
+    json f = {{"theta", p.theta}, {"logit_scale", p.logit_scale}};
+    if (p.warp_factor > 0) f["warp"] = {p.warp_window, p.warp_factor};
+    return f;
+  };
+  json plan = {{"map", map}, {"train_length", train_len}, {"read_length", charlm_settings(e).finetune_length}};
+  plan.update(frequencies(tuned));
+  if (!tuned.layers.empty()) {  // a hybrid whose RoPE layers turn differently: each layer's (null: none)
+    plan["layers"] = json::array();
+    for (auto& l : tuned.layers) plan["layers"].push_back(l.theta.empty() ? json() : frequencies(l));
+  }
   model.scheme().set_frequency_plan(std::move(tuned));
   json cfg = run_config(resolved, model.scheme().name(), seed);
   cfg["finetune_from"] = checkpoint;

@@ -15,7 +15,6 @@ std::vector<GradCheckRow> gradcheck_passkey(const std::string& scheme) {
   cfg.vocab = spec.vocab();
   cfg.d_model = 8;
   cfg.n_heads = 2;
-  cfg.n_layers = 2;
   cfg.embed_init_std = 0.5;  // large enough that every path carries gradient
   cfg.scheme.name = scheme;
   cfg.scheme.train_length = 16;
@@ -23,7 +22,7 @@ std::vector<GradCheckRow> gradcheck_passkey(const std::string& scheme) {
   std::vector<int> x(B * T), y(B * T);
   for (int b = 0; b < B; ++b)
     passkey_sequence(spec, stream_key({kTagCheck, 29, uint64_t(b)}), T, -1, &x[b * T], &y[b * T]);
-  return gradcheck_block_stack("passkey", cfg, 6, x, y, B, T);
+  return gradcheck_block_stack_depths("passkey", cfg, 6, x, y, B, T);
 }
 
 }  // namespace pe
