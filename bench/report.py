@@ -11,7 +11,10 @@ Markdown report (default results/bench.md) and prints it.
      reader), 1 thread, against the PyTorch reference head (tournament_torch.py --threads 1
      --flush-denormal);
   5. the char LM read at 2,048 tokens: peak memory and time per window;
-  6. cached decoding: ms per token at 128, 512 and 2,048 cached tokens, bytes of cache per token.
+  6. cached decoding: ms per token at 128, 512 and 2,048 cached tokens, bytes of cache per token;
+  7. the full width: on a CPU with AVX-512, the RoPE step with the AVX-512 matrix kernel against the
+     AVX2 one (PEBENCH_NO_AVX512=1), alternately; the two give the same bits (tests/test_gemm.cpp,
+     and the golden tests pass on both).
 
 The PyTorch references are programs kept outside the repository (tinycharlm_torch.py and
 tournament_torch.py in the folder --reference DIR names); a row whose reference is missing (no
@@ -68,18 +71,23 @@ def machine():
         vals = [float(x) for x in re.findall(r"cpu MHz\s*:\s*([\d.]+)", info)]
         mhz, source = max(vals), "/proc/cpuinfo's cpu MHz (no max MHz is exposed here)"
     cores = os.cpu_count()
-    # the portable build (x86-64-v3) issues 256-bit FMAs: 8 floats x 2 flops x 2 FMA pipes per cycle
-    peak_core = mhz * 1e-3 * 32
+    version = subprocess.run([BIN, "--version"], capture_output=True, text=True).stdout
+    m = re.search(r"matrix kernel on this CPU: (\w+)", version)
+    gemm = m.group(1) if m else "avx2"
+    # the matrix kernel's FMAs: 8 floats (AVX2) or 16 (AVX-512) x 2 flops x 2 FMA pipes per cycle
+    peak_core = mhz * 1e-3 * (64 if gemm == "avx512" else 32)
     return {"model": model, "cores": cores, "mhz": mhz, "mhz_source": source, "avx512": "avx512f" in flags,
-            "peak_core_gflops": peak_core, "kernel": platform.release()}
+            "gemm": gemm, "peak_core_gflops": peak_core, "kernel": platform.release()}
 
 
-def benchmarks(pattern, min_time=2.0):
-    """{name: {real_time (ms or s as the benchmark says), counters...}} of pe_benchmarks runs matching pattern."""
+def benchmarks(pattern, min_time=2.0, avx512=True):
+    """{name: {real_time (ms or s as the benchmark says), counters...}} of pe_benchmarks runs matching pattern
+    (avx512=False: with the AVX2 matrix kernel even where the CPU has AVX-512)."""
     out = os.path.join(tmp, "bm.json")
+    env = dict(os.environ, PEBENCH_NO_AVX512="0" if avx512 else "1")
     subprocess.run([BENCH, "--benchmark_filter=" + pattern, "--benchmark_min_time=%g" % min_time,
                     "--benchmark_format=json", "--benchmark_out=" + out, "--benchmark_out_format=json"],
-                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     return {b["name"].replace("/real_time", ""): b for b in json.load(open(out))["benchmarks"]}
 
 
@@ -103,12 +111,13 @@ def fmt_ratio(a, b):
 
 mc = machine()
 lines = ["# pe-bench speed (`make bench`)", "",
-         "Machine: %s, %d cores, %.0f MHz (%s), %s; FMA peak for the portable (x86-64-v3, 256-bit) build "
-         "taken as clock x 32 flops/cycle/core (two 8-float FMA pipes): %.1f GFLOP/s per core (a CPU that "
-         "boosts above the clock it reports reads above 1 here: then the real clock is higher). Written by "
-         "bench/report.py on %s." % (mc["model"], mc["cores"], mc["mhz"], mc["mhz_source"],
-                                     "AVX-512" if mc["avx512"] else "no AVX-512", mc["peak_core_gflops"],
-                                     time.strftime("%Y-%m-%d")), ""]
+         "Machine: %s, %d cores, %.0f MHz (%s), %s; the portable (x86-64-v3) build's matrix kernel on this "
+         "CPU: %s. FMA peak taken as clock x %d flops/cycle/core (two %d-float FMA pipes): %.1f GFLOP/s per core "
+         "(a CPU that boosts above the clock it reports reads above 1 here: then the real clock is higher; one "
+         "with a single 512-bit FMA pipe reads half). Written by bench/report.py on %s." % (
+             mc["model"], mc["cores"], mc["mhz"], mc["mhz_source"], "AVX-512" if mc["avx512"] else "no AVX-512",
+             mc["gemm"], 64 if mc["gemm"] == "avx512" else 32, 16 if mc["gemm"] == "avx512" else 8,
+             mc["peak_core_gflops"], time.strftime("%Y-%m-%d")), ""]
 
 # 1. char-LM RoPE step vs PyTorch, alternately
 script = reference("tinycharlm_torch.py")
@@ -188,6 +197,23 @@ for name, b in dec.items():
     lines.append("| %d | %.3f | %.3f | %.0f | %.0fx |" % (n, b["real_time"], b["us/key"], b["cache_MB"] * 1e6 / n,
                                                        b["recompute/cached"]))
 lines.append("")
+
+# 7. the full width: AVX-512 against AVX2, alternately
+lines += ["## 7. The full width (stretch): the AVX-512 matrix kernel against AVX2, same bits", ""]
+if mc["gemm"] != "avx512":
+    lines += ["This CPU runs the AVX2 kernel (%s): nothing to compare." % (
+        "AVX-512 is present but the kernel was turned off" if mc["avx512"] else "no AVX-512"), ""]
+else:
+    w512, w256 = [], []
+    for r in range(rounds):
+        log("RoPE step, AVX-512 against AVX2, round %d/%d" % (r + 1, rounds))
+        w256.append(benchmarks("^BM_CharLMTrainStep/rope/real_time$", avx512=False)["BM_CharLMTrainStep/rope"]["real_time"])
+        w512.append(benchmarks("^BM_CharLMTrainStep/rope/real_time$")["BM_CharLMTrainStep/rope"]["real_time"])
+    a, b = statistics.median(w256), statistics.median(w512)
+    lines += ["Char-LM RoPE step, 2 threads, median of %d alternate rounds: AVX2 kernel %.1f ms (%s), AVX-512 kernel "
+              "%.1f ms (%s): **%.2fx**. Every output is the same bits (each element: the same FMAs in the same "
+              "k order; lanes run across columns only)." % (rounds, a, ", ".join("%.1f" % x for x in w256), b,
+                                                             ", ".join("%.1f" % x for x in w512), a / b), ""]
 
 text = "\n".join(lines)
 print(text)

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "cli/common.h"
+#include "core/gemm.h"
 #include "core/allocator.h"
 #include "core/build_info.h"
 #include "core/eigen_blocking.h"
@@ -36,9 +37,12 @@ int main(int argc, char** argv) {
                "training length.\nExample: pe-bench run experiments/tournament.json"};
   app.require_subcommand(1);
   const pe::BuildInfo& build = pe::build_info();
-  app.set_version_flag("--version", fmt::format("pe-bench {} ({}, target {}, numerics {})", build.commit, build.compiler,
-                                               build.target, pe::kNumericsVersion),
-                       "the commit, compiler, instruction-set target and numerics version of this build");
+  app.set_version_flag("--version",
+                       fmt::format("pe-bench {} ({}, target {}, numerics {}; matrix kernel on this CPU: {})", build.commit,
+                                   build.compiler, build.target, pe::kNumericsVersion,
+                                   pe::gemm_kernel_name(pe::gemm_kernel())),
+                       "the commit, compiler, instruction-set target and numerics version of this build, and the "
+                       "matrix-product kernel this CPU runs (avx512 or avx2: the same bits)");
   // CLI11's own parse errors, also on one line.
   app.failure_message([](const CLI::App* a, const CLI::Error& e) {
     return fmt::format("pe-bench: error: {} (see pe-bench {}--help)\n", e.what(),

@@ -64,3 +64,38 @@ TEST_CASE("a row of the float gemm's result does not depend on the number of row
     }
   }
 }
+
+TEST_CASE("the AVX-512 kernel gives the AVX2 kernel's bits, for every shape class, transpose and accumulate") {
+  if (!gemm_kernel_available(GemmKernel::Avx512) || !gemm_kernel_available(GemmKernel::Avx2)) {
+    MESSAGE("this CPU or build has no AVX-512 kernel: nothing to compare (", gemm_kernel_name(gemm_kernel()), ")");
+    return;
+  }
+  const GemmKernel before = gemm_kernel();
+  Rng rng(13);
+  int cases = 0, differ = 0;
+  for (int M : {1, 5, 6, 7, 12, 13, 73, 150})
+    for (int N : {1, 15, 16, 17, 130})
+      for (int K : {1, 32, 33, 129, 300})
+        for (bool ta : {false, true})
+          for (bool tb : {false, true})
+            for (bool acc : {false, true}) {
+              const int lda = (ta ? M : K) + 3, ldb = (tb ? K : N) + 2, ldc = N + 1;
+              std::vector<float> A(size_t(ta ? K : M) * lda + 1), B(size_t(tb ? N : K) * ldb + 1), C(size_t(M) * ldc);
+              for (auto& v : A) v = float(rng.normal());
+              for (auto& v : B) v = float(rng.normal());
+              for (auto& v : C) v = float(rng.normal());
+              std::vector<float> C2 = C, C5 = C;
+              set_gemm_kernel(GemmKernel::Avx2);
+              gemm<float>(ta ? Op::T : Op::N, tb ? Op::T : Op::N, M, N, K, A.data(), lda, B.data(), ldb, C2.data(),
+                          ldc, acc);
+              set_gemm_kernel(GemmKernel::Avx512);
+              REQUIRE(gemm_kernel() == GemmKernel::Avx512);
+              gemm<float>(ta ? Op::T : Op::N, tb ? Op::T : Op::N, M, N, K, A.data(), lda, B.data(), ldb, C5.data(),
+                          ldc, acc);
+              differ += C2 != C5;  // every element, and the padding past each row, bit for bit
+              ++cases;
+            }
+  set_gemm_kernel(before);
+  CHECK(cases == 1600);
+  CHECK(differ == 0);
+}

@@ -1,6 +1,9 @@
 #include "core/gemm.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <string>
 #include <vector>
 
 #include <Eigen/Core>
@@ -97,6 +100,63 @@ void tile(int m, int n, int K, const float* a, size_t lda, const float* b, size_
   }
 }
 
+#ifdef PEBENCH_GEMM_AVX2
+// The same tile in 512-bit registers, for CPUs with AVX-512 (chosen at run time, gemm_kernel()): one
+// register holds a row's NR = 16 columns, so a tile runs up to MR512 rows. Every element of C is still
+// 0, then one FMA per k in increasing k, then (acc) C plus that sum: the very operations of the AVX2
+// kernel, lanes across columns only, so the two give the same bits.
+constexpr int MR512 = 12;
+template <int R, bool AT>
+__attribute__((target("avx512f"))) void tile_kernel512(int n, int K, const float* a, size_t lda, const float* b,
+                                                         size_t ldb, float* c, size_t ldc, bool acc) {
+  __m512 c0[R];
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r) c0[r] = _mm512_setzero_ps();
+  const __mmask16 m = n >= NR ? __mmask16(0xFFFF) : __mmask16((1u << n) - 1u);
+  const float* ar[R];
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r) ar[r] = AT ? a + r : a + r * lda;
+  const size_t astep = AT ? lda : 1;
+#define PEBENCH_TILE_STEP512(LOAD)                                          \
+  for (int k = 0; k < K; ++k, b += ldb) {                                  \
+    const __m512 b0 = LOAD;                                                \
+    _Pragma("GCC unroll 12") for (int r = 0; r < R; ++r)                   \
+      c0[r] = _mm512_fmadd_ps(_mm512_set1_ps(ar[r][k * astep]), b0, c0[r]); \
+  }
+  if (n == NR) {
+    PEBENCH_TILE_STEP512(_mm512_loadu_ps(b))
+  } else {
+    PEBENCH_TILE_STEP512(_mm512_maskz_loadu_ps(m, b))
+  }
+#undef PEBENCH_TILE_STEP512
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r) {
+    float* cr = c + r * ldc;
+    if (acc) c0[r] = _mm512_add_ps(_mm512_maskz_loadu_ps(m, cr), c0[r]);
+    _mm512_mask_storeu_ps(cr, m, c0[r]);
+  }
+}
+
+template <bool AT>
+void tile512(int m, int n, int K, const float* a, size_t lda, const float* b, size_t ldb, float* c, size_t ldc,
+             bool acc) {
+  switch (m) {
+    case 12: return tile_kernel512<12, AT>(n, K, a, lda, b, ldb, c, ldc, acc);
+    case 11: return tile_kernel512<11, AT>(n, K, a, lda, b, ldb, c, ldc, acc);
+    case 10: return tile_kernel512<10, AT>(n, K, a, lda, b, ldb, c, ldc, acc);
+    case 9: return tile_kernel512<9, AT>(n, K, a, lda, b, ldb, c, ldc, acc);
+    case 8: return tile_kernel512<8, AT>(n, K, a, lda, b, ldb, c, ldc, acc);
+    case 7: return tile_kernel512<7, AT>(n, K, a, lda, b, ldb, c, ldc, acc);
+    case 6: return tile_kernel512<6, AT>(n, K, a, lda, b, ldb, c, ldc, acc);
+    case 5: return tile_kernel512<5, AT>(n, K, a, lda, b, ldb, c, ldc, acc);
+    case 4: return tile_kernel512<4, AT>(n, K, a, lda, b, ldb, c, ldc, acc);
+    case 3: return tile_kernel512<3, AT>(n, K, a, lda, b, ldb, c, ldc, acc);
+    case 2: return tile_kernel512<2, AT>(n, K, a, lda, b, ldb, c, ldc, acc);
+    default: return tile_kernel512<1, AT>(n, K, a, lda, b, ldb, c, ldc, acc);
+  }
+}
+#endif
+
 // Depth [k0, k0+kc) of op(B) into NR-column slivers, each kc x NR and contiguous, zero-padded past N.
 void pack_b(const float* B, size_t ldb, bool bt, int N, int k0, int kc, float* dst) {
   for (int j = 0; j < N; j += NR, dst += size_t(kc) * NR) {
@@ -129,7 +189,7 @@ void pack_b(const float* B, size_t ldb, bool bt, int N, int k0, int kc, float* d
 // op(A) is always read in place: packing it too made a training step about 8% slower (measured,
 // A/B-interleaved steps). Packing copies values, so results are the same either way.
 constexpr int kDirectDepth = 32;
-template <bool AT>
+template <bool AT, bool W512>
 void sgemm(int M, int N, int K, const float* A, size_t lda, const float* B, size_t ldb, bool bt, float* C,
            size_t ldc, bool accumulate) {
   thread_local std::vector<float> bpack;
@@ -148,10 +208,21 @@ void sgemm(int M, int N, int K, const float* A, size_t lda, const float* B, size
         // The block's rows in ceil(mc / MR) tiles of as even a height as possible (32 rows: 6 6 5 5 5 5,
         // not 6 6 6 6 6 2): a tile of r rows keeps 2r FMA chains in flight, and below 5 rows there are
         // too few to hide the FMA latency. Each element's sum is the same whichever tile holds its row.
-        const int tiles = (mc + MR - 1) / MR;
+        // (The AVX-512 kernel's taller tiles, up to MR512 rows, likewise.)
+#ifdef PEBENCH_GEMM_AVX2
+        constexpr int mr = W512 ? MR512 : MR;
+#else
+        constexpr int mr = MR;
+#endif
+        const int tiles = (mc + mr - 1) / mr;
         for (int t = 0, i = ic; t < tiles; ++t) {
           const int r = (mc + t) / tiles;  // heights differ by at most one
-          tile<AT>(r, n, kc, AT ? A + size_t(pc) * lda + i : A + i * lda + pc, lda, b, ldbp, C + i * ldc + j, ldc, acc);
+          const float* a = AT ? A + size_t(pc) * lda + i : A + i * lda + pc;
+#ifdef PEBENCH_GEMM_AVX2
+          if (W512) tile512<AT>(r, n, kc, a, lda, b, ldbp, C + i * ldc + j, ldc, acc);
+          else
+#endif
+            tile<AT>(r, n, kc, a, lda, b, ldbp, C + i * ldc + j, ldc, acc);
           i += r;
         }
       }
@@ -170,8 +241,54 @@ void gemm<float>(Op opa, Op opb, int M, int N, int K, const float* A, int lda, c
       for (int i = 0; i < M; ++i) std::fill(C + size_t(i) * ldc, C + size_t(i) * ldc + N, 0.0f);
     return;
   }
-  if (opa == Op::T) return sgemm<true>(M, N, K, A, lda, B, ldb, opb == Op::T, C, ldc, accumulate);
-  return sgemm<false>(M, N, K, A, lda, B, ldb, opb == Op::T, C, ldc, accumulate);
+  const bool bt = opb == Op::T;
+  if (gemm_kernel() == GemmKernel::Avx512)
+    return opa == Op::T ? sgemm<true, true>(M, N, K, A, lda, B, ldb, bt, C, ldc, accumulate)
+                        : sgemm<false, true>(M, N, K, A, lda, B, ldb, bt, C, ldc, accumulate);
+  return opa == Op::T ? sgemm<true, false>(M, N, K, A, lda, B, ldb, bt, C, ldc, accumulate)
+                      : sgemm<false, false>(M, N, K, A, lda, B, ldb, bt, C, ldc, accumulate);
+}
+
+namespace {
+GemmKernel detect_kernel() {
+#ifdef PEBENCH_GEMM_AVX2
+  const char* off = std::getenv("PEBENCH_NO_AVX512");
+  if (__builtin_cpu_supports("avx512f") && !(off && *off && std::string(off) != "0")) return GemmKernel::Avx512;
+  return GemmKernel::Avx2;
+#else
+  return GemmKernel::Scalar;
+#endif
+}
+std::atomic<int> g_kernel{-1};
+}  // namespace
+
+GemmKernel gemm_kernel() {
+  int k = g_kernel.load(std::memory_order_relaxed);
+  if (k < 0) g_kernel.store(k = int(detect_kernel()), std::memory_order_relaxed);
+  return GemmKernel(k);
+}
+
+void set_gemm_kernel(GemmKernel k) {
+  if (!gemm_kernel_available(k)) return;
+  g_kernel.store(int(k), std::memory_order_relaxed);
+}
+
+bool gemm_kernel_available(GemmKernel k) {
+#ifdef PEBENCH_GEMM_AVX2
+  if (k == GemmKernel::Avx512) return __builtin_cpu_supports("avx512f");
+  return k == GemmKernel::Avx2;
+#else
+  return k == GemmKernel::Scalar;
+#endif
+}
+
+const char* gemm_kernel_name(GemmKernel k) {
+  switch (k) {
+    case GemmKernel::Avx512: return "avx512";
+    case GemmKernel::Avx2: return "avx2";
+    case GemmKernel::Scalar: return "scalar";
+  }
+  return "?";
 }
 
 namespace {
