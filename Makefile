@@ -6,7 +6,7 @@ WERROR     ?= $(if $(CI),ON,OFF)
 CMAKE_ARGS ?=
 BINDIR     ?=
 
-.PHONY: all deps configure build build-cli link run lab filings filings-10seeds filings-v1 charlm charlm-quick passkey passkey-quick context-extension plots test bench bench-all gradcheck clean
+.PHONY: all deps configure build build-cli link run lab filings filings-10seeds filings-v1 charlm charlm-quick passkey passkey-quick context-extension rope-base plots test bench bench-all gradcheck clean
 
 all: build
 
@@ -66,6 +66,12 @@ passkey-quick: build-cli
 # on 2 cores; kept runs and fine-tunes are not redone).
 context-extension: build-cli
 	scripts/context-extension.sh $(BUILD)/pe-bench
+
+# RoPE's base (issue 30): the char LM's RoPE retrained with bases 100, 10^4, 5x10^5, 10^6 (3 seeds each)
+# and read at 128-2048, each base's census, and a base change at fine-tuning (ABF) against pi and the
+# code YaRN; writes results/rope-base/ (summary.md) and results/figures/rope_base.png (~1.5 hours).
+rope-base: build-cli
+	scripts/rope-base.sh $(BUILD)/pe-bench
 
 # The figures of the committed results (scripts/plot.py): results/figures/*.png and *.svg.
 # The laboratory (docs/lab.md): results/lab/index.html and lab.json from the committed results, and

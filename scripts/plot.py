@@ -31,6 +31,9 @@ Usage: scripts/plot.py [--tournament results/tournament-10seeds/results.json]
   context_extension_attention   entropy / ln n, sink mass, mass beyond the training length against context,
                     one line per reader (DIR/attention.json, pe-bench analyze attention)
   context_extension_tournament_attention  the same for the tournament's heads (DIR/tournament-attention.json)
+  rope_base         RoPE retrained with bases 100 to 10^6: perplexity against context, turns per plane over
+                    the training offsets, and a base change at fine-tuning against PI and the code YaRN
+                    (--rope-base FILE, the summary.json of scripts/rope_base_summary.py)
 A figure whose input file is absent, or holds nothing it draws, is skipped with a note. Every input
 file is read and checked before anything is drawn: a file that is not strict JSON (truncated, NaN) or
 lacks what a figure reads (a missing key, a wrong type, a value out of range, lists of different
@@ -67,7 +70,8 @@ DPI = 100
 NAMES = ["tournament", "rescaling", "rope_score_by_age", "wavelength_census", "log_ruler",
          "charlm_perplexity", "charlm_position", "filings_accuracy", "filings_document", "filings_lab", "passkey_accuracy",
          "passkey_heatmaps", "passkey_training", "context_extension_perplexity", "context_extension_passkey",
-         "context_extension_tournament", "context_extension_attention", "context_extension_tournament_attention"]
+         "context_extension_tournament", "context_extension_attention", "context_extension_tournament_attention",
+         "rope_base"]
 EXIT_USAGE, EXIT_DATA, EXIT_OUTPUT, EXIT_INTERRUPTED = 2, 4, 5, 130
 
 
@@ -864,6 +868,91 @@ def fig_context_extension_perplexity(r):
     return fig
 
 
+def check_rope_base(r):
+    """What rope_base reads of results/rope-base/summary.json."""
+    Obj({"lengths": LENGTHS}).check(r, "")
+    n, why = len(r["lengths"]), " (one per entry of lengths)"
+    ppl = Num(above=0, hi=1e300, null=True)
+    Obj({"train_length": Num(above=0, hi=2 ** 31),
+         "bases": List(Obj({"base": Num(above=0), "seeds": List(Any(), nonempty=True), "mean": List(ppl, n, why),
+                            "half_width": List(HALF_WIDTH, n, why),
+                            "turns": List(Num(lo=0), nonempty=True, null=True)}), nonempty=True),
+         "abf": List(Obj({"label": Str(), "map": Str(), "finetuned": Bool(), "mean": List(ppl, n, why),
+                          "half_width": List(HALF_WIDTH, n, why)}))}).check(r, "")
+
+
+def fig_rope_base(r):
+    """Three panels: perplexity against context per base; turns per plane per base; the ABF readers."""
+    lengths, L = r["lengths"], r["train_length"]
+    fig, axes = plt.subplots(1, 3, figsize=(17.0, 5.6))
+    colours = plt.get_cmap("viridis")
+    nb = len(r["bases"])
+
+    def log_axes(ax):
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xticks(lengths)
+        ax.set_xticklabels([str(x) for x in lengths])
+        ax.yaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+        ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        ax.axvline(L, color="grey", ls=":", lw=1)
+        ax.set_xlabel("context (characters, log2 scale)")
+        ax.grid(alpha=0.3, which="both")
+
+    ax = axes[0]
+    for i, b in enumerate(r["bases"]):
+        pts = [(x, m, h or 0) for x, m, h in zip(lengths, b["mean"], b["half_width"]) if m is not None]
+        if pts:
+            xs, ms, hs = zip(*pts)
+            ax.errorbar(xs, ms, yerr=[[min(h, 0.9 * m) for m, h in zip(ms, hs)], hs], marker="o", ms=3, capsize=2, lw=1.4, color=colours(i / max(1, nb - 1)),
+                        label="base %d (%d seeds)" % (b["base"], len(b["seeds"])))
+    log_axes(ax)
+    ax.set_ylabel("validation perplexity (log scale; mean of seeds, bars: 95% interval,\n"
+                  "the lower bar cut at 10% of the mean)")
+    ax.set_title("RoPE retrained with each base, read plainly", fontsize=9)
+    ax.legend(fontsize=7)
+
+    ax = axes[1]
+    for i, b in enumerate(r["bases"]):
+        if b.get("turns"):
+            ax.plot(range(len(b["turns"])), b["turns"], marker="o", ms=3, color=colours(i / max(1, nb - 1)),
+                    label="base %d" % b["base"])
+    ax.axhline(1.0, color="k", lw=0.8, ls="--")
+    ax.text(0.2, 1.08, "one full turn over the training offsets", fontsize=7)
+    ax.set_yscale("log")
+    ax.set_xlabel("plane j (head width 32: 16 planes)")
+    ax.set_ylabel("turns of plane j over offsets 0..%d (log scale)" % (L - 1))
+    ax.set_title("The census: which planes the training window turns fully", fontsize=9)
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=7)
+
+    ax = axes[2]
+    maps = []
+    for g in r["abf"]:
+        if g["map"] not in maps:
+            maps.append(g["map"])
+    tab = plt.get_cmap("tab10").colors
+    for g in r["abf"]:
+        pts = [(x, m, h or 0) for x, m, h in zip(lengths, g["mean"], g["half_width"]) if m is not None]
+        if not pts:
+            continue
+        xs, ms, hs = zip(*pts)
+        hs = [[min(h, 0.9 * m) for m, h in zip(ms, hs)], hs]  # a log axis: the lower bar stops above 0
+        plain = g["map"] == "none"
+        c = "k" if plain else tab[maps.index(g["map"]) % len(tab)]
+        ax.errorbar(xs, ms, yerr=hs, marker="o", ms=3, capsize=2, lw=1.2 if g["finetuned"] or plain else 0.9,
+                    ls="-" if g["finetuned"] or plain else "--", color=c, alpha=1.0 if g["finetuned"] or plain else 0.6,
+                    label=g["label"])
+    log_axes(ax)
+    ax.set_title("Base 10^4 models: each map read plainly (dashed),\nand after 300 fine-tuning steps at 512 (solid)",
+                 fontsize=9)
+    if r["abf"]:
+        ax.legend(fontsize=6.5, ncol=2)
+    fig.suptitle("RoPE's base in the char LM (trained at %d): retraining with another base, and changing it at "
+                 "fine-tuning time (ABF)" % L, fontsize=10)
+    return fig
+
+
 def check_attention(a):
     """What context_extension_attention reads of an `analyze attention` JSON."""
     frac = Num(lo=0, hi=1.000001)
@@ -945,6 +1034,7 @@ def fig_passkey_training(runs):
 
 
 FIGURES = {
+    "rope_base": (lambda a: a.rope_base, check_rope_base, fig_rope_base),
     "tournament": (lambda a: a.tournament, check_cue_results, fig_tournament),
     "rescaling": (lambda a: a.tournament, check_cue_results, fig_rescaling),
     "rope_score_by_age": (lambda a: a.geometry, check_geometry, fig_rope_score),
@@ -981,7 +1071,7 @@ MAKER = {"tournament": "pe-bench run", "rescaling": "pe-bench run", "rope_score_
          "context_extension_perplexity": "make context-extension", "context_extension_passkey": "make context-extension",
          "context_extension_tournament": "make context-extension",
          "context_extension_attention": "make context-extension",
-         "context_extension_tournament_attention": "make context-extension"}
+         "context_extension_tournament_attention": "make context-extension", "rope_base": "make rope-base"}
 
 
 # ---- writing ----------------------------------------------------------------------------------------
@@ -1054,6 +1144,8 @@ def main(argv=None):
     p.add_argument("--passkey", default="results/passkey/results.json")
     p.add_argument("--context-extension", default="results/context-extension",
                    help="the folder of make context-extension (results.json, passkey.json, tournament.json, attention.json)")
+    p.add_argument("--rope-base", default="results/rope-base/summary.json",
+                   help="scripts/rope_base_summary.py's summary.json (scripts/rope-base.sh)")
     p.add_argument("--out", default="results/figures")
     p.add_argument("--only", default="", help="comma-separated figure names: " + ", ".join(NAMES))
     a = p.parse_args(argv)

@@ -36,10 +36,12 @@ sys.dont_write_bytecode = True  # importing scripts/plot.py leaves no __pycache_
 NAMES = ["tournament", "rescaling", "rope_score_by_age", "wavelength_census", "log_ruler",
          "charlm_perplexity", "charlm_position", "filings_accuracy", "filings_document", "filings_lab", "passkey_accuracy",
          "passkey_heatmaps", "passkey_training", "context_extension_perplexity", "context_extension_passkey",
-         "context_extension_tournament", "context_extension_attention", "context_extension_tournament_attention"]
+         "context_extension_tournament", "context_extension_attention", "context_extension_tournament_attention",
+         "rope_base"]
 # figures whose size follows what they draw (a panel per reader or scheme), not the 1000 x 500 standard
 FREE_SIZE = {"passkey_heatmaps", "passkey_training", "context_extension_perplexity", "context_extension_passkey",
-             "context_extension_tournament", "context_extension_attention", "context_extension_tournament_attention"}
+             "context_extension_tournament", "context_extension_attention", "context_extension_tournament_attention",
+             "rope_base"}
 PLOT = "scripts/plot.py"
 MUTATIONS, SEED, SUBPROCESS_EVERY = 150, 20261202, 25  # 150 files; every 25th (6) as a real process
 EXIT_DATA, EXIT_OUTPUT = 4, 5  # plot.py --help
@@ -71,6 +73,8 @@ KINDS = {
                                              "--only", "filings_document"], ["document", "readers"]),
     "passkey results": ("results.json", lambda f: ["--passkey", f, "--only", "passkey_accuracy,passkey_heatmaps"],
                         ["rows", "lengths", "depths", "train_length", "passkey"]),
+    "rope base": ("summary.json", lambda f: ["--rope-base", f, "--only", "rope_base"],
+                  ["bases", "abf", "lengths", "train_length"]),
     "attention": ("attention.json", lambda f: ["--context-extension", os.path.dirname(f), "--only",
                                                "context_extension_attention"], ["readings"]),
 }
@@ -384,7 +388,8 @@ def main():
                                  "theory": "results/theory.json", "charlm results": "results/charlm-quick/results.json",
                                  "filings results": filings + "/results.json", "document": filings + "/document.json",
                                  "passkey results": "results/passkey-quick/results.json",
-                                 "attention": "results/context-extension/attention.json"},
+                                 "attention": "results/context-extension/attention.json",
+                                 "rope base": "results/rope-base/summary.json"},
                                 tmp, plot)
         bad += last_resort(plot, tmp + "/results.json", tmp)
         bad += full_disk(plot, tmp + "/results.json", tmp)
