@@ -820,6 +820,24 @@ def fig_passkey_heatmaps(r):
     return fig
 
 
+def log_length_axes(ax, lengths, train_length, minor_labels=False):
+    """Perplexity against context: both axes logarithmic (x base 2, ticked at the lengths), plain
+    numbers on y (minor ticks labelled too when asked), the training length marked."""
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xticks(lengths)
+    ax.set_xticklabels([str(n) for n in lengths])
+    ax.yaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+    if minor_labels:
+        ax.yaxis.set_minor_formatter(matplotlib.ticker.ScalarFormatter())
+        ax.tick_params(axis="y", which="minor", labelsize=7)
+    else:
+        ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    ax.axvline(train_length, color="grey", ls=":", lw=1)
+    ax.set_xlabel("context (characters, log2 scale)")
+    ax.grid(alpha=0.3, which="both")
+
+
 def fig_context_extension_perplexity(r):
     """Two panels: the readers (plain, each map, cached decoding) and the fine-tuned ones, log axes."""
     lengths = r["lengths"]
@@ -846,16 +864,7 @@ def fig_context_extension_perplexity(r):
             ax.errorbar(xs, ms, yerr=hs, ls=style, marker="o", ms=3, capsize=2, color=c, lw=1.2,
                         label="plain" + g["label"][4:] if g["label"].startswith("rope") and not g["label"].startswith("rope+")
                         else g["label"][5:] if g["label"].startswith("rope+") else g["label"])
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_xticks(lengths)
-        ax.set_xticklabels([str(n) for n in lengths])
-        ax.yaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
-        ax.yaxis.set_minor_formatter(matplotlib.ticker.ScalarFormatter())
-        ax.tick_params(axis="y", which="minor", labelsize=7)
-        ax.axvline(r["train_length"], color="grey", ls=":", lw=1)
-        ax.set_xlabel("context (characters, log2 scale)")
-        ax.grid(alpha=0.3, which="both")
+        log_length_axes(ax, lengths, r["train_length"], minor_labels=True)
         ax.legend(fontsize=6.5, loc="upper left", ncol=2)
         ax.set_title(("after 300 fine-tuning steps at 512 with each map's 128 -> 512 plan" if tuned else
                       "read without retraining: each map planned for 128 -> 2048 (dynamic, longrope: each pass's length)"),
@@ -888,17 +897,6 @@ def fig_rope_base(r):
     colours = plt.get_cmap("viridis")
     nb = len(r["bases"])
 
-    def log_axes(ax):
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_xticks(lengths)
-        ax.set_xticklabels([str(x) for x in lengths])
-        ax.yaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
-        ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-        ax.axvline(L, color="grey", ls=":", lw=1)
-        ax.set_xlabel("context (characters, log2 scale)")
-        ax.grid(alpha=0.3, which="both")
-
     ax = axes[0]
     for i, b in enumerate(r["bases"]):
         pts = [(x, m, h or 0) for x, m, h in zip(lengths, b["mean"], b["half_width"]) if m is not None]
@@ -906,7 +904,7 @@ def fig_rope_base(r):
             xs, ms, hs = zip(*pts)
             ax.errorbar(xs, ms, yerr=[[min(h, 0.9 * m) for m, h in zip(ms, hs)], hs], marker="o", ms=3, capsize=2, lw=1.4, color=colours(i / max(1, nb - 1)),
                         label="base %d (%d seeds)" % (b["base"], len(b["seeds"])))
-    log_axes(ax)
+    log_length_axes(ax, lengths, L)
     ax.set_ylabel("validation perplexity (log scale; mean of seeds, bars: 95% interval,\n"
                   "the lower bar cut at 10% of the mean)")
     ax.set_title("RoPE retrained with each base, read plainly", fontsize=9)
@@ -943,7 +941,7 @@ def fig_rope_base(r):
         ax.errorbar(xs, ms, yerr=hs, marker="o", ms=3, capsize=2, lw=1.2 if g["finetuned"] or plain else 0.9,
                     ls="-" if g["finetuned"] or plain else "--", color=c, alpha=1.0 if g["finetuned"] or plain else 0.6,
                     label=g["label"])
-    log_axes(ax)
+    log_length_axes(ax, lengths, L)
     ax.set_title("Base 10^4 models: each map read plainly (dashed),\nand after 300 fine-tuning steps at 512 (solid)",
                  fontsize=9)
     if r["abf"]:

@@ -12,6 +12,20 @@
 
 using namespace pe;
 
+namespace {
+// Random operands of op(A) [M, K], op(B) [K, N] and C [M, N], stored with padded row strides.
+struct Operands {
+  int lda, ldb, ldc;
+  std::vector<float> A, B, C;
+  Operands(Rng& rng, int M, int N, int K, bool ta, bool tb)
+      : lda((ta ? M : K) + 3), ldb((tb ? K : N) + 2), ldc(N + 1), A(size_t(ta ? K : M) * lda + 1),
+        B(size_t(tb ? N : K) * ldb + 1), C(size_t(M) * ldc) {
+    for (auto* v : {&A, &B, &C})
+      for (auto& x : *v) x = float(rng.normal());
+  }
+};
+}  // namespace
+
 TEST_CASE("float gemm equals a double product for every shape class, transpose and accumulate") {
   Rng rng(11);
   int cases = 0;
@@ -21,11 +35,10 @@ TEST_CASE("float gemm equals a double product for every shape class, transpose a
         for (bool ta : {false, true})
           for (bool tb : {false, true})
             for (bool acc : {false, true}) {
-              const int lda = (ta ? M : K) + 3, ldb = (tb ? K : N) + 2, ldc = N + 1;
-              std::vector<float> A(size_t(ta ? K : M) * lda + 1), B(size_t(tb ? N : K) * ldb + 1), C(size_t(M) * ldc);
-              for (auto& v : A) v = float(rng.normal());
-              for (auto& v : B) v = float(rng.normal());
-              for (auto& v : C) v = float(rng.normal());
+              const Operands o(rng, M, N, K, ta, tb);
+              const int lda = o.lda, ldb = o.ldb, ldc = o.ldc;
+              const std::vector<float> &A = o.A, &B = o.B;
+              std::vector<float> C = o.C;
               const std::vector<float> C0 = C;
               gemm<float>(ta ? Op::T : Op::N, tb ? Op::T : Op::N, M, N, K, A.data(), lda, B.data(), ldb, C.data(), ldc,
                           acc);
@@ -79,11 +92,10 @@ TEST_CASE("the AVX-512 kernel gives the AVX2 kernel's bits, for every shape clas
         for (bool ta : {false, true})
           for (bool tb : {false, true})
             for (bool acc : {false, true}) {
-              const int lda = (ta ? M : K) + 3, ldb = (tb ? K : N) + 2, ldc = N + 1;
-              std::vector<float> A(size_t(ta ? K : M) * lda + 1), B(size_t(tb ? N : K) * ldb + 1), C(size_t(M) * ldc);
-              for (auto& v : A) v = float(rng.normal());
-              for (auto& v : B) v = float(rng.normal());
-              for (auto& v : C) v = float(rng.normal());
+              const Operands o(rng, M, N, K, ta, tb);
+              const int lda = o.lda, ldb = o.ldb, ldc = o.ldc;
+              const std::vector<float> &A = o.A, &B = o.B;
+              std::vector<float> C = o.C;
               std::vector<float> C2 = C, C5 = C;
               set_gemm_kernel(GemmKernel::Avx2);
               gemm<float>(ta ? Op::T : Op::N, tb ? Op::T : Op::N, M, N, K, A.data(), lda, B.data(), ldb, C2.data(),

@@ -191,13 +191,10 @@ class HybridScheme final : public Scheme<S> {
     if (out.scheme.empty()) throw fail("no scheme named");
     if (out.scheme == "hybrid") throw fail("a layer cannot itself be a hybrid");
     const SchemeInfo* info = nullptr;
-    for (auto& s : scheme_list())
-      if (s.name == out.scheme) info = &s;
-    if (!info) {
-      std::string known;
-      for (auto& s : scheme_list())
-        if (s.name != "hybrid") known += (known.empty() ? "" : ", ") + s.name;
-      throw fail(fmt::format("unknown scheme '{}' (known: {})", out.scheme, known));
+    try {
+      info = &scheme_info(out.scheme);
+    } catch (const UsageError& e) {
+      throw fail(e.what());  // names the unknown scheme and lists the known ones
     }
     bool windowed = false;
     for (size_t i = 1; i < parts.size(); ++i) {
