@@ -163,6 +163,32 @@ TEST_CASE("a char-LM run: stopped, or killed after a periodic save, --resume end
   fs::remove_all(dir);
 }
 
+TEST_CASE("a char-LM run with Transformer-XL's memory (mem_len) stopped mid-stream resumes byte-identical") {
+  const std::string dir = fresh_dir("charlm-memory");
+  json cfg = charlm_config(dir + "/runs");
+  cfg["train_windows"] = 4096;  // 4 segments of 128 per stream of the batch of 8: memories emptied at steps 5, 9, ...
+  cfg["mem_len"] = 64;
+  ExperimentConfig e = ExperimentConfig::from_json(cfg);
+  const TrainedRun ref = train_charlm(e, cfg, "txl", 0);
+  const std::string expected = files_of(ref.run_dir);
+  fs::remove_all(ref.run_dir);
+  try {
+    train_charlm(e, cfg, "txl", 0, [](int step, int, double) {
+      if (step == 20) request_stop(SIGTERM);  // step 20: the memory of the stream's third segment is saved
+    });
+    FAIL("the run was not stopped");
+  } catch (const Interrupted&) {
+  }
+  clear_stop();
+  const json state = json::parse(read_file(training_state_path(ref.run_dir)));
+  CHECK(state.at("loop").at("memory").at("rows") == 64);
+  e.resume = true;
+  const TrainedRun resumed = train_charlm(e, cfg, "txl", 0);
+  CHECK(resumed.resumed_at == 20);
+  CHECK(files_of(resumed.run_dir) == expected);
+  fs::remove_all(dir);
+}
+
 TEST_CASE("a fine-tune is resumable too, and checkpoint_every leaves the run's config.json alone") {
   const std::string dir = fresh_dir("finetune");
   json cfg = charlm_config(dir + "/runs");

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
+#include "core/errors.h"
 #include "core/gemm.h"
 #include "core/rng.h"
 #include "core/math.h"
@@ -46,8 +49,8 @@ void BlockStack<S>::init(uint64_t seed) {
 
 template <class S>
 double BlockStack<S>::forward(const int* x, const int* y, int B, int T, BlockStackCache<S>& c, int p0,
-                          const Visibility& vis) const {
-  return run_forward(x, y, B, T, c, p0, vis, false);
+                          const Visibility& vis, const SegmentMemory<S>* mem) const {
+  return run_forward(x, y, B, T, c, p0, vis, false, mem);
 }
 
 template <class S>
@@ -55,25 +58,39 @@ double BlockStack<S>::forward_keeping_probs(const int* x, const int* y, int B, i
                                             const Visibility& vis) const {
   c.probs.resize(cfg_.n_layers);
   for (auto& p : c.probs) p.assign(size_t(B) * cfg_.n_heads * T * T, S(0));  // masked keys stay exactly 0
-  return run_forward(x, y, B, T, c, p0, vis, true);
+  return run_forward(x, y, B, T, c, p0, vis, true, nullptr);
 }
 
 template <class S>
 double BlockStack<S>::run_forward(const int* x, const int* y, int B, int T, BlockStackCache<S>& c, int p0,
-                              const Visibility& vis, bool keep) const {
+                              const Visibility& vis, bool keep, const SegmentMemory<S>* mem) const {
   const int D = cfg_.d_model, V = cfg_.vocab, N = B * T, L = cfg_.n_layers;
+  const int M = mem ? mem->M : 0, Tk = M + T, NK = B * Tk;  // keys per sequence: [memory; segment]
+  if (M > 0 && (p0 < M || int(mem->h.size()) != L))
+    throw Error(fmt::format("segment memory of {} rows needs the segment at position {} or later and one memory "
+                            "per block", M, M));
   const size_t ND = size_t(N) * D;
   const CParamView<S> P{params_.data(), &layout_};
   c.pos.resize(T);
   for (int t = 0; t < T; ++t) c.pos[t] = p0 + t;
   c.row_pos.resize(N);
   for (int i = 0; i < N; ++i) c.row_pos[i] = p0 + i % T;
+  c.M = M;
+  if (M > 0) {
+    c.key_pos.resize(Tk);
+    for (int j = 0; j < Tk; ++j) c.key_pos[j] = p0 - M + j;
+    c.key_row_pos.resize(NK);
+    for (int i = 0; i < NK; ++i) c.key_row_pos[i] = p0 - M + i % Tk;
+    c.X.resize(L);
+  }
+  const int* kpos = M > 0 ? c.key_pos.data() : c.pos.data();
+  const int* krow_pos = M > 0 ? c.key_row_pos.data() : c.row_pos.data();
   // Buffers live in the cache and keep their capacity from call to call (no allocation per step).
   c.h_in.resize(L + 1), c.Q.resize(L), c.K.resize(L), c.V.resize(L), c.probs.resize(L), c.O.resize(L);
-  const bool reuse_tables = c.params_epoch >= 0 && c.tables_epoch == c.params_epoch && c.tables_T == T &&
+  const bool reuse_tables = c.params_epoch >= 0 && c.tables_epoch == c.params_epoch && c.tables_T == Tk &&
                             int(c.tables.size()) == L;
   c.tables.resize(L), c.dtables.resize(L);
-  c.tables_epoch = c.params_epoch, c.tables_T = T;
+  c.tables_epoch = c.params_epoch, c.tables_T = Tk;
   for (auto& v : c.h_in) v.resize(ND);
   // h0 = E[x] (+ p(pos)): [N, D]
   S* h0 = c.h_in[0].data();
@@ -82,28 +99,40 @@ double BlockStack<S>::run_forward(const int* x, const int* y, int B, int T, Bloc
     for (int k = 0; k < D; ++k) h0[size_t(i) * D + k] = E(x[i], k);
   if (scheme_->acts_on_embedding()) scheme_->embed_forward(P, c.row_pos.data(), N, h0);
   for (int l = 0; l < L; ++l) {
-    const AttnShape sh{B, T, T, cfg_.n_heads, D / cfg_.n_heads, l};
+    const AttnShape sh{B, T, Tk, cfg_.n_heads, D / cfg_.n_heads, l};
     const S* h = c.h_in[l].data();
-    for (auto* buf : {&c.Q[l], &c.K[l], &c.V[l], &c.O[l]}) buf->resize(ND);
-    // Q, K, V = h W_qkv[:, 0:D], [:, D:2D], [:, 2D:3D]: [N, D] each
+    for (auto* buf : {&c.Q[l], &c.O[l]}) buf->resize(ND);
+    for (auto* buf : {&c.K[l], &c.V[l]}) buf->resize(size_t(NK) * D);
+    // the rows keys are made from, X = [memory; h] of each sequence: [B*(M+T), D] (without memory, h)
+    const S* X = h;
+    if (M > 0) {
+      c.X[l].resize(size_t(NK) * D);
+      for (int b = 0; b < B; ++b) {
+        S* xb = c.X[l].data() + size_t(b) * Tk * D;
+        std::copy(mem->h[l] + size_t(b) * M * D, mem->h[l] + size_t(b + 1) * M * D, xb);
+        std::copy(h + size_t(b) * T * D, h + size_t(b + 1) * T * D, xb + size_t(M) * D);
+      }
+      X = c.X[l].data();
+    }
+    // Q = h W_qkv[:, 0:D]: [N, D]; K, V = X W_qkv[:, D:2D], [:, 2D:3D]: [B*(M+T), D]
     const S* W = P.data(wqkv_[l]);
     gemm(Op::N, Op::N, N, D, D, h, D, W, 3 * D, c.Q[l].data(), D, false);
-    gemm(Op::N, Op::N, N, D, D, h, D, W + D, 3 * D, c.K[l].data(), D, false);
-    gemm(Op::N, Op::N, N, D, D, h, D, W + 2 * D, 3 * D, c.V[l].data(), D, false);
+    gemm(Op::N, Op::N, NK, D, D, X, D, W + D, 3 * D, c.K[l].data(), D, false);
+    gemm(Op::N, Op::N, NK, D, D, X, D, W + 2 * D, 3 * D, c.V[l].data(), D, false);
     if (scheme_->acts_on_qk()) {
       scheme_->qk_forward(l, c.row_pos.data(), N, c.Q[l].data());
-      scheme_->qk_forward(l, c.row_pos.data(), N, c.K[l].data());
+      scheme_->qk_forward(l, krow_pos, NK, c.K[l].data());
     }
-    // the scheme's derived tables of this block, for ages 0 .. T-1
+    // the scheme's derived tables of this block, for ages 0 .. M+T-1
     if (!reuse_tables) {
-      c.tables[l].resize(scheme_->tables_size(l, T));
-      if (!c.tables[l].empty()) scheme_->tables_forward(P, l, T, c.tables[l].data());
+      c.tables[l].resize(scheme_->tables_size(l, Tk));
+      if (!c.tables[l].empty()) scheme_->tables_forward(P, l, Tk, c.tables[l].data());
     }
     // O = attention(Q, K, V): [N, D]
-    if (keep) c.probs[l].resize(size_t(B) * sh.H * T * T);
-    attention_forward(sh, c.Q[l].data(), c.K[l].data(), c.V[l].data(), c.pos.data(), c.pos.data(),
+    if (keep) c.probs[l].resize(size_t(B) * sh.H * T * Tk);
+    attention_forward(sh, c.Q[l].data(), c.K[l].data(), c.V[l].data(), c.pos.data(), kpos,
                       vis.with_window(scheme_->window(l)), *scheme_, P, keep ? c.probs[l].data() : nullptr,
-                      c.O[l].data(), nullptr, AttnTables<S>{c.tables[l].data(), nullptr, T});
+                      c.O[l].data(), nullptr, AttnTables<S>{c.tables[l].data(), nullptr, Tk});
     // h' = h + O W_proj: [N, D]
     S* hn = c.h_in[l + 1].data();
     std::copy(h, h + ND, hn);
@@ -125,9 +154,12 @@ double BlockStack<S>::run_forward(const int* x, const int* y, int B, int T, Bloc
 
 template <class S>
 double BlockStack<S>::forward_backward(const int* x, const int* y, int B, int T, S* grad, BlockStackCache<S>& c,
-                                   int p0, const Visibility& vis, long norm_rows) const {
-  const double loss = run_forward(x, y, B, T, c, p0, vis, true);
+                                   int p0, const Visibility& vis, long norm_rows, const SegmentMemory<S>* mem) const {
+  const double loss = run_forward(x, y, B, T, c, p0, vis, true, mem);
   const int D = cfg_.d_model, V = cfg_.vocab, N = B * T, L = cfg_.n_layers;
+  const int M = c.M, Tk = M + T, NK = B * Tk;
+  const int* kpos = M > 0 ? c.key_pos.data() : c.pos.data();
+  const int* krow_pos = M > 0 ? c.key_row_pos.data() : c.row_pos.data();
   const size_t ND = size_t(N) * D;
   const CParamView<S> P{params_.data(), &layout_};
   const ParamView<S> G{grad, &layout_};
@@ -146,10 +178,10 @@ double BlockStack<S>::forward_backward(const int* x, const int* y, int B, int T,
   // undoes logits = h E^T: dE += dlogits^T h, dh = dlogits E
   const S* hL = c.h_in[L].data();
   gemm(Op::T, Op::N, V, D, N, c.dlogits.data(), V, hL, D, G.data(emb_), D, true);
-  c.dh.resize(ND), c.dO.resize(ND), c.dQ.resize(ND), c.dK.resize(ND), c.dV.resize(ND);
+  c.dh.resize(ND), c.dO.resize(ND), c.dQ.resize(ND), c.dK.resize(size_t(NK) * D), c.dV.resize(size_t(NK) * D);
   gemm(Op::N, Op::N, N, D, V, c.dlogits.data(), V, E.data(), D, c.dh.data(), D, false);
   for (int l = L - 1; l >= 0; --l) {
-    const AttnShape sh{B, T, T, cfg_.n_heads, D / cfg_.n_heads, l};
+    const AttnShape sh{B, T, Tk, cfg_.n_heads, D / cfg_.n_heads, l};
     // undoes h' = h + O W_proj (the residual passes dh through): dW_proj += O^T dh, dO = dh W_proj^T
     gemm(Op::T, Op::N, D, D, N, c.O[l].data(), D, c.dh.data(), D, G.data(wproj_[l]), D, true);
     gemm(Op::N, Op::T, N, D, D, c.dh.data(), D, P.data(wproj_[l]), D, c.dO.data(), D, false);
@@ -158,25 +190,35 @@ double BlockStack<S>::forward_backward(const int* x, const int* y, int B, int T,
     std::fill(c.dK.begin(), c.dK.end(), S(0));
     std::fill(c.dV.begin(), c.dV.end(), S(0));
     c.dtables[l].assign(c.tables[l].size(), S(0));
-    attention_backward(sh, c.Q[l].data(), c.K[l].data(), c.V[l].data(), c.pos.data(), c.pos.data(),
+    attention_backward(sh, c.Q[l].data(), c.K[l].data(), c.V[l].data(), c.pos.data(), kpos,
                        vis.with_window(scheme_->window(l)), *scheme_, P, G, c.probs[l].data(), c.dO.data(),
                        c.dQ.data(), c.dK.data(), c.dV.data(), nullptr,
-                       AttnTables<S>{c.tables[l].data(), c.dtables[l].data(), T});
+                       AttnTables<S>{c.tables[l].data(), c.dtables[l].data(), Tk});
     // undoes the derived tables
-    if (!c.dtables[l].empty()) scheme_->tables_backward(P, G, l, T, c.tables[l].data(), c.dtables[l].data());
+    if (!c.dtables[l].empty()) scheme_->tables_backward(P, G, l, Tk, c.tables[l].data(), c.dtables[l].data());
     // undoes the Q/K transform
     if (scheme_->acts_on_qk()) {
       scheme_->qk_backward(l, c.row_pos.data(), N, c.dQ.data());
-      scheme_->qk_backward(l, c.row_pos.data(), N, c.dK.data());
+      scheme_->qk_backward(l, krow_pos, NK, c.dK.data());
     }
-    // undoes Q, K, V = h W_qkv[:, cols], one column block at a time: dW[:, cols] += h^T dX, dh += dX W[:, cols]^T
+    // undoes Q = h W_qkv[:, 0:D] and K, V = X W_qkv[:, D:2D], [:, 2D:3D], one column block at a time:
+    // dW[:, cols] += h^T dQ (X^T dK, X^T dV), dh += dQ W[:, cols]^T (and the segment rows of
+    // dK W[:, cols]^T, dV W[:, cols]^T: the memory rows take no gradient)
     const S* hin = c.h_in[l].data();
+    const S* X = M > 0 ? c.X[l].data() : hin;
     const S* W = P.data(wqkv_[l]);
     S* gW = G.data(wqkv_[l]);
-    int col = 0;
-    for (const auto* d : {&c.dQ, &c.dK, &c.dV}) {
-      gemm(Op::T, Op::N, D, D, N, hin, D, d->data(), D, gW + col, 3 * D, true);
-      gemm(Op::N, Op::T, N, D, D, d->data(), D, W + col, 3 * D, c.dh.data(), D, true);
+    gemm(Op::T, Op::N, D, D, N, hin, D, c.dQ.data(), D, gW, 3 * D, true);
+    gemm(Op::N, Op::T, N, D, D, c.dQ.data(), D, W, 3 * D, c.dh.data(), D, true);
+    int col = D;
+    for (const auto* d : {&c.dK, &c.dV}) {
+      gemm(Op::T, Op::N, D, D, NK, X, D, d->data(), D, gW + col, 3 * D, true);
+      if (M == 0)
+        gemm(Op::N, Op::T, N, D, D, d->data(), D, W + col, 3 * D, c.dh.data(), D, true);
+      else
+        for (int b = 0; b < B; ++b)
+          gemm(Op::N, Op::T, T, D, D, d->data() + (size_t(b) * Tk + M) * D, D, W + col, 3 * D,
+               c.dh.data() + size_t(b) * T * D, D, true);
       col += D;
     }
   }
@@ -187,6 +229,27 @@ double BlockStack<S>::forward_backward(const int* x, const int* y, int B, int T,
     for (int k = 0; k < D; ++k) dE(x[i], k) += dh(i, k);
   if (scheme_->acts_on_embedding()) scheme_->embed_backward(P, G, c.row_pos.data(), N, c.dh.data());
   return loss;
+}
+
+template <class S>
+int BlockStack<S>::next_memory(const BlockStackCache<S>& c, const SegmentMemory<S>* mem, int B, int T, int mem_len,
+                               std::vector<std::vector<S>>& out) const {
+  const int D = cfg_.d_model, L = cfg_.n_layers, M = mem ? mem->M : 0;
+  const int keep = std::min(mem_len, M + T), from_mem = std::max(0, keep - T);  // rows kept of the memory
+  out.resize(L);
+  for (int l = 0; l < L; ++l) {
+    out[l].resize(size_t(B) * keep * D);
+    for (int b = 0; b < B; ++b) {
+      S* o = out[l].data() + size_t(b) * keep * D;
+      if (from_mem > 0) {
+        const S* m = mem->h[l] + (size_t(b) * M + (M - from_mem)) * D;
+        o = std::copy(m, m + size_t(from_mem) * D, o);
+      }
+      const S* h = c.h_in[l].data() + (size_t(b) * T + (T - (keep - from_mem))) * D;
+      std::copy(h, h + size_t(keep - from_mem) * D, o);
+    }
+  }
+  return keep;
 }
 
 template class BlockStack<float>;

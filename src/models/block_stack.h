@@ -20,6 +20,23 @@ struct BlockStackConfig {
   SchemeConfig scheme;  // d_model, n_heads, d_head are filled in from the above
 };
 
+// Transformer-XL's segment memory (Dai et al. 2019): for each block, the states entering it of the
+// M tokens before the segment, M rows per sequence. h[l] points at [B, M, D] (the caller's storage).
+// Block l makes its keys and values over [memory; segment] of each sequence, the memory at positions
+// p0-M .. p0-1 (so p0 >= M); its queries come from the segment alone. No gradient flows into the
+// memory (it is a constant of the step), but W_K and W_V take the gradient of its keys and values.
+template <class S>
+struct SegmentMemory {
+  int M = 0;
+  std::vector<const S*> h;  // [n_layers]; empty when M = 0
+  // The memory of sequences b0, b0 + 1, ... (a chunk of the batch).
+  SegmentMemory from(int b0, int d_model) const {
+    SegmentMemory m{M, h};
+    for (auto& p : m.h) p += size_t(b0) * M * d_model;
+    return m;
+  }
+};
+
 template <class S>
 struct BlockStackCache {
   std::vector<S> logits;                         // [B*T, V]
@@ -35,6 +52,11 @@ struct BlockStackCache {
   int tables_T = -1;
   std::vector<S> dlogits, dh, dO, dQ, dK, dV;    // backward scratch
   std::vector<int> row_pos, pos;                 // [B*T] positions per row, [T]
+  // with a segment memory of M rows: per block [memory; segment] of each sequence ([B*(M+T), D]), the
+  // key positions ([M+T]) and key row positions ([B*(M+T)]); without one, the keys are the queries' rows
+  int M = 0;
+  std::vector<std::vector<S>> X;
+  std::vector<int> key_row_pos, key_pos;
 };
 
 template <class S>
@@ -53,7 +75,7 @@ class BlockStack {
   // positions p0..p0+T-1 (each token's loss is left in c.token_loss; 0 at an ignored row). x, y: [B, T]. vis: visibility (causal by default; a band
   // limits the age). The model is read-only here: forward calls may run in parallel.
   double forward(const int* x, const int* y, int B, int T, BlockStackCache<S>& c, int p0 = 0,
-                 const Visibility& vis = Visibility{}) const;
+                 const Visibility& vis = Visibility{}, const SegmentMemory<S>* mem = nullptr) const;
   // The forward, keeping each block's attention probabilities in c.probs[l]: [B, H, T, T] (zero where
   // a key is not visible), for the analyses (models/attention_stats.h).
   double forward_keeping_probs(const int* x, const int* y, int B, int T, BlockStackCache<S>& c, int p0 = 0,
@@ -62,12 +84,18 @@ class BlockStack {
   // cross-entropy divided by `norm_rows` (0: the scored rows, the mean; a chunk of a larger batch
   // passes the batch's count). Returns the chunk's mean loss over its scored rows.
   double forward_backward(const int* x, const int* y, int B, int T, S* grad, BlockStackCache<S>& c, int p0 = 0,
-                          const Visibility& vis = Visibility{}, long norm_rows = 0) const;
+                          const Visibility& vis = Visibility{}, long norm_rows = 0,
+                          const SegmentMemory<S>* mem = nullptr) const;
+  // The memory the next segment reads after a forward over B sequences of T tokens with memory `mem`
+  // (nullptr: none): per block the last min(mem_len, M + T) rows of [memory; segment] of each sequence,
+  // written to out[l] ([B, M', D]); returns M'. out must not hold the memory it reads.
+  int next_memory(const BlockStackCache<S>& c, const SegmentMemory<S>* mem, int B, int T, int mem_len,
+                  std::vector<std::vector<S>>& out) const;
 
  private:
   // forward; keep: store the attention probabilities for a backward (else they live in a scratch).
   double run_forward(const int* x, const int* y, int B, int T, BlockStackCache<S>& c, int p0, const Visibility& vis,
-                     bool keep) const;
+                     bool keep, const SegmentMemory<S>* mem) const;
   template <class>
   friend class BlockStackDecoder;  // reads the parameters by id (models/block_stack_decoder.h)
   BlockStackConfig cfg_;

@@ -10,8 +10,16 @@ namespace pe {
 BlockStackTrainer::BlockStackTrainer(BlockStack<float>& model, AdamConfig cfg)
     : model_(model), adam_(model.layout().total(), cfg), grad_(model.layout().total()) {}
 
-double BlockStackTrainer::step(const int* x, const int* y, int B, int T) {
+double BlockStackTrainer::step(const int* x, const int* y, int B, int T) { return run(x, y, B, T, nullptr, 0); }
+
+double BlockStackTrainer::step(const int* x, const int* y, int B, int T, StreamMemory& memory, int mem_len) {
+  return run(x, y, B, T, &memory, mem_len);
+}
+
+double BlockStackTrainer::run(const int* x, const int* y, int B, int T, StreamMemory* memory, int mem_len) {
   const ScopedFlushToZero ftz;
+  const SegmentMemory<float> mem = memory ? memory->view() : SegmentMemory<float>{};
+  const int M = mem.M, D = model_.config().d_model;
   const size_t n = model_.layout().total();
   const int per_chunk = std::max(1, kBlockStackChunkTokens / T);
   const int chunks = (B + per_chunk - 1) / per_chunk;
@@ -19,7 +27,8 @@ double BlockStackTrainer::step(const int* x, const int* y, int B, int T) {
   // activations are scratch within one chunk: one cache per thread, reused chunk after chunk, stays warm
   if (int(caches_.size()) < max_threads()) caches_.resize(max_threads());
   losses_.assign(chunks, 0.0);
-  model_.prepare(T);
+  model_.prepare(M + T);
+  if (memory) next_memory_.resize(chunks);
   long rows = 0;  // the scored rows of the batch (every row, unless a target is ignored)
   for (size_t i = 0; i < size_t(B) * T; ++i) rows += y[i] >= 0;
   const bool every_row = rows == long(B) * T;
@@ -32,8 +41,10 @@ double BlockStackTrainer::step(const int* x, const int* y, int B, int T) {
     cache.params_epoch = epoch_;
     const int b0 = c * per_chunk, nb = std::min(per_chunk, B - b0);
     std::fill(grads_[c].begin(), grads_[c].end(), 0.0f);
+    const SegmentMemory<float> chunk_mem = mem.from(b0, D);
     const double mean = model_.forward_backward(x + size_t(b0) * T, y + size_t(b0) * T, nb, T, grads_[c].data(),
-                                                cache, 0, Visibility{}, std::max(1L, rows));
+                                                cache, M, Visibility{}, std::max(1L, rows), M > 0 ? &chunk_mem : nullptr);
+    if (memory) model_.next_memory(cache, M > 0 ? &chunk_mem : nullptr, nb, T, mem_len, next_memory_[c]);
     for (size_t i = size_t(b0) * T; i < size_t(b0 + nb) * T; ++i) chunk_rows_[c] += y[i] >= 0;
     losses_[c] = every_row ? nb * mean : chunk_rows_[c] * mean;
   }
@@ -53,6 +64,15 @@ double BlockStackTrainer::step(const int* x, const int* y, int B, int T) {
   }
   double loss = 0;
   for (int c = 0; c < chunks; ++c) loss += losses_[c];
+  if (memory) {  // the chunks' next memories, in sequence order
+    const int keep = std::min(mem_len, M + T), L = model_.config().n_layers;
+    memory->h.resize(L);
+    for (int l = 0; l < L; ++l) {
+      memory->h[l].clear();
+      for (int c = 0; c < chunks; ++c) memory->h[l].insert(memory->h[l].end(), next_memory_[c][l].begin(), next_memory_[c][l].end());
+    }
+    memory->M = keep;
+  }
   adam_.step(model_.params().data(), grad_.data());
   return every_row ? loss / B : loss / std::max(1L, rows);
 }

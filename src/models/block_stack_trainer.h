@@ -12,6 +12,22 @@ namespace pe {
 // order, so a step gives the same bits with any number of threads. Chunks this small keep the
 // activations of both threads' chunks in the shared L3 cache.
 inline constexpr int kBlockStackChunkTokens = 512;
+
+// Transformer-XL's memory carried from step to step over B streams: per block the states of the M
+// tokens before the next segment, [B, M, D] (models/block_stack.h, SegmentMemory). M = 0: empty
+// (a stream's first segment).
+struct StreamMemory {
+  int M = 0;
+  std::vector<std::vector<float>> h;  // [n_layers][B * M * D]
+  void clear() { M = 0, h.clear(); }
+  SegmentMemory<float> view() const {
+    SegmentMemory<float> m{M, {}};
+    if (M > 0)
+      for (auto& l : h) m.h.push_back(l.data());
+    return m;
+  }
+};
+
 class BlockStackTrainer {
  public:
   BlockStackTrainer(BlockStack<float>& model, AdamConfig cfg);
@@ -20,6 +36,10 @@ class BlockStackTrainer {
   // One AdamW step on token arrays x, y: [B, T] (positions 0..T-1; a target below 0 is not
   // scored). Returns the mean loss over the scored rows.
   double step(const int* x, const int* y, int B, int T);
+  // The same on B streams' next segments with their memory (segment recurrence): the segment at
+  // positions M .. M+T-1 attends to the memory's rows too; afterwards `memory` holds the last
+  // min(mem_len, M + T) states of each stream and block, taken in the forward (before the update).
+  double step(const int* x, const int* y, int B, int T, StreamMemory& memory, int mem_len);
 
  private:
   BlockStack<float>& model_;
@@ -29,6 +49,8 @@ class BlockStackTrainer {
   std::vector<float> grad_;
   std::vector<double> losses_;
   std::vector<long> chunk_rows_;
+  std::vector<std::vector<std::vector<float>>> next_memory_;  // [chunk][layer]: the chunk's next memory
+  double run(const int* x, const int* y, int B, int T, StreamMemory* memory, int mem_len);
   long epoch_ = 0;  // steps taken: the caches' params_epoch (derived tables made once per step and thread)
 };
 

@@ -60,6 +60,31 @@ std::vector<GradCheckRow> gradcheck_block_stack(const std::string& what, const B
   return compare_all(what + "/" + cfg.scheme.name, model.layout(), model.params(), grad, loss);
 }
 
+std::vector<GradCheckRow> gradcheck_block_stack_memory(const std::string& what, const BlockStackConfig& cfg,
+                                                       uint64_t seed, const std::vector<int>& x,
+                                                       const std::vector<int>& y, int B, int T, int M) {
+  BlockStack<double> model(cfg);
+  if (model.scheme().acts_on_embedding()) return {};  // its positions are absolute: no segment memory
+  model.init(seed);
+  model.prepare(M + T);
+  // a memory of states of the size the model's own states have
+  Rng rng(stream_key({kTagCheck, 0x4E3, seed}));
+  std::vector<std::vector<double>> rows(cfg.n_layers, std::vector<double>(size_t(B) * M * cfg.d_model));
+  SegmentMemory<double> mem{M, {}};
+  for (auto& r : rows) {
+    for (auto& v : r) v = cfg.embed_init_std * rng.normal();
+    mem.h.push_back(r.data());
+  }
+  BlockStackCache<double> cache;
+  std::vector<double> grad(model.layout().total(), 0.0);
+  model.forward_backward(x.data(), y.data(), B, T, grad.data(), cache, M, Visibility{}, 0, &mem);
+  auto loss = [&] {
+    BlockStackCache<double> c;
+    return model.forward(x.data(), y.data(), B, T, c, M, Visibility{}, &mem);
+  };
+  return compare_all(what + " memory/" + cfg.scheme.name, model.layout(), model.params(), grad, loss);
+}
+
 std::vector<GradCheckRow> gradcheck_block_stack_depths(const std::string& what, BlockStackConfig cfg, uint64_t seed,
                                                        const std::vector<int>& x, const std::vector<int>& y, int B,
                                                        int T, int p0) {

@@ -32,6 +32,13 @@ struct BlockStackConfig;
 std::vector<GradCheckRow> gradcheck_block_stack(const std::string& what, const BlockStackConfig& cfg, uint64_t seed,
                                                 const std::vector<int>& x, const std::vector<int>& y, int B, int T,
                                                 int p0 = 0);
+// The same with a segment memory of M rows per sequence and block (random states, a constant: no
+// gradient into it), the segment at positions M .. M+T-1: W_K and W_V take the memory's gradient.
+// Rows named "<what> memory/<scheme>"; none for a scheme whose positions are absolute (acts on the
+// embedding).
+std::vector<GradCheckRow> gradcheck_block_stack_memory(const std::string& what, const BlockStackConfig& cfg,
+                                                       uint64_t seed, const std::vector<int>& x,
+                                                       const std::vector<int>& y, int B, int T, int M);
 // The same at depths 2, 4 and 6 (the published two-layer stacks, then the deep 3:1 and 5:1 ones;
 // cfg.n_layers is ignored): each depth the scheme can hold, its settings from the scheme's
 // check_settings past two layers (the declared defaults otherwise). Rows of depth d > 2 are named

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "core/errors.h"
 #include "core/params.h"
 
 namespace pe {
@@ -19,6 +20,32 @@ void TokenLoop::resume(const TrainingState& s) {
   since_ = loop_field(s, "since", LoopField::Number);
   count_ = loop_field(s, "count", LoopField::Int);
   final_loss_ = loop_field(s, "final_loss", LoopField::Number);
+  memory_.clear();
+  if (settings_.mem_len > 0) {
+    const json& m = loop_field(s, "memory", LoopField::Object);
+    const size_t L = size_t(model_.config().n_layers);
+    const bool ok = m.contains("rows") && m["rows"].is_number_integer() && m["rows"].get<int>() >= 0 &&
+                    m["rows"].get<int>() <= settings_.mem_len && m.contains("h") && m["h"].is_array() &&
+                    (m["rows"].get<int>() == 0 || m["h"].size() == L);
+    if (!ok)
+      throw CheckpointError(s.path + ": loop.memory is not a segment memory of this model (rows 0 .. mem_len, one "
+                            "list of states per block); remove the file to train that run from scratch");
+    memory_.M = m["rows"].get<int>();
+    const size_t n = size_t(settings_.batch) * memory_.M * model_.config().d_model;
+    for (size_t l = 0; memory_.M > 0 && l < L; ++l) {
+      const json& h = m["h"][l];
+      if (!h.is_array() || h.size() != n)
+        throw CheckpointError(s.path + ": loop.memory.h[" + std::to_string(l) + "] does not hold " + std::to_string(n) +
+                              " states; remove the file to train that run from scratch");
+      std::vector<float> v;
+      v.reserve(n);
+      for (const json& x : h) {
+        if (!x.is_number()) throw CheckpointError(s.path + ": loop.memory holds a value that is not a number");
+        v.push_back(x.get<float>());
+      }
+      memory_.h.push_back(std::move(v));
+    }
+  }
 }
 
 void TokenLoop::step(int step) {
@@ -26,7 +53,14 @@ void TokenLoop::step(int step) {
   batches_.next(step, x_, y_);
   if (st.lr_at) trainer_.adam().set_lr(st.lr_at(step));
   // a batch may hold fewer than st.batch sequences (an order read from a file keeps a partial batch)
-  const double loss = trainer_.step(x_.data(), y_.data(), int(x_.size() / size_t(st.length)), st.length);
+  const int B = int(x_.size() / size_t(st.length));
+  double loss = 0;
+  if (st.mem_len > 0) {
+    if (batches_.starts_streams()) memory_.clear();
+    loss = trainer_.step(x_.data(), y_.data(), B, st.length, memory_, st.mem_len);
+  } else {
+    loss = trainer_.step(x_.data(), y_.data(), B, st.length);
+  }
   check_finite_step<float>(step, loss, model_.layout(), model_.params().data(), nullptr, st.adam.lr);
   since_ += loss, ++count_;
   if (step % st.log_every == 0 || step == st.steps) {
@@ -40,6 +74,7 @@ void TokenLoop::step(int step) {
 TrainingState TokenLoop::state(int step) const {
   json loop = {{"metrics", lines_}, {"since", since_}, {"count", count_}, {"final_loss", final_loss_}};
   if (const json p = batches_.position(); !p.is_null()) loop["stream"] = p;
+  if (settings_.mem_len > 0) loop["memory"] = {{"rows", memory_.M}, {"h", memory_.h}};
   return TrainingState{step, model_.params(), trainer_.adam().first_moment(), trainer_.adam().second_moment(),
                        trainer_.adam().steps(), loop, ""};
 }

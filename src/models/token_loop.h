@@ -22,12 +22,19 @@ class TokenBatches {
   virtual ~TokenBatches() = default;
   virtual void next(int step, std::vector<int>& x, std::vector<int>& y) = 0;
   virtual nlohmann::json position() const { return nullptr; }
+  // With a segment memory (TokenLoopSettings::mem_len): whether the batch next() just gave starts its
+  // streams afresh (the memory is emptied before it) rather than continuing the previous batch's.
+  virtual bool starts_streams() const { return true; }
   virtual void seek(const nlohmann::json& position, const std::string& path) {}
 };
 
 struct TokenLoopSettings {
   int steps = 0, batch = 0, length = 0, log_every = 50;
-  int final_steps = 100;  // the training record's final_loss averages the last this many steps (at least)
+  int final_steps = 100;
+  // > 0: Transformer-XL's segment recurrence: each batch continues the previous batch's B streams
+  // (TokenBatches::starts_streams) and attends to the last mem_len states of each (no gradient into
+  // them); the memory is part of a saved state
+  int mem_len = 0;  // the training record's final_loss averages the last this many steps (at least)
   AdamConfig adam;
   // the learning rate of step s (1-based); unset: adam.lr at every step. A function of the step alone,
   // so a resumed run takes the same steps.
@@ -67,6 +74,7 @@ class TokenLoop final : public TrainingLoop {
   TokenLoopSettings settings_;
   BlockStackTrainer trainer_;
   std::vector<int> x_, y_;
+  StreamMemory memory_;
   std::string lines_;
   double since_ = 0, final_loss_ = 0;
   int count_ = 0;

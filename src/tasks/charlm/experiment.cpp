@@ -29,6 +29,7 @@ struct Reading {
   int band = 0;
   int seed = 0;
   std::string checkpoint;
+  int memory = 0;  // > 0: read in segments of the training length with this segment memory (mem_len)
 };
 
 std::string reading_label(const json& row) {
@@ -37,6 +38,7 @@ std::string reading_label(const json& row) {
   if (row["finetuned"].get<bool>()) s += " (fine-tuned)";
   if (row["band"].get<int>() > 0) s += fmt::format(" (band {})", row["band"].get<int>());
   if (row.value("decode", "full") == "cached") s += " (cached)";
+  if (row.value("memory", 0) > 0) s += fmt::format(" (memory {})", row["memory"].get<int>());
   return s;
 }
 
@@ -65,13 +67,17 @@ json evaluate_reading(const Reading& rd, const ExperimentConfig& e, const CharCo
   for (int T : readable) at += fmt::format("{}{}", at.empty() ? "" : "/", T);
   progress.update(fmt::format("[charlm] reading {} seed {}{}{}{} at {}", rd.scheme, rd.seed,
                               is_identity_map(rd.map) ? std::string() : fmt::format(" +{}", rd.map), rd.band ? fmt::format(" band {}", rd.band) : "",
-                              rd.cached ? " (cached decoding)" : "", at));
+                              rd.cached ? " (cached decoding)" : rd.memory ? fmt::format(" (memory {})", rd.memory) : "", at));
   const Visibility vis{true, rd.band};
   const CharLMSettings cs = charlm_settings(e);
   const bool per_length = !rd.finetuned && model.scheme().accepts_frequency_plan() &&
                           model.scheme().plan_for(rd.map, train_len, longest).length_dependent;
   std::vector<PerplexityResult> results;
-  if (rd.cached) {
+  if (rd.memory > 0) {
+    // Transformer-XL's reading: segments of the training length, each with the states before it
+    results = charlm_segment_perplexities(model, corpus, readable, cs.val_start, cs.val_windows, cs.eval_batch,
+                                          train_len, rd.memory);
+  } else if (rd.cached) {
     // token by token; one decode at the longest length gives every length (decoding is causal)
     const int longest_readable = readable.empty() ? 0 : *std::max_element(readable.begin(), readable.end());
     results = charlm_cached_perplexities([&] { return std::move(load_charlm_checkpoint(rd.checkpoint).model); },
@@ -99,6 +105,7 @@ json evaluate_reading(const Reading& rd, const ExperimentConfig& e, const CharCo
   json row = {{"scheme", rd.scheme}, {"seed", rd.seed},       {"map", rd.map},           {"finetuned", rd.finetuned},
               {"band", rd.band},     {"perplexity", ppl},     {"loss", loss},            {"checkpoint", rd.checkpoint}};
   if (rd.cached) row["decode"] = "cached", row["windows"] = cached_windows(e);  // (a full-forward row carries neither, as before)
+  if (rd.memory > 0) row["memory"] = rd.memory;
   return row;
 }
 
@@ -135,6 +142,7 @@ json evaluate_charlm(const std::vector<std::string>& checkpoints, const Experime
     std::string path, scheme, map;  // map: the plan a fine-tuned checkpoint was tuned with ("" if none)
     int seed;
     bool plans;  // reads its angles from a frequency plan
+    bool absolute;  // adds positions to the embedding (no segment memory)
   };
   std::vector<Item> items;
   for (auto& path : checkpoints) {
@@ -144,7 +152,7 @@ json evaluate_charlm(const std::vector<std::string>& checkpoints, const Experime
       throw DataError(fmt::format("corpus {} has a different vocabulary from the one {} was trained on; pass the "
                                   "training corpus with --corpus", corpus.path, path));
     items.push_back({path, cp.model->scheme().name(), cp.plan_map, cp.meta.at("training").at("seed"),
-                     cp.model->scheme().accepts_frequency_plan()});
+                     cp.model->scheme().accepts_frequency_plan(), cp.model->scheme().acts_on_embedding()});
     // every map this checkpoint will be read with, planned once now: a map it cannot take (a config
     // stating another base or head width) is an error before any reading, not after the plain ones
     if (cp.plan_map.empty() && cp.model->scheme().accepts_frequency_plan()) {
@@ -171,6 +179,8 @@ json evaluate_charlm(const std::vector<std::string>& checkpoints, const Experime
       continue;
     }
     readings.push_back({it.scheme, identity_map(), false, all_cached, 0, it.seed, it.path});
+    if (const int mem_len = charlm_settings(e).mem_len; mem_len > 0 && !it.absolute)
+      readings.push_back({it.scheme, identity_map(), false, false, 0, it.seed, it.path, mem_len});
     if (!it.plans) continue;
     if (charlm_settings(e).band > 0) readings.push_back({it.scheme, identity_map(), false, all_cached, charlm_settings(e).band, it.seed, it.path});
     for (auto& map : e.maps) {

@@ -19,7 +19,12 @@ std::vector<GradCheckRow> gradcheck_charlm(const std::string& scheme) {
   std::vector<int> x(B * T), y(B * T);
   for (auto& v : x) v = rng.below(cfg.vocab);
   for (auto& v : y) v = rng.below(cfg.vocab);
-  return gradcheck_block_stack_depths("charlm", cfg, 5, x, y, B, T, p0);
+  auto rows = gradcheck_block_stack_depths("charlm", cfg, 5, x, y, B, T, p0);
+  cfg.n_layers = 2;  // Transformer-XL's segment memory (mem_len): 4 remembered rows per sequence and block
+  cfg.scheme.settings = nlohmann::json::object();
+  auto memory = gradcheck_block_stack_memory("charlm", cfg, 5, x, y, B, T, 4);
+  rows.insert(rows.end(), memory.begin(), memory.end());
+  return rows;
 }
 
 }  // namespace pe

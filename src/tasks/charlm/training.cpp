@@ -55,6 +55,11 @@ std::vector<KeySpec> charlm_keys() {
       {"cached_maps", KeyType::StringList, nlohmann::json::array(),
        "maps RoPE is also read with through cached decoding (e.g. dynamic, dynamic-recompute: cached keys kept or "
        "turned again); none reads plainly"},
+      {"mem_len", KeyType::Int, 0,
+       "Transformer-XL's segment memory: train on batch_size streams of consecutive segments, each attending to the "
+       "last mem_len states of its stream before it (no gradient into them), and also read every window in segments "
+       "of the training length with this memory (0: no memory). Base runs only; not with a scheme that adds "
+       "positions to the embedding", 0, kMaxLength},
       {"train_order", KeyType::String, "",
        "a JSON file with the window starts of every training step ([[s, ...], ...], e.g. another implementation's "
        "loader; a partial batch is kept); empty: pe-bench's seeded shuffle. Base runs only, not fine-tunes", 0},
@@ -80,6 +85,7 @@ CharLMSettings charlm_settings(const ExperimentConfig& e) {
   s.finetune_lr = e.value("finetune_lr");
   s.corpus = e.value("corpus");
   s.train_order = e.value("train_order");
+  s.mem_len = e.value("mem_len");
   return s;
 }
 
@@ -233,13 +239,43 @@ std::vector<PerplexityResult> charlm_perplexities(BlockStack<float>& model, cons
   return out;
 }
 
+namespace {
+// The figures of every length from each window's token losses ([window][position]), with the sums of
+// charlm_perplexities: per batch of `batch` windows the mean over its tokens, then the mean over
+// batches; the per-position loss over every window.
+std::vector<PerplexityResult> perplexities_of(const std::vector<std::vector<double>>& token_loss,
+                                              const std::vector<int>& lengths, int batch) {
+  const int n_windows = int(token_loss.size()), T = *std::max_element(lengths.begin(), lengths.end());
+  const int batches = (n_windows + batch - 1) / batch;
+  std::vector<PerplexityResult> out(lengths.size());
+  std::vector<double> position(T, 0.0);
+  for (int w = 0; w < n_windows; ++w)
+    for (int t = 0; t < T; ++t) position[t] += token_loss[w][t];
+  for (auto& v : position) v /= n_windows;
+  for (size_t i = 0; i < lengths.size(); ++i) {
+    PerplexityResult& r = out[i];
+    r.length = lengths[i];
+    for (int k = 0; k < batches; ++k) {
+      const int w0 = k * batch, nb = std::min(batch, n_windows - w0);
+      double sum = 0;
+      for (int b = 0; b < nb; ++b)
+        for (int t = 0; t < lengths[i]; ++t) sum += token_loss[w0 + b][t];
+      r.loss += sum / (double(nb) * lengths[i]);
+    }
+    r.loss /= batches;
+    r.perplexity = math::exp(r.loss);
+    r.position_loss.assign(position.begin(), position.begin() + lengths[i]);
+  }
+  return out;
+}
+}  // namespace
+
 std::vector<PerplexityResult> charlm_cached_perplexities(const std::function<std::unique_ptr<BlockStack<float>>()>& load,
                                                          const std::string& map, int train_len, int read_len,
                                                          const CharCorpus& corpus, const std::vector<int>& lengths,
                                                          int val_start, int n_windows, int batch, int window) {
   if (lengths.empty()) return {};
   const int T = *std::max_element(lengths.begin(), lengths.end());
-  const size_t nl = lengths.size();
   // each thread decodes with its own model: a length-dependent map re-plans the scheme at every step
   std::vector<std::unique_ptr<BlockStack<float>>> models(std::max(1, max_threads()));
   std::vector<std::vector<double>> token_loss(n_windows, std::vector<double>(T, 0.0));
@@ -255,29 +291,41 @@ std::vector<PerplexityResult> charlm_cached_perplexities(const std::function<std
     const int V = model->config().vocab;
     for (int t = 0; t < T; ++t) token_loss[w][t] = cross_entropy_forward(dec.step(x[t]), V, y[t]);
   }
-  // the same sums as charlm_perplexities: per batch of windows the mean over its tokens, then the mean
-  // over batches; the per-position loss over every window
-  const int batches = (n_windows + batch - 1) / batch;
-  std::vector<PerplexityResult> out(nl);
-  std::vector<double> position(T, 0.0);
-  for (int w = 0; w < n_windows; ++w)
-    for (int t = 0; t < T; ++t) position[t] += token_loss[w][t];
-  for (auto& v : position) v /= n_windows;
-  for (size_t i = 0; i < nl; ++i) {
-    PerplexityResult& r = out[i];
-    r.length = lengths[i];
-    for (int k = 0; k < batches; ++k) {
-      const int w0 = k * batch, nb = std::min(batch, n_windows - w0);
-      double sum = 0;
-      for (int b = 0; b < nb; ++b)
-        for (int t = 0; t < lengths[i]; ++t) sum += token_loss[w0 + b][t];
-      r.loss += sum / (double(nb) * lengths[i]);
+  return perplexities_of(token_loss, lengths, batch);
+}
+
+std::vector<PerplexityResult> charlm_segment_perplexities(BlockStack<float>& model, const CharCorpus& corpus,
+                                                          const std::vector<int>& lengths, int val_start, int n_windows,
+                                                          int batch, int segment, int mem_len) {
+  if (lengths.empty()) return {};
+  const int T = *std::max_element(lengths.begin(), lengths.end());
+  const int per_piece = std::max(1, kBlockStackChunkTokens / segment);
+  model.prepare(mem_len + segment);
+  std::vector<std::vector<double>> token_loss(n_windows, std::vector<double>(T, 0.0));
+  std::vector<BlockStackCache<float>> caches(std::max(1, max_threads()));
+  const int pieces = (n_windows + per_piece - 1) / per_piece;
+#pragma omp parallel for schedule(dynamic, 1) if (!in_parallel())
+  for (int k = 0; k < pieces; ++k) {
+    const ScopedFlushToZero ftz;
+    auto& cache = caches[thread_index()];
+    const int w0 = k * per_piece, np = std::min(per_piece, n_windows - w0);
+    std::vector<int> x(size_t(np) * T), y(size_t(np) * T), xs, ys;
+    for (int b = 0; b < np; ++b) char_window(corpus, val_start + w0 + b, T, &x[size_t(b) * T], &y[size_t(b) * T]);
+    StreamMemory memory, next;  // the states of the tokens before the segment, then after it
+    for (int s0 = 0; s0 < T; s0 += segment) {
+      const int n = std::min(segment, T - s0);
+      xs.resize(size_t(np) * n), ys.resize(size_t(np) * n);
+      for (int b = 0; b < np; ++b)
+        for (int t = 0; t < n; ++t) xs[size_t(b) * n + t] = x[size_t(b) * T + s0 + t], ys[size_t(b) * n + t] = y[size_t(b) * T + s0 + t];
+      const SegmentMemory<float> mem = memory.view();
+      model.forward(xs.data(), ys.data(), np, n, cache, mem.M, Visibility{}, mem.M > 0 ? &mem : nullptr);
+      for (int b = 0; b < np; ++b)
+        for (int t = 0; t < n; ++t) token_loss[w0 + b][s0 + t] = cache.token_loss[size_t(b) * n + t];
+      next.M = model.next_memory(cache, mem.M > 0 ? &mem : nullptr, np, n, mem_len, next.h);
+      std::swap(memory, next);
     }
-    r.loss /= batches;
-    r.perplexity = math::exp(r.loss);
-    r.position_loss.assign(position.begin(), position.begin() + lengths[i]);
   }
-  return out;
+  return perplexities_of(token_loss, lengths, batch);
 }
 
 PerplexityResult charlm_perplexity(BlockStack<float>& model, const CharCorpus& corpus, int T, int val_start,
@@ -399,6 +447,39 @@ class OrderedWindowBatches final : public TokenBatches {
   int T_;
 };
 
+// Transformer-XL's training stream (segment recurrence): the training text (the tokens of windows
+// 0 .. n_windows-1) cut into B streams of consecutive segments of T tokens, batch k of an epoch holding
+// segment k of every stream; each epoch starts at a seeded offset below T, so segment boundaries move
+// from epoch to epoch, and its first batch starts the streams afresh (an empty memory). A function of
+// the step: a resumed run needs no stream position.
+class SegmentStreamBatches final : public TokenBatches {
+ public:
+  SegmentStreamBatches(const CharCorpus& corpus, int n_windows, uint64_t seed, int B, int T)
+      : corpus_(corpus), seed_(seed), B_(B), T_(T), segments_(n_windows / (B * T)) {
+    if (segments_ < 1)
+      throw ConfigError(fmt::format("mem_len: {} training windows cannot hold batch_size {} streams of a segment of "
+                                    "{} tokens; raise train_windows or lower batch_size",
+                                    n_windows, B, T));
+  }
+  void next(int step, std::vector<int>& x, std::vector<int>& y) override {
+    const int epoch = (step - 1) / segments_, k = (step - 1) % segments_;
+    Rng rng(stream_key({kTagTrain, seed_, 0x7E6, uint64_t(epoch)}));
+    const int offset = int(rng.below(T_));
+    starts_.resize(B_);
+    for (int b = 0; b < B_; ++b) starts_[b] = offset + (b * segments_ + k) * T_;
+    fill_windows(corpus_, starts_, T_, x, y);
+    fresh_ = k == 0;
+  }
+  bool starts_streams() const override { return fresh_; }
+
+ private:
+  const CharCorpus& corpus_;
+  uint64_t seed_;
+  int B_, T_, segments_;
+  bool fresh_ = true;
+  std::vector<int> starts_;
+};
+
 // Trains `model` for `steps` at context T and writes the run directory (harness/run.h).
 TrainedRun train_and_write(BlockStack<float>& model, const CharCorpus& corpus, const ExperimentConfig& e, json cfg,
                            const std::string& run_dir, int seed, int steps, int B, int T, double lr, const json& plan,
@@ -412,7 +493,18 @@ TrainedRun train_and_write(BlockStack<float>& model, const CharCorpus& corpus, c
   settings.progress = progress;
   settings.training = {{"seed", seed}, {"batch_size", B}, {"lr", lr}, {"train_length", T}, {"corpus_sha1", corpus.sha1}};
   std::unique_ptr<TokenBatches> batches;
-  if (plan.is_null() && !cs.train_order.empty()) {  // a base run on an order read from a file
+  if (plan.is_null() && cs.mem_len > 0) {  // a base run with Transformer-XL's memory
+    if (!cs.train_order.empty())
+      throw ConfigError("mem_len: a run with a segment memory trains on consecutive segments, not on windows from "
+                        "train_order; give one of the two");
+    if (model.scheme().acts_on_embedding())
+      throw ConfigError(fmt::format("mem_len: {} adds absolute positions to the embedding, so a segment's positions "
+                                    "would restart where its memory ends; give mem_len 0 or a relative scheme",
+                                    model.scheme().name()));
+    settings.mem_len = cs.mem_len;
+    settings.training["mem_len"] = cs.mem_len;
+    batches = std::make_unique<SegmentStreamBatches>(corpus, cs.train_windows, uint64_t(seed), B, T);
+  } else if (plan.is_null() && !cs.train_order.empty()) {  // a base run on an order read from a file
     WindowOrder order = load_window_order(cs.train_order, steps, B, cs.train_windows);
     settings.training["train_order_sha1"] = order.sha1;  // which order the run took, by its content
     batches = std::make_unique<OrderedWindowBatches>(corpus, std::move(order.steps), T);

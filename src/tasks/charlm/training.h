@@ -27,6 +27,7 @@ struct CharLMSettings {
   double weight_decay = 0, finetune_lr = 0;
   std::string corpus;
   std::string train_order;  // a window order file for the base runs ("" : the seeded shuffle)
+  int mem_len = 0;          // Transformer-XL's segment memory (0: none)
 };
 CharLMSettings charlm_settings(const ExperimentConfig& e);
 
@@ -94,6 +95,13 @@ std::vector<PerplexityResult> charlm_cached_perplexities(const std::function<std
                                                          const std::string& map, int train_len, int read_len,
                                                          const CharCorpus& corpus, const std::vector<int>& lengths,
                                                          int val_start, int n_windows, int batch, int window);
+// Transformer-XL's reading: each window read in consecutive segments of `segment` tokens, each
+// attending to the states of the last mem_len tokens before it (the window's own earlier segments;
+// the first segment has none), as the original evaluates. Causal, so one read at the longest length
+// gives every length; sums as charlm_perplexities.
+std::vector<PerplexityResult> charlm_segment_perplexities(BlockStack<float>& model, const CharCorpus& corpus,
+                                                          const std::vector<int>& lengths, int val_start, int n_windows,
+                                                          int batch, int segment, int mem_len);
 // One validation batch of nb windows (x, y: [nb, T]). For every prefix length L in `prefixes` (each
 // <= T), means[i] is the batch's mean token cross-entropy over positions 0..prefixes[i]-1, summed
 // window by window and position by position as a pass at that length sums them. It runs in pieces of
