@@ -6,7 +6,7 @@ WERROR     ?= $(if $(CI),ON,OFF)
 CMAKE_ARGS ?=
 BINDIR     ?=
 
-.PHONY: all deps configure build build-cli link run lab filings filings-10seeds filings-v1 charlm charlm-quick passkey passkey-quick context-extension rope-base plots test bench bench-all gradcheck clean
+.PHONY: all deps configure build build-cli link run lab filings filings-10seeds filings-v1 charlm charlm-quick passkey passkey-quick context-extension rope-base hybrids txl-memory plots test bench bench-all gradcheck clean
 
 all: build
 
@@ -72,6 +72,20 @@ context-extension: build-cli
 # code YaRN; writes results/rope-base/ (summary.md) and results/figures/rope_base.png (~1.5 hours).
 rope-base: build-cli
 	scripts/rope-base.sh $(BUILD)/pe-bench
+
+# Hybrid stacks (issue 30, docs/hybrids.md): local-RoPE / global-NoPE at 1:1, 3:1 (4 layers) and 1:1,
+# 5:1 (6 layers), the partial-RoPE global variant, all-RoPE and all-NoPE of the same depths, for the
+# char LM and the passkey stack, 3 seeds each; writes results/hybrids/ (summary.md) and
+# results/figures/hybrids*.png (about five hours on 2 cores; complete runs are kept, so it can be
+# stopped and run again).
+hybrids: build-cli
+	scripts/hybrids.sh $(BUILD)/pe-bench
+
+# Transformer-XL with its memory (issue 30): the char LM's txl trained with segment recurrence (mem_len
+# 128) and without, ALiBi beside them, 3 seeds, read at 128-2048 plainly and in segments with the
+# memory; writes results/txl-memory/ (summary.md) and results/figures/txl_memory.png (~45 minutes).
+txl-memory: build-cli
+	scripts/txl-memory.sh $(BUILD)/pe-bench
 
 # The figures of the committed results (scripts/plot.py): results/figures/*.png and *.svg.
 # The laboratory (docs/lab.md): results/lab/index.html and lab.json from the committed results, and

@@ -34,6 +34,13 @@ Usage: scripts/plot.py [--tournament results/tournament-10seeds/results.json]
   rope_base         RoPE retrained with bases 100 to 10^6: perplexity against context, turns per plane over
                     the training offsets, and a base change at fine-tuning against PI and the code YaRN
                     (--rope-base FILE, the summary.json of scripts/rope_base_summary.py)
+  hybrids           local-RoPE / global-NoPE stacks at 1:1, 3:1, 5:1 against all-RoPE and all-NoPE of the
+                    same depth: char-LM perplexity and passkey accuracy against length, one panel per task and
+                    depth (--hybrids FILE, the summary.json of scripts/hybrids_summary.py)
+  hybrids_passkey_depth  the same stacks' passkey accuracy by length and depth, one heatmap per stack and reader
+  txl_memory        Transformer-XL trained with its segment memory, read plainly and in segments with it, against
+                    the memory-less txl, ALiBi and RoPE: perplexity against context (--txl-memory FILE, the
+                    summary.json of scripts/txl_memory_summary.py)
 A figure whose input file is absent, or holds nothing it draws, is skipped with a note. Every input
 file is read and checked before anything is drawn: a file that is not strict JSON (truncated, NaN) or
 lacks what a figure reads (a missing key, a wrong type, a value out of range, lists of different
@@ -71,7 +78,7 @@ NAMES = ["tournament", "rescaling", "rope_score_by_age", "wavelength_census", "l
          "charlm_perplexity", "charlm_position", "filings_accuracy", "filings_document", "filings_lab", "passkey_accuracy",
          "passkey_heatmaps", "passkey_training", "context_extension_perplexity", "context_extension_passkey",
          "context_extension_tournament", "context_extension_attention", "context_extension_tournament_attention",
-         "rope_base"]
+         "rope_base", "hybrids", "hybrids_passkey_depth", "txl_memory"]
 EXIT_USAGE, EXIT_DATA, EXIT_OUTPUT, EXIT_INTERRUPTED = 2, 4, 5, 130
 
 
@@ -802,7 +809,7 @@ def fig_passkey_heatmaps(r):
         if r["train_length"] in lengths:
             t = lengths.index(r["train_length"])
             ax.add_patch(matplotlib.patches.Rectangle((t - 0.5, -0.5), 1, len(depths), fill=False, ec="red", lw=1.5))
-        ax.set_title(passkey_label(row), fontsize=9)
+        ax.set_title(row.get("title") or passkey_label(row), fontsize=9)
         ax.set_xticks(range(len(lengths)))
         ax.set_xticklabels([str(n) for n in lengths], fontsize=6, rotation=45)
         ticks = sorted({0, len(depths) // 2, len(depths) - 1})
@@ -951,6 +958,130 @@ def fig_rope_base(r):
     return fig
 
 
+def check_hybrids(r):
+    """What hybrids and hybrids_passkey_depth read of results/hybrids/summary.json."""
+    def task(t, name):
+        if not isinstance(t, dict) or "lengths" not in t:
+            return  # a task none of whose stacks has run yet: nothing to check
+        Obj({"lengths": LENGTHS}).check(t, name)
+        n, why = len(t["lengths"]), " (one per entry of lengths)"
+        value = Num(lo=0, hi=1e300, null=True)
+        reader = {"map": Str(), "seeds": List(Any(), nonempty=True), "mean": List(value, n, why),
+                  "half_width": List(HALF_WIDTH, n, why)}
+        if name == "passkey":
+            Obj({"depths": List(Num(lo=0, hi=1), nonempty=True)}).check(t, name)
+            reader["depth_grid"] = List(List(ACCURACY, len(t["depths"]), " (one per depth)", null=True), n, why)
+        Obj({"lengths": LENGTHS, "train_length": Num(above=0, hi=2 ** 31),
+             "configs": List(Obj({"depth": Num(lo=1, integer=True), "config": Str(), "name": Str(),
+                                  "layers": List(Str(), nonempty=True),
+                                  "readers": List(Obj(reader), null=True)}), nonempty=True)}).check(t, name)
+    Obj({"charlm?": Any(), "passkey?": Any()}).check(r, "")
+    for name in ("charlm", "passkey"):
+        task(r.get(name), name)
+
+
+HYBRID_COLOURS = {"rope": "k", "none": "#888888", "1to1": "tab:blue", "3to1": "tab:orange", "5to1": "tab:red",
+                  "3to1-partial": "tab:green", "5to1-partial": "tab:purple"}
+
+
+def fig_hybrids(r):
+    """Rows: the char LM (perplexity) and passkey (accuracy); columns: the depths."""
+    tasks = [t for t in ("charlm", "passkey") if isinstance(r.get(t), dict) and r[t].get("lengths")]
+    if not tasks:
+        return "no stack that has run yet"
+    depths = sorted({c["depth"] for t in tasks for c in r[t]["configs"]})
+    fig, axes = plt.subplots(len(tasks), len(depths), figsize=(6.2 * len(depths), 4.6 * len(tasks)), squeeze=False)
+    for i, name in enumerate(tasks):
+        t = r[name]
+        lengths, L = t["lengths"], t["train_length"]
+        for j, depth in enumerate(depths):
+            ax = axes[i][j]
+            missing = []
+            for c in t["configs"]:
+                if c["depth"] != depth:
+                    continue
+                if c["readers"] is None:
+                    missing.append(c["name"])
+                    continue
+                for rd in c["readers"]:
+                    pts = [(x, m, h or 0) for x, m, h in zip(lengths, rd["mean"], rd["half_width"]) if m is not None]
+                    if not pts:
+                        continue
+                    xs, ms, hs = zip(*pts)
+                    if name == "charlm":  # a log axis: the lower bar stops above 0
+                        hs = [[min(h, 0.9 * m) for m, h in zip(ms, hs)], hs]
+                    plain = rd["map"] == "none"
+                    ax.errorbar(xs, ms, yerr=hs, marker="o", ms=3, capsize=2, lw=1.4 if plain else 1.0,
+                                ls="-" if plain else "--", alpha=1.0 if plain else 0.7,
+                                color=HYBRID_COLOURS.get(c["config"], None),
+                                label=c["name"] + ("" if plain else " + " + rd["map"]))
+            if name == "charlm":
+                log_length_axes(ax, lengths, L)
+                ax.set_ylabel("validation perplexity (log scale)")
+            else:
+                ax.set_xscale("log", base=2)
+                ax.set_xticks(lengths)
+                ax.set_xticklabels([str(n) for n in lengths])
+                ax.set_ylim(-0.02, 1.05)
+                ax.axvline(L, color="k", ls=":", lw=1)
+                ax.set_xlabel("sequence length (tokens)")
+                ax.set_ylabel("whole-passkey accuracy (mean over depths)")
+                ax.grid(alpha=0.3)
+            ax.set_title("%s, %d layers%s" % ("char LM" if name == "charlm" else "passkey", depth,
+                                              "; not run yet: " + ", ".join(missing) if missing else ""), fontsize=9)
+            if ax.get_legend_handles_labels()[0]:
+                ax.legend(fontsize=6.5, ncol=2)
+    fig.suptitle("Hybrid stacks: local RoPE (window = half the training length) with global NoPE at 1:1, 3:1, 5:1,\n"
+                 "or a global partial-RoPE layer, against all-RoPE and all-NoPE of the same depth; mean of seeds, "
+                 "bars: 95% interval; dashed: the RoPE layers read through a map", fontsize=10)
+    return fig
+
+
+def fig_hybrids_passkey_depth(r):
+    t = r.get("passkey")
+    if not isinstance(t, dict) or not t.get("lengths"):
+        return "no passkey stack that has run yet"
+    rows = [{"scheme": c["name"], "map": rd["map"], "depth_grid": rd["depth_grid"],
+             "title": "%d layers, %s\n%s" % (c["depth"], c["name"], "plain" if rd["map"] == "none" else "+ " + rd["map"])}
+            for c in t["configs"] if c["readers"] for rd in c["readers"]]
+    fig = fig_passkey_heatmaps({"rows": rows, "lengths": t["lengths"], "depths": t["depths"],
+                                "train_length": t["train_length"]})
+    n_rows = (len(rows) + 4) // 5
+    fig.subplots_adjust(top=1 - 1.0 / (2.2 * n_rows + 0.9), hspace=0.8)  # room for the two-line titles
+    return fig
+
+
+def check_txl_memory(r):
+    """What txl_memory reads of results/txl-memory/summary.json."""
+    Obj({"lengths": LENGTHS}).check(r, "")
+    n, why = len(r["lengths"]), " (one per entry of lengths)"
+    Obj({"train_length": Num(above=0, hi=2 ** 31),
+         "readers": List(Obj({"label": Str(), "name": Str(), "source": Str(), "seeds": List(Any(), nonempty=True),
+                              "mean": List(Num(above=0, hi=1e300, null=True), n, why),
+                              "half_width": List(HALF_WIDTH, n, why)}), nonempty=True)}).check(r, "")
+
+
+def fig_txl_memory(r):
+    lengths, L = r["lengths"], r["train_length"]
+    fig, ax = plt.subplots(figsize=SIZE)
+    tab = plt.get_cmap("tab10").colors
+    for i, rd in enumerate(r["readers"]):
+        pts = [(x, m, h or 0) for x, m, h in zip(lengths, rd["mean"], rd["half_width"]) if m is not None]
+        if not pts:
+            continue
+        xs, ms, hs = zip(*pts)
+        memory, segments = rd["source"] == "memory", "(memory" in rd["label"]
+        ax.errorbar(xs, ms, yerr=[[min(h, 0.9 * m) for m, h in zip(ms, hs)], hs], marker="s" if segments else "o",
+                    ms=5 if segments else 3, capsize=2, lw=2.2 if segments else 1.1, ls="-" if memory else "--",
+                    color=tab[i % len(tab)], label="%s (%d seeds)" % (rd["name"], len(rd["seeds"])), zorder=1 if segments else 2)
+    log_length_axes(ax, lengths, L, minor_labels=True)
+    ax.set_ylabel("validation perplexity (log scale; bars: 95% interval,\nthe lower bar cut at 10% of the mean)")
+    ax.legend(fontsize=7, loc="upper left")
+    ax.set_title("Transformer-XL with its segment memory (solid) against the memory-less models (dashed): the char LM "
+                 "trained at %d, read longer" % L, fontsize=10)
+    return fig
+
+
 def check_attention(a):
     """What context_extension_attention reads of an `analyze attention` JSON."""
     frac = Num(lo=0, hi=1.000001)
@@ -1033,6 +1164,9 @@ def fig_passkey_training(runs):
 
 FIGURES = {
     "rope_base": (lambda a: a.rope_base, check_rope_base, fig_rope_base),
+    "hybrids": (lambda a: a.hybrids, check_hybrids, fig_hybrids),
+    "hybrids_passkey_depth": (lambda a: a.hybrids, check_hybrids, fig_hybrids_passkey_depth),
+    "txl_memory": (lambda a: a.txl_memory, check_txl_memory, fig_txl_memory),
     "tournament": (lambda a: a.tournament, check_cue_results, fig_tournament),
     "rescaling": (lambda a: a.tournament, check_cue_results, fig_rescaling),
     "rope_score_by_age": (lambda a: a.geometry, check_geometry, fig_rope_score),
@@ -1069,7 +1203,8 @@ MAKER = {"tournament": "pe-bench run", "rescaling": "pe-bench run", "rope_score_
          "context_extension_perplexity": "make context-extension", "context_extension_passkey": "make context-extension",
          "context_extension_tournament": "make context-extension",
          "context_extension_attention": "make context-extension",
-         "context_extension_tournament_attention": "make context-extension", "rope_base": "make rope-base"}
+         "context_extension_tournament_attention": "make context-extension", "rope_base": "make rope-base",
+         "hybrids": "make hybrids", "hybrids_passkey_depth": "make hybrids", "txl_memory": "make txl-memory"}
 
 
 # ---- writing ----------------------------------------------------------------------------------------
@@ -1144,6 +1279,10 @@ def main(argv=None):
                    help="the folder of make context-extension (results.json, passkey.json, tournament.json, attention.json)")
     p.add_argument("--rope-base", default="results/rope-base/summary.json",
                    help="scripts/rope_base_summary.py's summary.json (scripts/rope-base.sh)")
+    p.add_argument("--hybrids", default="results/hybrids/summary.json",
+                   help="scripts/hybrids_summary.py's summary.json (scripts/hybrids.sh)")
+    p.add_argument("--txl-memory", default="results/txl-memory/summary.json",
+                   help="scripts/txl_memory_summary.py's summary.json (scripts/txl-memory.sh)")
     p.add_argument("--out", default="results/figures")
     p.add_argument("--only", default="", help="comma-separated figure names: " + ", ".join(NAMES))
     a = p.parse_args(argv)

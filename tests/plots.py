@@ -37,11 +37,11 @@ NAMES = ["tournament", "rescaling", "rope_score_by_age", "wavelength_census", "l
          "charlm_perplexity", "charlm_position", "filings_accuracy", "filings_document", "filings_lab", "passkey_accuracy",
          "passkey_heatmaps", "passkey_training", "context_extension_perplexity", "context_extension_passkey",
          "context_extension_tournament", "context_extension_attention", "context_extension_tournament_attention",
-         "rope_base"]
+         "rope_base", "hybrids", "hybrids_passkey_depth", "txl_memory"]
 # figures whose size follows what they draw (a panel per reader or scheme), not the 1000 x 500 standard
 FREE_SIZE = {"passkey_heatmaps", "passkey_training", "context_extension_perplexity", "context_extension_passkey",
              "context_extension_tournament", "context_extension_attention", "context_extension_tournament_attention",
-             "rope_base"}
+             "rope_base", "hybrids", "hybrids_passkey_depth"}
 PLOT = "scripts/plot.py"
 MUTATIONS, SEED, SUBPROCESS_EVERY = 150, 20261202, 25  # 150 files; every 25th (6) as a real process
 EXIT_DATA, EXIT_OUTPUT = 4, 5  # plot.py --help
@@ -75,6 +75,10 @@ KINDS = {
                         ["rows", "lengths", "depths", "train_length", "passkey"]),
     "rope base": ("summary.json", lambda f: ["--rope-base", f, "--only", "rope_base"],
                   ["bases", "abf", "lengths", "train_length"]),
+    "hybrids": ("summary.json", lambda f: ["--hybrids", f, "--only", "hybrids,hybrids_passkey_depth"],
+                ["charlm", "passkey"]),
+    "txl memory": ("summary.json", lambda f: ["--txl-memory", f, "--only", "txl_memory"],
+                   ["readers", "lengths", "train_length"]),
     "attention": ("attention.json", lambda f: ["--context-extension", os.path.dirname(f), "--only",
                                                "context_extension_attention"], ["readings"]),
 }
@@ -389,7 +393,9 @@ def main():
                                  "filings results": filings + "/results.json", "document": filings + "/document.json",
                                  "passkey results": "results/passkey-quick/results.json",
                                  "attention": "results/context-extension/attention.json",
-                                 "rope base": "results/rope-base/summary.json"},
+                                 "rope base": "results/rope-base/summary.json",
+                                 "hybrids": "results/hybrids/summary.json",
+                                 "txl memory": "results/txl-memory/summary.json"},
                                 tmp, plot)
         bad += last_resort(plot, tmp + "/results.json", tmp)
         bad += full_disk(plot, tmp + "/results.json", tmp)
