@@ -4,7 +4,8 @@ published five schemes, the committed char-LM checkpoint is exported (`pe-bench 
 into the twin, and read on the experiment's 3000 validation windows at 128, averaged as pe-bench
 averages (exp of the mean over batches of eval_batch windows of each batch's mean loss); the
 perplexity must equal results/charlm/results.json's to a relative 1e-6 (float32 arithmetic in a
-different order). Exit 0 when every scheme agrees, 1 otherwise, 77 (one line) without python3-torch.
+different order). Then a txl trained with Transformer-XL's memory (results/txl-memory) read plainly and in
+segments with its memory at 512, against that experiment's rows. Exit 0 when every scheme agrees, 1 otherwise, 77 (one line) without python3-torch.
 Usage: tests/twin_perplexity.py path/to/pe-bench"""
 import json
 import os
@@ -19,7 +20,7 @@ except ImportError:
     sys.exit(77)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 from pebench_torch import load_model  # noqa: E402
-from pebench_torch.charlm import char_ids, perplexity  # noqa: E402
+from pebench_torch.charlm import char_ids, perplexity, segment_perplexity  # noqa: E402
 
 binary = sys.argv[1]
 results = json.load(open("results/charlm/results.json"))
@@ -42,4 +43,28 @@ for scheme in ["none", "sinusoidal", "learned", "rope", "alibi"]:
     failures += not ok
     print("twin_perplexity: %-10s twin %.7f  pe-bench %.7f  relative %.1e %s" % (scheme, twin, ours, abs(twin / ours - 1),
                                                                               "" if ok else "FAIL"))
+# Transformer-XL's memory: a txl trained with mem_len 128 (results/txl-memory), read plainly and in segments of
+# 128 with its memory, at 512 on that experiment's 160 windows
+mem_results = json.load(open("results/txl-memory/memory/results.json"))
+me = mem_results["experiment"]
+for row in mem_results["rows"]:
+    if row["seed"] != 0:
+        continue
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([binary, "export", "--checkpoint", row["checkpoint"], "--out", tmp], check=True,
+                       stdout=subprocess.DEVNULL)
+        model = load_model(tmp)
+    ids = char_ids(text, model.config["pe_bench_checkpoint"]["vocab"])
+    L = 512
+    if row.get("memory"):
+        twin = segment_perplexity(model, ids, me["val_start"], me["val_windows"], L, me["eval_batch"], me["train_length"],
+                                  row["memory"])
+    else:
+        twin = perplexity(model, ids, me["val_start"], me["val_windows"], L, me["eval_batch"])
+    ours = row["perplexity"][mem_results["lengths"].index(L)]
+    ok = abs(twin / ours - 1) <= 1e-6
+    failures += not ok
+    label = "txl" + (" (memory %d)" % row["memory"] if row.get("memory") else "")
+    print("twin_perplexity: %-17s at %d twin %.7f  pe-bench %.7f  relative %.1e %s" % (
+        label, L, twin, ours, abs(twin / ours - 1), "" if ok else "FAIL"))
 sys.exit(1 if failures else 0)

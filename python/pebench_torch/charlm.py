@@ -27,3 +27,24 @@ def perplexity(model, ids, start, windows, length, batch):
             means.append(torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1),
                                                            reduction="none").double().mean().item())
     return math.exp(sum(means) / len(means))
+
+
+def segment_perplexity(model, ids, start, windows, length, batch, segment, mem_len):
+    """The same average over windows each read in segments of `segment` tokens, every segment
+    attending to the states of the last mem_len tokens before it (Transformer-XL's reading)."""
+    means = []
+    with torch.no_grad():
+        for b in range(0, windows, batch):
+            w = range(b, min(b + batch, windows))
+            x = torch.stack([ids[start + i:start + i + length] for i in w])
+            y = torch.stack([ids[start + i + 1:start + i + length + 1] for i in w])
+            memory, losses = None, []
+            for s0 in range(0, length, segment):
+                logits = model(x[:, s0:s0 + segment], memory=memory)
+                losses.append(torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]),
+                                                                y[:, s0:s0 + segment].reshape(-1), reduction="none"))
+                states = model.block_inputs if memory is None else [torch.cat([m, h], dim=1) for m, h in
+                                                                     zip(memory, model.block_inputs)]
+                memory = [t[:, -mem_len:] for t in states]
+            means.append(torch.cat(losses).double().mean().item())
+    return math.exp(sum(means) / len(means))

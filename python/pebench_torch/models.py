@@ -62,14 +62,24 @@ class BlockStack(_Model):
     """Embedding, residual causal attention blocks (fused qkv, proj, no bias, no MLP, no normalisation),
     output tied to the embedding: logits = h tok_emb.weight^T, [B, T, vocab]."""
 
-    def forward(self, x, positions=None):
+    def forward(self, x, positions=None, memory=None):
+        """memory: Transformer-XL's segment memory, one [B, M, d] tensor per block (the states entering
+        it of the M tokens before the segment), or None. With a memory the segment stands at positions
+        M .. M+T-1 and each block's keys and values run over [memory; segment]. The states entering
+        each block are left in self.block_inputs (the next segment's memory is their last rows)."""
         B, T = x.shape
-        pos = torch.arange(T) if positions is None else positions
+        M = 0 if memory is None else memory[0].shape[1]
+        pos = (torch.arange(T) + M) if positions is None else positions
+        kpos = torch.cat([pos[:1] - M + torch.arange(M), pos]) if M else pos
         h = self._embed(x, pos)
+        self.block_inputs = []
         for l, s in enumerate(self.schemes):
-            qkv = h @ self.p("blocks.%d.attn.qkv.weight" % l).t()
-            q, k, v = (t.reshape(B, T, self.H, self.dh) for t in qkv.split(self.d, dim=-1))
-            o = self._attend(s, q, k, v, pos, pos).reshape(B, T, self.d)
+            self.block_inputs.append(h)
+            w = self.p("blocks.%d.attn.qkv.weight" % l)
+            q = (h @ w[:self.d].t()).reshape(B, T, self.H, self.dh)
+            X = torch.cat([memory[l], h], dim=1) if M else h
+            k, v = ((X @ w[i * self.d:(i + 1) * self.d].t()).reshape(B, M + T, self.H, self.dh) for i in (1, 2))
+            o = self._attend(s, q, k, v, pos, kpos).reshape(B, T, self.d)
             h = h + o @ self.p("blocks.%d.attn.proj.weight" % l).t()
         return h @ self.p("tok_emb.weight").t()
 
