@@ -1015,8 +1015,13 @@ def fig_hybrids(r):
                                 ls="-" if plain else "--", alpha=1.0 if plain else 0.7,
                                 color=HYBRID_COLOURS.get(c["config"], None),
                                 label=c["name"] + ("" if plain else " + " + rd["map"]))
+            if not ax.get_legend_handles_labels()[0]:  # nothing of this depth has run yet
+                ax.text(0.5, 0.5, "not run yet (make hybrids)", ha="center", va="center", transform=ax.transAxes)
+                ax.set_xticks([]), ax.set_yticks([])
+                ax.set_title("%s, %d layers" % ("char LM" if name == "charlm" else "passkey", depth), fontsize=9)
+                continue
             if name == "charlm":
-                log_length_axes(ax, lengths, L)
+                log_length_axes(ax, lengths, L, minor_labels=True)
                 ax.set_ylabel("validation perplexity (log scale)")
             else:
                 ax.set_xscale("log", base=2)
