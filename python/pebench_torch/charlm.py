@@ -13,16 +13,21 @@ def char_ids(text, vocab):
     return torch.tensor([index.get(c, 1) for c in pre])
 
 
+def _batches(ids, start, windows, length, batch):
+    """The validation windows start, start + 1, ... in batches of `batch`: (x, y), each [n, length]."""
+    for b in range(0, windows, batch):
+        w = range(b, min(b + batch, windows))
+        yield (torch.stack([ids[start + i:start + i + length] for i in w]),
+               torch.stack([ids[start + i + 1:start + i + length + 1] for i in w]))
+
+
 def perplexity(model, ids, start, windows, length, batch):
     """exp of the mean over batches of `batch` windows (the last one partial) of each batch's mean
     next-token loss, over the windows starting at start, start + 1, ..., start + windows - 1: the
     average pe-bench's evaluation reports (val_start, val_windows, eval_batch)."""
     means = []
     with torch.no_grad():
-        for b in range(0, windows, batch):
-            w = range(b, min(b + batch, windows))
-            x = torch.stack([ids[start + i:start + i + length] for i in w])
-            y = torch.stack([ids[start + i + 1:start + i + length + 1] for i in w])
+        for x, y in _batches(ids, start, windows, length, batch):
             logits = model(x)
             means.append(torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1),
                                                            reduction="none").double().mean().item())
@@ -34,10 +39,7 @@ def segment_perplexity(model, ids, start, windows, length, batch, segment, mem_l
     attending to the states of the last mem_len tokens before it (Transformer-XL's reading)."""
     means = []
     with torch.no_grad():
-        for b in range(0, windows, batch):
-            w = range(b, min(b + batch, windows))
-            x = torch.stack([ids[start + i:start + i + length] for i in w])
-            y = torch.stack([ids[start + i + 1:start + i + length + 1] for i in w])
+        for x, y in _batches(ids, start, windows, length, batch):
             memory, losses = None, []
             for s0 in range(0, length, segment):
                 logits = model(x[:, s0:s0 + segment], memory=memory)
