@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numeric>
 
@@ -125,6 +126,28 @@ TEST_CASE("run_sum and add_by_class: fixed-order sums, the same bits wherever th
   CHECK(acc[cls(n - 1)] == x[n - 1]);
 }
 
+
+TEST_CASE("clipped_runs: the runs class_runs finds for Shaw's clipped relation, from the positions alone") {
+  // every query position against key spans before, around and after it, clip wider and narrower than
+  // the span, consecutive positions (the arithmetic runs) and gapped ones (the general walk)
+  using Run = std::array<int, 3>;
+  int checked = 0;
+  for (int K : {1, 3, 16, 200})
+    for (int k0 : {0, 5, 40})
+      for (int nk : {0, 1, 2, 9, 64})
+        for (int gap : {1, 2})
+          for (int qp = -70; qp <= 180; qp += 7) {
+            std::vector<int> kpos(nk);
+            for (int t = 0; t < nk; ++t) kpos[t] = k0 + gap * t;
+            std::vector<Run> want, got;
+            class_runs(nk, [&](int t) { return std::clamp(kpos[t] - qp, -K, K) + K; },
+                       [&](int t0, int t1, int u) { want.push_back({t0, t1, u}); });
+            clipped_runs(qp, kpos.data(), nk, consecutive(kpos.data(), nk), K, [&](int t0, int t1, int u) { got.push_back({t0, t1, u}); });
+            CHECK(got == want);
+            ++checked;
+          }
+  CHECK(checked == 4 * 3 * 5 * 2 * 36);
+}
 TEST_CASE("derived tables made once per training step: the chunks' gradients have the bits of tables made afresh") {
   for (const char* s : {"tupe", "txl", "deberta"}) {
     BlockStackConfig cfg;

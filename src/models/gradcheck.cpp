@@ -44,20 +44,30 @@ std::vector<GradCheckRow> compare_all(const std::string& what, const ParamLayout
   return rows;
 }
 
+namespace {
+// The analytic gradient of an initialised, prepared model at positions p0.. (with the segment memory
+// `mem`, or none) against central differences of its loss, every tensor; rows named `name`.
+std::vector<GradCheckRow> check_stack(const std::string& name, BlockStack<double>& model, const std::vector<int>& x,
+                                      const std::vector<int>& y, int B, int T, int p0,
+                                      const SegmentMemory<double>* mem) {
+  BlockStackCache<double> cache;
+  std::vector<double> grad(model.layout().total(), 0.0);
+  model.forward_backward(x.data(), y.data(), B, T, grad.data(), cache, p0, Visibility{}, 0, mem);
+  auto loss = [&] {
+    BlockStackCache<double> c;
+    return model.forward(x.data(), y.data(), B, T, c, p0, Visibility{}, mem);
+  };
+  return compare_all(name, model.layout(), model.params(), grad, loss);
+}
+}  // namespace
+
 std::vector<GradCheckRow> gradcheck_block_stack(const std::string& what, const BlockStackConfig& cfg, uint64_t seed,
                                                 const std::vector<int>& x, const std::vector<int>& y, int B, int T,
                                                 int p0) {
   BlockStack<double> model(cfg);
   model.init(seed);
   model.prepare(p0 + T);
-  BlockStackCache<double> cache;
-  std::vector<double> grad(model.layout().total(), 0.0);
-  model.forward_backward(x.data(), y.data(), B, T, grad.data(), cache, p0);
-  auto loss = [&] {
-    BlockStackCache<double> c;
-    return model.forward(x.data(), y.data(), B, T, c, p0);
-  };
-  return compare_all(what + "/" + cfg.scheme.name, model.layout(), model.params(), grad, loss);
+  return check_stack(what + "/" + cfg.scheme.name, model, x, y, B, T, p0, nullptr);
 }
 
 std::vector<GradCheckRow> gradcheck_block_stack_memory(const std::string& what, const BlockStackConfig& cfg,
@@ -75,14 +85,7 @@ std::vector<GradCheckRow> gradcheck_block_stack_memory(const std::string& what, 
     for (auto& v : r) v = cfg.embed_init_std * rng.normal();
     mem.h.push_back(r.data());
   }
-  BlockStackCache<double> cache;
-  std::vector<double> grad(model.layout().total(), 0.0);
-  model.forward_backward(x.data(), y.data(), B, T, grad.data(), cache, M, Visibility{}, 0, &mem);
-  auto loss = [&] {
-    BlockStackCache<double> c;
-    return model.forward(x.data(), y.data(), B, T, c, M, Visibility{}, &mem);
-  };
-  return compare_all(what + " memory/" + cfg.scheme.name, model.layout(), model.params(), grad, loss);
+  return check_stack(what + " memory/" + cfg.scheme.name, model, x, y, B, T, M, &mem);
 }
 
 std::vector<GradCheckRow> gradcheck_block_stack_depths(const std::string& what, BlockStackConfig cfg, uint64_t seed,

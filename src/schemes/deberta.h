@@ -96,14 +96,27 @@ class DebertaScheme final : public Scheme<S> {
   void score_block_forward(CParamView<S>, const AttnBlock<S>& b, S* scores) const override {
     const int d = b.dh, K2 = 2 * clip_, W = width(), ld = int(b.ld);
     const S scale = S(1) / std::sqrt(S(3 * d));
-    std::vector<S>& a = hook_scratch<S>(0, size_t(b.nq) * K2);
-    std::vector<S>& c = hook_scratch<S>(1, size_t(b.nk) * K2);
+    std::vector<S>& a = hook_buffer<S>(0, size_t(b.nq) * K2);
+    std::vector<S>& c = hook_buffer<S>(1, size_t(b.nk) * K2);
     gemm(Op::N, Op::T, b.nq, K2, d, b.q, ld, kr_rows(b), W, a.data(), K2, false);
     gemm(Op::N, Op::T, b.nk, K2, d, b.k, ld, qr_rows(b), W, c.data(), K2, false);
-    for (int r = 0; r < b.nq; ++r)
-      for (int t = 0; t < b.nk; ++t)
-        scores[size_t(r) * b.nk + t] += scale * (a[size_t(r) * K2 + delta(b.qpos[r], b.kpos[t])] +
-                                                 c[size_t(t) * K2 + delta(b.kpos[t], b.qpos[r])]);
+    const bool keys_run = consecutive(b.kpos, b.nk);
+    for (int r = 0; r < b.nq; ++r) {
+      S* sr = scores + size_t(r) * b.nk;
+      const S* ar = &a[size_t(r) * K2];
+      if (!keys_run) {
+        for (int t = 0; t < b.nk; ++t)
+          sr[t] += scale * (ar[delta(b.qpos[r], b.kpos[t])] + c[size_t(t) * K2 + delta(b.kpos[t], b.qpos[r])]);
+        continue;
+      }
+      const Spans z = spans(b.qpos[r], b.kpos[0], b.nk);
+      for (int t = 0; t < z.a; ++t) sr[t] += scale * (ar[K2 - 1] + c[size_t(t) * K2]);
+      for (int t = z.a; t < z.c; ++t) {
+        const int x = b.kpos[0] + t - b.qpos[r];
+        sr[t] += scale * (ar[clip_ - x] + c[size_t(t) * K2 + x + clip_]);
+      }
+      for (int t = z.c; t < b.nk; ++t) sr[t] += scale * (ar[0] + c[size_t(t) * K2 + K2 - 1]);
+    }
   }
   // undoes it, g = ds / sqrt(3d): da[r][delta] += g, dc[t][delta'] += g; then (undoes a = Q Kr^T)
   // dq += da Kr, dKr += da^T Q, and (undoes c = K Qr^T) dk += dc Qr, dQr += dc^T K.
@@ -113,12 +126,41 @@ class DebertaScheme final : public Scheme<S> {
     const S scale = S(1) / std::sqrt(S(3 * d));
     std::vector<S>& da = hook_scratch<S>(0, size_t(b.nq) * K2);
     std::vector<S>& dc = hook_scratch<S>(1, size_t(b.nk) * K2);
-    for (int r = 0; r < b.nq; ++r)
-      for (int t = 0; t < b.nk; ++t) {
-        const S g = scale * ds[size_t(r) * b.nk + t];
-        da[size_t(r) * K2 + delta(b.qpos[r], b.kpos[t])] += g;
-        dc[size_t(t) * K2 + delta(b.kpos[t], b.qpos[r])] += g;
+    const bool keys_run = consecutive(b.kpos, b.nk);
+    for (int r = 0; r < b.nq; ++r) {
+      const S* dsr = ds + size_t(r) * b.nk;
+      S* dar = &da[size_t(r) * K2];
+      if (!keys_run) {
+        for (int t = 0; t < b.nk; ++t) {
+          const S g = scale * dsr[t];
+          dar[delta(b.qpos[r], b.kpos[t])] += g;
+          dc[size_t(t) * K2 + delta(b.kpos[t], b.qpos[r])] += g;
+        }
+        continue;
       }
+      // the same sums in the same order; the far keys' shared entry of da runs in a register
+      const Spans z = spans(b.qpos[r], b.kpos[0], b.nk);
+      S far = dar[K2 - 1];
+      for (int t = 0; t < z.a; ++t) {
+        const S g = scale * dsr[t];
+        far += g;
+        dc[size_t(t) * K2] += g;
+      }
+      dar[K2 - 1] = far;
+      for (int t = z.a; t < z.c; ++t) {
+        const S g = scale * dsr[t];
+        const int x = b.kpos[0] + t - b.qpos[r];
+        dar[clip_ - x] += g;
+        dc[size_t(t) * K2 + x + clip_] += g;
+      }
+      S near = dar[0];
+      for (int t = z.c; t < b.nk; ++t) {
+        const S g = scale * dsr[t];
+        near += g;
+        dc[size_t(t) * K2 + K2 - 1] += g;
+      }
+      dar[0] = near;
+    }
     const size_t head = size_t(b.head) * d;
     gemm(Op::N, Op::N, b.nq, d, K2, da.data(), K2, kr_rows(b), W, dq, ld, true);
     gemm(Op::T, Op::N, K2, d, b.nq, da.data(), K2, b.q, ld, dtables + head, W, true);
@@ -127,6 +169,16 @@ class DebertaScheme final : public Scheme<S> {
   }
 
  private:
+  // A block row's keys at consecutive positions k0, k0 + 1, ... by x = key - query position:
+  // [0, a) with x <= -K (delta(m, n) = 2K - 1, delta(n, m) = 0), [a, c) with |x| < K (K - x and
+  // x + K), [c, nk) with x >= K (0 and 2K - 1).
+  struct Spans {
+    int a, c;
+  };
+  Spans spans(int qp, int k0, int nk) const {
+    const int a = std::clamp(qp - clip_ - k0 + 1, 0, nk);
+    return {a, std::clamp(qp + clip_ - k0, a, nk)};
+  }
   int width() const { return this->cfg_.n_heads * this->cfg_.d_head; }
   // this head's Kr and Qr: 2K rows each at row stride width()
   const S* kr_rows(const AttnBlock<S>& b) const { return b.tables + size_t(b.head) * b.dh; }

@@ -117,6 +117,14 @@ S run_sum(const S* x, int n) {
   return ((lane[0] + lane[4]) + (lane[1] + lane[5])) + ((lane[2] + lane[6]) + (lane[3] + lane[7]));
 }
 
+// Positions pos[0], pos[0] + 1, ..., pos[0] + n - 1: a block's rows or keys whose per-pair indices
+// are then arithmetic (a contiguous slice) instead of a lookup per pair.
+inline bool consecutive(const int* pos, int n) {
+  for (int i = 1; i < n; ++i)
+    if (pos[i] != pos[0] + i) return false;
+  return true;
+}
+
 // Runs of consecutive t < n with one class: f(t0, t1, u) for each maximal [t0, t1) with cls(t) = u.
 // The keys of a row older than a relation clip form one run, so a hook walks them as one range.
 template <class Cls, class F>
@@ -133,18 +141,50 @@ void class_runs(int n, Cls cls, F f) {
 // acc[cls(t)] += x[t] for t < n, a run of one class summed first (run_sum) and added once: the many
 // keys of a clipped relation class then cost a vector sum instead of a chain of dependent adds to
 // one entry. The order is fixed by the classes alone.
+template <class S>
+void add_run(const S* x, int t0, int t1, S& acc) {
+  acc += t1 - t0 == 1 ? x[t0] : run_sum(x + t0, t1 - t0);
+}
 template <class S, class Cls>
 void add_by_class(const S* x, int n, Cls cls, S* acc) {
-  class_runs(n, cls, [&](int t0, int t1, int u) { acc[u] += t1 - t0 == 1 ? x[t0] : run_sum(x + t0, t1 - t0); });
+  class_runs(n, cls, [&](int t0, int t1, int u) { add_run(x, t0, t1, acc[u]); });
+}
+
+// class_runs for a clipped relation u = clamp(kpos[t] - qp, -K, K) + K (Shaw's), the same runs in
+// the same order; when the keys' positions are consecutive (keys_run = consecutive(kpos, nk), decided
+// once for a block's rows) they come from the positions alone, not from testing every key: [0, a) of
+// class 0 (K or more older), one run per key of the classes between, [c, nk) of class 2K (K or more newer).
+template <class F>
+void clipped_runs(int qp, const int* kpos, int nk, bool keys_run, int K, F f) {
+  if (nk == 0) return;
+  if (!keys_run)
+    return class_runs(nk, [&](int t) { return std::clamp(kpos[t] - qp, -K, K) + K; }, f);
+  const int a = std::clamp(qp - K - kpos[0] + 1, 0, nk), c = std::clamp(qp + K - kpos[0], a, nk);
+  if (a > 0) f(0, a, 0);
+  for (int t = a; t < c; ++t) f(t, t + 1, kpos[t] - qp + K);
+  if (c < nk) f(c, nk, 2 * K);
 }
 
 // A per-thread scratch buffer of n zeros for a hook (hooks run on many threads at once); slots
 // 0..3 let one hook hold several at a time.
 template <class S>
-std::vector<S>& hook_scratch(int slot, size_t n) {
+std::vector<S>* hook_slots() {
   thread_local std::vector<S> buf[4];
-  buf[slot].assign(n, S(0));
-  return buf[slot];
+  return buf;
+}
+template <class S>
+std::vector<S>& hook_scratch(int slot, size_t n) {
+  std::vector<S>& b = hook_slots<S>()[slot];
+  b.assign(n, S(0));
+  return b;
+}
+// The same buffer of n entries left as they are: for a hook that writes every entry before reading
+// it (a product's output), so the zeros would be wasted work.
+template <class S>
+std::vector<S>& hook_buffer(int slot, size_t n) {
+  std::vector<S>& b = hook_slots<S>()[slot];
+  b.resize(n);
+  return b;
 }
 
 // Initialisers the schemes share, drawing from rng element by element in row-major order:

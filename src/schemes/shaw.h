@@ -97,11 +97,17 @@ class ShawScheme final : public Scheme<S> {
   void score_block_forward(CParamView<S> P, const AttnBlock<S>& b, S* scores) const override {
     const int d = b.dh, R = rows();
     const S scale = S(1) / std::sqrt(S(d));
-    std::vector<S>& w = hook_scratch<S>(0, size_t(b.nq) * R);
+    std::vector<S>& w = hook_buffer<S>(0, size_t(b.nq) * R);
     gemm(Op::N, Op::T, b.nq, R, d, b.q, int(b.ld), P.data(rk_[b.layer]), d, w.data(), R, false);
-    for (int r = 0; r < b.nq; ++r)
-      for (int t = 0; t < b.nk; ++t)
-        scores[size_t(r) * b.nk + t] += scale * w[size_t(r) * R + relation(b.qpos[r], b.kpos[t])];
+    const bool keys_run = consecutive(b.kpos, b.nk);
+    for (int r = 0; r < b.nq; ++r) {
+      S* s = scores + size_t(r) * b.nk;
+      const S* wr = &w[size_t(r) * R];
+      clipped_runs(b.qpos[r], b.kpos, b.nk, keys_run, clip_, [&](int t0, int t1, int u) {
+        const S add = scale * wr[u];
+        for (int t = t0; t < t1; ++t) s[t] += add;
+      });
+    }
   }
   // undoes it: g[r][u] = sum of ds over keys of class u, / sqrt(d); dq += g RK, dRK += g^T Q
   void score_block_backward(CParamView<S> P, ParamView<S> G, const AttnBlock<S>& b, const S* ds, S* dq, S*,
@@ -110,9 +116,10 @@ class ShawScheme final : public Scheme<S> {
     const S scale = S(1) / std::sqrt(S(d));
     std::vector<S>& g = hook_scratch<S>(0, size_t(b.nq) * R);
     std::vector<S>& e = hook_scratch<S>(1, size_t(b.nk));
+    const bool keys_run = consecutive(b.kpos, b.nk);
     for (int r = 0; r < b.nq; ++r) {
       for (int t = 0; t < b.nk; ++t) e[t] = scale * ds[size_t(r) * b.nk + t];
-      add_by_class(e.data(), b.nk, [&](int t) { return relation(b.qpos[r], b.kpos[t]); }, &g[size_t(r) * R]);
+      add_by_relation(e.data(), b, r, keys_run, &g[size_t(r) * R]);
     }
     gemm(Op::N, Op::N, b.nq, d, R, g.data(), R, P.data(rk_[b.layer]), d, dq, int(b.ld), true);
     gemm(Op::T, Op::N, R, d, b.nq, g.data(), R, b.q, int(b.ld), G.data(rk_[b.layer]), d, true);
@@ -126,10 +133,16 @@ class ShawScheme final : public Scheme<S> {
                             const S* dout, S* dp) const override {
     const int d = b.dh, R = rows();
     std::vector<S>& a = block_class_sums(b, p, ldp, 1);
-    std::vector<S>& w = hook_scratch<S>(2, size_t(b.nq) * R);
+    std::vector<S>& w = hook_buffer<S>(2, size_t(b.nq) * R);
     gemm(Op::N, Op::T, b.nq, R, d, dout, int(b.ld), P.data(rv_[b.layer]), d, w.data(), R, false);
-    for (int r = 0; r < b.nq; ++r)
-      for (int t = 0; t < b.nk; ++t) dp[size_t(r) * b.nk + t] += w[size_t(r) * R + relation(b.qpos[r], b.kpos[t])];
+    const bool keys_run = consecutive(b.kpos, b.nk);
+    for (int r = 0; r < b.nq; ++r) {
+      S* dpr = dp + size_t(r) * b.nk;
+      const S* wr = &w[size_t(r) * R];
+      clipped_runs(b.qpos[r], b.kpos, b.nk, keys_run, clip_, [&](int t0, int t1, int u) {
+        for (int t = t0; t < t1; ++t) dpr[t] += wr[u];
+      });
+    }
     gemm(Op::T, Op::N, R, d, b.nq, a.data(), R, dout, int(b.ld), G.data(rv_[b.layer]), d, true);
   }
 
@@ -139,10 +152,13 @@ class ShawScheme final : public Scheme<S> {
   // (the keys past the clip, one run per row, as one vector sum).
   std::vector<S>& block_class_sums(const AttnBlock<S>& b, const S* p, size_t ldp, int slot) const {
     std::vector<S>& a = hook_scratch<S>(slot, size_t(b.nq) * rows());
-    for (int r = 0; r < b.nq; ++r)
-      add_by_class(p + size_t(r) * ldp, b.nk, [&](int t) { return relation(b.qpos[r], b.kpos[t]); },
-                   &a[size_t(r) * rows()]);
+    const bool keys_run = consecutive(b.kpos, b.nk);
+    for (int r = 0; r < b.nq; ++r) add_by_relation(p + size_t(r) * ldp, b, r, keys_run, &a[size_t(r) * rows()]);
     return a;
+  }
+  // acc[u] += x[t] over block row r's keys by class (add_by_class's runs and order, from the positions).
+  void add_by_relation(const S* x, const AttnBlock<S>& b, int r, bool keys_run, S* acc) const {
+    clipped_runs(b.qpos[r], b.kpos, b.nk, keys_run, clip_, [&](int t0, int t1, int u) { add_run(x, t0, t1, acc[u]); });
   }
   // 2K+1 zeros per thread
   std::vector<S>& scratch(int which) const { return hook_scratch<S>(which, rows()); }

@@ -130,16 +130,20 @@ class TupeScheme final : public Scheme<S> {
     if (in_pair_table(b)) {
       const int n = pair_rows(b.span);
       const S* pair = pair_table(b.tables, b.span, b.head);
+      const bool keys_run = consecutive(b.kpos, b.nk);
       for (int r = 0; r < b.nq; ++r) {
         const S* sr = pair + size_t(b.qpos[r]) * n;
         S* out = scores + size_t(r) * b.nk;
-        for (int t = 0; t < b.nk; ++t) out[t] += scale * sr[b.kpos[t]];
+        if (keys_run)
+          for (int t = 0; t < b.nk; ++t) out[t] += scale * sr[b.kpos[0] + t];
+        else
+          for (int t = 0; t < b.nk; ++t) out[t] += scale * sr[b.kpos[t]];
       }
       if (relative_) bias_.block_forward(P, b, scores);
       return;
     }
     const Rows pq = rows_at(b, 0, b.qpos, b.nq, 0), pk = rows_at(b, 1, b.kpos, b.nk, 1);
-    std::vector<S>& g = hook_scratch<S>(2, size_t(b.nq) * b.nk);
+    std::vector<S>& g = hook_buffer<S>(2, size_t(b.nq) * b.nk);
     gemm(Op::N, Op::T, b.nq, b.nk, b.dh, pq.at, pq.ld, pk.at, pk.ld, g.data(), b.nk, false);
     for (size_t e = 0; e < g.size(); ++e) scores[e] += scale * g[e];
     if (relative_) bias_.block_forward(P, b, scores);
@@ -153,16 +157,20 @@ class TupeScheme final : public Scheme<S> {
     if (in_pair_table(b)) {
       const int n = pair_rows(b.span);
       S* dpair = dtables + (pair_table(b.tables, b.span, b.head) - b.tables);
+      const bool keys_run = consecutive(b.kpos, b.nk);
       for (int r = 0; r < b.nq; ++r) {
         S* dr = dpair + size_t(b.qpos[r]) * n;
         const S* g = ds + size_t(r) * b.nk;
-        for (int t = 0; t < b.nk; ++t) dr[b.kpos[t]] += scale * g[t];
+        if (keys_run)
+          for (int t = 0; t < b.nk; ++t) dr[b.kpos[0] + t] += scale * g[t];
+        else
+          for (int t = 0; t < b.nk; ++t) dr[b.kpos[t]] += scale * g[t];
       }
       if (relative_) bias_.block_backward(G, b, ds);
       return;
     }
     const Rows pq = rows_at(b, 0, b.qpos, b.nq, 0), pk = rows_at(b, 1, b.kpos, b.nk, 1);
-    std::vector<S>& e = hook_scratch<S>(2, size_t(b.nq) * b.nk);
+    std::vector<S>& e = hook_buffer<S>(2, size_t(b.nq) * b.nk);
     for (size_t i = 0; i < e.size(); ++i) e[i] = scale * ds[i];
     add_product(b, 0, b.qpos, b.nq, Op::N, e.data(), pk, b.nk, dtables);
     add_product(b, 1, b.kpos, b.nk, Op::T, e.data(), pq, b.nq, dtables);
@@ -189,11 +197,6 @@ class TupeScheme final : public Scheme<S> {
     const auto [k0, k1] = std::minmax_element(b.kpos, b.kpos + b.nk);
     return *q0 >= 0 && *k0 >= 0 && *q1 < n && *k1 < n;
   }
-  static bool consecutive(const int* pos, int n) {
-    for (int i = 1; i < n; ++i)
-      if (pos[i] != pos[0] + i) return false;
-    return true;
-  }
   const S* table_row(const S* tables, int which, int pos, int head, int d) const {
     if (pos < 0 || pos >= rows()) throw UsageError("tupe table has no row for position " + std::to_string(pos));
     return tables + (size_t(which) * rows() + pos) * width() + size_t(head) * d;
@@ -203,7 +206,7 @@ class TupeScheme final : public Scheme<S> {
       table_row(b.tables, which, pos[n - 1], b.head, b.dh);  // (checks the last row exists)
       return {table_row(b.tables, which, pos[0], b.head, b.dh), width()};
     }
-    std::vector<S>& g = hook_scratch<S>(slot, size_t(n) * b.dh);
+    std::vector<S>& g = hook_buffer<S>(slot, size_t(n) * b.dh);
     for (int i = 0; i < n; ++i) std::copy_n(table_row(b.tables, which, pos[i], b.head, b.dh), b.dh, &g[size_t(i) * b.dh]);
     return {g.data(), b.dh};
   }
@@ -217,7 +220,7 @@ class TupeScheme final : public Scheme<S> {
       gemm(op, Op::N, n, b.dh, m, e, ldE, other.at, other.ld, first, width(), true);
       return;
     }
-    std::vector<S>& out = hook_scratch<S>(3, size_t(n) * b.dh);
+    std::vector<S>& out = hook_buffer<S>(3, size_t(n) * b.dh);
     gemm(op, Op::N, n, b.dh, m, e, ldE, other.at, other.ld, out.data(), b.dh, false);
     for (int i = 0; i < n; ++i) {
       S* dst = dtables + (table_row(b.tables, which, pos[i], b.head, b.dh) - b.tables);

@@ -114,16 +114,24 @@ class TxlScheme final : public Scheme<S> {
     const auto [lo, hi] = block_age_range(b);
     const int A = hi - lo + 1;
     const S *u = P.data(u_) + size_t(b.head) * d, *v = P.data(v_) + size_t(b.head) * d;
-    std::vector<S>& qv = hook_scratch<S>(0, size_t(b.nq) * d);
-    std::vector<S>& g = hook_scratch<S>(1, size_t(b.nq) * A);
-    std::vector<S>& uk = hook_scratch<S>(2, size_t(b.nk));
+    std::vector<S>& qv = hook_buffer<S>(0, size_t(b.nq) * d);
+    std::vector<S>& g = hook_buffer<S>(1, size_t(b.nq) * A);
+    std::vector<S>& uk = hook_buffer<S>(2, size_t(b.nk));
     for (int r = 0; r < b.nq; ++r)
       for (int c = 0; c < d; ++c) qv[size_t(r) * d + c] = b.q[size_t(r) * ld + c] + v[c];
     gemm(Op::N, Op::T, b.nq, A, d, qv.data(), d, age_rows(b, lo), width(), g.data(), A, false);
     gemm(Op::N, Op::T, 1, b.nk, d, u, d, b.k, ld, uk.data(), b.nk, false);
-    for (int r = 0; r < b.nq; ++r)
-      for (int t = 0; t < b.nk; ++t)
-        scores[size_t(r) * b.nk + t] += scale * (g[size_t(r) * A + (b.qpos[r] - b.kpos[t] - lo)] + uk[t]);
+    const bool keys_run = consecutive(b.kpos, b.nk);
+    for (int r = 0; r < b.nq; ++r) {
+      S* s = scores + size_t(r) * b.nk;
+      const S* gr = &g[size_t(r) * A];
+      if (keys_run) {  // key t's age is qpos - kpos[0] - t
+        const S* g0 = gr + (b.qpos[r] - b.kpos[0] - lo);
+        for (int t = 0; t < b.nk; ++t) s[t] += scale * (g0[-t] + uk[t]);
+      } else {
+        for (int t = 0; t < b.nk; ++t) s[t] += scale * (gr[b.qpos[r] - b.kpos[t] - lo] + uk[t]);
+      }
+    }
   }
   // undoes it, with e = ds / sqrt(d): dg[r][age - lo] += e, col[t] = sum_r e; then (undoes g = QV R^T)
   // dQV = dg R, which goes to dq and (summed over rows) dv_h, dR += dg^T QV; and (undoes uk = K u)
@@ -136,18 +144,31 @@ class TxlScheme final : public Scheme<S> {
     const int A = hi - lo + 1;
     const S *u = P.data(u_) + size_t(b.head) * d, *v = P.data(v_) + size_t(b.head) * d;
     S *du = G.data(u_) + size_t(b.head) * d, *dv = G.data(v_) + size_t(b.head) * d;
-    std::vector<S>& qv = hook_scratch<S>(0, size_t(b.nq) * d);
+    std::vector<S>& qv = hook_buffer<S>(0, size_t(b.nq) * d);
     std::vector<S>& dg = hook_scratch<S>(1, size_t(b.nq) * A);
     std::vector<S>& col = hook_scratch<S>(2, size_t(b.nk));
-    std::vector<S>& dqv = hook_scratch<S>(3, size_t(b.nq) * d);
+    std::vector<S>& dqv = hook_buffer<S>(3, size_t(b.nq) * d);
     for (int r = 0; r < b.nq; ++r)
       for (int c = 0; c < d; ++c) qv[size_t(r) * d + c] = b.q[size_t(r) * ld + c] + v[c];
-    for (int r = 0; r < b.nq; ++r)
-      for (int t = 0; t < b.nk; ++t) {
-        const S e = scale * ds[size_t(r) * b.nk + t];
-        dg[size_t(r) * A + (b.qpos[r] - b.kpos[t] - lo)] += e;
-        col[t] += e;
+    const bool keys_run = consecutive(b.kpos, b.nk);
+    for (int r = 0; r < b.nq; ++r) {
+      const S* dsr = ds + size_t(r) * b.nk;
+      S* dgr = &dg[size_t(r) * A];
+      if (keys_run) {  // one key per age: dg's row takes the row of e reversed
+        S* dg0 = dgr + (b.qpos[r] - b.kpos[0] - lo);
+        for (int t = 0; t < b.nk; ++t) {
+          const S e = scale * dsr[t];
+          dg0[-t] += e;
+          col[t] += e;
+        }
+      } else {
+        for (int t = 0; t < b.nk; ++t) {
+          const S e = scale * dsr[t];
+          dgr[b.qpos[r] - b.kpos[t] - lo] += e;
+          col[t] += e;
+        }
       }
+    }
     gemm(Op::N, Op::N, b.nq, d, A, dg.data(), A, age_rows(b, lo), width(), dqv.data(), d, false);
     for (int r = 0; r < b.nq; ++r)
       for (int c = 0; c < d; ++c) {
