@@ -139,20 +139,29 @@ lines += ["## 1. Char-LM training step, RoPE, B 64 / T 128, 2 threads", "",
               ("%.1f ms (%s)" % (t, ", ".join("%.1f" % x for x in theirs))) if t else "not measured (no python3-torch or reference script)",
               fmt_ratio(t, o), g, g / peak2), ""]
 
-# 2. every scheme against RoPE (one run), 3. threads
-log("every scheme's step, and RoPE on one thread")
-all_steps = benchmarks("^BM_CharLMTrainStep/")
-rope = all_steps["BM_CharLMTrainStep/rope"]["real_time"]
-lines += ["## 2. Every scheme's step against RoPE's (target <= 1.3x)", "", "| scheme | ms/step | / RoPE |", "|---|---|---|"]
-for name, b in all_steps.items():
+# 2. every scheme against RoPE (each round runs every scheme once, RoPE among them: the ratio is the
+# median over rounds of the round's own ratio, so the machine's drift between rounds cancels), 3. threads
+runs = []
+for r in range(rounds):
+    log("every scheme's step, and RoPE on one thread, round %d/%d" % (r + 1, rounds))
+    runs.append(benchmarks("^BM_CharLMTrainStep/"))
+all_steps = runs[0]
+rope = statistics.median(x["BM_CharLMTrainStep/rope"]["real_time"] for x in runs)
+lines += ["## 2. Every scheme's step against RoPE's (target <= 1.3x)", "",
+          "Median of %d rounds; each round runs every scheme once and the ratio is taken within the round." % rounds,
+          "", "| scheme | ms/step | / RoPE |", "|---|---|---|"]
+for name in all_steps:
     if "threads" in name:
         continue
-    lines.append("| %s | %.1f | %.2fx |" % (name.split("/")[1], b["real_time"], b["real_time"] / rope))
-one = all_steps["BM_CharLMTrainStep/rope/threads:1"]["real_time"]
+    ms = statistics.median(x[name]["real_time"] for x in runs)
+    ratio = statistics.median(x[name]["real_time"] / x["BM_CharLMTrainStep/rope"]["real_time"] for x in runs)
+    lines.append("| %s | %.1f | %.2fx |" % (name.split("/")[1], ms, ratio))
+one = statistics.median(x["BM_CharLMTrainStep/rope/threads:1"]["real_time"] for x in runs)
+one_gf = statistics.median(x["BM_CharLMTrainStep/rope/threads:1"]["GFLOP/s"] for x in runs) * 1e-9
 lines += ["", "## 3. Both cores (target >= 1.8x)", "",
-          "RoPE step: 1 thread %.1f ms, 2 threads %.1f ms: **%.2fx**; one thread reaches %.0f GFLOP/s (%.2f of "
-          "one core's peak)." % (one, rope, one / rope, all_steps["BM_CharLMTrainStep/rope/threads:1"]["GFLOP/s"] * 1e-9,
-                                 all_steps["BM_CharLMTrainStep/rope/threads:1"]["GFLOP/s"] * 1e-9 / mc["peak_core_gflops"]), ""]
+          "RoPE step (medians of the rounds above): 1 thread %.1f ms, 2 threads %.1f ms: **%.2fx**; one thread "
+          "reaches %.0f GFLOP/s (%.2f of one core's peak)." % (one, rope, one / rope, one_gf,
+                                                             one_gf / mc["peak_core_gflops"]), ""]
 
 # 4. the tournament, 1 thread
 lines += ["## 4. The tournament, 1 thread (target >= 25x)", ""]
