@@ -138,13 +138,14 @@ void class_runs(int n, Cls cls, F f) {
   }
 }
 
-// acc[cls(t)] += x[t] for t < n, a run of one class summed first (run_sum) and added once: the many
-// keys of a clipped relation class then cost a vector sum instead of a chain of dependent adds to
-// one entry. The order is fixed by the classes alone.
+// acc += x[t0] + ... + x[t1 - 1], a run of one class: the entry itself, or run_sum's fixed order.
 template <class S>
 void add_run(const S* x, int t0, int t1, S& acc) {
   acc += t1 - t0 == 1 ? x[t0] : run_sum(x + t0, t1 - t0);
 }
+// acc[cls(t)] += x[t] for t < n, a run of one class summed first (run_sum) and added once: the many
+// keys of a clipped relation class then cost a vector sum instead of a chain of dependent adds to
+// one entry. The order is fixed by the classes alone.
 template <class S, class Cls>
 void add_by_class(const S* x, int n, Cls cls, S* acc) {
   class_runs(n, cls, [&](int t0, int t1, int u) { add_run(x, t0, t1, acc[u]); });
