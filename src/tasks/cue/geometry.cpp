@@ -58,23 +58,38 @@ class ProjectedSinusoidal final : public Scheme<float> {
   void embed_forward(CParamView<float> P, const int* pos, int n, float* out) const override {
     inner_->embed_forward(P, pos, n, out);
   }
+  // The codes p(n) and the rows p(n)^T D of positions 0..max_pos, computed once (the sums are the
+  // ones score_forward made per pair before, so the scores are the same bits).
+  void prepare(int max_pos) override {
+    inner_->prepare(max_pos);
+    for (int p = int(codes_.size()); p <= max_pos; ++p) {
+      codes_.push_back(code(p));
+      coded_.push_back(codes_.back().transpose() * D_);
+    }
+  }
   void score_forward(CParamView<float>, const AttnRow<float>& r, float* scores) const override {
     const int d = cfg_.d_model, nk = r.nk;
     const int* kpos = r.kpos;
-    std::vector<double> pm(d), pn(d);
-    sinusoidal_code(r.qpos, d, base_, pm.data());
-    const Eigen::Map<const Eigen::RowVectorXd> a(pm.data(), d);
-    const Eigen::RowVectorXd aD = a * D_;
+    Eigen::RowVectorXd unprepared;
+    if (r.qpos >= int(coded_.size())) unprepared = code(r.qpos).transpose() * D_;
+    const Eigen::RowVectorXd& aD = r.qpos < int(coded_.size()) ? coded_[r.qpos] : unprepared;
     for (int j = 0; j < nk; ++j) {
-      sinusoidal_code(kpos[j], d, base_, pn.data());
-      scores[j] -= float(aD.dot(Eigen::Map<const Eigen::VectorXd>(pn.data(), d)) / std::sqrt(double(d)));
+      const double dot = kpos[j] < int(codes_.size()) ? aD.dot(codes_[kpos[j]]) : aD.dot(code(kpos[j]));
+      scores[j] -= float(dot / std::sqrt(double(d)));
     }
   }
 
  private:
+  Eigen::VectorXd code(int pos) const {
+    Eigen::VectorXd c(cfg_.d_model);
+    sinusoidal_code(pos, cfg_.d_model, base_, c.data());
+    return c;
+  }
   std::unique_ptr<Scheme<float>> inner_;
   double base_;
   Eigen::MatrixXd D_;
+  std::vector<Eigen::VectorXd> codes_;     // p(n), n = 0..max_pos prepared
+  std::vector<Eigen::RowVectorXd> coded_;  // p(n)^T D
 };
 
 json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
@@ -129,6 +144,7 @@ json sinusoidal_section(CueHead<float>& m, const json& meta, const EvalSettings&
   }
   auto original = make_scheme<float>(m.config().scheme);
   m.swap_scheme(std::make_unique<ProjectedSinusoidal>(m.config().scheme, qk_matrix(m)));
+  for (auto& t : tests) m.prepare(t.T);
   for (auto& t : tests) proj.push_back(opt(cue_accuracy(m, t)));
   m.swap_scheme(std::move(original));
   return {{"defect_at_init", d_init},
