@@ -35,6 +35,18 @@ inline S dot(const S* a, const S* b, int n) {
   }
 }
 
+// y[c] += a * x[c] for c < n: a multiply then an add per element (never fused), so the vector form
+// for a compile-time width gives the bits of the scalar loop; x and y must not overlap.
+template <int DH, class S>
+inline void axpy(S a, const S* x, S* y, int n) {
+  if constexpr (DH > 0) {
+    using A = Eigen::Array<S, DH, 1>;
+    Eigen::Map<A>(y) += a * Eigen::Map<const A>(x);
+  } else {
+    for (int c = 0; c < n; ++c) y[c] += a * x[c];
+  }
+}
+
 // Where head h of key j of sequence b starts: row b*Tk + j of K/V, or row kv_index[b*Tk + j] of a table.
 struct KeyOffsets {
   const AttnShape& sh;
@@ -166,11 +178,7 @@ void forward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, const
         // o = sum_j p_j v_j
         S* o = out + (size_t(b) * sh.Tq + i) * W + size_t(h) * dh;
         for (int c = 0; c < dh; ++c) o[c] = 0;
-        for (int t = 0; t < nk; ++t) {
-          const S pj = p[keys[t]];
-          const S* v = V + key_rows(b, h, keys[t]);
-          for (int c = 0; c < dh; ++c) o[c] += pj * v[c];
-        }
+        for (int t = 0; t < nk; ++t) axpy<DH>(p[keys[t]], V + key_rows(b, h, keys[t]), o, dh);
         // o += the scheme's value term
         if (values) {
           for (int t = 0; t < nk; ++t) pv[t] = p[keys[t]];
@@ -205,8 +213,7 @@ void backward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
           const size_t krow = key_rows(b, h, keys[t]);
           const S pj = pv[t] = p[keys[t]];
           dp[t] = dot<DH>(go, V + krow, dh);
-          S* dv = dV + krow;
-          for (int c = 0; c < dh; ++c) dv[c] += pj * go[c];
+          axpy<DH>(pj, go, dV + krow, dh);
         }
         // undoes o += the scheme's value term: dp += its share
         if (values) scheme.value_backward(P, G, row, pv.data(), go, dp.data());
@@ -219,12 +226,8 @@ void backward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
         for (int t = 0; t < nk; ++t) {
           const size_t krow = key_rows(b, h, keys[t]);
           const S g = scale * ds[t];
-          const S* k = K + krow;
-          S* dk = dK + krow;
-          for (int c = 0; c < dh; ++c) {
-            dq[c] += g * k[c];
-            dk[c] += g * q[c];
-          }
+          axpy<DH>(g, K + krow, dq, dh);
+          axpy<DH>(g, q, dK + krow, dh);
         }
       }
 }
