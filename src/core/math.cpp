@@ -118,7 +118,13 @@ double exp(double x) {
   const double k = std::nearbyint(x * kLog2e);
   double r = std::fma(-k, kLn2Hi, x);
   r = std::fma(-k, kLn2Lo, r);
-  return std::ldexp(horner(kExpTaylor, r), int(k));
+  const double p = horner(kExpTaylor, r);
+  if (k < -1022 || k > 1023) return std::ldexp(p, int(k));
+  // p 2^k with 2^k a normal double: one rounding at most, as ldexp's (and no libm call)
+  const uint64_t bits = uint64_t(int64_t(k) + 1023) << 52;
+  double scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  return p * scale;
 }
 
 float exp(float x) {

@@ -31,8 +31,12 @@ class Rng {
   uint64_t next() { return splitmix64(state_++ * 0xD1B54A32D192ED03ULL); }
   // Uniform in [0, 1) with 53 random bits.
   double uniform() { return double(next() >> 11) * 0x1.0p-53; }
-  // Uniform integer in [0, n).
-  int below(int n) { return int((next() >> 33) % uint64_t(n)); }
+  // Uniform integer in [0, n). (For n a power of two the remainder is a mask: the same numbers,
+  // without a 64-bit division.)
+  int below(int n) {
+    const uint64_t x = next() >> 33;
+    return (n & (n - 1)) == 0 ? int(x & uint64_t(n - 1)) : int(x % uint64_t(n));
+  }
   // Standard normal by Box-Muller (one value per call, deterministic).
   double normal() {
     const double u1 = 1.0 - uniform(), u2 = uniform();

@@ -111,17 +111,19 @@ void CueHead<S>::prepare_attention(const int* tokens, int B, int T, CueWorkspace
   resize(ws.KT, size_t(T) * V * d);
   resize(ws.VT, size_t(T) * V * d);
   ws.kt_pos.resize(size_t(T) * V);
-  for (int t = 0; t < T; ++t)
+  for (int t = 0; t < T; ++t) {
+    const S* pt = emb ? &ws.PT[size_t(t) * d3] : nullptr;
     for (int x = 0; x < V; ++x) {
       const size_t r = size_t(t) * V + x;
       const S* et = &ws.ET[size_t(x) * d3];
-      const S* pt = emb ? &ws.PT[size_t(t) * d3] : nullptr;
-      for (int c = 0; c < d; ++c) {
-        ws.KT[r * d + c] = et[d + c] + (pt ? pt[d + c] : S(0));
-        ws.VT[r * d + c] = et[2 * d + c] + (pt ? pt[2 * d + c] : S(0));
-      }
+      S *kt = &ws.KT[r * d], *vt = &ws.VT[r * d];
+      if (pt)
+        for (int c = 0; c < d; ++c) kt[c] = et[d + c] + pt[d + c], vt[c] = et[2 * d + c] + pt[2 * d + c];
+      else  // + 0 as with a zero positional row (a -0 entry becomes +0)
+        for (int c = 0; c < d; ++c) kt[c] = et[d + c] + S(0), vt[c] = et[2 * d + c] + S(0);
       ws.kt_pos[r] = p0 + t;
     }
+  }
   if (scheme_->acts_on_qk()) scheme_->qk_forward(ws.kt_pos.data(), T * V, ws.KT.data());
   // kv_index[b*T + t] = t*V + x_{b,t};  q_{b,i} = qk_t(ET[x_{b,t}, 0:d] (+ PT[t, 0:d])), t = first_q + i
   ws.kv_index.resize(size_t(B) * T);
@@ -237,11 +239,12 @@ BatchStats CueHead<S>::forward_backward(const int* tokens, const int* targets, i
   for (int t = 0; t < T; ++t)
     for (int x = 0; x < V; ++x) {
       const size_t r = size_t(t) * V + x;
+      const S *dkt = &ws.dKT[r * d], *dvt = &ws.dVT[r * d];
       S* det = &ws.dET[size_t(x) * d3];
-      for (int c = 0; c < d; ++c) det[d + c] += ws.dKT[r * d + c], det[2 * d + c] += ws.dVT[r * d + c];
+      for (int c = 0; c < d; ++c) det[d + c] += dkt[c], det[2 * d + c] += dvt[c];
       if (emb) {
         S* dpt = &ws.dPT[size_t(t) * d3];
-        for (int c = 0; c < d; ++c) dpt[d + c] += ws.dKT[r * d + c], dpt[2 * d + c] += ws.dVT[r * d + c];
+        for (int c = 0; c < d; ++c) dpt[d + c] += dkt[c], dpt[2 * d + c] += dvt[c];
       }
     }
   // undoes ET = E W_qkv
