@@ -109,7 +109,7 @@ class DebertaScheme final : public Scheme<S> {
           sr[t] += scale * (ar[delta(b.qpos[r], b.kpos[t])] + c[size_t(t) * K2 + delta(b.kpos[t], b.qpos[r])]);
         continue;
       }
-      const Spans z = spans(b.qpos[r], b.kpos[0], b.nk);
+      const ClippedSpans z = spans(b.qpos[r], b.kpos[0], b.nk);
       for (int t = 0; t < z.a; ++t) sr[t] += scale * (ar[K2 - 1] + c[size_t(t) * K2]);
       for (int t = z.a; t < z.c; ++t) {
         const int x = b.kpos[0] + t - b.qpos[r];
@@ -139,7 +139,7 @@ class DebertaScheme final : public Scheme<S> {
         continue;
       }
       // the same sums in the same order; the far keys' shared entry of da runs in a register
-      const Spans z = spans(b.qpos[r], b.kpos[0], b.nk);
+      const ClippedSpans z = spans(b.qpos[r], b.kpos[0], b.nk);
       S far = dar[K2 - 1];
       for (int t = 0; t < z.a; ++t) {
         const S g = scale * dsr[t];
@@ -169,16 +169,9 @@ class DebertaScheme final : public Scheme<S> {
   }
 
  private:
-  // A block row's keys at consecutive positions k0, k0 + 1, ... by x = key - query position:
-  // [0, a) with x <= -K (delta(m, n) = 2K - 1, delta(n, m) = 0), [a, c) with |x| < K (K - x and
-  // x + K), [c, nk) with x >= K (0 and 2K - 1).
-  struct Spans {
-    int a, c;
-  };
-  Spans spans(int qp, int k0, int nk) const {
-    const int a = std::clamp(qp - clip_ - k0 + 1, 0, nk);
-    return {a, std::clamp(qp + clip_ - k0, a, nk)};
-  }
+  // A block row's keys by span (clipped_spans): [0, a) far older (delta(m, n) = 2K - 1, delta(n, m) = 0),
+  // [a, c) near (K - x and x + K), [c, nk) far newer (0 and 2K - 1).
+  ClippedSpans spans(int qp, int k0, int nk) const { return clipped_spans(qp, k0, nk, clip_); }
   int width() const { return this->cfg_.n_heads * this->cfg_.d_head; }
   // this head's Kr and Qr: 2K rows each at row stride width()
   const S* kr_rows(const AttnBlock<S>& b) const { return b.tables + size_t(b.head) * b.dh; }

@@ -151,6 +151,17 @@ void add_by_class(const S* x, int n, Cls cls, S* acc) {
   class_runs(n, cls, [&](int t0, int t1, int u) { add_run(x, t0, t1, acc[u]); });
 }
 
+// A row's keys at consecutive positions k0, k0 + 1, ... (k0 + nk - 1) by x = key - query position qp,
+// for a relation clipped at K (Shaw's and DeBERTa's): [0, a) with x <= -K, [a, c) with |x| < K (one
+// relation per key), [c, nk) with x >= K.
+struct ClippedSpans {
+  int a, c;
+};
+inline ClippedSpans clipped_spans(int qp, int k0, int nk, int K) {
+  const int a = std::clamp(qp - K - k0 + 1, 0, nk);
+  return {a, std::clamp(qp + K - k0, a, nk)};
+}
+
 // class_runs for a clipped relation u = clamp(kpos[t] - qp, -K, K) + K (Shaw's), the same runs in
 // the same order; when the keys' positions are consecutive (keys_run = consecutive(kpos, nk), decided
 // once for a block's rows) they come from the positions alone, not from testing every key: [0, a) of
@@ -160,7 +171,7 @@ void clipped_runs(int qp, const int* kpos, int nk, bool keys_run, int K, F f) {
   if (nk == 0) return;
   if (!keys_run)
     return class_runs(nk, [&](int t) { return std::clamp(kpos[t] - qp, -K, K) + K; }, f);
-  const int a = std::clamp(qp - K - kpos[0] + 1, 0, nk), c = std::clamp(qp + K - kpos[0], a, nk);
+  const auto [a, c] = clipped_spans(qp, kpos[0], nk, K);
   if (a > 0) f(0, a, 0);
   for (int t = a; t < c; ++t) f(t, t + 1, kpos[t] - qp + K);
   if (c < nk) f(c, nk, 2 * K);
