@@ -32,7 +32,7 @@ std::optional<double> cue_accuracy(const CueHead<float>& model, const CueBatch& 
 #pragma omp parallel for schedule(dynamic) if (!in_parallel() && chunks > 1)
   for (int c = 0; c < chunks; ++c) {
     const ScopedFlushToZero ftz;
-    CueWorkspace<float> ws;
+    thread_local CueWorkspace<float> ws;  // reused: forward writes every entry it reads
     const int b0 = c * kChunk, nb = std::min(kChunk, test.B - b0);
     correct[c] = model
                      .forward(&test.tokens[size_t(b0) * test.T], &test.targets[b0], nb, test.T, ws,
