@@ -829,14 +829,23 @@ def fig_passkey_heatmaps(r):
 
 def log_length_axes(ax, lengths, train_length, minor_labels=False):
     """Perplexity against context: both axes logarithmic (x base 2, ticked at the lengths), plain
-    numbers on y (minor ticks labelled too when asked), the training length marked."""
+    numbers on y (minor ticks labelled too when asked: all of them over at most two decades, else
+    only 2 and 5 times a power of ten, which would otherwise run into each other), the training
+    length marked."""
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xticks(lengths)
     ax.set_xticklabels([str(n) for n in lengths])
     ax.yaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
-    if minor_labels:
+    lo, hi = ax.get_ylim()
+    if minor_labels and hi <= 100 * lo:
         ax.yaxis.set_minor_formatter(matplotlib.ticker.ScalarFormatter())
+        ax.tick_params(axis="y", which="minor", labelsize=7)
+    elif minor_labels:
+        def two_and_five(v, _):
+            mantissa = v / 10 ** math.floor(math.log10(v) + 1e-9)
+            return "%g" % v if round(mantissa) in (2, 5) and abs(mantissa - round(mantissa)) < 1e-6 else ""
+        ax.yaxis.set_minor_formatter(matplotlib.ticker.FuncFormatter(two_and_five))
         ax.tick_params(axis="y", which="minor", labelsize=7)
     else:
         ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
