@@ -1,6 +1,6 @@
 // The block hooks of the dense attention path (Scheme::score_block_*, value_block_*) against the row
 // hooks of the row path, the fixed-order sums they use, and the derived tables a training step makes
-// once per thread.
+// once (per thread for the block stack, once for all chunks of a step for the cue head).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -12,6 +12,8 @@
 #include "core/rng.h"
 #include "models/attention.h"
 #include "models/block_stack.h"
+#include "models/cue_head.h"
+#include "tasks/cue/data.h"
 
 using namespace pe;
 
@@ -178,4 +180,41 @@ TEST_CASE("derived tables made once per training step: the chunks' gradients hav
     CHECK(grads(reused) == grads(fresh));
     CHECK(grads(reused) != g0);
   }
+}
+
+TEST_CASE("the cue head's tables made once for a step's chunks: the bits of each chunk making its own") {
+  for (const char* s : {"none", "sinusoidal", "learned", "rope", "alibi", "t5", "shaw", "txl", "deberta", "tupe"})
+    for (bool every : {false, true}) {
+      CueModelConfig cfg;
+      cfg.scheme.name = s;
+      cfg.scheme.train_length = 32;  // learned: rows for positions up to 31
+      if (every) cfg.task.query_token = false;
+      CueHead<float> m(cfg);
+      m.init(4);
+      const int B = 6, T = 20, p0 = every ? 0 : 3;
+      CueBatch batch = cue_train_batch(CueModelConfig{}.task, 9, 1, B, T);
+      std::vector<int> targets = batch.targets;
+      if (every) {  // a target at every other position, tokens from the content vocabulary
+        targets.assign(size_t(B) * T, -1);
+        for (int i = 0; i < B * T; ++i) batch.tokens[i] %= cfg.task.vocab(), targets[i] = i % 2 ? batch.tokens[i] % 8 : -1;
+      }
+      m.prepare(p0 + T + 1);
+      CueTables<float> tables;
+      m.prepare_tables(T, p0, every, tables);
+      std::vector<float> g_own(m.layout().total(), 0.0f), g_shared(m.layout().total(), 0.0f);
+      CueWorkspace<float> own, shared;
+      shared.shared = &tables;
+      long rows = every ? B * T / 2 : B;
+      const BatchStats a = m.forward_backward(batch.tokens.data(), targets.data(), B, T, rows, g_own.data(), own, p0, every);
+      const BatchStats b = m.forward_backward(batch.tokens.data(), targets.data(), B, T, rows, g_shared.data(), shared, p0, every);
+      INFO(s << (every ? " (every position)" : ""));
+      CHECK(a.loss_sum == b.loss_sum);
+      CHECK(own.logits == shared.logits);
+      CHECK(g_own == g_shared);
+      // tables made for another start are refused, not read
+      CueTables<float> other;
+      m.prepare_tables(T, p0 + 1, every, other);
+      shared.shared = &other;
+      CHECK_THROWS_AS(m.forward(batch.tokens.data(), targets.data(), B, T, shared, nullptr, p0, every), Error);
+    }
 }

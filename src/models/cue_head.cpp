@@ -82,75 +82,89 @@ void zero(std::vector<S>& v, size_t n) {
 }  // namespace
 
 template <class S>
-void CueHead<S>::prepare_attention(const int* tokens, int B, int T, CueWorkspace<S>& ws, int p0,
-                                   bool every_position) const {
+void CueHead<S>::prepare_tables(int T, int p0, bool every_position, CueTables<S>& tab) const {
   const int d = cfg_.d_model, d3 = 3 * d, V = cfg_.task.vocab();
   const int Tq = every_position ? T : 1, first_q = T - Tq;  // query row i reads at sequence index first_q + i
   const auto P = cview();
   const bool emb = scheme_->acts_on_embedding();
+  tab.T = T, tab.p0 = p0, tab.every_position = every_position;
   // ET = E W_qkv: [V, 3d]
-  resize(ws.ET, size_t(V) * d3);
-  MatMap<S>(ws.ET.data(), V, d3).noalias() = P(emb_) * P(wqkv_);
+  resize(tab.ET, size_t(V) * d3);
+  MatMap<S>(tab.ET.data(), V, d3).noalias() = P(emb_) * P(wqkv_);
   // positions are explicit: keys at p0..p0+T-1, the queries at p0+first_q..p0+T-1
-  ws.kpos.resize(T);
-  for (int t = 0; t < T; ++t) ws.kpos[t] = p0 + t;
-  ws.qpos.resize(Tq);
-  for (int i = 0; i < Tq; ++i) ws.qpos[i] = p0 + first_q + i;
-  ws.qrow_pos.resize(size_t(B) * Tq);
-  for (int b = 0; b < B; ++b) std::copy(ws.qpos.begin(), ws.qpos.end(), ws.qrow_pos.begin() + size_t(b) * Tq);
+  tab.kpos.resize(T);
+  for (int t = 0; t < T; ++t) tab.kpos[t] = p0 + t;
+  tab.qpos.resize(Tq);
+  for (int i = 0; i < Tq; ++i) tab.qpos[i] = p0 + first_q + i;
   // PS = positional state [T, d]; PT = PS W_qkv [T, 3d]
   if (emb) {
-    zero(ws.PS, size_t(T) * d);
-    scheme_->embed_forward(P, ws.kpos.data(), T, ws.PS.data());
-    resize(ws.PT, size_t(T) * d3);
-    MatMap<S>(ws.PT.data(), T, d3).noalias() = CMatMap<S>(ws.PS.data(), T, d) * P(wqkv_);
+    zero(tab.PS, size_t(T) * d);
+    scheme_->embed_forward(P, tab.kpos.data(), T, tab.PS.data());
+    resize(tab.PT, size_t(T) * d3);
+    MatMap<S>(tab.PT.data(), T, d3).noalias() = CMatMap<S>(tab.PS.data(), T, d) * P(wqkv_);
   }
   // A key and a value depend only on (position, token): row t*V + x of the tables
   //   KT = qk_t(ET[x, d:2d] (+ PT[t, d:2d])), VT = ET[x, 2d:3d] (+ PT[t, 2d:3d]): [T*V, d]
   // so the scheme's Q/K transform runs on T*V rows, and attention reads rows through kv_index.
-  resize(ws.KT, size_t(T) * V * d);
-  resize(ws.VT, size_t(T) * V * d);
-  ws.kt_pos.resize(size_t(T) * V);
+  resize(tab.KT, size_t(T) * V * d);
+  resize(tab.VT, size_t(T) * V * d);
+  tab.kt_pos.resize(size_t(T) * V);
   for (int t = 0; t < T; ++t) {
-    const S* pt = emb ? &ws.PT[size_t(t) * d3] : nullptr;
+    const S* pt = emb ? &tab.PT[size_t(t) * d3] : nullptr;
     for (int x = 0; x < V; ++x) {
       const size_t r = size_t(t) * V + x;
-      const S* et = &ws.ET[size_t(x) * d3];
-      S *kt = &ws.KT[r * d], *vt = &ws.VT[r * d];
+      const S* et = &tab.ET[size_t(x) * d3];
+      S *kt = &tab.KT[r * d], *vt = &tab.VT[r * d];
       if (pt)
         for (int c = 0; c < d; ++c) kt[c] = et[d + c] + pt[d + c], vt[c] = et[2 * d + c] + pt[2 * d + c];
       else  // + 0 as with a zero positional row (a -0 entry becomes +0)
         for (int c = 0; c < d; ++c) kt[c] = et[d + c] + S(0), vt[c] = et[2 * d + c] + S(0);
-      ws.kt_pos[r] = p0 + t;
+      tab.kt_pos[r] = p0 + t;
     }
   }
-  if (scheme_->acts_on_qk()) scheme_->qk_forward(ws.kt_pos.data(), T * V, ws.KT.data());
+  if (scheme_->acts_on_qk()) scheme_->qk_forward(tab.kt_pos.data(), T * V, tab.KT.data());
+  tab.tables.resize(scheme_->tables_size(0, T));
+  if (!tab.tables.empty()) scheme_->tables_forward(P, 0, T, tab.tables.data());
+}
+
+template <class S>
+const CueTables<S>& CueHead<S>::prepare_attention(const int* tokens, int B, int T, CueWorkspace<S>& ws, int p0,
+                                                  bool every_position) const {
+  const int d = cfg_.d_model, d3 = 3 * d;
+  const int Tq = every_position ? T : 1, first_q = T - Tq;
+  if (ws.shared && (ws.shared->T != T || ws.shared->p0 != p0 || ws.shared->every_position != every_position))
+    throw Error("CueHead: the shared tables were made for another length, start or query layout");
+  if (!ws.shared) prepare_tables(T, p0, every_position, ws.own);
+  const CueTables<S>& tab = ws.shared ? *ws.shared : ws.own;
+  const bool emb = scheme_->acts_on_embedding();
+  ws.qrow_pos.resize(size_t(B) * Tq);
+  for (int b = 0; b < B; ++b) std::copy(tab.qpos.begin(), tab.qpos.end(), ws.qrow_pos.begin() + size_t(b) * Tq);
   // kv_index[b*T + t] = t*V + x_{b,t};  q_{b,i} = qk_t(ET[x_{b,t}, 0:d] (+ PT[t, 0:d])), t = first_q + i
+  const int V = cfg_.task.vocab();
   ws.kv_index.resize(size_t(B) * T);
   resize(ws.Q, size_t(B) * Tq * d);
   for (int b = 0; b < B; ++b) {
     for (int t = 0; t < T; ++t) ws.kv_index[size_t(b) * T + t] = t * V + tokens[size_t(b) * T + t];
     for (int i = 0; i < Tq; ++i) {
       const int t = first_q + i;
-      const S* et = &ws.ET[size_t(tokens[size_t(b) * T + t]) * d3];
+      const S* et = &tab.ET[size_t(tokens[size_t(b) * T + t]) * d3];
       S* q = &ws.Q[(size_t(b) * Tq + i) * d];
-      for (int c = 0; c < d; ++c) q[c] = et[c] + (emb ? ws.PT[size_t(t) * d3 + c] : S(0));
+      for (int c = 0; c < d; ++c) q[c] = et[c] + (emb ? tab.PT[size_t(t) * d3 + c] : S(0));
     }
   }
   if (scheme_->acts_on_qk()) scheme_->qk_forward(ws.qrow_pos.data(), B * Tq, ws.Q.data());
-  ws.tables.resize(scheme_->tables_size(0, T));
-  if (!ws.tables.empty()) scheme_->tables_forward(cview(), 0, T, ws.tables.data());
+  return tab;
 }
 
 template <class S>
 void CueHead<S>::scores(const int* tokens, int B, int T, CueWorkspace<S>& ws, std::vector<S>& scores, int p0,
                         bool every_position) const {
-  prepare_attention(tokens, B, T, ws, p0, every_position);
+  const CueTables<S>& tab = prepare_attention(tokens, B, T, ws, p0, every_position);
   const int Tq = every_position ? T : 1;
   scores.resize(size_t(B) * Tq * T);
-  attention_scores(AttnShape{B, Tq, T, 1, cfg_.d_model}, ws.Q.data(), ws.KT.data(), ws.qpos.data(), ws.kpos.data(),
+  attention_scores(AttnShape{B, Tq, T, 1, cfg_.d_model}, ws.Q.data(), tab.KT.data(), tab.qpos.data(), tab.kpos.data(),
                    Visibility{}.with_window(scheme_->window(0)), *scheme_, cview(), scores.data(), ws.kv_index.data(),
-                   AttnTables<S>{ws.tables.data(), nullptr, T});
+                   AttnTables<S>{tab.tables.data(), nullptr, T});
 }
 
 template <class S>
@@ -159,14 +173,14 @@ BatchStats CueHead<S>::forward(const int* tokens, const int* targets, int B, int
   const int d = cfg_.d_model, C = cfg_.task.alphabet;
   const int Tq = every_position ? T : 1;
   const auto P = cview();
-  prepare_attention(tokens, B, T, ws, p0, every_position);
+  const CueTables<S>& tab = prepare_attention(tokens, B, T, ws, p0, every_position);
   // z = attention(q, K, V): [B*Tq, d]
   const AttnShape sh{B, Tq, T, 1, d};
   resize(ws.probs, size_t(B) * Tq * T);
   resize(ws.Z, size_t(B) * Tq * d);
-  attention_forward(sh, ws.Q.data(), ws.KT.data(), ws.VT.data(), ws.qpos.data(), ws.kpos.data(),
+  attention_forward(sh, ws.Q.data(), tab.KT.data(), tab.VT.data(), tab.qpos.data(), tab.kpos.data(),
                     Visibility{}.with_window(scheme_->window(0)), *scheme_, P, ws.probs.data(), ws.Z.data(),
-                    ws.kv_index.data(), AttnTables<S>{ws.tables.data(), nullptr, T});
+                    ws.kv_index.data(), AttnTables<S>{tab.tables.data(), nullptr, T});
   // logits = Z W_out: [B*Tq, C]
   const int rows = B * Tq;
   resize(ws.logits, size_t(rows) * C);
@@ -191,6 +205,7 @@ template <class S>
 BatchStats CueHead<S>::forward_backward(const int* tokens, const int* targets, int B, int T, long norm_rows,
                                         S* grad, CueWorkspace<S>& ws, int p0, bool every_position) const {
   const BatchStats st = forward(tokens, targets, B, T, ws, nullptr, p0, every_position);
+  const CueTables<S>& tab = ws.shared ? *ws.shared : ws.own;
   const int d = cfg_.d_model, d3 = 3 * d, C = cfg_.task.alphabet, V = cfg_.task.vocab();
   const int Tq = every_position ? T : 1, first_q = T - Tq, rows = B * Tq;
   const auto P = cview();
@@ -215,12 +230,12 @@ BatchStats CueHead<S>::forward_backward(const int* tokens, const int* targets, i
   zero(ws.dKT, size_t(T) * V * d);
   zero(ws.dVT, size_t(T) * V * d);
   const AttnShape sh{B, Tq, T, 1, d};
-  ws.dtables.assign(ws.tables.size(), S(0));
-  attention_backward(sh, ws.Q.data(), ws.KT.data(), ws.VT.data(), ws.qpos.data(), ws.kpos.data(),
+  ws.dtables.assign(tab.tables.size(), S(0));
+  attention_backward(sh, ws.Q.data(), tab.KT.data(), tab.VT.data(), tab.qpos.data(), tab.kpos.data(),
                      Visibility{}.with_window(scheme_->window(0)), *scheme_, P, G, ws.probs.data(), ws.dZ.data(),
                      ws.dQ.data(), ws.dKT.data(), ws.dVT.data(), ws.kv_index.data(),
-                     AttnTables<S>{ws.tables.data(), ws.dtables.data(), T});
-  if (!ws.dtables.empty()) scheme_->tables_backward(P, G, 0, T, ws.tables.data(), ws.dtables.data());
+                     AttnTables<S>{tab.tables.data(), ws.dtables.data(), T});
+  if (!ws.dtables.empty()) scheme_->tables_backward(P, G, 0, T, tab.tables.data(), ws.dtables.data());
   // undoes q_{b,i} = qk(ET[x_{b,t}, 0:d] (+ PT[t, 0:d])), t = first_q + i
   if (scheme_->acts_on_qk()) scheme_->qk_backward(ws.qrow_pos.data(), rows, ws.dQ.data());
   zero(ws.dET, size_t(V) * d3);
@@ -235,7 +250,7 @@ BatchStats CueHead<S>::forward_backward(const int* tokens, const int* targets, i
         for (int c = 0; c < d; ++c) ws.dPT[size_t(t) * d3 + c] += dq[c];
     }
   // undoes KT = qk(ET[x, d:2d] + PT[t, d:2d]) and VT = ET[x, 2d:3d] + PT[t, 2d:3d]
-  if (scheme_->acts_on_qk()) scheme_->qk_backward(ws.kt_pos.data(), T * V, ws.dKT.data());
+  if (scheme_->acts_on_qk()) scheme_->qk_backward(tab.kt_pos.data(), T * V, ws.dKT.data());
   for (int t = 0; t < T; ++t)
     for (int x = 0; x < V; ++x) {
       const size_t r = size_t(t) * V + x;
@@ -254,10 +269,10 @@ BatchStats CueHead<S>::forward_backward(const int* tokens, const int* targets, i
   // undoes PT = PS W_qkv, then PS = embedding state
   if (emb) {
     const CMatMap<S> dPT(ws.dPT.data(), T, d3);
-    G(wqkv_).noalias() += CMatMap<S>(ws.PS.data(), T, d).transpose() * dPT;
+    G(wqkv_).noalias() += CMatMap<S>(tab.PS.data(), T, d).transpose() * dPT;
     resize(ws.dPS, size_t(T) * d);
     MatMap<S>(ws.dPS.data(), T, d).noalias() = dPT * P(wqkv_).transpose();
-    scheme_->embed_backward(P, G, ws.kpos.data(), T, ws.dPS.data());
+    scheme_->embed_backward(P, G, tab.kpos.data(), T, ws.dPS.data());
   }
   return st;
 }

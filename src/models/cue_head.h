@@ -54,11 +54,27 @@ struct CueModelConfig {
   nlohmann::json to_json() const;
 };
 
-// Scratch buffers for one chunk of sequences; reused across steps.
+// What every sequence of a forward call shares: the projected token table ET, the positional state
+// PS and its projection PT, the key and value tables KT, VT with their positions kt_pos, the key and
+// query positions and the scheme's tables. They depend on the parameters, T, p0 and every_position
+// only, so one set can serve every chunk of a batch (CueHead::prepare_tables): the same bits as each
+// chunk making its own.
+template <class S>
+struct CueTables {
+  int T = -1, p0 = 0;
+  bool every_position = false;
+  std::vector<S> ET, PS, PT, KT, VT, tables;
+  std::vector<int> qpos, kt_pos, kpos;
+};
+
+// Scratch buffers for one chunk of sequences; reused across steps. A caller that made the call's
+// tables once points `shared` at them; otherwise the chunk makes its own in `own`.
 template <class S>
 struct CueWorkspace {
-  std::vector<S> ET, PS, PT, KT, VT, Q, probs, Z, logits, dlogits, dZ, dQ, dKT, dVT, dET, dPT, dPS, tables, dtables;
-  std::vector<int> qpos, qrow_pos, kt_pos, kpos, kv_index;
+  CueTables<S> own;
+  const CueTables<S>* shared = nullptr;
+  std::vector<S> Q, probs, Z, logits, dlogits, dZ, dQ, dKT, dVT, dET, dPT, dPS, dtables;
+  std::vector<int> qrow_pos, kv_index;
 };
 
 struct BatchStats {
@@ -86,6 +102,10 @@ class CueHead {
   void swap_scheme(std::unique_ptr<Scheme<S>> scheme);
   // Fill the scheme's caches for positions up to end - 1 (call before parallel work).
   void prepare(int end) { scheme_->prepare(end - 1); }
+  // The tables a forward call over sequences of length T at positions p0.. reads (CueTables), made
+  // once for the chunks of a batch: set each chunk's workspace.shared to them. They hold until the
+  // parameters change.
+  void prepare_tables(int T, int p0, bool every_position, CueTables<S>& out) const;
   // Forward over B sequences of length T whose tokens sit at positions p0 .. p0+T-1 (the query at
   // p0+T-1). targets, predictions (optional): [B]; with every_position, a query at every position
   // and targets, predictions: [B, T] (target -1: not a query).
@@ -102,9 +122,10 @@ class CueHead {
               bool every_position = false) const;
 
  private:
-  // forward's first half: the query rows ws.Q, the key and value tables ws.KT, ws.VT with their index
-  // ws.kv_index, the positions and the scheme's tables.
-  void prepare_attention(const int* tokens, int B, int T, CueWorkspace<S>& ws, int p0, bool every_position) const;
+  // forward's first half: the tables (ws.shared, checked against T, p0 and every_position, else made
+  // into ws.own), the query rows ws.Q and the key/value index ws.kv_index. Returns the tables used.
+  const CueTables<S>& prepare_attention(const int* tokens, int B, int T, CueWorkspace<S>& ws, int p0,
+                                        bool every_position) const;
   // The model's tensors, then the scheme's: the one place the layout is declared.
   void declare_into(ParamLayout& layout, Scheme<S>& scheme);
 

@@ -89,6 +89,8 @@ class HeadLoop final : public TrainingLoop {
     const int T = batch.T;
     const size_t per_row = batch.every_position ? size_t(T) : 1;  // targets per sequence
     const long queries = std::max(1L, batch.queries());
+    model_.prepare_tables(T, 0, batch.every_position, tables_);  // once for the step's chunks
+    for (auto& w : ws_) w.shared = &tables_;
 #pragma omp parallel for schedule(static) if (!in_parallel() && chunks_ > 1)
     for (int c = 0; c < chunks_; ++c) {
       const ScopedFlushToZero ftz_thread;
@@ -150,6 +152,7 @@ class HeadLoop final : public TrainingLoop {
   std::unique_ptr<Adam<float>> adam_;
   int chunks_ = 0;
   std::vector<std::vector<float>> grads_;
+  CueTables<float> tables_;
   std::vector<CueWorkspace<float>> ws_;
   std::vector<BatchStats> stats_;
   std::vector<float> grad_;
