@@ -29,11 +29,9 @@ std::complex<double> cis(double theta);  // cos(theta) + i sin(theta), i.e. std:
 double pow(double x, double y);          // x > 0, or x = 0, or x < 0 with integral y
 double hypot(double a, double b);        // sqrt(a^2 + b^2), without the overflow guard
 
-// x[i] = exp(x[i]) for i < n, the same bits as the scalar float exp (AVX2 when built for it).
+// x[i] = exp(x[i]) for i < n, the same bits as the scalar exp (AVX2 when built for it).
 void exp_inplace(float* x, int n);
-inline void exp_inplace(double* x, int n) {
-  for (int i = 0; i < n; ++i) x[i] = exp(x[i]);
-}
+void exp_inplace(double* x, int n);
 
 // log(k!) for k = 0..n, by running sums of log.
 std::vector<double> log_factorials(int n);

@@ -22,7 +22,13 @@ double cross_entropy_forward(const S* l, int C, int target, int* argmax = nullpt
   const int arg = argmax_of(l, C);
   const S m = l[arg];
   double sum = 0;
-  for (int c = 0; c < C; ++c) sum += math::exp(double(l[c] - m));
+  double e[64];  // exp(l_c - m) for up to 64 classes at a time (vectorised), then summed in order
+  for (int c0 = 0; c0 < C; c0 += 64) {
+    const int n = C - c0 < 64 ? C - c0 : 64;
+    for (int c = 0; c < n; ++c) e[c] = double(l[c0 + c] - m);
+    math::exp_inplace(e, n);
+    for (int c = 0; c < n; ++c) sum += e[c];
+  }
   if (argmax) *argmax = arg;
   return math::log(sum) - double(l[target] - m);
 }
@@ -33,8 +39,10 @@ template <class S>
 void cross_entropy_backward(const S* l, int C, int target, S norm, S* dl) {
   S m = l[0];
   for (int c = 1; c < C; ++c) m = l[c] > m ? l[c] : m;
+  for (int c = 0; c < C; ++c) dl[c] = l[c] - m;
+  math::exp_inplace(dl, C);  // the scalar exp's bits, vectorised
   S sum = 0;
-  for (int c = 0; c < C; ++c) sum += (dl[c] = math::exp(l[c] - m));
+  for (int c = 0; c < C; ++c) sum += dl[c];
   for (int c = 0; c < C; ++c) dl[c] /= sum * norm;
   dl[target] -= S(1) / norm;
 }
