@@ -135,7 +135,7 @@ const CueTables<S>& CueHead<S>::prepare_attention(const int* tokens, int B, int 
   if (ws.shared && (ws.shared->T != T || ws.shared->p0 != p0 || ws.shared->every_position != every_position))
     throw Error("CueHead: the shared tables were made for another length, start or query layout");
   if (!ws.shared) prepare_tables(T, p0, every_position, ws.own);
-  const CueTables<S>& tab = ws.shared ? *ws.shared : ws.own;
+  const CueTables<S>& tab = ws.tables();
   const bool emb = scheme_->acts_on_embedding();
   ws.qrow_pos.resize(size_t(B) * Tq);
   for (int b = 0; b < B; ++b) std::copy(tab.qpos.begin(), tab.qpos.end(), ws.qrow_pos.begin() + size_t(b) * Tq);
@@ -205,7 +205,7 @@ template <class S>
 BatchStats CueHead<S>::forward_backward(const int* tokens, const int* targets, int B, int T, long norm_rows,
                                         S* grad, CueWorkspace<S>& ws, int p0, bool every_position) const {
   const BatchStats st = forward(tokens, targets, B, T, ws, nullptr, p0, every_position);
-  const CueTables<S>& tab = ws.shared ? *ws.shared : ws.own;
+  const CueTables<S>& tab = ws.tables();
   const int d = cfg_.d_model, d3 = 3 * d, C = cfg_.task.alphabet, V = cfg_.task.vocab();
   const int Tq = every_position ? T : 1, first_q = T - Tq, rows = B * Tq;
   const auto P = cview();

@@ -73,6 +73,7 @@ template <class S>
 struct CueWorkspace {
   CueTables<S> own;
   const CueTables<S>* shared = nullptr;
+  const CueTables<S>& tables() const { return shared ? *shared : own; }  // the ones this chunk reads
   std::vector<S> Q, probs, Z, logits, dlogits, dZ, dQ, dKT, dVT, dET, dPT, dPS, dtables;
   std::vector<int> qrow_pos, kv_index;
 };

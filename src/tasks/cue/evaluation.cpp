@@ -37,14 +37,13 @@ std::optional<double> cue_accuracy(const CueHead<float>& model, const CueBatch& 
 #pragma omp parallel for schedule(dynamic) if (!in_parallel() && chunks > 1)
   for (int c = 0; c < chunks; ++c) {
     const ScopedFlushToZero ftz;
-    thread_local CueWorkspace<float> ws;  // reused: forward writes every entry it reads
+    CueWorkspace<float> ws;
     ws.shared = &tables;
     const int b0 = c * kChunk, nb = std::min(kChunk, test.B - b0);
     correct[c] = model
                      .forward(&test.tokens[size_t(b0) * test.T], &test.targets[b0], nb, test.T, ws,
                               predictions ? predictions->data() + b0 : nullptr, p0)
                      .correct;
-    ws.shared = nullptr;  // the tables die with this call
   }
   int total = 0;
   for (int c : correct) total += c;

@@ -63,28 +63,21 @@ class ProjectedSinusoidal final : public Scheme<float> {
   void prepare(int max_pos) override {
     inner_->prepare(max_pos);
     for (int p = int(codes_.size()); p <= max_pos; ++p) {
-      codes_.push_back(code(p));
+      codes_.emplace_back(cfg_.d_model);
+      sinusoidal_code(p, cfg_.d_model, base_, codes_.back().data());
       coded_.push_back(codes_.back().transpose() * D_);
     }
   }
   void score_forward(CParamView<float>, const AttnRow<float>& r, float* scores) const override {
     const int d = cfg_.d_model, nk = r.nk;
     const int* kpos = r.kpos;
-    Eigen::RowVectorXd unprepared;
-    if (r.qpos >= int(coded_.size())) unprepared = code(r.qpos).transpose() * D_;
-    const Eigen::RowVectorXd& aD = r.qpos < int(coded_.size()) ? coded_[r.qpos] : unprepared;
-    for (int j = 0; j < nk; ++j) {
-      const double dot = kpos[j] < int(codes_.size()) ? aD.dot(codes_[kpos[j]]) : aD.dot(code(kpos[j]));
-      scores[j] -= float(dot / std::sqrt(double(d)));
-    }
+    if (r.qpos >= int(coded_.size()))
+      throw Error("sinusoidal-offset-projected: positions outside the prepared range; call prepare()");
+    const Eigen::RowVectorXd& aD = coded_[r.qpos];  // keys precede the query: prepared too
+    for (int j = 0; j < nk; ++j) scores[j] -= float(aD.dot(codes_[kpos[j]]) / std::sqrt(double(d)));
   }
 
  private:
-  Eigen::VectorXd code(int pos) const {
-    Eigen::VectorXd c(cfg_.d_model);
-    sinusoidal_code(pos, cfg_.d_model, base_, c.data());
-    return c;
-  }
   std::unique_ptr<Scheme<float>> inner_;
   double base_;
   Eigen::MatrixXd D_;
@@ -144,7 +137,7 @@ json sinusoidal_section(CueHead<float>& m, const json& meta, const EvalSettings&
   }
   auto original = make_scheme<float>(m.config().scheme);
   m.swap_scheme(std::make_unique<ProjectedSinusoidal>(m.config().scheme, qk_matrix(m)));
-  for (auto& t : tests) m.prepare(t.T);
+  for (auto& t : tests) m.prepare(t.T);  // the projected scheme's codes
   for (auto& t : tests) proj.push_back(opt(cue_accuracy(m, t)));
   m.swap_scheme(std::move(original));
   return {{"defect_at_init", d_init},
