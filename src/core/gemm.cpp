@@ -137,6 +137,65 @@ __attribute__((target("avx512f"))) void tile_kernel512(int n, int K, const float
   }
 }
 
+// Two registers per row: 2 * NR = 32 columns, from two NR-column slivers of op(B) (b0, b1: row k at
+// b0 + k * ldb, b1 + k * ldb). Per k: two loads of op(B) and R broadcasts feed 2R FMAs, where the
+// one-register tile above needs R + 1 loads for R FMAs (load ports, not FMA pipes, bound it). Each
+// element of C: the same operations in the same order as in the tiles above.
+template <int R, bool AT>
+__attribute__((target("avx512f"))) void tile_kernel512x2(int n, int K, const float* a, size_t lda, const float* b0,
+                                                           const float* b1, size_t ldb, float* c, size_t ldc,
+                                                           bool acc) {
+  __m512 c0[R], c1[R];
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r) c0[r] = _mm512_setzero_ps(), c1[r] = _mm512_setzero_ps();
+  const __mmask16 m1 = n >= 2 * NR ? __mmask16(0xFFFF) : __mmask16((1u << (n - NR)) - 1u);
+  const float* ar[R];
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r) ar[r] = AT ? a + r : a + r * lda;
+  const size_t astep = AT ? lda : 1;
+#define PEBENCH_TILE_STEP512X2(LOAD1)                                        \
+  for (int k = 0; k < K; ++k, b0 += ldb, b1 += ldb) {                        \
+    const __m512 x0 = _mm512_loadu_ps(b0), x1 = LOAD1;                       \
+    _Pragma("GCC unroll 12") for (int r = 0; r < R; ++r) {                   \
+      const __m512 x = _mm512_set1_ps(ar[r][k * astep]);                     \
+      c0[r] = _mm512_fmadd_ps(x, x0, c0[r]);                                 \
+      c1[r] = _mm512_fmadd_ps(x, x1, c1[r]);                                 \
+    }                                                                        \
+  }
+  if (n == 2 * NR) {
+    PEBENCH_TILE_STEP512X2(_mm512_loadu_ps(b1))
+  } else {
+    PEBENCH_TILE_STEP512X2(_mm512_maskz_loadu_ps(m1, b1))
+  }
+#undef PEBENCH_TILE_STEP512X2
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r) {
+    float* cr = c + r * ldc;
+    if (acc) c0[r] = _mm512_add_ps(_mm512_loadu_ps(cr), c0[r]), c1[r] = _mm512_add_ps(_mm512_maskz_loadu_ps(m1, cr + NR), c1[r]);
+    _mm512_storeu_ps(cr, c0[r]);
+    _mm512_mask_storeu_ps(cr + NR, m1, c1[r]);
+  }
+}
+
+template <bool AT>
+void tile512x2(int m, int n, int K, const float* a, size_t lda, const float* b0, const float* b1, size_t ldb,
+               float* c, size_t ldc, bool acc) {
+  switch (m) {
+    case 12: return tile_kernel512x2<12, AT>(n, K, a, lda, b0, b1, ldb, c, ldc, acc);
+    case 11: return tile_kernel512x2<11, AT>(n, K, a, lda, b0, b1, ldb, c, ldc, acc);
+    case 10: return tile_kernel512x2<10, AT>(n, K, a, lda, b0, b1, ldb, c, ldc, acc);
+    case 9: return tile_kernel512x2<9, AT>(n, K, a, lda, b0, b1, ldb, c, ldc, acc);
+    case 8: return tile_kernel512x2<8, AT>(n, K, a, lda, b0, b1, ldb, c, ldc, acc);
+    case 7: return tile_kernel512x2<7, AT>(n, K, a, lda, b0, b1, ldb, c, ldc, acc);
+    case 6: return tile_kernel512x2<6, AT>(n, K, a, lda, b0, b1, ldb, c, ldc, acc);
+    case 5: return tile_kernel512x2<5, AT>(n, K, a, lda, b0, b1, ldb, c, ldc, acc);
+    case 4: return tile_kernel512x2<4, AT>(n, K, a, lda, b0, b1, ldb, c, ldc, acc);
+    case 3: return tile_kernel512x2<3, AT>(n, K, a, lda, b0, b1, ldb, c, ldc, acc);
+    case 2: return tile_kernel512x2<2, AT>(n, K, a, lda, b0, b1, ldb, c, ldc, acc);
+    default: return tile_kernel512x2<1, AT>(n, K, a, lda, b0, b1, ldb, c, ldc, acc);
+  }
+}
+
 template <bool AT>
 void tile512(int m, int n, int K, const float* a, size_t lda, const float* b, size_t ldb, float* c, size_t ldc,
              bool acc) {
@@ -201,10 +260,13 @@ void sgemm(int M, int N, int K, const float* A, size_t lda, const float* B, size
     if (pack) pack_b(B, ldb, bt, N, pc, kc, bpack.data());
     for (int ic = 0; ic < M; ic += MC) {
       const int mc = std::min(MC, M - ic);
-      for (int j = 0; j < N; j += NR) {
-        const int n = std::min(NR, N - j);
+      // The AVX-512 tiles span two slivers (32 columns) where two remain.
+      constexpr int nstep = W512 ? 2 * NR : NR;
+      for (int j = 0; j < N; j += nstep) {
+        const int n = std::min(nstep, N - j);
         const float* b = pack ? bpack.data() + size_t(j / NR) * kc * NR : B + size_t(pc) * ldb + j;
         const size_t ldbp = pack ? NR : ldb;
+        const float* b1 = pack ? b + size_t(kc) * NR : b + NR;  // the second sliver
         // The block's rows in ceil(mc / MR) tiles of as even a height as possible (32 rows: 6 6 5 5 5 5,
         // not 6 6 6 6 6 2): a tile of r rows keeps 2r FMA chains in flight, and below 5 rows there are
         // too few to hide the FMA latency. Each element's sum is the same whichever tile holds its row.
@@ -219,7 +281,8 @@ void sgemm(int M, int N, int K, const float* A, size_t lda, const float* B, size
           const int r = (mc + t) / tiles;  // heights differ by at most one
           const float* a = AT ? A + size_t(pc) * lda + i : A + i * lda + pc;
 #ifdef PEBENCH_GEMM_AVX2
-          if (W512) tile512<AT>(r, n, kc, a, lda, b, ldbp, C + i * ldc + j, ldc, acc);
+          if (W512 && n > NR) tile512x2<AT>(r, n, kc, a, lda, b, b1, ldbp, C + i * ldc + j, ldc, acc);
+          else if (W512) tile512<AT>(r, n, kc, a, lda, b, ldbp, C + i * ldc + j, ldc, acc);
           else
 #endif
             tile<AT>(r, n, kc, a, lda, b, ldbp, C + i * ldc + j, ldc, acc);
