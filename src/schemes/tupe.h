@@ -69,34 +69,42 @@ class TupeScheme final : public Scheme<S> {
     return size_t(2 * rows()) * width() + size_t(this->cfg_.n_heads) * pair_rows(span) * pair_rows(span);
   }
   void tables_forward(CParamView<S> P, int layer, int span, S* tables) const override {
-    const size_t half = size_t(rows()) * width();
-    MatMap<S>(tables, rows(), width()).noalias() = P(p_) * P(u_q_[layer]);
-    MatMap<S>(tables + half, rows(), width()).noalias() = P(p_) * P(u_k_[layer]);
+    const int D = this->cfg_.d_model, W = width();
+    const size_t half = size_t(rows()) * W;
+    gemm(Op::N, Op::N, rows(), W, D, P.data(p_), D, P.data(u_q_[layer]), W, tables, W, false);
+    gemm(Op::N, Op::N, rows(), W, D, P.data(p_), D, P.data(u_k_[layer]), W, tables + half, W, false);
     const int n = pair_rows(span), d = this->cfg_.d_head;
     for (int h = 0; h < this->cfg_.n_heads; ++h)
-      gemm(Op::N, Op::T, n, n, d, tables + size_t(h) * d, width(), tables + half + size_t(h) * d, width(),
+      gemm(Op::N, Op::T, n, n, d, tables + size_t(h) * d, W, tables + half + size_t(h) * d, W,
            pair_table(tables, span, h), n, false);
   }
   // undoes S_h = PQ_h PK_h^T (dPQ_h += dS_h PK_h, dPK_h += dS_h^T PQ_h; skipped when no block wrote
-  // dS), then PQ = p U_Q, PK = p U_K
+  // dS), then PQ = p U_Q, PK = p U_K over the rows [0, used) below which every row of dPQ and dPK
+  // with a non-zero gradient lies (training at length T leaves the rows from T on at zero: their
+  // products would add nothing): dU_Q += p^T dPQ, dU_K += p^T dPK, dp += dPQ U_Q^T + dPK U_K^T.
   void tables_backward(CParamView<S> P, ParamView<S> G, int layer, int span, const S* tables,
                        const S* dtables) const override {
-    const size_t half = size_t(rows()) * width();
+    const int D = this->cfg_.d_model, W = width();
+    const size_t half = size_t(rows()) * W;
     const int n = pair_rows(span), d = this->cfg_.d_head;
     std::vector<S>& dpqk = hook_scratch<S>(0, 2 * half);
     std::copy_n(dtables, 2 * half, dpqk.data());
     for (int h = 0; h < this->cfg_.n_heads; ++h) {
       const S* dS = pair_table(dtables, span, h);
       if (std::all_of(dS, dS + size_t(n) * n, [](S x) { return x == S(0); })) continue;
-      gemm(Op::N, Op::N, n, d, n, dS, n, tables + half + size_t(h) * d, width(), dpqk.data() + size_t(h) * d, width(),
-           true);
-      gemm(Op::T, Op::N, n, d, n, dS, n, tables + size_t(h) * d, width(), dpqk.data() + half + size_t(h) * d, width(),
-           true);
+      gemm(Op::N, Op::N, n, d, n, dS, n, tables + half + size_t(h) * d, W, dpqk.data() + size_t(h) * d, W, true);
+      gemm(Op::T, Op::N, n, d, n, dS, n, tables + size_t(h) * d, W, dpqk.data() + half + size_t(h) * d, W, true);
     }
-    const CMatMap<S> dPQ(dpqk.data(), rows(), width()), dPK(dpqk.data() + half, rows(), width());
-    G(u_q_[layer]).noalias() += P(p_).transpose() * dPQ;
-    G(u_k_[layer]).noalias() += P(p_).transpose() * dPK;
-    G(p_).noalias() += dPQ * P(u_q_[layer]).transpose() + dPK * P(u_k_[layer]).transpose();
+    const S* dPQ = dpqk.data();
+    const S* dPK = dpqk.data() + half;
+    int used = rows();
+    const auto zero_row = [&](const S* x) { return std::all_of(x, x + W, [](S v) { return v == S(0); }); };
+    while (used > 0 && zero_row(dPQ + size_t(used - 1) * W) && zero_row(dPK + size_t(used - 1) * W)) --used;
+    if (used == 0) return;
+    gemm(Op::T, Op::N, D, W, used, P.data(p_), D, dPQ, W, G.data(u_q_[layer]), W, true);
+    gemm(Op::T, Op::N, D, W, used, P.data(p_), D, dPK, W, G.data(u_k_[layer]), W, true);
+    gemm(Op::N, Op::T, used, D, W, dPQ, W, P.data(u_q_[layer]), W, G.data(p_), D, true);
+    gemm(Op::N, Op::T, used, D, W, dPK, W, P.data(u_k_[layer]), W, G.data(p_), D, true);
   }
 
   // scores[t] += <PQ[m, h], PK[n_t, h]> / sqrt(2d) (+ beta[bucket, h])
