@@ -14,6 +14,7 @@
 #endif
 
 #include "core/tensor.h"
+#include "core/transpose.h"
 
 namespace pe {
 
@@ -222,7 +223,19 @@ void pack_b(const float* B, size_t ldb, bool bt, int N, int k0, int kc, float* d
     const int n = std::min(NR, N - j);
     if (n < NR) std::fill(dst, dst + size_t(kc) * NR, 0.0f);
     if (bt) {  // column c of the sliver is row j + c of B
-      for (int c = 0; c < n; ++c) {
+      int c0 = 0;
+#ifdef PEBENCH_GEMM_AVX2
+      // 8 x 8 tiles through registers (the scalar loop below wrote a column at a time: as long as
+      // the small products that pack a transposed operand, e.g. a block's queries against relative
+      // position rows)
+      const int k8 = kc - kc % 8;
+      for (; c0 + 8 <= n; c0 += 8) {
+        for (int k = 0; k < k8; k += 8) transpose8x8(B + size_t(j + c0) * ldb + k0 + k, ldb, dst + size_t(k) * NR + c0, NR);
+        for (int k = k8; k < kc; ++k)
+          for (int c = c0; c < c0 + 8; ++c) dst[size_t(k) * NR + c] = B[size_t(j + c) * ldb + k0 + k];
+      }
+#endif
+      for (int c = c0; c < n; ++c) {
         const float* src = B + size_t(j + c) * ldb + k0;
         for (int k = 0; k < kc; ++k) dst[size_t(k) * NR + c] = src[k];
       }

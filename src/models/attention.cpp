@@ -3,6 +3,7 @@
 #include "core/gemm.h"
 #include "core/math.h"
 #include "core/tensor.h"
+#include "core/transpose.h"
 
 #include <Eigen/Core>
 
@@ -286,25 +287,6 @@ S* cache_aligned(std::vector<S>& v, size_t n) {
   return v.data() + skip;
 }
 
-#ifdef __AVX__
-// dst[c * ldd + r] = src[r * lds + c] for r, c < 8.
-inline void transpose8x8(const float* src, size_t lds, float* dst, size_t ldd) {
-  __m256 r[8], t[8];
-  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * lds);
-  for (int i = 0; i < 8; i += 2) t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]), t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
-  // t[0] = a0 b0 a1 b1 | a4 b4 a5 b5, t[1] = a2 b2 a3 b3 | a6 b6 a7 b7 (a, b: rows 0, 1); likewise t[2..7]
-  for (int i = 0; i < 8; i += 4) {
-    r[i] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));      // column 0 | 4 of rows i..i+3
-    r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));  // column 1 | 5
-    r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));  // column 2 | 6
-    r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));  // column 3 | 7
-  }
-  for (int c = 0; c < 4; ++c) {
-    _mm256_storeu_ps(dst + c * ldd, _mm256_permute2f128_ps(r[c], r[c + 4], 0x20));
-    _mm256_storeu_ps(dst + (c + 4) * ldd, _mm256_permute2f128_ps(r[c], r[c + 4], 0x31));
-  }
-}
-#endif
 
 // xt[c, j] = x[j, c] for one (sequence, head): x is [rows, dh] with row stride W, xt is [dh, rows]
 // with row stride transposed_stride(rows). The padding keeps the stride off multiples of 512 bytes,
