@@ -87,6 +87,34 @@ TEST_CASE("sequences follow the task: query last, target = symbol of the last ma
   }
 }
 
+TEST_CASE("a sequence drawn eight tokens at a time (AVX-512 DQ, where the CPU has it) is the one drawn singly") {
+  // cue_sequence's vector path hashes eight tokens' draws at once; the integers must be Rng's own.
+  // (On a CPU without AVX-512 DQ both calls take the scalar path and the check is trivially true.)
+  int sequences = 0, differ = 0, fallbacks = 0;
+  for (int A : {2, 3, 16, 26, 1000, 65536})
+    for (double mark : {0.0, 0.05, 0.3, 1.0})
+      for (int n : {2, 8, 9, 10, 17, 32, 33, 64, 129, 256}) {
+        CueTaskConfig cfg;
+        cfg.alphabet = A;
+        cfg.mark_prob = mark;
+        std::vector<int> a(n), b(n);
+        for (uint64_t key = 0; key < 12; ++key) {
+          const uint64_t k = stream_key({kTagTest, key, uint64_t(n), uint64_t(A)});
+          int ta = -1, tb = -1;
+          cue_sequence(cfg, k, n, a.data(), &ta);
+          cue_sequence_drawn_singly(cfg, k, n, b.data(), &tb);
+          differ += a != b || ta != tb;
+          int marks = 0;
+          for (int t = 0; t < n - 1; ++t) marks += a[t] >= A;
+          fallbacks += mark == 0.0 && marks == 1;
+          ++sequences;
+        }
+      }
+  CHECK(sequences == 6 * 4 * 10 * 12);
+  CHECK(differ == 0);
+  CHECK(fallbacks == 6 * 10 * 12);  // with no mark drawn, the forced one
+}
+
 TEST_CASE("the test stream is fixed by (test seed, length) and independent of training") {
   CueTaskConfig cfg;
   const CueBatch a = cue_test_set(cfg, 777, 64, 100), b = cue_test_set(cfg, 777, 64, 100);

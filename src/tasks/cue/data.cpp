@@ -5,24 +5,98 @@
 
 #include <algorithm>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 namespace pe {
 
-void cue_sequence(const CueTaskConfig& cfg, uint64_t key, int n, int* tokens, int* target) {
-  Rng rng(key);
+namespace {
+
+// After the n - 1 content tokens (draws 0 .. 2n - 3): with no mark drawn, mark one content token
+// chosen uniformly (draw 2n - 2); then the query token and the target.
+void finish_sequence(const CueTaskConfig& cfg, uint64_t key, int n, int last_marked, int* tokens, int* target) {
   const int A = cfg.alphabet;
-  int last_marked = -1;
-  for (int t = 0; t < n - 1; ++t) {
-    const int symbol = rng.below(A);
-    const bool marked = rng.uniform() < cfg.mark_prob;
-    tokens[t] = symbol + (marked ? A : 0);
-    if (marked) last_marked = t;
-  }
-  if (last_marked < 0) {  // no mark drawn: mark one content token chosen uniformly
-    last_marked = rng.below(n - 1);
+  if (last_marked < 0) {
+    last_marked = Rng(key + 2 * uint64_t(n - 1)).below(n - 1);
     tokens[last_marked] += A;
   }
   tokens[n - 1] = cfg.query_token_id();
   *target = tokens[last_marked] - A;
+}
+
+// The content tokens t in [t0, n - 1) drawn one at a time (draw 2t: the symbol, 2t + 1: the mark);
+// returns the last marked t, or `last` if none is.
+int content_tokens(const CueTaskConfig& cfg, uint64_t key, int t0, int n, int* tokens, int last) {
+  Rng rng(key + 2 * uint64_t(t0));  // a stream's draw i is splitmix64((key + i) * C): start at draw 2 t0
+  const int A = cfg.alphabet;
+  for (int t = t0; t < n - 1; ++t) {
+    const int symbol = rng.below(A);
+    const bool marked = rng.uniform() < cfg.mark_prob;
+    tokens[t] = symbol + (marked ? A : 0);
+    if (marked) last = t;
+  }
+  return last;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define PEBENCH_CUE_AVX512 1
+// (The zero-masked forms of the intrinsics: GCC 12 warns that the plain ones' undefined pass-through
+// value is used uninitialised.)
+constexpr __mmask8 all = 0xFF;
+__attribute__((target("avx512f,avx512dq"))) inline __m512i srl(__m512i x, unsigned n) {
+  return _mm512_maskz_srli_epi64(all, x, n);
+}
+// Eight lanes of Rng::next's hash, splitmix64(x * C), in 64-bit lane multiplies (AVX-512 DQ).
+__attribute__((target("avx512f,avx512dq"))) inline __m512i draw8(__m512i i) {
+  __m512i x = _mm512_mullo_epi64(i, _mm512_set1_epi64(int64_t(0xD1B54A32D192ED03ULL)));
+  x = _mm512_add_epi64(x, _mm512_set1_epi64(int64_t(0x9E3779B97F4A7C15ULL)));
+  x = _mm512_mullo_epi64(_mm512_xor_si512(x, srl(x, 30)), _mm512_set1_epi64(int64_t(0xBF58476D1CE4E5B9ULL)));
+  x = _mm512_mullo_epi64(_mm512_xor_si512(x, srl(x, 27)), _mm512_set1_epi64(int64_t(0x94D049BB133111EBULL)));
+  return _mm512_xor_si512(x, srl(x, 31));
+}
+// The first 8 * (count / 8) content tokens, eight at a time: the very integers content_tokens draws
+// (below(A): (x >> 33) mod A, the remainder exact in doubles since x >> 33 < 2^31; uniform():
+// (x >> 11) 2^-53, exact). Returns the last marked t, or -1.
+__attribute__((target("avx512f,avx512dq"))) int content_tokens8(const CueTaskConfig& cfg, uint64_t key, int count,
+                                                                 int* tokens) {
+  const int A = cfg.alphabet;
+  const __m512d a = _mm512_set1_pd(double(A)), p = _mm512_set1_pd(cfg.mark_prob);
+  const __m512i even = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), one = _mm512_set1_epi64(1);
+  int last = -1;
+  for (int t0 = 0; t0 + 8 <= count; t0 += 8) {
+    const __m512i i = _mm512_add_epi64(_mm512_set1_epi64(int64_t(key + 2 * uint64_t(t0))), even);
+    const __m512d x = _mm512_cvtepu64_pd(srl(draw8(i), 33));
+    const __m512d symbol = _mm512_fnmadd_pd(_mm512_maskz_roundscale_pd(all, _mm512_div_pd(x, a), _MM_FROUND_TO_NEG_INF), a, x);
+    const __m512d u = _mm512_mul_pd(_mm512_cvtepu64_pd(srl(draw8(_mm512_add_epi64(i, one)), 11)),
+                                    _mm512_set1_pd(0x1.0p-53));
+    const __mmask8 marked = _mm512_cmp_pd_mask(u, p, _CMP_LT_OQ);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(tokens + t0),
+                        _mm512_maskz_cvtpd_epi32(all, _mm512_mask_add_pd(symbol, marked, symbol, a)));
+    if (marked) last = t0 + 31 - __builtin_clz(unsigned(marked));
+  }
+  return last;
+}
+#endif
+
+}  // namespace
+
+void cue_sequence(const CueTaskConfig& cfg, uint64_t key, int n, int* tokens, int* target) {
+#ifdef PEBENCH_CUE_AVX512
+  static const bool wide = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+  if (wide && n - 1 >= 8) {
+    const int n8 = (n - 1) / 8 * 8;
+    int last = content_tokens8(cfg, key, n8, tokens);
+    last = content_tokens(cfg, key, n8, n, tokens, last);
+    finish_sequence(cfg, key, n, last, tokens, target);
+    return;
+  }
+#endif
+  cue_sequence_drawn_singly(cfg, key, n, tokens, target);
+}
+
+void cue_sequence_drawn_singly(const CueTaskConfig& cfg, uint64_t key, int n, int* tokens, int* target) {
+  finish_sequence(cfg, key, n, content_tokens(cfg, key, 0, n, tokens, -1), tokens, target);
 }
 
 namespace {

@@ -11,7 +11,10 @@
 namespace pe {
 
 // One sequence drawn from the stream named by `key`. tokens: [n].
+// Where the CPU has AVX-512 DQ, eight tokens' draws are hashed at once: the same integers.
 void cue_sequence(const CueTaskConfig& cfg, uint64_t key, int n, int* tokens, int* target);
+// The same sequence drawn one number at a time (what the vector path is tested against).
+void cue_sequence_drawn_singly(const CueTaskConfig& cfg, uint64_t key, int n, int* tokens, int* target);
 
 // Training batch for (seed, step): fresh sequences every step, independent of the test stream.
 CueBatch cue_train_batch(const CueTaskConfig& cfg, uint64_t seed, int step, int B, int T);
