@@ -25,12 +25,13 @@ void finish_sequence(const CueTaskConfig& cfg, uint64_t key, int n, int last_mar
   *target = tokens[last_marked] - A;
 }
 
-// The content tokens t in [t0, n - 1) drawn one at a time (draw 2t: the symbol, 2t + 1: the mark);
-// returns the last marked t, or `last` if none is.
-int content_tokens(const CueTaskConfig& cfg, uint64_t key, int t0, int n, int* tokens, int last) {
-  Rng rng(key + 2 * uint64_t(t0));  // a stream's draw i is splitmix64((key + i) * C): start at draw 2 t0
+// The n - 1 content tokens drawn one at a time (draw 2t: token t's symbol, 2t + 1: its mark);
+// returns the last marked t, or -1.
+int content_tokens(const CueTaskConfig& cfg, uint64_t key, int n, int* tokens) {
+  Rng rng(key);
   const int A = cfg.alphabet;
-  for (int t = t0; t < n - 1; ++t) {
+  int last = -1;
+  for (int t = 0; t < n - 1; ++t) {
     const int symbol = rng.below(A);
     const bool marked = rng.uniform() < cfg.mark_prob;
     tokens[t] = symbol + (marked ? A : 0);
@@ -55,25 +56,43 @@ __attribute__((target("avx512f,avx512dq"))) inline __m512i draw8(__m512i i) {
   x = _mm512_mullo_epi64(_mm512_xor_si512(x, srl(x, 27)), _mm512_set1_epi64(int64_t(0x94D049BB133111EBULL)));
   return _mm512_xor_si512(x, srl(x, 31));
 }
-// The first 8 * (count / 8) content tokens, eight at a time: the very integers content_tokens draws
-// (below(A): (x >> 33) mod A, the remainder exact in doubles since x >> 33 < 2^31; uniform():
-// (x >> 11) 2^-53, exact). Returns the last marked t, or -1.
+// The first `count` content tokens, eight at a time (the last group masked): the very integers
+// content_tokens draws (below(A): (x >> 33) & (A - 1) for a power of two, else (x >> 33) mod A, the
+// remainder exact in doubles since x >> 33 < 2^31; uniform(): (x >> 11) 2^-53, exact). Returns the
+// last marked t, or -1.
 __attribute__((target("avx512f,avx512dq"))) int content_tokens8(const CueTaskConfig& cfg, uint64_t key, int count,
                                                                  int* tokens) {
   const int A = cfg.alphabet;
+  const bool pow2 = (A & (A - 1)) == 0;
   const __m512d a = _mm512_set1_pd(double(A)), p = _mm512_set1_pd(cfg.mark_prob);
   const __m512i even = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), one = _mm512_set1_epi64(1);
+  const __m512i low = _mm512_set1_epi64(A - 1);
   int last = -1;
-  for (int t0 = 0; t0 + 8 <= count; t0 += 8) {
+  for (int t0 = 0; t0 < count; t0 += 8) {
+    const int lanes = std::min(8, count - t0);
     const __m512i i = _mm512_add_epi64(_mm512_set1_epi64(int64_t(key + 2 * uint64_t(t0))), even);
-    const __m512d x = _mm512_cvtepu64_pd(srl(draw8(i), 33));
-    const __m512d symbol = _mm512_fnmadd_pd(_mm512_maskz_roundscale_pd(all, _mm512_div_pd(x, a), _MM_FROUND_TO_NEG_INF), a, x);
+    const __m512i x = srl(draw8(i), 33);
+    __m512d symbol;
+    if (pow2) {
+      symbol = _mm512_cvtepu64_pd(_mm512_and_si512(x, low));
+    } else {
+      const __m512d xd = _mm512_cvtepu64_pd(x);
+      symbol = _mm512_fnmadd_pd(_mm512_maskz_roundscale_pd(all, _mm512_div_pd(xd, a), _MM_FROUND_TO_NEG_INF), a, xd);
+    }
     const __m512d u = _mm512_mul_pd(_mm512_cvtepu64_pd(srl(draw8(_mm512_add_epi64(i, one)), 11)),
                                     _mm512_set1_pd(0x1.0p-53));
-    const __mmask8 marked = _mm512_cmp_pd_mask(u, p, _CMP_LT_OQ);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(tokens + t0),
-                        _mm512_maskz_cvtpd_epi32(all, _mm512_mask_add_pd(symbol, marked, symbol, a)));
-    if (marked) last = t0 + 31 - __builtin_clz(unsigned(marked));
+    const __mmask8 marked = _mm512_cmp_pd_mask(u, p, _CMP_LT_OQ) & __mmask8((1u << lanes) - 1u);
+    const __m256i tok = _mm512_maskz_cvtpd_epi32(all, _mm512_mask_add_pd(symbol, marked, symbol, a));
+    if (lanes == 8) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(tokens + t0), tok);
+    } else {
+      alignas(32) int group[8];
+      _mm256_store_si256(reinterpret_cast<__m256i*>(group), tok);
+      std::copy_n(group, lanes, tokens + t0);
+    }
+    // (no branch on the marks: they are random, and a mispredicted branch per group cost more than the group)
+    const int newest = t0 + 31 - __builtin_clz(unsigned(marked) | 1u), any = -int(marked != 0);
+    last = (newest & any) | (last & ~any);
   }
   return last;
 }
@@ -84,11 +103,8 @@ __attribute__((target("avx512f,avx512dq"))) int content_tokens8(const CueTaskCon
 void cue_sequence(const CueTaskConfig& cfg, uint64_t key, int n, int* tokens, int* target) {
 #ifdef PEBENCH_CUE_AVX512
   static const bool wide = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
-  if (wide && n - 1 >= 8) {
-    const int n8 = (n - 1) / 8 * 8;
-    int last = content_tokens8(cfg, key, n8, tokens);
-    last = content_tokens(cfg, key, n8, n, tokens, last);
-    finish_sequence(cfg, key, n, last, tokens, target);
+  if (wide) {
+    finish_sequence(cfg, key, n, content_tokens8(cfg, key, n - 1, tokens), tokens, target);
     return;
   }
 #endif
@@ -96,7 +112,7 @@ void cue_sequence(const CueTaskConfig& cfg, uint64_t key, int n, int* tokens, in
 }
 
 void cue_sequence_drawn_singly(const CueTaskConfig& cfg, uint64_t key, int n, int* tokens, int* target) {
-  finish_sequence(cfg, key, n, content_tokens(cfg, key, 0, n, tokens, -1), tokens, target);
+  finish_sequence(cfg, key, n, content_tokens(cfg, key, n, tokens), tokens, target);
 }
 
 namespace {
