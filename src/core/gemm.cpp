@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <Eigen/Core>
@@ -88,132 +89,94 @@ void tile_kernel(int n, int K, const float* a, size_t lda, const float* b, size_
 #endif
 }
 
+// f(std::integral_constant<int, m>{}) for a tile height m in [1, Max]: each height is its own kernel
+// (its accumulators in registers).
+template <int Max, class F>
+void by_height(int m, F&& f) {
+  if constexpr (Max == 1)
+    f(std::integral_constant<int, 1>{});
+  else if (m == Max)
+    f(std::integral_constant<int, Max>{});
+  else
+    by_height<Max - 1>(m, f);
+}
+
 template <bool AT>
 void tile(int m, int n, int K, const float* a, size_t lda, const float* b, size_t ldb, float* c, size_t ldc,
           bool acc) {
-  switch (m) {
-    case 6: return tile_kernel<6, AT>(n, K, a, lda, b, ldb, c, ldc, acc);
-    case 5: return tile_kernel<5, AT>(n, K, a, lda, b, ldb, c, ldc, acc);
-    case 4: return tile_kernel<4, AT>(n, K, a, lda, b, ldb, c, ldc, acc);
-    case 3: return tile_kernel<3, AT>(n, K, a, lda, b, ldb, c, ldc, acc);
-    case 2: return tile_kernel<2, AT>(n, K, a, lda, b, ldb, c, ldc, acc);
-    default: return tile_kernel<1, AT>(n, K, a, lda, b, ldb, c, ldc, acc);
-  }
+  by_height<MR>(m, [&](auto R) { tile_kernel<R(), AT>(n, K, a, lda, b, ldb, c, ldc, acc); });
 }
 
 #ifdef PEBENCH_GEMM_AVX2
-// The same tile in 512-bit registers, for CPUs with AVX-512 (chosen at run time, gemm_kernel()): one
-// register holds a row's NR = 16 columns, so a tile runs up to MR512 rows. Every element of C is still
-// 0, then one FMA per k in increasing k, then (acc) C plus that sum: the very operations of the AVX2
-// kernel, lanes across columns only, so the two give the same bits.
+// The same tile in 512-bit registers, for CPUs with AVX-512 (chosen at run time, gemm_kernel()): a row
+// of the tile is W = 1 or 2 registers of NR = 16 columns (n <= W NR), the tile up to MR512 rows. With
+// two, op(B)'s columns come from two NR-column slivers (row k at b0 + k ldb and b1 + k ldb), and per k
+// two loads of op(B) and R broadcasts feed 2R FMAs (one register needs R + 1 loads for R FMAs: the
+// load ports, not the FMA pipes, bound it). Every element of C is still 0, then one FMA per k in
+// increasing k, then (acc) C plus that sum: the very operations of the AVX2 kernel, lanes across
+// columns only, so they give the same bits.
 constexpr int MR512 = 12;
-template <int R, bool AT>
-__attribute__((target("avx512f"))) void tile_kernel512(int n, int K, const float* a, size_t lda, const float* b,
-                                                         size_t ldb, float* c, size_t ldc, bool acc) {
-  __m512 c0[R];
+template <int R, int W, bool AT>
+__attribute__((target("avx512f"))) void tile_kernel512(int n, int K, const float* a, size_t lda, const float* b0,
+                                                         const float* b1, size_t ldb, float* c, size_t ldc,
+                                                         bool acc) {
+  static_assert(W == 1 || W == 2);
+  __m512 c0[R], c1[R];
 #pragma GCC unroll 12
-  for (int r = 0; r < R; ++r) c0[r] = _mm512_setzero_ps();
-  const __mmask16 m = n >= NR ? __mmask16(0xFFFF) : __mmask16((1u << n) - 1u);
+  for (int r = 0; r < R; ++r) c0[r] = _mm512_setzero_ps(), c1[r] = _mm512_setzero_ps();
+  const int last = n - (W - 1) * NR;  // columns in the last register
+  const __mmask16 m = last >= NR ? __mmask16(0xFFFF) : __mmask16((1u << last) - 1u);
   const float* ar[R];
 #pragma GCC unroll 12
   for (int r = 0; r < R; ++r) ar[r] = AT ? a + r : a + r * lda;
   const size_t astep = AT ? lda : 1;
-#define PEBENCH_TILE_STEP512(LOAD)                                          \
-  for (int k = 0; k < K; ++k, b += ldb) {                                  \
-    const __m512 b0 = LOAD;                                                \
-    _Pragma("GCC unroll 12") for (int r = 0; r < R; ++r)                   \
-      c0[r] = _mm512_fmadd_ps(_mm512_set1_ps(ar[r][k * astep]), b0, c0[r]); \
+  // The k loop; LOAD reads the last register's row of op(B) (whole, or masked past n).
+#define PEBENCH_TILE_STEP512(LOAD)                                           \
+  for (int k = 0; k < K; ++k, b0 += ldb, b1 += ldb) {                        \
+    if constexpr (W == 1) {                                                  \
+      const __m512 x0 = LOAD(b0);                                            \
+      _Pragma("GCC unroll 12") for (int r = 0; r < R; ++r)                   \
+        c0[r] = _mm512_fmadd_ps(_mm512_set1_ps(ar[r][k * astep]), x0, c0[r]); \
+    } else {                                                                 \
+      const __m512 x0 = _mm512_loadu_ps(b0), x1 = LOAD(b1);                  \
+      _Pragma("GCC unroll 12") for (int r = 0; r < R; ++r) {                 \
+        const __m512 x = _mm512_set1_ps(ar[r][k * astep]);                   \
+        c0[r] = _mm512_fmadd_ps(x, x0, c0[r]);                               \
+        c1[r] = _mm512_fmadd_ps(x, x1, c1[r]);                               \
+      }                                                                      \
+    }                                                                        \
   }
-  if (n == NR) {
-    PEBENCH_TILE_STEP512(_mm512_loadu_ps(b))
+#define PEBENCH_WHOLE(p) _mm512_loadu_ps(p)
+#define PEBENCH_MASKED(p) _mm512_maskz_loadu_ps(m, p)
+  if (last == NR) {
+    PEBENCH_TILE_STEP512(PEBENCH_WHOLE)
   } else {
-    PEBENCH_TILE_STEP512(_mm512_maskz_loadu_ps(m, b))
+    PEBENCH_TILE_STEP512(PEBENCH_MASKED)
   }
+#undef PEBENCH_MASKED
+#undef PEBENCH_WHOLE
 #undef PEBENCH_TILE_STEP512
 #pragma GCC unroll 12
   for (int r = 0; r < R; ++r) {
     float* cr = c + r * ldc;
-    if (acc) c0[r] = _mm512_add_ps(_mm512_maskz_loadu_ps(m, cr), c0[r]);
-    _mm512_mask_storeu_ps(cr, m, c0[r]);
-  }
-}
-
-// Two registers per row: 2 * NR = 32 columns, from two NR-column slivers of op(B) (b0, b1: row k at
-// b0 + k * ldb, b1 + k * ldb). Per k: two loads of op(B) and R broadcasts feed 2R FMAs, where the
-// one-register tile above needs R + 1 loads for R FMAs (load ports, not FMA pipes, bound it). Each
-// element of C: the same operations in the same order as in the tiles above.
-template <int R, bool AT>
-__attribute__((target("avx512f"))) void tile_kernel512x2(int n, int K, const float* a, size_t lda, const float* b0,
-                                                           const float* b1, size_t ldb, float* c, size_t ldc,
-                                                           bool acc) {
-  __m512 c0[R], c1[R];
-#pragma GCC unroll 12
-  for (int r = 0; r < R; ++r) c0[r] = _mm512_setzero_ps(), c1[r] = _mm512_setzero_ps();
-  const __mmask16 m1 = n >= 2 * NR ? __mmask16(0xFFFF) : __mmask16((1u << (n - NR)) - 1u);
-  const float* ar[R];
-#pragma GCC unroll 12
-  for (int r = 0; r < R; ++r) ar[r] = AT ? a + r : a + r * lda;
-  const size_t astep = AT ? lda : 1;
-#define PEBENCH_TILE_STEP512X2(LOAD1)                                        \
-  for (int k = 0; k < K; ++k, b0 += ldb, b1 += ldb) {                        \
-    const __m512 x0 = _mm512_loadu_ps(b0), x1 = LOAD1;                       \
-    _Pragma("GCC unroll 12") for (int r = 0; r < R; ++r) {                   \
-      const __m512 x = _mm512_set1_ps(ar[r][k * astep]);                     \
-      c0[r] = _mm512_fmadd_ps(x, x0, c0[r]);                                 \
-      c1[r] = _mm512_fmadd_ps(x, x1, c1[r]);                                 \
-    }                                                                        \
-  }
-  if (n == 2 * NR) {
-    PEBENCH_TILE_STEP512X2(_mm512_loadu_ps(b1))
-  } else {
-    PEBENCH_TILE_STEP512X2(_mm512_maskz_loadu_ps(m1, b1))
-  }
-#undef PEBENCH_TILE_STEP512X2
-#pragma GCC unroll 12
-  for (int r = 0; r < R; ++r) {
-    float* cr = c + r * ldc;
-    if (acc) c0[r] = _mm512_add_ps(_mm512_loadu_ps(cr), c0[r]), c1[r] = _mm512_add_ps(_mm512_maskz_loadu_ps(m1, cr + NR), c1[r]);
-    _mm512_storeu_ps(cr, c0[r]);
-    _mm512_mask_storeu_ps(cr + NR, m1, c1[r]);
+    if constexpr (W == 2) {
+      if (acc) c0[r] = _mm512_add_ps(_mm512_loadu_ps(cr), c0[r]);
+      _mm512_storeu_ps(cr, c0[r]);
+      cr += NR;
+    }
+    __m512& last_reg = W == 2 ? c1[r] : c0[r];
+    if (acc) last_reg = _mm512_add_ps(_mm512_maskz_loadu_ps(m, cr), last_reg);
+    _mm512_mask_storeu_ps(cr, m, last_reg);
   }
 }
 
 template <bool AT>
-void tile512x2(int m, int n, int K, const float* a, size_t lda, const float* b0, const float* b1, size_t ldb,
-               float* c, size_t ldc, bool acc) {
-  switch (m) {
-    case 12: return tile_kernel512x2<12, AT>(n, K, a, lda, b0, b1, ldb, c, ldc, acc);
-    case 11: return tile_kernel512x2<11, AT>(n, K, a, lda, b0, b1, ldb, c, ldc, acc);
-    case 10: return tile_kernel512x2<10, AT>(n, K, a, lda, b0, b1, ldb, c, ldc, acc);
-    case 9: return tile_kernel512x2<9, AT>(n, K, a, lda, b0, b1, ldb, c, ldc, acc);
-    case 8: return tile_kernel512x2<8, AT>(n, K, a, lda, b0, b1, ldb, c, ldc, acc);
-    case 7: return tile_kernel512x2<7, AT>(n, K, a, lda, b0, b1, ldb, c, ldc, acc);
-    case 6: return tile_kernel512x2<6, AT>(n, K, a, lda, b0, b1, ldb, c, ldc, acc);
-    case 5: return tile_kernel512x2<5, AT>(n, K, a, lda, b0, b1, ldb, c, ldc, acc);
-    case 4: return tile_kernel512x2<4, AT>(n, K, a, lda, b0, b1, ldb, c, ldc, acc);
-    case 3: return tile_kernel512x2<3, AT>(n, K, a, lda, b0, b1, ldb, c, ldc, acc);
-    case 2: return tile_kernel512x2<2, AT>(n, K, a, lda, b0, b1, ldb, c, ldc, acc);
-    default: return tile_kernel512x2<1, AT>(n, K, a, lda, b0, b1, ldb, c, ldc, acc);
-  }
-}
-
-template <bool AT>
-void tile512(int m, int n, int K, const float* a, size_t lda, const float* b, size_t ldb, float* c, size_t ldc,
-             bool acc) {
-  switch (m) {
-    case 12: return tile_kernel512<12, AT>(n, K, a, lda, b, ldb, c, ldc, acc);
-    case 11: return tile_kernel512<11, AT>(n, K, a, lda, b, ldb, c, ldc, acc);
-    case 10: return tile_kernel512<10, AT>(n, K, a, lda, b, ldb, c, ldc, acc);
-    case 9: return tile_kernel512<9, AT>(n, K, a, lda, b, ldb, c, ldc, acc);
-    case 8: return tile_kernel512<8, AT>(n, K, a, lda, b, ldb, c, ldc, acc);
-    case 7: return tile_kernel512<7, AT>(n, K, a, lda, b, ldb, c, ldc, acc);
-    case 6: return tile_kernel512<6, AT>(n, K, a, lda, b, ldb, c, ldc, acc);
-    case 5: return tile_kernel512<5, AT>(n, K, a, lda, b, ldb, c, ldc, acc);
-    case 4: return tile_kernel512<4, AT>(n, K, a, lda, b, ldb, c, ldc, acc);
-    case 3: return tile_kernel512<3, AT>(n, K, a, lda, b, ldb, c, ldc, acc);
-    case 2: return tile_kernel512<2, AT>(n, K, a, lda, b, ldb, c, ldc, acc);
-    default: return tile_kernel512<1, AT>(n, K, a, lda, b, ldb, c, ldc, acc);
-  }
+void tile512(int m, int n, int K, const float* a, size_t lda, const float* b0, const float* b1, size_t ldb,
+             float* c, size_t ldc, bool acc) {
+  by_height<MR512>(m, [&](auto R) {
+    if (n > NR) tile_kernel512<R(), 2, AT>(n, K, a, lda, b0, b1, ldb, c, ldc, acc);
+    else tile_kernel512<R(), 1, AT>(n, K, a, lda, b0, b1, ldb, c, ldc, acc);
+  });
 }
 #endif
 
@@ -294,8 +257,7 @@ void sgemm(int M, int N, int K, const float* A, size_t lda, const float* B, size
           const int r = (mc + t) / tiles;  // heights differ by at most one
           const float* a = AT ? A + size_t(pc) * lda + i : A + i * lda + pc;
 #ifdef PEBENCH_GEMM_AVX2
-          if (W512 && n > NR) tile512x2<AT>(r, n, kc, a, lda, b, b1, ldbp, C + i * ldc + j, ldc, acc);
-          else if (W512) tile512<AT>(r, n, kc, a, lda, b, ldbp, C + i * ldc + j, ldc, acc);
+          if (W512) tile512<AT>(r, n, kc, a, lda, b, b1, ldbp, C + i * ldc + j, ldc, acc);
           else
 #endif
             tile<AT>(r, n, kc, a, lda, b, ldbp, C + i * ldc + j, ldc, acc);
