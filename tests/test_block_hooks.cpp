@@ -218,3 +218,43 @@ TEST_CASE("the cue head's tables made once for a step's chunks: the bits of each
       CHECK_THROWS_AS(m.forward(batch.tokens.data(), targets.data(), B, T, shared, nullptr, p0, every), Error);
     }
 }
+
+TEST_CASE("the cue head's looked-up scores: the forward's bits, the gradient to float rounding, for every scheme") {
+  for (auto& info : scheme_list()) {
+    if (info.min_layers > 1) continue;
+    CueModelConfig cfg;
+    cfg.scheme.name = info.name;
+    cfg.scheme.train_length = 32;
+    CueHead<float> m(cfg);
+    m.init(5);
+    const int B = 7, T = 24, p0 = 2;
+    const CueBatch batch = cue_train_batch(cfg.task, 3, 2, B, T);
+    m.prepare(p0 + T + 1);
+    CueTables<float> tables;
+    m.prepare_tables(T, p0, false, tables);
+    std::vector<float> g_computed(m.layout().total(), 0.0f), g_looked(m.layout().total(), 0.0f);
+    CueWorkspace<float> computed, looked;
+    computed.shared = looked.shared = &tables;
+    computed.lookup = false;
+    const BatchStats a = m.forward_backward(batch.tokens.data(), batch.targets.data(), B, T, B, g_computed.data(),
+                                            computed, p0);
+    const BatchStats b = m.forward_backward(batch.tokens.data(), batch.targets.data(), B, T, B, g_looked.data(),
+                                            looked, p0);
+    INFO(info.name);
+    CHECK(!computed.looked_up);
+    CHECK(looked.looked_up == !m.scheme().acts_on_values());  // a value term needs the per-sequence rows
+    CHECK(a.loss_sum == b.loss_sum);
+    CHECK(computed.probs == looked.probs);
+    CHECK(computed.logits == looked.logits);
+    float scale = 0, worst = 0;
+    for (size_t i = 0; i < g_computed.size(); ++i)
+      scale = std::max(scale, std::abs(g_computed[i])), worst = std::max(worst, std::abs(g_computed[i] - g_looked[i]));
+    CHECK(scale > 0);
+    CHECK(worst <= 1e-5f * scale);  // the same sums in another order
+    // a chunk whose last token is not the query token everywhere computes its scores
+    std::vector<int> tokens = batch.tokens;
+    tokens[size_t(2) * T + T - 1] = 0;
+    m.forward(tokens.data(), batch.targets.data(), B, T, looked, nullptr, p0);
+    CHECK(!looked.looked_up);
+  }
+}

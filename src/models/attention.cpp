@@ -1,5 +1,6 @@
 #include "models/attention.h"
 
+#include "core/errors.h"
 #include "core/gemm.h"
 #include "core/math.h"
 #include "core/tensor.h"
@@ -45,6 +46,23 @@ inline void axpy(S a, const S* x, S* y, int n) {
     Eigen::Map<A>(y) += a * Eigen::Map<const A>(x);
   } else {
     for (int c = 0; c < n; ++c) y[c] += a * x[c];
+  }
+}
+
+// y = (add ? y : 0) + a(0) x(0) + a(1) x(1) + ... + a(n-1) x(n-1), the terms added in that order, each
+// a multiply then an add (axpy's bits); for a compile-time width the sum stays in registers instead
+// of going through memory once per term.
+template <int DH, class S, class Coef, class Row>
+inline void accumulate_rows(int n, Coef a, Row x, S* y, int dh, bool add) {
+  if constexpr (DH > 0) {
+    using A = Eigen::Array<S, DH, 1>;
+    A acc = add ? A(Eigen::Map<const A>(y)) : A::Zero();
+    for (int t = 0; t < n; ++t) acc += a(t) * Eigen::Map<const A>(x(t));
+    Eigen::Map<A> out(y);
+    out = acc;
+  } else {
+    if (!add) std::fill_n(y, dh, S(0));
+    for (int t = 0; t < n; ++t) axpy<DH>(a(t), x(t), y, dh);
   }
 }
 
@@ -148,13 +166,29 @@ void softmax_row_backward(const S* p, const S* dp, int n, S* ds) {
   for (int k = 0; k < n; ++k) ds[k] = p[k] * (dp[k] - c);
 }
 
+// Undoes one query row's scores s_j = scale * q.k_j + the scheme's terms (row: its hook view, for
+// schemes with score terms) of head h of sequence b, given ds over its nk visible keys: adds into dq, dK and the scheme's gradients.
+template <class S, int DH>
+void score_row_backward(const AttnShape& sh, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G, S scale,
+                        const AttnRow<S>& row, bool scores, int nk, const int* keys, const KeyOffsets& key_rows, int b,
+                        int h, const S* K, const S* q, const S* ds, S* dq, S* dK, const AttnTables<S>& tables) {
+  const int dh = DH > 0 ? DH : sh.dh;
+  // undoes s += the scheme's terms
+  if (scores) scheme.score_backward(P, G, row, ds, dq, grad_rows(sh, row, dK), tables.grads);
+  // undoes s_j = scale * q.k_j: dq += scale ds_j k_j, dk_j += scale ds_j q
+  accumulate_rows<DH>(nk, [&](int t) { return scale * ds[t]; }, [&](int t) { return K + key_rows(b, h, keys[t]); },
+                      dq, dh, true);
+  for (int t = 0; t < nk; ++t) axpy<DH>(scale * ds[t], q, dK + key_rows(b, h, keys[t]), dh);
+}
+
 // DH > 0: the head width known at compile time (vectorised inner loops); DH = 0: sh.dh at run time.
 template <class S, int DH>
 void forward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
                   const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* probs, S* out,
-                  const int* kv_index, AttnTables<S> tables) {
+                  const int* kv_index, AttnTables<S> tables, ScoreLookup<S> lookup) {
   const int dh = DH > 0 ? DH : sh.dh, W = sh.H * dh;
-  const bool scores = scheme.acts_on_scores(), values = scheme.acts_on_values();
+  const bool looked_up = lookup.scores != nullptr;
+  const bool scores = scheme.acts_on_scores() && !looked_up, values = scheme.acts_on_values();
   const S scale = scheme.content_scale(sh.layer) / std::sqrt(S(dh));
   const VisibleSets& visible = visible_sets(vis, qpos, sh.Tq, kpos, sh.Tk);
   const KeyOffsets key_rows{sh, dh, W, kv_index};
@@ -163,12 +197,15 @@ void forward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, const
   for (int b = 0; b < sh.B; ++b)
     for (int h = 0; h < sh.H; ++h)
       for (int i = 0; i < sh.Tq; ++i) {
-        const S* q = Q + (size_t(b) * sh.Tq + i) * W + size_t(h) * dh;
+        const S* q = looked_up ? nullptr : Q + (size_t(b) * sh.Tq + i) * W + size_t(h) * dh;
         S* p = probs ? probs + ((size_t(b) * sh.H + h) * sh.Tq + i) * sh.Tk : pscratch.data();
         const int nk = visible.count(i);
         const int* keys = visible.keys_of(i);
-        // s_j = scale * q.k_j  (+ bias)
-        for (int t = 0; t < nk; ++t) sc[t] = scale * dot<DH>(q, K + key_rows(b, h, keys[t]), dh);
+        // s_j = scale * q.k_j  (+ bias), or the score of key j's table row
+        if (looked_up)
+          for (int t = 0; t < nk; ++t) sc[t] = lookup.scores[kv_index[size_t(b) * sh.Tk + keys[t]]];
+        else
+          for (int t = 0; t < nk; ++t) sc[t] = scale * dot<DH>(q, K + key_rows(b, h, keys[t]), dh);
         AttnRow<S> row;
         if (scores || values) row = hook_row(sh, visible, Q, K, qpos, kv_index, tables, b, h, i);
         if (scores) scheme.score_forward(P, row, sc.data());
@@ -178,8 +215,8 @@ void forward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, const
         for (int t = 0; t < nk; ++t) p[keys[t]] = sc[t];
         // o = sum_j p_j v_j
         S* o = out + (size_t(b) * sh.Tq + i) * W + size_t(h) * dh;
-        for (int c = 0; c < dh; ++c) o[c] = 0;
-        for (int t = 0; t < nk; ++t) axpy<DH>(p[keys[t]], V + key_rows(b, h, keys[t]), o, dh);
+        accumulate_rows<DH>(nk, [&](int t) { return p[keys[t]]; }, [&](int t) { return V + key_rows(b, h, keys[t]); },
+                            o, dh, false);
         // o += the scheme's value term
         if (values) {
           for (int t = 0; t < nk; ++t) pv[t] = p[keys[t]];
@@ -191,9 +228,11 @@ void forward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, const
 template <class S, int DH>
 void backward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
                         const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G,
-                   const S* probs, const S* dout, S* dQ, S* dK, S* dV, const int* kv_index, AttnTables<S> tables) {
+                   const S* probs, const S* dout, S* dQ, S* dK, S* dV, const int* kv_index, AttnTables<S> tables,
+                   ScoreLookup<S> lookup) {
   const int dh = DH > 0 ? DH : sh.dh, W = sh.H * dh;
-  const bool scores = scheme.acts_on_scores(), values = scheme.acts_on_values();
+  const bool looked_up = lookup.grads != nullptr;
+  const bool scores = scheme.acts_on_scores() && !looked_up, values = scheme.acts_on_values();
   const S scale = scheme.content_scale(sh.layer) / std::sqrt(S(dh));
   const VisibleSets& visible = visible_sets(vis, qpos, sh.Tq, kpos, sh.Tk);
   const KeyOffsets key_rows{sh, dh, W, kv_index};
@@ -202,7 +241,7 @@ void backward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
     for (int h = 0; h < sh.H; ++h)
       for (int i = 0; i < sh.Tq; ++i) {
         const size_t qrow = (size_t(b) * sh.Tq + i) * W + size_t(h) * dh;
-        const S* q = Q + qrow;
+        const S* q = looked_up ? nullptr : Q + qrow;
         const S* go = dout + qrow;
         const S* p = probs + ((size_t(b) * sh.H + h) * sh.Tq + i) * sh.Tk;
         const int nk = visible.count(i);
@@ -220,16 +259,13 @@ void backward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
         if (values) scheme.value_backward(P, G, row, pv.data(), go, dp.data());
         // undoes p = softmax(s)
         softmax_row_backward(pv.data(), dp.data(), nk, ds.data());
-        // undoes s += the scheme's terms
-        S* dq = dQ + qrow;
-        if (scores) scheme.score_backward(P, G, row, ds.data(), dq, grad_rows(sh, row, dK), tables.grads);
-        // undoes s_j = scale * q.k_j: dq += scale ds_j k_j, dk_j += scale ds_j q
-        for (int t = 0; t < nk; ++t) {
-          const size_t krow = key_rows(b, h, keys[t]);
-          const S g = scale * ds[t];
-          axpy<DH>(g, K + krow, dq, dh);
-          axpy<DH>(g, q, dK + krow, dh);
+        // undoes s_j = the score of key j's table row: its gradient adds up there
+        if (looked_up) {
+          for (int t = 0; t < nk; ++t) lookup.grads[kv_index[size_t(b) * sh.Tk + keys[t]]] += ds[t];
+          continue;
         }
+        score_row_backward<S, DH>(sh, scheme, P, G, scale, row, scores, nk, keys, key_rows, b, h, K, q, ds.data(),
+                                  dQ + qrow, dK, tables);
       }
 }
 
@@ -472,47 +508,21 @@ void dense_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, con
     }
 }
 
-}  // namespace
-
-template <class S>
-void attention_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
-                       const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* probs, S* out,
-                       const int* kv_index, AttnTables<S> tables) {
-  if (!kv_index && sh.Tq > 1) return dense_forward(sh, Q, K, V, qpos, kpos, vis, scheme, P, probs, out, tables);
-  switch (sh.dh) {
-    case 16: return forward_impl<S, 16>(sh, Q, K, V, qpos, kpos, vis, scheme, P, probs, out, kv_index, tables);
-    case 32: return forward_impl<S, 32>(sh, Q, K, V, qpos, kpos, vis, scheme, P, probs, out, kv_index, tables);
-    case 64: return forward_impl<S, 64>(sh, Q, K, V, qpos, kpos, vis, scheme, P, probs, out, kv_index, tables);
-    default: return forward_impl<S, 0>(sh, Q, K, V, qpos, kpos, vis, scheme, P, probs, out, kv_index, tables);
+// The head widths with a compiled kernel: f(std::integral_constant<int, DH>) with DH = dh, or 0 (any width).
+template <class F>
+void by_width(int dh, F&& f) {
+  switch (dh) {
+    case 16: return f(std::integral_constant<int, 16>{});
+    case 32: return f(std::integral_constant<int, 32>{});
+    case 64: return f(std::integral_constant<int, 64>{});
+    default: return f(std::integral_constant<int, 0>{});
   }
 }
 
-template <class S>
-void attention_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
-                        const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G,
-                        const S* probs, const S* dout, S* dQ, S* dK, S* dV, const int* kv_index,
-                        AttnTables<S> tables) {
-  if (!kv_index && sh.Tq > 1)
-    return dense_backward(sh, Q, K, V, qpos, kpos, vis, scheme, P, G, probs, dout, dQ, dK, dV, tables);
-  switch (sh.dh) {
-    case 16: return backward_impl<S, 16>(sh, Q, K, V, qpos, kpos, vis, scheme, P, G, probs, dout, dQ, dK, dV, kv_index, tables);
-    case 32: return backward_impl<S, 32>(sh, Q, K, V, qpos, kpos, vis, scheme, P, G, probs, dout, dQ, dK, dV, kv_index, tables);
-    case 64: return backward_impl<S, 64>(sh, Q, K, V, qpos, kpos, vis, scheme, P, G, probs, dout, dQ, dK, dV, kv_index, tables);
-    default: return backward_impl<S, 0>(sh, Q, K, V, qpos, kpos, vis, scheme, P, G, probs, dout, dQ, dK, dV, kv_index, tables);
-  }
-}
-
-template void attention_forward<float>(const AttnShape&, const float*, const float*, const float*, const int*,
-                                       const int*, const Visibility&, const Scheme<float>&, CParamView<float>,
-                                       float*, float*, const int*, AttnTables<float>);
-template void attention_forward<double>(const AttnShape&, const double*, const double*, const double*, const int*,
-                                        const int*, const Visibility&, const Scheme<double>&, CParamView<double>,
-                                        double*, double*, const int*, AttnTables<double>);
-template <class S>
-void attention_scores(const AttnShape& sh, const S* Q, const S* K, const int* qpos, const int* kpos,
-                      const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* scores,
-                      const int* kv_index, AttnTables<S> tables) {
-  const int dh = sh.dh, W = sh.H * dh;
+template <class S, int DH>
+void scores_impl(const AttnShape& sh, const S* Q, const S* K, const int* qpos, const int* kpos, const Visibility& vis,
+                 const Scheme<S>& scheme, CParamView<S> P, S* scores, const int* kv_index, AttnTables<S> tables) {
+  const int dh = DH > 0 ? DH : sh.dh, W = sh.H * dh;
   const S scale = scheme.content_scale(sh.layer) / std::sqrt(S(dh));
   const VisibleSets& visible = visible_sets(vis, qpos, sh.Tq, kpos, sh.Tk);
   const KeyOffsets key_rows{sh, dh, W, kv_index};
@@ -523,8 +533,8 @@ void attention_scores(const AttnShape& sh, const S* Q, const S* K, const int* qp
         const S* q = Q + (size_t(b) * sh.Tq + i) * W + size_t(h) * dh;
         const int nk = visible.count(i);
         const int* keys = visible.keys_of(i);
-        // as attention_forward: s_j = scale * q.k_j (+ the scheme's score terms)
-        for (int t = 0; t < nk; ++t) sc[t] = scale * dot<0>(q, K + key_rows(b, h, keys[t]), dh);
+        // as forward_impl, operation for operation: s_j = scale * q.k_j (+ the scheme's score terms)
+        for (int t = 0; t < nk; ++t) sc[t] = scale * dot<DH>(q, K + key_rows(b, h, keys[t]), dh);
         if (scheme.acts_on_scores())
           scheme.score_forward(P, hook_row(sh, visible, Q, K, qpos, kv_index, tables, b, h, i), sc.data());
         S* out = scores + ((size_t(b) * sh.H + h) * sh.Tq + i) * sh.Tk;
@@ -533,19 +543,93 @@ void attention_scores(const AttnShape& sh, const S* Q, const S* K, const int* qp
       }
 }
 
-template void attention_scores<float>(const AttnShape&, const float*, const float*, const int*, const int*,
-                                      const Visibility&, const Scheme<float>&, CParamView<float>, float*, const int*,
-                                      AttnTables<float>);
-template void attention_scores<double>(const AttnShape&, const double*, const double*, const int*, const int*,
-                                       const Visibility&, const Scheme<double>&, CParamView<double>, double*,
-                                       const int*, AttnTables<double>);
-template void attention_backward<float>(const AttnShape&, const float*, const float*, const float*, const int*,
-                                        const int*, const Visibility&, const Scheme<float>&, CParamView<float>,
-                                        ParamView<float>, const float*, const float*, float*, float*, float*,
-                                        const int*, AttnTables<float>);
-template void attention_backward<double>(const AttnShape&, const double*, const double*, const double*, const int*,
-                                         const int*, const Visibility&, const Scheme<double>&, CParamView<double>,
-                                         ParamView<double>, const double*, const double*, double*, double*, double*,
-                                         const int*, AttnTables<double>);
+template <class S, int DH>
+void scores_backward_impl(const AttnShape& sh, const S* Q, const S* K, const int* qpos, const int* kpos,
+                          const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G,
+                          const S* dscores, S* dQ, S* dK, const int* kv_index, AttnTables<S> tables) {
+  const int dh = DH > 0 ? DH : sh.dh, W = sh.H * dh;
+  const bool scores = scheme.acts_on_scores();
+  const S scale = scheme.content_scale(sh.layer) / std::sqrt(S(dh));
+  const VisibleSets& visible = visible_sets(vis, qpos, sh.Tq, kpos, sh.Tk);
+  const KeyOffsets key_rows{sh, dh, W, kv_index};
+  std::vector<S> ds(sh.Tk);
+  for (int b = 0; b < sh.B; ++b)
+    for (int h = 0; h < sh.H; ++h)
+      for (int i = 0; i < sh.Tq; ++i) {
+        const size_t qrow = (size_t(b) * sh.Tq + i) * W + size_t(h) * dh;
+        const S* dsr = dscores + ((size_t(b) * sh.H + h) * sh.Tq + i) * sh.Tk;
+        const int nk = visible.count(i);
+        const int* keys = visible.keys_of(i);
+        for (int t = 0; t < nk; ++t) ds[t] = dsr[keys[t]];
+        AttnRow<S> row;
+        if (scores) row = hook_row(sh, visible, Q, K, qpos, kv_index, tables, b, h, i);
+        score_row_backward<S, DH>(sh, scheme, P, G, scale, row, scores, nk, keys, key_rows, b, h, K, Q + qrow,
+                                  ds.data(), dQ + qrow, dK, tables);
+      }
+}
+
+}  // namespace
+
+template <class S>
+void attention_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
+                       const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* probs, S* out,
+                       const int* kv_index, AttnTables<S> tables, ScoreLookup<S> lookup) {
+  if (lookup.scores && (!kv_index || sh.Tq != 1 || scheme.acts_on_values()))
+    throw Error("attention_forward: looked-up scores need a key table (kv_index), one query row and no value term");
+  if (!kv_index && sh.Tq > 1) return dense_forward(sh, Q, K, V, qpos, kpos, vis, scheme, P, probs, out, tables);
+  by_width(sh.dh, [&](auto w) {
+    forward_impl<S, decltype(w)::value>(sh, Q, K, V, qpos, kpos, vis, scheme, P, probs, out, kv_index, tables, lookup);
+  });
+}
+
+template <class S>
+void attention_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
+                        const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G,
+                        const S* probs, const S* dout, S* dQ, S* dK, S* dV, const int* kv_index,
+                        AttnTables<S> tables, ScoreLookup<S> lookup) {
+  if (lookup.grads && (!kv_index || sh.Tq != 1 || scheme.acts_on_values()))
+    throw Error("attention_backward: looked-up scores need a key table (kv_index), one query row and no value term");
+  if (!kv_index && sh.Tq > 1)
+    return dense_backward(sh, Q, K, V, qpos, kpos, vis, scheme, P, G, probs, dout, dQ, dK, dV, tables);
+  by_width(sh.dh, [&](auto w) {
+    backward_impl<S, decltype(w)::value>(sh, Q, K, V, qpos, kpos, vis, scheme, P, G, probs, dout, dQ, dK, dV,
+                                         kv_index, tables, lookup);
+  });
+}
+
+template <class S>
+void attention_scores(const AttnShape& sh, const S* Q, const S* K, const int* qpos, const int* kpos,
+                      const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* scores,
+                      const int* kv_index, AttnTables<S> tables) {
+  by_width(sh.dh, [&](auto w) {
+    scores_impl<S, decltype(w)::value>(sh, Q, K, qpos, kpos, vis, scheme, P, scores, kv_index, tables);
+  });
+}
+
+template <class S>
+void attention_scores_backward(const AttnShape& sh, const S* Q, const S* K, const int* qpos, const int* kpos,
+                               const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G,
+                               const S* dscores, S* dQ, S* dK, const int* kv_index, AttnTables<S> tables) {
+  by_width(sh.dh, [&](auto w) {
+    scores_backward_impl<S, decltype(w)::value>(sh, Q, K, qpos, kpos, vis, scheme, P, G, dscores, dQ, dK, kv_index,
+                                                tables);
+  });
+}
+
+#define PE_ATTENTION(S)                                                                                              \
+  template void attention_forward<S>(const AttnShape&, const S*, const S*, const S*, const int*, const int*,          \
+                                     const Visibility&, const Scheme<S>&, CParamView<S>, S*, S*, const int*,          \
+                                     AttnTables<S>, ScoreLookup<S>);                                                  \
+  template void attention_backward<S>(const AttnShape&, const S*, const S*, const S*, const int*, const int*,         \
+                                      const Visibility&, const Scheme<S>&, CParamView<S>, ParamView<S>, const S*,     \
+                                      const S*, S*, S*, S*, const int*, AttnTables<S>, ScoreLookup<S>);               \
+  template void attention_scores<S>(const AttnShape&, const S*, const S*, const int*, const int*, const Visibility&,  \
+                                    const Scheme<S>&, CParamView<S>, S*, const int*, AttnTables<S>);                  \
+  template void attention_scores_backward<S>(const AttnShape&, const S*, const S*, const int*, const int*,            \
+                                             const Visibility&, const Scheme<S>&, CParamView<S>, ParamView<S>,        \
+                                             const S*, S*, S*, const int*, AttnTables<S>);
+PE_ATTENTION(float)
+PE_ATTENTION(double)
+#undef PE_ATTENTION
 
 }  // namespace pe

@@ -44,6 +44,19 @@ struct AttnTables {
   int span = 0;  // every |query position - key position| < span
 };
 
+// Scores looked up instead of computed, for one query row per sequence whose query is the same row at
+// the same position in every sequence (the cue head's): the score of a key then depends only on its
+// table row (kv_index), so the scores are a table made once, by attention_scores over the table's rows.
+// scores: [table rows], the score of each (the scheme's score terms included); grads (backward): adds
+// d loss / d score of each table row, summed over every (sequence, key) that reads it; the caller then
+// undoes the table with attention_scores_backward, once. Needs kv_index, Tq = 1 and a scheme without
+// a value term (Scheme::acts_on_values), else throws.
+template <class S>
+struct ScoreLookup {
+  const S* scores = nullptr;
+  S* grads = nullptr;
+};
+
 // Forward.
 //   Q: [B*Tq, H*dh], K, V: [B*Tk, H*dh] (already transformed by the scheme's Q/K hook);
 //   or, when kv_index ([B*Tk]) is given, K and V are tables whose row kv_index[b*Tk + j] is key j
@@ -56,25 +69,36 @@ struct AttnTables {
 //   out (out, overwritten): [B*Tq, H*dh]
 // score(m,n) = content_scale * q.k / sqrt(dh) + the scheme's score terms over visible keys, softmax
 // over keys; out = sum p v + the scheme's value term. The hooks see one query row at a time
-// (AttnRow: layer, head, query, visible keys), in the row path and the dense path alike.
+// (AttnRow: layer, head, query, visible keys), in the row path and the dense path alike. With lookup,
+// s_j = lookup.scores[kv_index[b*Tk + j]] instead (Q is not read).
 template <class S>
 void attention_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
                        const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* probs, S* out,
-                       const int* kv_index = nullptr, AttnTables<S> tables = {});
+                       const int* kv_index = nullptr, AttnTables<S> tables = {}, ScoreLookup<S> lookup = {});
 
-// The scores alone, before the softmax (for reading a trained head, not for training): the same
-// arguments as attention_forward; scores (out): [B, H, Tq, Tk], -infinity at every masked key.
+// The scores alone, before the softmax: the same arguments as attention_forward and the same bits as
+// its scores; scores (out): [B, H, Tq, Tk], -infinity at every masked key. For reading a trained head,
+// and for making a ScoreLookup's table.
 template <class S>
 void attention_scores(const AttnShape& sh, const S* Q, const S* K, const int* qpos, const int* kpos,
                       const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* scores,
                       const int* kv_index = nullptr, AttnTables<S> tables = {});
 
+// Its backward: dscores [B, H, Tq, Tk] (read at visible keys only) adds into dQ, dK (as
+// attention_backward's) and the scheme's score-term gradients G and tables.grads.
+template <class S>
+void attention_scores_backward(const AttnShape& sh, const S* Q, const S* K, const int* qpos, const int* kpos,
+                               const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G,
+                               const S* dscores, S* dQ, S* dK, const int* kv_index = nullptr,
+                               AttnTables<S> tables = {});
+
 // Backward. dout: [B*Tq, H*dh]. Adds into dQ, dK, dV (same shapes as Q, K, V; with kv_index the
-// table rows are scatter-added) and into the scheme's bias gradients G.
+// table rows are scatter-added) and into the scheme's bias gradients G. With lookup, adds each key's
+// score gradient into lookup.grads at its table row instead, and leaves dQ, dK and the score terms alone.
 template <class S>
 void attention_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
                         const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G,
                         const S* probs, const S* dout, S* dQ, S* dK, S* dV, const int* kv_index = nullptr,
-                        AttnTables<S> tables = {});
+                        AttnTables<S> tables = {}, ScoreLookup<S> lookup = {});
 
 }  // namespace pe

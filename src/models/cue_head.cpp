@@ -125,11 +125,32 @@ void CueHead<S>::prepare_tables(int T, int p0, bool every_position, CueTables<S>
   if (scheme_->acts_on_qk()) scheme_->qk_forward(tab.kt_pos.data(), T * V, tab.KT.data());
   tab.tables.resize(scheme_->tables_size(0, T));
   if (!tab.tables.empty()) scheme_->tables_forward(P, 0, T, tab.tables.data());
+  // The score table, when every query is the query token at p0 + T - 1: V copies of its query row
+  //   q = qk(ET[query, 0:d] (+ PT[T-1, 0:d])) scored against the T keys of each token x, then
+  //   ST[t*V + x] = score of key row t*V + x (-infinity where the query cannot see position t)
+  tab.lookup_token = -1;
+  if (every_position || !cfg_.task.query_token || scheme_->acts_on_values()) return;
+  tab.lookup_token = cfg_.task.query_token_id();
+  tab.QV.resize(size_t(V) * d);
+  const S* et = &tab.ET[size_t(tab.lookup_token) * d3];
+  for (int c = 0; c < d; ++c) tab.QV[c] = et[c] + (emb ? tab.PT[size_t(T - 1) * d3 + c] : S(0));
+  if (scheme_->acts_on_qk()) scheme_->qk_forward(tab.qpos.data(), 1, tab.QV.data());
+  for (int x = 1; x < V; ++x) std::copy_n(tab.QV.begin(), d, tab.QV.begin() + size_t(x) * d);
+  tab.table_index.resize(size_t(V) * T);
+  for (int x = 0; x < V; ++x)
+    for (int t = 0; t < T; ++t) tab.table_index[size_t(x) * T + t] = t * V + x;
+  std::vector<S> by_token(size_t(V) * T);  // [V, T]
+  attention_scores(AttnShape{V, 1, T, 1, d}, tab.QV.data(), tab.KT.data(), tab.qpos.data(), tab.kpos.data(),
+                   Visibility{}.with_window(scheme_->window(0)), *scheme_, P, by_token.data(), tab.table_index.data(),
+                   AttnTables<S>{tab.tables.data(), nullptr, T});
+  tab.ST.resize(size_t(T) * V);
+  for (int x = 0; x < V; ++x)
+    for (int t = 0; t < T; ++t) tab.ST[size_t(t) * V + x] = by_token[size_t(x) * T + t];
 }
 
 template <class S>
 const CueTables<S>& CueHead<S>::prepare_attention(const int* tokens, int B, int T, CueWorkspace<S>& ws, int p0,
-                                                  bool every_position) const {
+                                                  bool every_position, bool lookup) const {
   const int d = cfg_.d_model, d3 = 3 * d;
   const int Tq = every_position ? T : 1, first_q = T - Tq;
   if (ws.shared && (ws.shared->T != T || ws.shared->p0 != p0 || ws.shared->every_position != every_position))
@@ -137,14 +158,18 @@ const CueTables<S>& CueHead<S>::prepare_attention(const int* tokens, int B, int 
   if (!ws.shared) prepare_tables(T, p0, every_position, ws.own);
   const CueTables<S>& tab = ws.tables();
   const bool emb = scheme_->acts_on_embedding();
-  ws.qrow_pos.resize(size_t(B) * Tq);
-  for (int b = 0; b < B; ++b) std::copy(tab.qpos.begin(), tab.qpos.end(), ws.qrow_pos.begin() + size_t(b) * Tq);
-  // kv_index[b*T + t] = t*V + x_{b,t};  q_{b,i} = qk_t(ET[x_{b,t}, 0:d] (+ PT[t, 0:d])), t = first_q + i
   const int V = cfg_.task.vocab();
   ws.kv_index.resize(size_t(B) * T);
+  for (int b = 0; b < B; ++b)
+    for (int t = 0; t < T; ++t) ws.kv_index[size_t(b) * T + t] = t * V + tokens[size_t(b) * T + t];
+  ws.looked_up = lookup && tab.lookup_token >= 0;
+  for (int b = 0; b < B && ws.looked_up; ++b) ws.looked_up = tokens[size_t(b) * T + T - 1] == tab.lookup_token;
+  if (ws.looked_up) return tab;
+  ws.qrow_pos.resize(size_t(B) * Tq);
+  for (int b = 0; b < B; ++b) std::copy(tab.qpos.begin(), tab.qpos.end(), ws.qrow_pos.begin() + size_t(b) * Tq);
+  // (above: kv_index[b*T + t] = t*V + x_{b,t});  q_{b,i} = qk_t(ET[x_{b,t}, 0:d] (+ PT[t, 0:d])), t = first_q + i
   resize(ws.Q, size_t(B) * Tq * d);
   for (int b = 0; b < B; ++b) {
-    for (int t = 0; t < T; ++t) ws.kv_index[size_t(b) * T + t] = t * V + tokens[size_t(b) * T + t];
     for (int i = 0; i < Tq; ++i) {
       const int t = first_q + i;
       const S* et = &tab.ET[size_t(tokens[size_t(b) * T + t]) * d3];
@@ -159,7 +184,7 @@ const CueTables<S>& CueHead<S>::prepare_attention(const int* tokens, int B, int 
 template <class S>
 void CueHead<S>::scores(const int* tokens, int B, int T, CueWorkspace<S>& ws, std::vector<S>& scores, int p0,
                         bool every_position) const {
-  const CueTables<S>& tab = prepare_attention(tokens, B, T, ws, p0, every_position);
+  const CueTables<S>& tab = prepare_attention(tokens, B, T, ws, p0, every_position, false);
   const int Tq = every_position ? T : 1;
   scores.resize(size_t(B) * Tq * T);
   attention_scores(AttnShape{B, Tq, T, 1, cfg_.d_model}, ws.Q.data(), tab.KT.data(), tab.qpos.data(), tab.kpos.data(),
@@ -173,14 +198,15 @@ BatchStats CueHead<S>::forward(const int* tokens, const int* targets, int B, int
   const int d = cfg_.d_model, C = cfg_.task.alphabet;
   const int Tq = every_position ? T : 1;
   const auto P = cview();
-  const CueTables<S>& tab = prepare_attention(tokens, B, T, ws, p0, every_position);
-  // z = attention(q, K, V): [B*Tq, d]
+  const CueTables<S>& tab = prepare_attention(tokens, B, T, ws, p0, every_position, ws.lookup);
+  // z = attention(q, K, V): [B*Tq, d], the scores computed or looked up
   const AttnShape sh{B, Tq, T, 1, d};
   resize(ws.probs, size_t(B) * Tq * T);
   resize(ws.Z, size_t(B) * Tq * d);
   attention_forward(sh, ws.Q.data(), tab.KT.data(), tab.VT.data(), tab.qpos.data(), tab.kpos.data(),
                     Visibility{}.with_window(scheme_->window(0)), *scheme_, P, ws.probs.data(), ws.Z.data(),
-                    ws.kv_index.data(), AttnTables<S>{tab.tables.data(), nullptr, T});
+                    ws.kv_index.data(), AttnTables<S>{tab.tables.data(), nullptr, T},
+                    ScoreLookup<S>{ws.looked_up ? tab.ST.data() : nullptr, nullptr});
   // logits = Z W_out: [B*Tq, C]
   const int rows = B * Tq;
   resize(ws.logits, size_t(rows) * C);
@@ -204,6 +230,14 @@ BatchStats CueHead<S>::forward(const int* tokens, const int* targets, int B, int
 template <class S>
 BatchStats CueHead<S>::forward_backward(const int* tokens, const int* targets, int B, int T, long norm_rows,
                                         S* grad, CueWorkspace<S>& ws, int p0, bool every_position) const {
+  const BatchStats st = chunk_backward(tokens, targets, B, T, norm_rows, grad, ws, p0, every_position);
+  shared_tables_backward(ws, grad);
+  return st;
+}
+
+template <class S>
+BatchStats CueHead<S>::chunk_backward(const int* tokens, const int* targets, int B, int T, long norm_rows, S* grad,
+                                      CueWorkspace<S>& ws, int p0, bool every_position) const {
   const BatchStats st = forward(tokens, targets, B, T, ws, nullptr, p0, every_position);
   const CueTables<S>& tab = ws.tables();
   const int d = cfg_.d_model, d3 = 3 * d, C = cfg_.task.alphabet, V = cfg_.task.vocab();
@@ -225,21 +259,23 @@ BatchStats CueHead<S>::forward_backward(const int* tokens, const int* targets, i
   G(wout_).noalias() += CMatMap<S>(ws.Z.data(), rows, d).transpose() * dL;
   resize(ws.dZ, size_t(rows) * d);
   MatMap<S>(ws.dZ.data(), rows, d).noalias() = dL * P(wout_).transpose();
-  // undoes z = attention(q, KT, VT)
-  zero(ws.dQ, size_t(rows) * d);
+  // undoes z = attention(q, KT, VT): into dKT, dVT, the scheme's dtables, and dQ, or with looked-up
+  // scores into dST (the score table's gradient, undone by tables_backward)
+  if (!ws.looked_up) zero(ws.dQ, size_t(rows) * d);
   zero(ws.dKT, size_t(T) * V * d);
   zero(ws.dVT, size_t(T) * V * d);
-  const AttnShape sh{B, Tq, T, 1, d};
+  zero(ws.dST, tab.lookup_token >= 0 ? size_t(T) * V : 0);
   ws.dtables.assign(tab.tables.size(), S(0));
-  attention_backward(sh, ws.Q.data(), tab.KT.data(), tab.VT.data(), tab.qpos.data(), tab.kpos.data(),
-                     Visibility{}.with_window(scheme_->window(0)), *scheme_, P, G, ws.probs.data(), ws.dZ.data(),
-                     ws.dQ.data(), ws.dKT.data(), ws.dVT.data(), ws.kv_index.data(),
-                     AttnTables<S>{tab.tables.data(), ws.dtables.data(), T});
-  if (!ws.dtables.empty()) scheme_->tables_backward(P, G, 0, T, tab.tables.data(), ws.dtables.data());
-  // undoes q_{b,i} = qk(ET[x_{b,t}, 0:d] (+ PT[t, 0:d])), t = first_q + i
-  if (scheme_->acts_on_qk()) scheme_->qk_backward(ws.qrow_pos.data(), rows, ws.dQ.data());
+  attention_backward(AttnShape{B, Tq, T, 1, d}, ws.Q.data(), tab.KT.data(), tab.VT.data(), tab.qpos.data(),
+                     tab.kpos.data(), Visibility{}.with_window(scheme_->window(0)), *scheme_, P, G, ws.probs.data(),
+                     ws.dZ.data(), ws.dQ.data(), ws.dKT.data(), ws.dVT.data(), ws.kv_index.data(),
+                     AttnTables<S>{tab.tables.data(), ws.dtables.data(), T},
+                     ScoreLookup<S>{tab.ST.data(), ws.looked_up ? ws.dST.data() : nullptr});
+  // undoes q_{b,i} = qk(ET[x_{b,t}, 0:d] (+ PT[t, 0:d])), t = first_q + i: into dET, dPT
   zero(ws.dET, size_t(V) * d3);
-  if (emb) zero(ws.dPT, size_t(T) * d3);
+  zero(ws.dPT, emb ? size_t(T) * d3 : 0);
+  if (ws.looked_up) return st;
+  if (scheme_->acts_on_qk()) scheme_->qk_backward(ws.qrow_pos.data(), rows, ws.dQ.data());
   for (int b = 0; b < B; ++b)
     for (int i = 0; i < Tq; ++i) {
       const int t = first_q + i;
@@ -249,6 +285,47 @@ BatchStats CueHead<S>::forward_backward(const int* tokens, const int* targets, i
       if (emb)
         for (int c = 0; c < d; ++c) ws.dPT[size_t(t) * d3 + c] += dq[c];
     }
+  return st;
+}
+
+template <class S>
+void CueHead<S>::add_table_grads(CueWorkspace<S>& into, const CueWorkspace<S>& from) const {
+  auto add = [](std::vector<S>& a, const std::vector<S>& b) {
+    if (a.size() != b.size()) throw Error("CueHead: the chunks' table gradients have other shapes");
+    for (size_t i = 0; i < a.size(); ++i) a[i] += b[i];
+  };
+  for (auto m : {&CueWorkspace<S>::dKT, &CueWorkspace<S>::dVT, &CueWorkspace<S>::dST, &CueWorkspace<S>::dET,
+                 &CueWorkspace<S>::dPT, &CueWorkspace<S>::dtables})
+    add(into.*m, from.*m);
+}
+
+template <class S>
+void CueHead<S>::shared_tables_backward(CueWorkspace<S>& ws, S* grad) const {
+  const CueTables<S>& tab = ws.tables();
+  const int T = tab.T, d = cfg_.d_model, d3 = 3 * d, V = cfg_.task.vocab();
+  const auto P = cview();
+  const ParamView<S> G = view(grad);
+  const bool emb = scheme_->acts_on_embedding();
+  if (tab.lookup_token >= 0) {
+    // undoes ST = the scores of V copies of q against each token's keys: dQV [V, d], dq = sum_x dQV[x],
+    // then q = qk(ET[query, 0:d] (+ PT[T-1, 0:d]))
+    resize(ws.dSV, size_t(V) * T);
+    for (int x = 0; x < V; ++x)
+      for (int t = 0; t < T; ++t) ws.dSV[size_t(x) * T + t] = ws.dST[size_t(t) * V + x];
+    zero(ws.dQV, size_t(V) * d);
+    attention_scores_backward(AttnShape{V, 1, T, 1, d}, tab.QV.data(), tab.KT.data(), tab.qpos.data(),
+                              tab.kpos.data(), Visibility{}.with_window(scheme_->window(0)), *scheme_, P, G,
+                              ws.dSV.data(), ws.dQV.data(), ws.dKT.data(), tab.table_index.data(),
+                              AttnTables<S>{tab.tables.data(), ws.dtables.data(), T});
+    for (int x = 1; x < V; ++x)
+      for (int c = 0; c < d; ++c) ws.dQV[c] += ws.dQV[size_t(x) * d + c];
+    if (scheme_->acts_on_qk()) scheme_->qk_backward(tab.qpos.data(), 1, ws.dQV.data());
+    S* det = &ws.dET[size_t(tab.lookup_token) * d3];
+    for (int c = 0; c < d; ++c) det[c] += ws.dQV[c];
+    if (emb)
+      for (int c = 0; c < d; ++c) ws.dPT[size_t(T - 1) * d3 + c] += ws.dQV[c];
+  }
+  if (!ws.dtables.empty()) scheme_->tables_backward(P, G, 0, T, tab.tables.data(), ws.dtables.data());
   // undoes KT = qk(ET[x, d:2d] + PT[t, d:2d]) and VT = ET[x, 2d:3d] + PT[t, 2d:3d]
   if (scheme_->acts_on_qk()) scheme_->qk_backward(tab.kt_pos.data(), T * V, ws.dKT.data());
   for (int t = 0; t < T; ++t)
@@ -274,7 +351,6 @@ BatchStats CueHead<S>::forward_backward(const int* tokens, const int* targets, i
     MatMap<S>(ws.dPS.data(), T, d).noalias() = dPT * P(wqkv_).transpose();
     scheme_->embed_backward(P, G, tab.kpos.data(), T, ws.dPS.data());
   }
-  return st;
 }
 
 template class CueHead<float>;

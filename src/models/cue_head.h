@@ -59,12 +59,21 @@ struct CueModelConfig {
 // query positions and the scheme's tables. They depend on the parameters, T, p0 and every_position
 // only, so one set can serve every chunk of a batch (CueHead::prepare_tables): the same bits as each
 // chunk making its own.
+//
+// When each sequence is read at its last position only and every query is the task's query token,
+// the query is one row q at one position, so a key's score depends only on its (position, token)
+// row: the score table ST (ScoreLookup, models/attention.h) holds them all, made with V copies of q
+// (QV) against the T keys of each token (table_index: x*T + t -> key row t*V + x), the same bits as
+// the per-sequence scores. Not for a scheme with a value term. lookup_token is -1 when there is none.
 template <class S>
 struct CueTables {
   int T = -1, p0 = 0;
   bool every_position = false;
   std::vector<S> ET, PS, PT, KT, VT, tables;
   std::vector<int> qpos, kt_pos, kpos;
+  int lookup_token = -1;
+  std::vector<S> QV, ST;
+  std::vector<int> table_index;
 };
 
 // Scratch buffers for one chunk of sequences; reused across steps. A caller that made the call's
@@ -74,7 +83,11 @@ struct CueWorkspace {
   CueTables<S> own;
   const CueTables<S>* shared = nullptr;
   const CueTables<S>& tables() const { return shared ? *shared : own; }  // the ones this chunk reads
-  std::vector<S> Q, probs, Z, logits, dlogits, dZ, dQ, dKT, dVT, dET, dPT, dPS, dtables;
+  // Read scores from the tables' score table when they have one and every query of the chunk is its
+  // token (false: always compute them per sequence, as a test comparing the two does).
+  bool lookup = true;
+  bool looked_up = false;  // whether the last forward did
+  std::vector<S> Q, probs, Z, logits, dlogits, dZ, dQ, dKT, dVT, dET, dPT, dPS, dtables, dST, dSV, dQV;
   std::vector<int> qrow_pos, kv_index;
 };
 
@@ -116,6 +129,16 @@ class CueHead {
   // is the whole batch's number of queries when this call is one chunk of it.
   BatchStats forward_backward(const int* tokens, const int* targets, int B, int T, long norm_rows, S* grad,
                               CueWorkspace<S>& ws, int p0 = 0, bool every_position = false) const;
+  // forward_backward in two halves, for a batch cut into chunks that share their tables: each chunk's
+  // half (chunk_backward: the same arguments, adds what the chunk alone decides into grad and leaves
+  // its share of the tables' gradients in ws), the chunks' table gradients summed into one workspace
+  // (add_table_grads, in chunk order), then the tables' half once for the batch (shared_tables_backward, into
+  // the batch's grad). The tables' half is linear in the table gradients, so this is the sum of the
+  // chunks' forward_backward to float rounding, at a quarter of the table work for four chunks.
+  BatchStats chunk_backward(const int* tokens, const int* targets, int B, int T, long norm_rows, S* grad,
+                            CueWorkspace<S>& ws, int p0 = 0, bool every_position = false) const;
+  void add_table_grads(CueWorkspace<S>& into, const CueWorkspace<S>& from) const;
+  void shared_tables_backward(CueWorkspace<S>& ws, S* grad) const;
   // The attention scores of the query row(s) before the softmax, as forward computes them (content,
   // position and the scheme's score terms): scores (out) [B, Tq, T], -infinity where a key is masked;
   // Tq = T with every_position, else 1. For reading a trained head (the laboratory's score curves).
@@ -124,9 +147,10 @@ class CueHead {
 
  private:
   // forward's first half: the tables (ws.shared, checked against T, p0 and every_position, else made
-  // into ws.own), the query rows ws.Q and the key/value index ws.kv_index. Returns the tables used.
+  // into ws.own), the key/value index ws.kv_index, and ws.looked_up (lookup allowed, the tables have
+  // a score table and every query is its token), else the query rows ws.Q. Returns the tables used.
   const CueTables<S>& prepare_attention(const int* tokens, int B, int T, CueWorkspace<S>& ws, int p0,
-                                        bool every_position) const;
+                                        bool every_position, bool lookup) const;
   // The model's tensors, then the scheme's: the one place the layout is declared.
   void declare_into(ParamLayout& layout, Scheme<S>& scheme);
 

@@ -96,17 +96,19 @@ class HeadLoop final : public TrainingLoop {
       const ScopedFlushToZero ftz_thread;
       const int b0 = c * kChunk, nb = std::min(kChunk, B - b0);
       std::fill(grads_[c].begin(), grads_[c].end(), 0.0f);
-      stats_[c] = model_.forward_backward(&batch.tokens[size_t(b0) * T], &batch.targets[b0 * per_row], nb, T, queries,
-                                          grads_[c].data(), ws_[c], 0, batch.every_position);
+      stats_[c] = model_.chunk_backward(&batch.tokens[size_t(b0) * T], &batch.targets[b0 * per_row], nb, T, queries,
+                                        grads_[c].data(), ws_[c], 0, batch.every_position);
     }
     std::fill(grad_.begin(), grad_.end(), 0.0f);
     double loss = 0;
     int correct = 0;
     for (int c = 0; c < chunks_; ++c) {
       for (size_t i = 0; i < n_; ++i) grad_[i] += grads_[c][i];
+      if (c > 0) model_.add_table_grads(ws_[0], ws_[c]);
       loss += stats_[c].loss_sum;
       correct += stats_[c].correct;
     }
+    model_.shared_tables_backward(ws_[0], grad_.data());  // once for the step's chunks
     const double mean_loss = loss / queries, acc = double(correct) / queries;
     check_finite_step(step, mean_loss, model_.layout(), model_.params().data(), grad_.data(), e_.lr);
     adam_->step(model_.params().data(), grad_.data());
