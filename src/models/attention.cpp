@@ -49,6 +49,34 @@ inline void axpy(S a, const S* x, S* y, int n) {
   }
 }
 
+// out[t] = q . row(t) for t < n. For 8 floats on AVX (the cue head's logits), eight rows at a time
+// turned on their side (lane u holds row t + u): sum_c q[c] row[c] in c order, a multiply then an
+// add per term, with no horizontal sum per row; otherwise dot<DH>.
+template <int DH, class S, class Row>
+inline void row_dots(const S* q, Row row, int n, S* out, int dh) {
+  int t = 0;
+#ifdef __AVX__
+  if constexpr (DH == 8 && std::is_same_v<S, float>) {
+    for (; t + 8 <= n; t += 8) {
+      __m256 r[8];
+      for (int u = 0; u < 8; ++u) r[u] = _mm256_loadu_ps(row(t + u));
+      transpose8(r);  // r[c] lane u = row(t + u)[c]
+      __m256 acc = _mm256_mul_ps(_mm256_set1_ps(q[0]), r[0]);
+      for (int c = 1; c < 8; ++c) acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_set1_ps(q[c]), r[c]));
+      _mm256_storeu_ps(out + t, acc);
+    }
+    for (; t < n; ++t) {
+      const S* x = row(t);
+      S acc = q[0] * x[0];
+      for (int c = 1; c < 8; ++c) acc += q[c] * x[c];
+      out[t] = acc;
+    }
+    return;
+  }
+#endif
+  for (; t < n; ++t) out[t] = dot<DH>(q, row(t), dh);
+}
+
 // y = (add ? y : 0) + a(0) x(0) + a(1) x(1) + ... + a(n-1) x(n-1), the terms added in that order, each
 // a multiply then an add (axpy's bits); for a compile-time width the sum stays in registers instead
 // of going through memory once per term.
@@ -185,10 +213,9 @@ void score_row_backward(const AttnShape& sh, const Scheme<S>& scheme, CParamView
 template <class S, int DH>
 void forward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
                   const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* probs, S* out,
-                  const int* kv_index, AttnTables<S> tables, ScoreLookup<S> lookup) {
+                  const int* kv_index, AttnTables<S> tables) {
   const int dh = DH > 0 ? DH : sh.dh, W = sh.H * dh;
-  const bool looked_up = lookup.scores != nullptr;
-  const bool scores = scheme.acts_on_scores() && !looked_up, values = scheme.acts_on_values();
+  const bool scores = scheme.acts_on_scores(), values = scheme.acts_on_values();
   const S scale = scheme.content_scale(sh.layer) / std::sqrt(S(dh));
   const VisibleSets& visible = visible_sets(vis, qpos, sh.Tq, kpos, sh.Tk);
   const KeyOffsets key_rows{sh, dh, W, kv_index};
@@ -197,15 +224,12 @@ void forward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, const
   for (int b = 0; b < sh.B; ++b)
     for (int h = 0; h < sh.H; ++h)
       for (int i = 0; i < sh.Tq; ++i) {
-        const S* q = looked_up ? nullptr : Q + (size_t(b) * sh.Tq + i) * W + size_t(h) * dh;
+        const S* q = Q + (size_t(b) * sh.Tq + i) * W + size_t(h) * dh;
         S* p = probs ? probs + ((size_t(b) * sh.H + h) * sh.Tq + i) * sh.Tk : pscratch.data();
         const int nk = visible.count(i);
         const int* keys = visible.keys_of(i);
-        // s_j = scale * q.k_j  (+ bias), or the score of key j's table row
-        if (looked_up)
-          for (int t = 0; t < nk; ++t) sc[t] = lookup.scores[kv_index[size_t(b) * sh.Tk + keys[t]]];
-        else
-          for (int t = 0; t < nk; ++t) sc[t] = scale * dot<DH>(q, K + key_rows(b, h, keys[t]), dh);
+        // s_j = scale * q.k_j  (+ bias)
+        for (int t = 0; t < nk; ++t) sc[t] = scale * dot<DH>(q, K + key_rows(b, h, keys[t]), dh);
         AttnRow<S> row;
         if (scores || values) row = hook_row(sh, visible, Q, K, qpos, kv_index, tables, b, h, i);
         if (scores) scheme.score_forward(P, row, sc.data());
@@ -228,11 +252,9 @@ void forward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, const
 template <class S, int DH>
 void backward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
                         const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G,
-                   const S* probs, const S* dout, S* dQ, S* dK, S* dV, const int* kv_index, AttnTables<S> tables,
-                   ScoreLookup<S> lookup) {
+                   const S* probs, const S* dout, S* dQ, S* dK, S* dV, const int* kv_index, AttnTables<S> tables) {
   const int dh = DH > 0 ? DH : sh.dh, W = sh.H * dh;
-  const bool looked_up = lookup.grads != nullptr;
-  const bool scores = scheme.acts_on_scores() && !looked_up, values = scheme.acts_on_values();
+  const bool scores = scheme.acts_on_scores(), values = scheme.acts_on_values();
   const S scale = scheme.content_scale(sh.layer) / std::sqrt(S(dh));
   const VisibleSets& visible = visible_sets(vis, qpos, sh.Tq, kpos, sh.Tk);
   const KeyOffsets key_rows{sh, dh, W, kv_index};
@@ -241,7 +263,7 @@ void backward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
     for (int h = 0; h < sh.H; ++h)
       for (int i = 0; i < sh.Tq; ++i) {
         const size_t qrow = (size_t(b) * sh.Tq + i) * W + size_t(h) * dh;
-        const S* q = looked_up ? nullptr : Q + qrow;
+        const S* q = Q + qrow;
         const S* go = dout + qrow;
         const S* p = probs + ((size_t(b) * sh.H + h) * sh.Tq + i) * sh.Tk;
         const int nk = visible.count(i);
@@ -259,14 +281,81 @@ void backward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
         if (values) scheme.value_backward(P, G, row, pv.data(), go, dp.data());
         // undoes p = softmax(s)
         softmax_row_backward(pv.data(), dp.data(), nk, ds.data());
-        // undoes s_j = the score of key j's table row: its gradient adds up there
-        if (looked_up) {
-          for (int t = 0; t < nk; ++t) lookup.grads[kv_index[size_t(b) * sh.Tk + keys[t]]] += ds[t];
-          continue;
-        }
         score_row_backward<S, DH>(sh, scheme, P, G, scale, row, scores, nk, keys, key_rows, b, h, K, q, ds.data(),
                                   dQ + qrow, dK, tables);
       }
+}
+
+// ---- Looked-up scores (ScoreLookup): one query row per sequence, one head, keys and values read
+// through kv_index. Two sequences at a time, so that their sums o = sum_j p_j v_j (each in key order,
+// as accumulate_rows) run as two independent chains instead of one.
+template <class S, int DH>
+void lookup_forward_impl(const AttnShape& sh, const S* V, const int* qpos, const int* kpos, const Visibility& vis,
+                         S* probs, S* out, const int* kv_index, ScoreLookup<S> lookup) {
+  const int dh = DH > 0 ? DH : sh.dh;
+  const VisibleSets& visible = visible_sets(vis, qpos, 1, kpos, sh.Tk);
+  const int nk = visible.count(0);
+  const int* keys = visible.keys_of(0);
+  Eigen::Array<S, Eigen::Dynamic, 1> sc[2] = {Eigen::Array<S, Eigen::Dynamic, 1>(sh.Tk),
+                                              Eigen::Array<S, Eigen::Dynamic, 1>(sh.Tk)};  // aligned (softmax_row)
+  std::vector<S> pscratch(probs ? 0 : 2 * size_t(sh.Tk));
+  for (int b0 = 0; b0 < sh.B; b0 += 2) {
+    const int nb = std::min(2, sh.B - b0);
+    const int* idx[2];
+    for (int u = 0; u < nb; ++u) {
+      const int b = b0 + u;
+      idx[u] = kv_index + size_t(b) * sh.Tk;
+      S* s = sc[u].data();
+      // s_j = the score of key j's table row; p = softmax(s) over the visible keys, masked keys exactly 0
+      for (int t = 0; t < nk; ++t) s[t] = lookup.scores[idx[u][keys[t]]];
+      softmax_row(s, nk, s);
+      S* p = probs ? probs + size_t(b) * sh.Tk : pscratch.data() + size_t(u) * sh.Tk;
+      std::fill_n(p, sh.Tk, S(0));
+      for (int t = 0; t < nk; ++t) p[keys[t]] = s[t];
+    }
+    // o = sum_j p_j v_j
+    if constexpr (DH > 0) {
+      if (nb == 2) {
+        using A = Eigen::Array<S, DH, 1>;
+        A o0 = A::Zero(), o1 = A::Zero();
+        for (int t = 0; t < nk; ++t) {
+          o0 += sc[0][t] * Eigen::Map<const A>(V + size_t(idx[0][keys[t]]) * DH);
+          o1 += sc[1][t] * Eigen::Map<const A>(V + size_t(idx[1][keys[t]]) * DH);
+        }
+        Eigen::Map<A> out0(out + size_t(b0) * DH), out1(out + size_t(b0 + 1) * DH);
+        out0 = o0, out1 = o1;
+        continue;
+      }
+    }
+    for (int u = 0; u < nb; ++u)
+      accumulate_rows<DH>(nk, [&](int t) { return sc[u][t]; }, [&](int t) { return V + size_t(idx[u][keys[t]]) * dh; },
+                          out + size_t(b0 + u) * dh, dh, false);
+  }
+}
+
+// Its backward: dv_j += p_j go, dp_j = go.v_j, ds = the softmax's backward, added at key j's table row.
+template <class S, int DH>
+void lookup_backward_impl(const AttnShape& sh, const S* V, const int* qpos, const int* kpos, const Visibility& vis,
+                          const S* probs, const S* dout, S* dV, const int* kv_index, ScoreLookup<S> lookup) {
+  const int dh = DH > 0 ? DH : sh.dh;
+  const VisibleSets& visible = visible_sets(vis, qpos, 1, kpos, sh.Tk);
+  const int nk = visible.count(0);
+  const int* keys = visible.keys_of(0);
+  std::vector<S> dp(sh.Tk), pv(sh.Tk);
+  for (int b = 0; b < sh.B; ++b) {
+    const S* go = dout + size_t(b) * dh;
+    const S* p = probs + size_t(b) * sh.Tk;
+    const int* idx = kv_index + size_t(b) * sh.Tk;
+    // undoes o = sum_j p_j v_j: dp_j = go.v_j, dv_j += p_j go
+    row_dots<DH>(go, [&](int t) { return V + size_t(idx[keys[t]]) * dh; }, nk, dp.data(), dh);
+    for (int t = 0; t < nk; ++t) {
+      pv[t] = p[keys[t]];
+      axpy<DH>(pv[t], go, dV + size_t(idx[keys[t]]) * dh, dh);
+    }
+    // undoes p = softmax(s), then s_j = the score of key j's table row: its gradient adds up there
+    softmax_row_backward(pv.data(), dp.data(), nk, dp.data());
+    for (int t = 0; t < nk; ++t) lookup.grads[idx[keys[t]]] += dp[t];
+  }
 }
 
 
@@ -512,6 +601,7 @@ void dense_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, con
 template <class F>
 void by_width(int dh, F&& f) {
   switch (dh) {
+    case 8: return f(std::integral_constant<int, 8>{});  // the cue head's logits through looked-up scores
     case 16: return f(std::integral_constant<int, 16>{});
     case 32: return f(std::integral_constant<int, 32>{});
     case 64: return f(std::integral_constant<int, 64>{});
@@ -574,11 +664,17 @@ template <class S>
 void attention_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
                        const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* probs, S* out,
                        const int* kv_index, AttnTables<S> tables, ScoreLookup<S> lookup) {
-  if (lookup.scores && (!kv_index || sh.Tq != 1 || scheme.acts_on_values()))
-    throw Error("attention_forward: looked-up scores need a key table (kv_index), one query row and no value term");
+  if (lookup.scores) {
+    if (!kv_index || sh.Tq != 1 || sh.H != 1 || scheme.acts_on_values())
+      throw Error("attention_forward: looked-up scores need a key table (kv_index), one query row, one head and no "
+                  "value term");
+    return by_width(sh.dh, [&](auto w) {
+      lookup_forward_impl<S, decltype(w)::value>(sh, V, qpos, kpos, vis, probs, out, kv_index, lookup);
+    });
+  }
   if (!kv_index && sh.Tq > 1) return dense_forward(sh, Q, K, V, qpos, kpos, vis, scheme, P, probs, out, tables);
   by_width(sh.dh, [&](auto w) {
-    forward_impl<S, decltype(w)::value>(sh, Q, K, V, qpos, kpos, vis, scheme, P, probs, out, kv_index, tables, lookup);
+    forward_impl<S, decltype(w)::value>(sh, Q, K, V, qpos, kpos, vis, scheme, P, probs, out, kv_index, tables);
   });
 }
 
@@ -587,13 +683,19 @@ void attention_backward(const AttnShape& sh, const S* Q, const S* K, const S* V,
                         const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G,
                         const S* probs, const S* dout, S* dQ, S* dK, S* dV, const int* kv_index,
                         AttnTables<S> tables, ScoreLookup<S> lookup) {
-  if (lookup.grads && (!kv_index || sh.Tq != 1 || scheme.acts_on_values()))
-    throw Error("attention_backward: looked-up scores need a key table (kv_index), one query row and no value term");
+  if (lookup.grads) {
+    if (!kv_index || sh.Tq != 1 || sh.H != 1 || scheme.acts_on_values())
+      throw Error("attention_backward: looked-up scores need a key table (kv_index), one query row, one head and no "
+                  "value term");
+    return by_width(sh.dh, [&](auto w) {
+      lookup_backward_impl<S, decltype(w)::value>(sh, V, qpos, kpos, vis, probs, dout, dV, kv_index, lookup);
+    });
+  }
   if (!kv_index && sh.Tq > 1)
     return dense_backward(sh, Q, K, V, qpos, kpos, vis, scheme, P, G, probs, dout, dQ, dK, dV, tables);
   by_width(sh.dh, [&](auto w) {
     backward_impl<S, decltype(w)::value>(sh, Q, K, V, qpos, kpos, vis, scheme, P, G, probs, dout, dQ, dK, dV,
-                                         kv_index, tables, lookup);
+                                         kv_index, tables);
   });
 }
 
@@ -615,6 +717,7 @@ void attention_scores_backward(const AttnShape& sh, const S* Q, const S* K, cons
                                                 tables);
   });
 }
+
 
 #define PE_ATTENTION(S)                                                                                              \
   template void attention_forward<S>(const AttnShape&, const S*, const S*, const S*, const int*, const int*,          \

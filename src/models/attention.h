@@ -47,10 +47,11 @@ struct AttnTables {
 // Scores looked up instead of computed, for one query row per sequence whose query is the same row at
 // the same position in every sequence (the cue head's): the score of a key then depends only on its
 // table row (kv_index), so the scores are a table made once, by attention_scores over the table's rows.
-// scores: [table rows], the score of each (the scheme's score terms included); grads (backward): adds
-// d loss / d score of each table row, summed over every (sequence, key) that reads it; the caller then
-// undoes the table with attention_scores_backward, once. Needs kv_index, Tq = 1 and a scheme without
-// a value term (Scheme::acts_on_values), else throws.
+// Q and K are then not read, and dh is the width of V's rows (and of out). Needs kv_index, Tq = 1, one
+// head and a scheme without a value term (Scheme::acts_on_values), else throws.
+//   scores: [table rows], the score of each (the scheme's score terms included)
+//   grads (backward): adds d loss / d score of each table row, summed over every (sequence, key) that
+//   reads it; the caller then undoes the table with attention_scores_backward, once.
 template <class S>
 struct ScoreLookup {
   const S* scores = nullptr;

@@ -71,6 +71,16 @@ void CueHead<S>::swap_scheme(std::unique_ptr<Scheme<S>> scheme) {
 }
 
 namespace {
+// The value columns [2d, 3d) of a [rows, 3d] projected table (ET, PT, their gradients).
+template <class S>
+Eigen::Map<Mat<S>, 0, Eigen::OuterStride<>> value_columns(S* table, int rows, int d) {
+  return {table + 2 * d, rows, d, Eigen::OuterStride<>(3 * d)};
+}
+template <class S>
+Eigen::Map<const Mat<S>, 0, Eigen::OuterStride<>> value_columns(const S* table, int rows, int d) {
+  return {table + 2 * d, rows, d, Eigen::OuterStride<>(3 * d)};
+}
+
 template <class S>
 void resize(std::vector<S>& v, size_t n) {
   v.resize(n);
@@ -146,6 +156,17 @@ void CueHead<S>::prepare_tables(int T, int p0, bool every_position, CueTables<S>
   tab.ST.resize(size_t(T) * V);
   for (int x = 0; x < V; ++x)
     for (int t = 0; t < T; ++t) tab.ST[size_t(t) * V + x] = by_token[size_t(x) * T + t];
+  // VW = VT W_out: [T*V, C], by linearity from the token and position tables' value columns:
+  //   VW[t*V + x] = EW[x] + PW[t], EW = ET[:, 2d:3d] W_out [V, C], PW = PT[:, 2d:3d] W_out [T, C]
+  const int C = cfg_.task.alphabet;
+  Mat<S> EW = value_columns(tab.ET.data(), V, d).lazyProduct(P(wout_)), PW;
+  if (emb) PW = value_columns(tab.PT.data(), T, d).lazyProduct(P(wout_));
+  resize(tab.VW, size_t(T) * V * C);
+  for (int t = 0; t < T; ++t)
+    for (int x = 0; x < V; ++x) {
+      S* vw = &tab.VW[(size_t(t) * V + x) * C];
+      for (int c = 0; c < C; ++c) vw[c] = EW(x, c) + (emb ? PW(t, c) : S(0));
+    }
 }
 
 template <class S>
@@ -199,18 +220,24 @@ BatchStats CueHead<S>::forward(const int* tokens, const int* targets, int B, int
   const int Tq = every_position ? T : 1;
   const auto P = cview();
   const CueTables<S>& tab = prepare_attention(tokens, B, T, ws, p0, every_position, ws.lookup);
-  // z = attention(q, K, V): [B*Tq, d], the scores computed or looked up
-  const AttnShape sh{B, Tq, T, 1, d};
-  resize(ws.probs, size_t(B) * Tq * T);
-  resize(ws.Z, size_t(B) * Tq * d);
-  attention_forward(sh, ws.Q.data(), tab.KT.data(), tab.VT.data(), tab.qpos.data(), tab.kpos.data(),
-                    Visibility{}.with_window(scheme_->window(0)), *scheme_, P, ws.probs.data(), ws.Z.data(),
-                    ws.kv_index.data(), AttnTables<S>{tab.tables.data(), nullptr, T},
-                    ScoreLookup<S>{ws.looked_up ? tab.ST.data() : nullptr, nullptr});
-  // logits = Z W_out: [B*Tq, C]
   const int rows = B * Tq;
+  resize(ws.probs, size_t(B) * Tq * T);
   resize(ws.logits, size_t(rows) * C);
-  MatMap<S>(ws.logits.data(), rows, C).noalias() = CMatMap<S>(ws.Z.data(), rows, d) * P(wout_);
+  const Visibility vis = Visibility{}.with_window(scheme_->window(0));
+  const AttnTables<S> scheme_tables{tab.tables.data(), nullptr, T};
+  if (ws.looked_up) {
+    // logits = attention with looked-up scores over the values read through the output layer (VW): [B, C]
+    attention_forward(AttnShape{B, 1, T, 1, C}, ws.Q.data(), tab.KT.data(), tab.VW.data(), tab.qpos.data(),
+                      tab.kpos.data(), vis, *scheme_, P, ws.probs.data(), ws.logits.data(), ws.kv_index.data(),
+                      scheme_tables, ScoreLookup<S>{tab.ST.data()});
+  } else {
+    // z = attention(q, K, V): [B*Tq, d]; logits = Z W_out: [B*Tq, C]
+    resize(ws.Z, size_t(B) * Tq * d);
+    attention_forward(AttnShape{B, Tq, T, 1, d}, ws.Q.data(), tab.KT.data(), tab.VT.data(), tab.qpos.data(),
+                      tab.kpos.data(), vis, *scheme_, P, ws.probs.data(), ws.Z.data(), ws.kv_index.data(),
+                      scheme_tables);
+    MatMap<S>(ws.logits.data(), rows, C).noalias() = CMatMap<S>(ws.Z.data(), rows, d) * P(wout_);
+  }
   // cross-entropy and accuracy over the rows with a target
   BatchStats st;
   for (int r = 0; r < rows; ++r) {
@@ -219,7 +246,10 @@ BatchStats CueHead<S>::forward(const int* tokens, const int* targets, int B, int
       if (predictions) predictions[r] = argmax_of(&ws.logits[size_t(r) * C], C);
       continue;
     }
-    st.loss_sum += cross_entropy_forward(&ws.logits[size_t(r) * C], C, targets[r], &arg);
+    if (ws.loss)
+      st.loss_sum += cross_entropy_forward(&ws.logits[size_t(r) * C], C, targets[r], &arg);
+    else
+      arg = argmax_of(&ws.logits[size_t(r) * C], C);
     st.correct += (arg == targets[r]);
     st.queries += 1;
     if (predictions) predictions[r] = arg;
@@ -254,26 +284,35 @@ BatchStats CueHead<S>::chunk_backward(const int* tokens, const int* targets, int
     }
     cross_entropy_backward(&ws.logits[size_t(r) * C], C, targets[r], S(norm_rows), &ws.dlogits[size_t(r) * C]);
   }
-  // undoes logits = Z W_out
-  const CMatMap<S> dL(ws.dlogits.data(), rows, C);
-  G(wout_).noalias() += CMatMap<S>(ws.Z.data(), rows, d).transpose() * dL;
-  resize(ws.dZ, size_t(rows) * d);
-  MatMap<S>(ws.dZ.data(), rows, d).noalias() = dL * P(wout_).transpose();
-  // undoes z = attention(q, KT, VT): into dKT, dVT, the scheme's dtables, and dQ, or with looked-up
-  // scores into dST (the score table's gradient, undone by tables_backward)
-  if (!ws.looked_up) zero(ws.dQ, size_t(rows) * d);
-  zero(ws.dKT, size_t(T) * V * d);
-  zero(ws.dVT, size_t(T) * V * d);
-  zero(ws.dST, tab.lookup_token >= 0 ? size_t(T) * V : 0);
-  ws.dtables.assign(tab.tables.size(), S(0));
-  attention_backward(AttnShape{B, Tq, T, 1, d}, ws.Q.data(), tab.KT.data(), tab.VT.data(), tab.qpos.data(),
-                     tab.kpos.data(), Visibility{}.with_window(scheme_->window(0)), *scheme_, P, G, ws.probs.data(),
-                     ws.dZ.data(), ws.dQ.data(), ws.dKT.data(), ws.dVT.data(), ws.kv_index.data(),
-                     AttnTables<S>{tab.tables.data(), ws.dtables.data(), T},
-                     ScoreLookup<S>{tab.ST.data(), ws.looked_up ? ws.dST.data() : nullptr});
+  // the table gradients this chunk adds to (summed over the chunks, undone by shared_tables_backward):
+  // dVW and dST where the tables have a score table (this chunk may not read it), and the row gradients
+  // dKT, dVT, dET, dPT, dtables where it computes its scores
+  const bool table = tab.lookup_token >= 0;
+  zero(ws.dVW, table ? size_t(T) * V * C : 0);
+  zero(ws.dST, table ? size_t(T) * V : 0);
+  ws.row_grads = !ws.looked_up;
+  if (ws.row_grads) zero_row_grads(ws);
+  const Visibility vis = Visibility{}.with_window(scheme_->window(0));
+  const AttnTables<S> scheme_tables{tab.tables.data(), ws.dtables.data(), T};
+  if (ws.looked_up) {
+    // undoes logits = attention with looked-up scores over VW: into dVW and the score table's dST
+    attention_backward(AttnShape{B, 1, T, 1, C}, ws.Q.data(), tab.KT.data(), tab.VW.data(), tab.qpos.data(),
+                       tab.kpos.data(), vis, *scheme_, P, G, ws.probs.data(), ws.dlogits.data(), ws.dQ.data(),
+                       ws.dKT.data(), ws.dVW.data(), ws.kv_index.data(), scheme_tables,
+                       ScoreLookup<S>{tab.ST.data(), ws.dST.data()});
+  } else {
+    // undoes logits = Z W_out
+    const CMatMap<S> dL(ws.dlogits.data(), rows, C);
+    G(wout_).noalias() += CMatMap<S>(ws.Z.data(), rows, d).transpose() * dL;
+    resize(ws.dZ, size_t(rows) * d);
+    MatMap<S>(ws.dZ.data(), rows, d).noalias() = dL * P(wout_).transpose();
+    // undoes z = attention(q, KT, VT): into dKT, dVT, the scheme's dtables, and dQ
+    zero(ws.dQ, size_t(rows) * d);
+    attention_backward(AttnShape{B, Tq, T, 1, d}, ws.Q.data(), tab.KT.data(), tab.VT.data(), tab.qpos.data(),
+                       tab.kpos.data(), vis, *scheme_, P, G, ws.probs.data(), ws.dZ.data(), ws.dQ.data(),
+                       ws.dKT.data(), ws.dVT.data(), ws.kv_index.data(), scheme_tables);
+  }
   // undoes q_{b,i} = qk(ET[x_{b,t}, 0:d] (+ PT[t, 0:d])), t = first_q + i: into dET, dPT
-  zero(ws.dET, size_t(V) * d3);
-  zero(ws.dPT, emb ? size_t(T) * d3 : 0);
   if (ws.looked_up) return st;
   if (scheme_->acts_on_qk()) scheme_->qk_backward(ws.qrow_pos.data(), rows, ws.dQ.data());
   for (int b = 0; b < B; ++b)
@@ -289,14 +328,33 @@ BatchStats CueHead<S>::chunk_backward(const int* tokens, const int* targets, int
 }
 
 template <class S>
+void CueHead<S>::zero_row_grads(CueWorkspace<S>& ws) const {
+  const CueTables<S>& tab = ws.tables();
+  const size_t T = size_t(tab.T), V = size_t(cfg_.task.vocab()), d = size_t(cfg_.d_model);
+  zero(ws.dKT, T * V * d);
+  zero(ws.dVT, T * V * d);
+  zero(ws.dET, V * 3 * d);
+  zero(ws.dPT, scheme_->acts_on_embedding() ? T * 3 * d : 0);
+  ws.dtables.assign(tab.tables.size(), S(0));
+  ws.row_grads = true;
+}
+
+template <class S>
 void CueHead<S>::add_table_grads(CueWorkspace<S>& into, const CueWorkspace<S>& from) const {
   auto add = [](std::vector<S>& a, const std::vector<S>& b) {
     if (a.size() != b.size()) throw Error("CueHead: the chunks' table gradients have other shapes");
     for (size_t i = 0; i < a.size(); ++i) a[i] += b[i];
   };
-  for (auto m : {&CueWorkspace<S>::dKT, &CueWorkspace<S>::dVT, &CueWorkspace<S>::dST, &CueWorkspace<S>::dET,
-                 &CueWorkspace<S>::dPT, &CueWorkspace<S>::dtables})
-    add(into.*m, from.*m);
+  add(into.dVW, from.dVW);
+  add(into.dST, from.dST);
+  if (!from.row_grads) return;  // a chunk that looked its scores up has no row gradients
+  const auto rows = {&CueWorkspace<S>::dKT, &CueWorkspace<S>::dVT, &CueWorkspace<S>::dET, &CueWorkspace<S>::dPT,
+                     &CueWorkspace<S>::dtables};
+  if (!into.row_grads)
+    for (auto m : rows) into.*m = from.*m;
+  else
+    for (auto m : rows) add(into.*m, from.*m);
+  into.row_grads = true;
 }
 
 template <class S>
@@ -306,7 +364,25 @@ void CueHead<S>::shared_tables_backward(CueWorkspace<S>& ws, S* grad) const {
   const auto P = cview();
   const ParamView<S> G = view(grad);
   const bool emb = scheme_->acts_on_embedding();
+  if (!ws.row_grads) zero_row_grads(ws);  // no chunk computed its scores: nothing but the tables' own terms
   if (tab.lookup_token >= 0) {
+    const int C = cfg_.task.alphabet;
+    // undoes VW[t*V + x] = EW[x] + PW[t]: dEW[x] = sum_t dVW[t*V + x], dPW[t] = sum_x dVW[t*V + x]
+    Mat<S> dEW = Mat<S>::Zero(V, C), dPW = Mat<S>::Zero(emb ? T : 0, C);
+    for (int t = 0; t < T; ++t)
+      for (int x = 0; x < V; ++x) {
+        const S* g = &ws.dVW[(size_t(t) * V + x) * C];
+        for (int c = 0; c < C; ++c) dEW(x, c) += g[c];
+        if (emb)
+          for (int c = 0; c < C; ++c) dPW(t, c) += g[c];
+      }
+    // undoes EW = ET[:, 2d:3d] W_out and PW = PT[:, 2d:3d] W_out
+    G(wout_).noalias() += value_columns(tab.ET.data(), V, d).transpose().lazyProduct(dEW);
+    value_columns(ws.dET.data(), V, d).noalias() += dEW.lazyProduct(P(wout_).transpose());
+    if (emb) {
+      G(wout_).noalias() += value_columns(tab.PT.data(), T, d).transpose().lazyProduct(dPW);
+      value_columns(ws.dPT.data(), T, d).noalias() += dPW.lazyProduct(P(wout_).transpose());
+    }
     // undoes ST = the scores of V copies of q against each token's keys: dQV [V, d], dq = sum_x dQV[x],
     // then q = qk(ET[query, 0:d] (+ PT[T-1, 0:d]))
     resize(ws.dSV, size_t(V) * T);

@@ -64,7 +64,9 @@ struct CueModelConfig {
 // the query is one row q at one position, so a key's score depends only on its (position, token)
 // row: the score table ST (ScoreLookup, models/attention.h) holds them all, made with V copies of q
 // (QV) against the T keys of each token (table_index: x*T + t -> key row t*V + x), the same bits as
-// the per-sequence scores. Not for a scheme with a value term. lookup_token is -1 when there is none.
+// the per-sequence scores; and the values are read through the output layer, VW = VT W_out
+// ([T*V, classes]), so attention sums the logits directly: logits = sum_t p_t VW[row t]. Not for a
+// scheme with a value term. lookup_token is -1 when there is none.
 template <class S>
 struct CueTables {
   int T = -1, p0 = 0;
@@ -72,7 +74,7 @@ struct CueTables {
   std::vector<S> ET, PS, PT, KT, VT, tables;
   std::vector<int> qpos, kt_pos, kpos;
   int lookup_token = -1;
-  std::vector<S> QV, ST;
+  std::vector<S> QV, ST, VW;
   std::vector<int> table_index;
 };
 
@@ -87,7 +89,13 @@ struct CueWorkspace {
   // token (false: always compute them per sequence, as a test comparing the two does).
   bool lookup = true;
   bool looked_up = false;  // whether the last forward did
+  // Sum the queries' cross-entropy into BatchStats::loss_sum (a log per query); a training step whose
+  // loss is not logged turns it off (loss_sum 0; a diverging step still shows in its gradient).
+  bool loss = true;
   std::vector<S> Q, probs, Z, logits, dlogits, dZ, dQ, dKT, dVT, dET, dPT, dPS, dtables, dST, dSV, dQV;
+  std::vector<S> dVW;  // with looked-up scores: the gradient of VW (dST: the score table's)
+  // dKT, dVT, dET, dPT and dtables hold gradients (a chunk that looked its scores up writes none)
+  bool row_grads = false;
   std::vector<int> qrow_pos, kv_index;
 };
 
@@ -151,6 +159,8 @@ class CueHead {
   // a score table and every query is its token), else the query rows ws.Q. Returns the tables used.
   const CueTables<S>& prepare_attention(const int* tokens, int B, int T, CueWorkspace<S>& ws, int p0,
                                         bool every_position, bool lookup) const;
+  // dKT, dVT, dET, dPT and dtables zeroed at the shapes of ws's tables; sets ws.row_grads.
+  void zero_row_grads(CueWorkspace<S>& ws) const;
   // The model's tensors, then the scheme's: the one place the layout is declared.
   void declare_into(ParamLayout& layout, Scheme<S>& scheme);
 

@@ -90,7 +90,8 @@ class HeadLoop final : public TrainingLoop {
     const size_t per_row = batch.every_position ? size_t(T) : 1;  // targets per sequence
     const long queries = std::max(1L, batch.queries());
     model_.prepare_tables(T, 0, batch.every_position, tables_);  // once for the step's chunks
-    for (auto& w : ws_) w.shared = &tables_;
+    const bool logged = step % e_.log_every == 0 || step == e_.steps;
+    for (auto& w : ws_) w.shared = &tables_, w.loss = logged;  // the loss only where it is logged
 #pragma omp parallel for schedule(static) if (!in_parallel() && chunks_ > 1)
     for (int c = 0; c < chunks_; ++c) {
       const ScopedFlushToZero ftz_thread;
@@ -109,10 +110,10 @@ class HeadLoop final : public TrainingLoop {
       correct += stats_[c].correct;
     }
     model_.shared_tables_backward(ws_[0], grad_.data());  // once for the step's chunks
-    const double mean_loss = loss / queries, acc = double(correct) / queries;
+    const double mean_loss = loss / queries, acc = double(correct) / queries;  // the loss: 0 where not logged
     check_finite_step(step, mean_loss, model_.layout(), model_.params().data(), grad_.data(), e_.lr);
     adam_->step(model_.params().data(), grad_.data());
-    if (step % e_.log_every == 0 || step == e_.steps) {
+    if (logged) {
       log_.push_back({{"step", step}, {"loss", mean_loss}, {"accuracy", acc}});
       if (progress_) progress_(step, e_.steps, mean_loss, acc);
     }
