@@ -39,7 +39,7 @@ same_files() {  # same_files what a b: every file of run directory a equals b's
 }
 
 # 1. cue: train, SIGINT
-cue=(train --scheme rope --steps 8000 --threads 1 -q)
+cue=(train --scheme rope --steps 40000 --threads 1 -q)
 "$BIN" "${cue[@]}" --runs-dir "$TMP/cue" >/dev/null && mv "$TMP/cue/cue/rope/seed0" "$TMP/cue-ref"
 LOCK="$TMP/cue/cue/rope/seed0.lock" SIG=INT stop_run cue "${cue[@]}" --runs-dir "$TMP/cue"
 [[ -f "$TMP/cue/cue/rope/seed0.state.json" && ! -e "$TMP/cue/cue/rope/seed0" ]] || say_fail "cue: no saved state, or a run directory"
@@ -58,7 +58,7 @@ same_files lm "$TMP/lm-ref" "$TMP/lm/charlm/rope/seed0"
 
 # 3. a whole experiment: run, SIGINT; the runs tree is refused until resumed; the results equal
 run=(run experiments/tournament.json --set "runs_dir=$TMP/t/runs" --set "out_dir=$TMP/t" --set schemes=rope,alibi
-     --set seeds=0,1 --set steps=5000 --set maps= --set analyze=false --threads 2 -q)
+     --set seeds=0,1 --set steps=30000 --set maps= --set analyze=false --threads 2 -q)
 "$BIN" "${run[@]}" >/dev/null && mv "$TMP/t" "$TMP/t-ref"
 LOCK="$TMP/t/runs/cue/rope/seed0.lock" SIG=INT stop_run run "${run[@]}"
 "$BIN" eval --runs-dir "$TMP/t/runs" --lengths 32 -q >/dev/null 2>"$TMP/eval.err"

@@ -163,7 +163,7 @@ scripts/sweep.sh experiments/tournament.json --seeds 2147473648-2147483647 --slu
 
 # ---- real signals while jobs train, and a second sweep on the same out_dir
 R="$T/sig"
-K=(--set schemes=rope --set steps=8000 --set test_sequences=500 --set maps= --set analyze=false)
+K=(--set schemes=rope --set steps=40000 --set test_sequences=500 --set maps= --set analyze=false)
 G=(experiments/tournament.json --seeds 0-2 --bin "$BIN" "${K[@]}" --set "runs_dir=$R/runs" --set "out_dir=$R")
 step_of() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["step"])' "$R/runs/cue/rope/seed$1.state.json" 2>/dev/null; }
 training() {  # seeds...: wait until each one's run is training (pe-bench holds <run dir>.lock), then 0.5 s

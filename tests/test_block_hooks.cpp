@@ -263,3 +263,46 @@ TEST_CASE("the cue head's looked-up scores: the same probabilities, logits and g
     CHECK(!looked.looked_up);
   }
 }
+
+TEST_CASE("a step whose chunks mix looked-up and computed scores: the chunks' forward_backward summed, to float rounding") {
+  for (const char* s : {"rope", "t5", "learned", "deberta"}) {
+    CueModelConfig cfg;
+    cfg.scheme.name = s;
+    cfg.scheme.train_length = 32;
+    CueHead<float> m(cfg);
+    m.init(8);
+    const int B = 5, T = 16;
+    CueBatch a = cue_train_batch(cfg.task, 2, 1, B, T), b = cue_train_batch(cfg.task, 2, 2, B, T);
+    b.tokens[size_t(3) * T + T - 1] = 1;  // chunk b has a sequence without the query token last
+    m.prepare(T);
+    CueTables<float> tables;
+    m.prepare_tables(T, 0, false, tables);
+    // each chunk on its own
+    std::vector<float> apart(m.layout().total(), 0.0f);
+    CueWorkspace<float> wa, wb;
+    wa.shared = wb.shared = &tables;
+    m.forward_backward(a.tokens.data(), a.targets.data(), B, T, 2 * B, apart.data(), wa);
+    m.forward_backward(b.tokens.data(), b.targets.data(), B, T, 2 * B, apart.data(), wb);
+    CHECK(wa.looked_up);
+    CHECK(!wb.looked_up);
+    // as a training step does it, in both orders of the chunks
+    for (bool looked_first : {true, false}) {
+      std::vector<float> g0(m.layout().total(), 0.0f), g1(m.layout().total(), 0.0f);
+      CueWorkspace<float> w0, w1;
+      w0.shared = w1.shared = &tables;
+      const CueBatch& first = looked_first ? a : b;
+      const CueBatch& second = looked_first ? b : a;
+      m.chunk_backward(first.tokens.data(), first.targets.data(), B, T, 2 * B, g0.data(), w0);
+      m.chunk_backward(second.tokens.data(), second.targets.data(), B, T, 2 * B, g1.data(), w1);
+      m.add_table_grads(w0, w1);
+      for (size_t i = 0; i < g0.size(); ++i) g0[i] += g1[i];
+      m.shared_tables_backward(w0, g0.data());
+      float scale = 0, worst = 0;
+      for (size_t i = 0; i < g0.size(); ++i)
+        scale = std::max(scale, std::abs(apart[i])), worst = std::max(worst, std::abs(apart[i] - g0[i]));
+      INFO(s << (looked_first ? " (looked-up chunk first)" : " (computed chunk first)"));
+      CHECK(scale > 0);
+      CHECK(worst <= 1e-5f * scale);
+    }
+  }
+}
