@@ -84,3 +84,62 @@ TEST_CASE("float attention (blocked GEMM path) agrees with double for every sche
         CHECK(wrong == 0);
       }
 }
+
+TEST_CASE("looked-up scores: eight sequences at a time give the bits of one at a time (forward and backward)") {
+  // The lookup path runs groups of eight sequences across vector lanes (models/softmax_lanes.h) where
+  // the build allows, and the rest one or two at a time; a batch must come out as its sequences read
+  // alone, bit for bit: the probabilities, the outputs, and the gradients added in the same order.
+  SchemeConfig c;
+  c.name = "none";
+  c.d_model = 8, c.n_heads = 1, c.d_head = 8;
+  auto scheme = make_scheme<float>(c);
+  ParamLayout layout;
+  scheme->declare(layout);
+  std::vector<float> params(layout.total() + 1, 0.0f), grad(layout.total() + 1, 0.0f);
+  const CParamView<float> P{params.data(), &layout};
+  const ParamView<float> G{grad.data(), &layout};
+  Rng rng(5);
+  for (int dh : {8, 16, 5})
+    for (int T : {1, 3, 8, 9, 16, 24, 31, 40, 64, 77})
+      for (int window : {0, 6})
+        for (int B : {8, 19}) {
+          const int rows = 3 * T;  // a table of 3 rows per position
+          std::vector<float> scores(rows), V(size_t(rows) * dh), dout(size_t(B) * dh);
+          for (auto& x : scores) x = float(3.0 * rng.normal());
+          for (auto& x : V) x = float(rng.normal());
+          for (auto& x : dout) x = float(rng.normal());
+          std::vector<int> kv_index(size_t(B) * T), pos(T);
+          for (int t = 0; t < T; ++t) pos[t] = t;
+          for (int b = 0; b < B; ++b)
+            for (int t = 0; t < T; ++t) kv_index[size_t(b) * T + t] = 3 * t + int(rng.below(3));
+          const Visibility vis = Visibility{}.with_window(window);
+          const int qpos = T - 1;
+          std::vector<float> probs(size_t(B) * T, -1.0f), out(size_t(B) * dh), g0(rows, 0.5f), dV0(size_t(rows) * dh, 0.25f);
+          std::vector<float> probs1 = probs, out1 = out, g1 = g0, dV1 = dV0;
+          attention_forward(AttnShape{B, 1, T, 1, dh}, (const float*)nullptr, (const float*)nullptr, V.data(), &qpos,
+                            pos.data(), vis, *scheme, P, probs.data(), out.data(), kv_index.data(), {},
+                            ScoreLookup<float>{scores.data()});
+          attention_backward(AttnShape{B, 1, T, 1, dh}, (const float*)nullptr, (const float*)nullptr, V.data(), &qpos,
+                             pos.data(), vis, *scheme, P, G, probs.data(), dout.data(), (float*)nullptr,
+                             (float*)nullptr, dV0.data(), kv_index.data(), {},
+                             ScoreLookup<float>{scores.data(), g0.data()});
+          for (int b = 0; b < B; ++b) {
+            const AttnShape one{1, 1, T, 1, dh};
+            attention_forward(one, (const float*)nullptr, (const float*)nullptr, V.data(), &qpos, pos.data(), vis,
+                              *scheme, P, probs1.data() + size_t(b) * T, out1.data() + size_t(b) * dh,
+                              kv_index.data() + size_t(b) * T, {}, ScoreLookup<float>{scores.data()});
+            attention_backward(one, (const float*)nullptr, (const float*)nullptr, V.data(), &qpos, pos.data(), vis,
+                               *scheme, P, G, probs1.data() + size_t(b) * T, dout.data() + size_t(b) * dh,
+                               (float*)nullptr, (float*)nullptr, dV1.data(), kv_index.data() + size_t(b) * T, {},
+                               ScoreLookup<float>{scores.data(), g1.data()});
+          }
+          INFO("dh " << dh << ", T " << T << ", window " << window << ", B " << B);
+          CHECK(probs == probs1);
+          CHECK(out == out1);
+          CHECK(g0 == g1);
+          CHECK(dV0 == dV1);
+          float sum = 0;
+          for (int t = 0; t < T; ++t) sum += probs[t];
+          CHECK(sum == doctest::Approx(1.0).epsilon(1e-5));
+        }
+}
