@@ -25,6 +25,7 @@ import json
 import os
 import platform
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -170,17 +171,28 @@ if args.quick:
 else:
     tscript = reference("tournament_torch.py")
     pe_s, torch_s = [], []
-    for r in range(1):
-        log("the tournament in pe-bench (5 schemes x 3 seeds, 1 thread)")
+    # alternate rounds (the machine's speed moves between runs); the ratio is each round's own, the
+    # report the median of the rounds'
+    for r in range(rounds):
+        log("the tournament in pe-bench (5 schemes x 3 seeds, 1 thread), round %d/%d" % (r + 1, rounds))
+        shutil.rmtree(tmp + "/t", ignore_errors=True)  # every round trains from scratch
         pe_s.append(timed([BIN, "run", "experiments/tournament.json", "--set",
                            "schemes=none,sinusoidal,learned,rope,alibi", "--set", "out_dir=" + tmp + "/t",
                            "--set", "runs_dir=" + tmp + "/t/runs", "--set", "reference=", "--threads", "1", "-q"]))
         if tscript:
-            log("the tournament in PyTorch (1 thread)")
+            log("the tournament in PyTorch (1 thread), round %d/%d" % (r + 1, rounds))
             torch_s.append(timed([PY, tscript, "--threads", "1", "--flush-denormal"]))
-    p, q = statistics.median(pe_s), statistics.median(torch_s) if torch_s else None
-    lines += ["pe-bench %.1f s; PyTorch reference %s: **%s**." % (
-        p, "%.1f s" % q if q else "not measured", fmt_ratio(q, p)), ""]
+    p = statistics.median(pe_s)
+    if torch_s:
+        q = statistics.median(torch_s)
+        ratio = statistics.median(t / e for t, e in zip(torch_s, pe_s))
+        lines += ["Median of %d alternate rounds: pe-bench %.2f s (%s); PyTorch reference %.1f s (%s): **%.2fx** "
+                  "(the median of the rounds' own ratios)." % (
+                      rounds, p, ", ".join("%.2f" % x for x in pe_s), q, ", ".join("%.1f" % x for x in torch_s),
+                      ratio), ""]
+    else:
+        lines += ["pe-bench %.2f s (%s); PyTorch reference not measured." % (p, ", ".join("%.2f" % x for x in pe_s)),
+                  ""]
 
 # 5. reading at 2,048
 log("the char LM read at 2048")
