@@ -81,6 +81,23 @@ Eigen::Map<const Mat<S>, 0, Eigen::OuterStride<>> value_columns(const S* table, 
   return {table + 2 * d, rows, d, Eigen::OuterStride<>(3 * d)};
 }
 
+// Elementwise over n entries, for rows that do not overlap (restrict: the loops vectorise; each
+// entry's bits are a scalar loop's).
+template <class S>
+inline void add_to(S* __restrict y, const S* __restrict x, int n) {
+  for (int c = 0; c < n; ++c) y[c] += x[c];
+}
+template <class S>
+inline void sum_of(S* __restrict y, const S* __restrict a, const S* __restrict b, int n) {
+  for (int c = 0; c < n; ++c) y[c] = a[c] + b[c];
+}
+template <class S>
+inline void plus_zero(S* __restrict y, const S* __restrict a, int n) {  // + 0: a -0 entry becomes +0
+  for (int c = 0; c < n; ++c) y[c] = a[c] + S(0);
+}
+template <class S>
+using RowMat = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
 template <class S>
 void resize(std::vector<S>& v, size_t n) {
   v.resize(n);
@@ -125,10 +142,13 @@ void CueHead<S>::prepare_tables(int T, int p0, bool every_position, CueTables<S>
       const size_t r = size_t(t) * V + x;
       const S* et = &tab.ET[size_t(x) * d3];
       S *kt = &tab.KT[r * d], *vt = &tab.VT[r * d];
-      if (pt)
-        for (int c = 0; c < d; ++c) kt[c] = et[d + c] + pt[d + c], vt[c] = et[2 * d + c] + pt[2 * d + c];
-      else  // + 0 as with a zero positional row (a -0 entry becomes +0)
-        for (int c = 0; c < d; ++c) kt[c] = et[d + c] + S(0), vt[c] = et[2 * d + c] + S(0);
+      if (pt) {
+        sum_of(kt, et + d, pt + d, d);
+        sum_of(vt, et + 2 * d, pt + 2 * d, d);
+      } else {  // + 0 as with a zero positional row (a -0 entry becomes +0)
+        plus_zero(kt, et + d, d);
+        plus_zero(vt, et + 2 * d, d);
+      }
       tab.kt_pos[r] = p0 + t;
     }
   }
@@ -159,13 +179,18 @@ void CueHead<S>::prepare_tables(int T, int p0, bool every_position, CueTables<S>
   // VW = VT W_out: [T*V, C], by linearity from the token and position tables' value columns:
   //   VW[t*V + x] = EW[x] + PW[t], EW = ET[:, 2d:3d] W_out [V, C], PW = PT[:, 2d:3d] W_out [T, C]
   const int C = cfg_.task.alphabet;
-  Mat<S> EW = value_columns(tab.ET.data(), V, d).lazyProduct(P(wout_)), PW;
+  const Mat<S> EW = value_columns(tab.ET.data(), V, d).lazyProduct(P(wout_));
+  Mat<S> PW;
   if (emb) PW = value_columns(tab.PT.data(), T, d).lazyProduct(P(wout_));
+  const RowMat<S> EWr = EW, PWr = PW;  // the same values, a row's classes side by side
   resize(tab.VW, size_t(T) * V * C);
   for (int t = 0; t < T; ++t)
     for (int x = 0; x < V; ++x) {
       S* vw = &tab.VW[(size_t(t) * V + x) * C];
-      for (int c = 0; c < C; ++c) vw[c] = EW(x, c) + (emb ? PW(t, c) : S(0));
+      if (emb)
+        sum_of(vw, EWr.data() + size_t(x) * C, PWr.data() + size_t(t) * C, C);
+      else
+        plus_zero(vw, EWr.data() + size_t(x) * C, C);
     }
 }
 
@@ -343,7 +368,7 @@ template <class S>
 void CueHead<S>::add_table_grads(CueWorkspace<S>& into, const CueWorkspace<S>& from) const {
   auto add = [](std::vector<S>& a, const std::vector<S>& b) {
     if (a.size() != b.size()) throw Error("CueHead: the chunks' table gradients have other shapes");
-    for (size_t i = 0; i < a.size(); ++i) a[i] += b[i];
+    add_to(a.data(), b.data(), int(a.size()));
   };
   add(into.dVW, from.dVW);
   add(into.dST, from.dST);
@@ -368,14 +393,14 @@ void CueHead<S>::shared_tables_backward(CueWorkspace<S>& ws, S* grad) const {
   if (tab.lookup_token >= 0) {
     const int C = cfg_.task.alphabet;
     // undoes VW[t*V + x] = EW[x] + PW[t]: dEW[x] = sum_t dVW[t*V + x], dPW[t] = sum_x dVW[t*V + x]
-    Mat<S> dEW = Mat<S>::Zero(V, C), dPW = Mat<S>::Zero(emb ? T : 0, C);
+    RowMat<S> dEWr = RowMat<S>::Zero(V, C), dPWr = RowMat<S>::Zero(emb ? T : 0, C);  // a row's classes side by side
     for (int t = 0; t < T; ++t)
       for (int x = 0; x < V; ++x) {
         const S* g = &ws.dVW[(size_t(t) * V + x) * C];
-        for (int c = 0; c < C; ++c) dEW(x, c) += g[c];
-        if (emb)
-          for (int c = 0; c < C; ++c) dPW(t, c) += g[c];
+        add_to(dEWr.data() + size_t(x) * C, g, C);
+        if (emb) add_to(dPWr.data() + size_t(t) * C, g, C);
       }
+    const Mat<S> dEW = dEWr, dPW = dPWr;
     // undoes EW = ET[:, 2d:3d] W_out and PW = PT[:, 2d:3d] W_out
     G(wout_).noalias() += value_columns(tab.ET.data(), V, d).transpose().lazyProduct(dEW);
     value_columns(ws.dET.data(), V, d).noalias() += dEW.lazyProduct(P(wout_).transpose());
@@ -409,10 +434,12 @@ void CueHead<S>::shared_tables_backward(CueWorkspace<S>& ws, S* grad) const {
       const size_t r = size_t(t) * V + x;
       const S *dkt = &ws.dKT[r * d], *dvt = &ws.dVT[r * d];
       S* det = &ws.dET[size_t(x) * d3];
-      for (int c = 0; c < d; ++c) det[d + c] += dkt[c], det[2 * d + c] += dvt[c];
+      add_to(det + d, dkt, d);
+      add_to(det + 2 * d, dvt, d);
       if (emb) {
         S* dpt = &ws.dPT[size_t(t) * d3];
-        for (int c = 0; c < d; ++c) dpt[d + c] += dkt[c], dpt[2 * d + c] += dvt[c];
+        add_to(dpt + d, dkt, d);
+        add_to(dpt + 2 * d, dvt, d);
       }
     }
   // undoes ET = E W_qkv
