@@ -395,10 +395,12 @@ void lookup_backward8(const AttnShape& sh, const float* V, const Lanes8& L, cons
     }
   }
   lanes::softmax8_backward(p, d, nk);
-  for (int u = 0; u < 8; ++u) {
-    for (int t = 0; t < nk; ++t) axpy<DH>(p[size_t(t) * 8 + u], go + size_t(u) * dh, dV + size_t(L.row(u, t)) * dh, dh);
-    for (int t = 0; t < nk; ++t) grads[L.row(u, t)] += d[size_t(t) * 8 + u];
-  }
+  for (int u = 0; u < 8; ++u)
+    for (int t = 0; t < nk; ++t) {
+      const int r = L.row(u, t);
+      axpy<DH>(p[size_t(t) * 8 + u], go + size_t(u) * dh, dV + size_t(r) * dh, dh);
+      grads[r] += d[size_t(t) * 8 + u];
+    }
 }
 #endif
 
