@@ -146,10 +146,49 @@ TEST_CASE("clipped_runs: the runs class_runs finds for Shaw's clipped relation, 
                        [&](int t0, int t1, int u) { want.push_back({t0, t1, u}); });
             clipped_runs(qp, kpos.data(), nk, consecutive(kpos.data(), nk), K, [&](int t0, int t1, int u) { got.push_back({t0, t1, u}); });
             CHECK(got == want);
+            // only the runs that meet a row's visible keys [lo, hi), each whole
+            for (auto [lo, hi] : {std::pair{0, nk / 2}, std::pair{nk / 3, nk}, std::pair{1, nk - 1}, std::pair{nk, nk}}) {
+              std::vector<Run> meet, part;
+              for (const Run& w : want)
+                if (lo < hi && w[1] > lo && w[0] < hi) meet.push_back(w);
+              clipped_runs(
+                  qp, kpos.data(), nk, consecutive(kpos.data(), nk), K,
+                  [&](int t0, int t1, int u) { part.push_back({t0, t1, u}); }, lo, hi);
+              CHECK(part == meet);
+            }
             ++checked;
           }
   CHECK(checked == 4 * 3 * 5 * 2 * 36);
 }
+TEST_CASE("a block's visible keys: the ages its rows can see, and a table gradient's rows with gradient") {
+  // four causal rows at positions 10..13 over keys 0..13: rows 0-2 see keys 0..10+r, row 3 keys 5..13
+  std::vector<int> qpos{10, 11, 12, 13}, kpos(14), first{0, 0, 0, 5}, last{10, 11, 12, 13};
+  std::iota(kpos.begin(), kpos.end(), 0);
+  AttnBlock<float> b;
+  b.nq = 4, b.nk = 14, b.qpos = qpos.data(), b.kpos = kpos.data();
+  CHECK(block_age_range(b) == std::pair{-3, 13});          // every pair of the span, masked ones too
+  CHECK(block_visible_age_range(b) == std::pair{-3, 13});  // no visibility given: every key
+  b.first = first.data(), b.last = last.data();
+  CHECK(b.key_begin(0) == 0);
+  CHECK(b.key_end(0) == 11);
+  CHECK(b.key_end(3) == 14);
+  CHECK(block_visible_age_range(b) == std::pair{0, 12});  // row 3 sees keys 5..13 alone
+  first[2] = 12;  // row 2 sees its own key alone
+  CHECK(block_visible_age_range(b) == std::pair{0, 11});
+  for (int r = 0; r < 4; ++r) first[r] = 7, last[r] = 6;  // no row sees a key
+  CHECK(b.key_begin(1) == b.key_end(1));
+  CHECK(block_visible_age_range(b) == std::pair{0, -1});
+  b.key0 = 7;  // the span starts at key 7: the ranges count from it
+  CHECK(b.key_begin(1) == 0);
+
+  std::vector<float> x(6 * 3, 0.0f);
+  CHECK(nonzero_rows(x.data(), 6, 3) == std::pair{6, 6});
+  x[2 * 3 + 1] = 1.0f, x[4 * 3] = -0.5f;
+  CHECK(nonzero_rows(x.data(), 6, 3) == std::pair{2, 5});
+  x[0] = 1.0f;
+  CHECK(nonzero_rows(x.data(), 6, 3) == std::pair{0, 5});
+}
+
 TEST_CASE("derived tables made once per training step: the chunks' gradients have the bits of tables made afresh") {
   for (const char* s : {"tupe", "txl", "deberta"}) {
     BlockStackConfig cfg;

@@ -529,13 +529,15 @@ std::vector<QueryBlock> query_blocks(const VisibleSets& visible, int Tq) {
 // positions, and the keys of its span.
 template <class S>
 AttnBlock<S> attn_block(const AttnShape& sh, const S* Q, const S* K, const int* qpos, const int* kpos,
-                        const AttnTables<S>& tables, int b, int h, const QueryBlock& blk) {
+                        const AttnTables<S>& tables, const VisibleSets& visible, int b, int h,
+                        const QueryBlock& blk) {
   const int W = sh.H * sh.dh;
   AttnBlock<S> a;
   a.layer = sh.layer, a.head = h, a.dh = sh.dh;
   a.nq = blk.q1 - blk.q0, a.q = Q + (size_t(b) * sh.Tq + blk.q0) * W + size_t(h) * sh.dh, a.qpos = qpos + blk.q0;
   a.nk = blk.k1 - blk.k0, a.k = K + (size_t(b) * sh.Tk + blk.k0) * W + size_t(h) * sh.dh, a.kpos = kpos + blk.k0;
   a.ld = size_t(W), a.tables = tables.values, a.span = tables.span;
+  a.first = visible.first.data() + blk.q0, a.last = visible.last.data() + blk.q0, a.key0 = blk.k0;
   return a;
 }
 
@@ -619,7 +621,7 @@ void dense_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
         // (+ the scheme's terms, for the whole block)
         if (block && nk > 0) {
           for (size_t e = 0; e < size_t(nq) * nk; ++e) sc[e] *= scale;
-          scheme.score_block_forward(P, attn_block(sh, Q, K, qpos, kpos, tables, b, h, blk), sc);
+          scheme.score_block_forward(P, attn_block(sh, Q, K, qpos, kpos, tables, visible, b, h, blk), sc);
         }
         for (int r = 0; r < nq; ++r) {
           const int i = blk.q0 + r, n = visible.count(i);
@@ -650,7 +652,7 @@ void dense_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
         gemm(Op::N, Op::N, nq, dh, nk, pblk + blk.k0, Tk, vh + size_t(blk.k0) * dh, dh, out + qoff, W, false);
         // o += the scheme's value term (for the whole block, or row by row)
         if (vblock && nk > 0)
-          scheme.value_block_forward(P, attn_block(sh, Q, K, qpos, kpos, tables, b, h, blk), pblk + blk.k0, size_t(Tk),
+          scheme.value_block_forward(P, attn_block(sh, Q, K, qpos, kpos, tables, visible, b, h, blk), pblk + blk.k0, size_t(Tk),
                                      out + qoff);
         else if (values)
           for (int r = 0; r < nq; ++r) {
@@ -697,7 +699,7 @@ void dense_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, con
         gemm(Op::T, Op::N, nk, dh, nq, pblk + blk.k0, Tk, go, W, dV + koff, W, true);
         // undoes o += the scheme's value term: dp += its share (for the whole block, or row by row)
         if (vblock)
-          scheme.value_block_backward(P, G, attn_block(sh, Q, K, qpos, kpos, tables, b, h, blk), pblk + blk.k0,
+          scheme.value_block_backward(P, G, attn_block(sh, Q, K, qpos, kpos, tables, visible, b, h, blk), pblk + blk.k0,
                                       size_t(Tk), go, ds);
         else if (values)
           for (int r = 0; r < nq; ++r) {
@@ -715,7 +717,7 @@ void dense_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, con
           softmax_row_backward(pblk + size_t(r) * Tk + blk.k0, ds + size_t(r) * nk, nk, ds + size_t(r) * nk);
         // undoes s += the scheme's terms (for the whole block, or row by row)
         if (block)
-          scheme.score_block_backward(P, G, attn_block(sh, Q, K, qpos, kpos, tables, b, h, blk), ds, dQ + qoff,
+          scheme.score_block_backward(P, G, attn_block(sh, Q, K, qpos, kpos, tables, visible, b, h, blk), ds, dQ + qoff,
                                       dK + koff, tables.grads);
         else if (scores)
           for (int r = 0; r < nq; ++r) {

@@ -90,48 +90,56 @@ class DebertaScheme final : public Scheme<S> {
     }
   }
 
-  // A block at once (the dense path): a = Q Kr^T [nq, 2K], c = K Qr^T [nk, 2K] (this head's rows), then
-  // scores[r][t] += [ a[r][delta(m_r, n_t)] + c[t][delta(n_t, m_r)] ] / sqrt(3d).
+  // A block at once (the dense path): a = Q Kr^T [nq, 2K], c = K Qr^T [nk, 2K] (this head's rows;
+  // only the columns the visible pairs read: a causal block reads half of each), then at the visible
+  // keys scores[r][t] += [ a[r][delta(m_r, n_t)] + c[t][delta(n_t, m_r)] ] / sqrt(3d).
   bool block_scores(int) const override { return true; }
   void score_block_forward(CParamView<S>, const AttnBlock<S>& b, S* scores) const override {
     const int d = b.dh, K2 = 2 * clip_, W = width(), ld = int(b.ld);
     const S scale = S(1) / std::sqrt(S(3 * d));
+    const Columns z = columns(b);
+    if (z.a1 < z.a0) return;
     std::vector<S>& a = hook_buffer<S>(0, size_t(b.nq) * K2);
     std::vector<S>& c = hook_buffer<S>(1, size_t(b.nk) * K2);
-    gemm(Op::N, Op::T, b.nq, K2, d, b.q, ld, kr_rows(b), W, a.data(), K2, false);
-    gemm(Op::N, Op::T, b.nk, K2, d, b.k, ld, qr_rows(b), W, c.data(), K2, false);
+    gemm(Op::N, Op::T, b.nq, z.a1 - z.a0 + 1, d, b.q, ld, kr_rows(b) + size_t(z.a0) * W, W, a.data() + z.a0, K2, false);
+    gemm(Op::N, Op::T, b.nk, z.c1 - z.c0 + 1, d, b.k, ld, qr_rows(b) + size_t(z.c0) * W, W, c.data() + z.c0, K2, false);
     const bool keys_run = consecutive(b.kpos, b.nk);
     for (int r = 0; r < b.nq; ++r) {
       S* sr = scores + size_t(r) * b.nk;
       const S* ar = &a[size_t(r) * K2];
+      const int t0 = b.key_begin(r), t1 = b.key_end(r);
       if (!keys_run) {
-        for (int t = 0; t < b.nk; ++t)
+        for (int t = t0; t < t1; ++t)
           sr[t] += scale * (ar[delta(b.qpos[r], b.kpos[t])] + c[size_t(t) * K2 + delta(b.kpos[t], b.qpos[r])]);
         continue;
       }
-      const ClippedSpans z = spans(b.qpos[r], b.kpos[0], b.nk);
-      for (int t = 0; t < z.a; ++t) sr[t] += scale * (ar[K2 - 1] + c[size_t(t) * K2]);
-      for (int t = z.a; t < z.c; ++t) {
+      const ClippedSpans y = spans(b.qpos[r], b.kpos[0], b.nk);
+      for (int t = t0; t < std::min(y.a, t1); ++t) sr[t] += scale * (ar[K2 - 1] + c[size_t(t) * K2]);
+      for (int t = std::max(t0, y.a); t < std::min(y.c, t1); ++t) {
         const int x = b.kpos[0] + t - b.qpos[r];
         sr[t] += scale * (ar[clip_ - x] + c[size_t(t) * K2 + x + clip_]);
       }
-      for (int t = z.c; t < b.nk; ++t) sr[t] += scale * (ar[0] + c[size_t(t) * K2 + K2 - 1]);
+      for (int t = std::max(t0, y.c); t < t1; ++t) sr[t] += scale * (ar[0] + c[size_t(t) * K2 + K2 - 1]);
     }
   }
-  // undoes it, g = ds / sqrt(3d): da[r][delta] += g, dc[t][delta'] += g; then (undoes a = Q Kr^T)
-  // dq += da Kr, dKr += da^T Q, and (undoes c = K Qr^T) dk += dc Qr, dQr += dc^T K.
+  // undoes it, g = ds / sqrt(3d) at the visible keys (0 at the others): da[r][delta] += g,
+  // dc[t][delta'] += g; then (undoes a = Q Kr^T) dq += da Kr, dKr += da^T Q, and (undoes c = K Qr^T)
+  // dk += dc Qr, dQr += dc^T K, over the columns the forward computed (da and dc are 0 elsewhere).
   void score_block_backward(CParamView<S>, ParamView<S>, const AttnBlock<S>& b, const S* ds, S* dq, S* dk,
                             S* dtables) const override {
     const int d = b.dh, K2 = 2 * clip_, W = width(), ld = int(b.ld);
     const S scale = S(1) / std::sqrt(S(3 * d));
+    const Columns z = columns(b);
+    if (z.a1 < z.a0) return;
     std::vector<S>& da = hook_scratch<S>(0, size_t(b.nq) * K2);
     std::vector<S>& dc = hook_scratch<S>(1, size_t(b.nk) * K2);
     const bool keys_run = consecutive(b.kpos, b.nk);
     for (int r = 0; r < b.nq; ++r) {
       const S* dsr = ds + size_t(r) * b.nk;
       S* dar = &da[size_t(r) * K2];
+      const int t0 = b.key_begin(r), t1 = b.key_end(r);
       if (!keys_run) {
-        for (int t = 0; t < b.nk; ++t) {
+        for (int t = t0; t < t1; ++t) {
           const S g = scale * dsr[t];
           dar[delta(b.qpos[r], b.kpos[t])] += g;
           dc[size_t(t) * K2 + delta(b.kpos[t], b.qpos[r])] += g;
@@ -139,22 +147,22 @@ class DebertaScheme final : public Scheme<S> {
         continue;
       }
       // the same sums in the same order; the far keys' shared entry of da runs in a register
-      const ClippedSpans z = spans(b.qpos[r], b.kpos[0], b.nk);
+      const ClippedSpans y = spans(b.qpos[r], b.kpos[0], b.nk);
       S far = dar[K2 - 1];
-      for (int t = 0; t < z.a; ++t) {
+      for (int t = t0; t < std::min(y.a, t1); ++t) {
         const S g = scale * dsr[t];
         far += g;
         dc[size_t(t) * K2] += g;
       }
       dar[K2 - 1] = far;
-      for (int t = z.a; t < z.c; ++t) {
+      for (int t = std::max(t0, y.a); t < std::min(y.c, t1); ++t) {
         const S g = scale * dsr[t];
         const int x = b.kpos[0] + t - b.qpos[r];
         dar[clip_ - x] += g;
         dc[size_t(t) * K2 + x + clip_] += g;
       }
       S near = dar[0];
-      for (int t = z.c; t < b.nk; ++t) {
+      for (int t = std::max(t0, y.c); t < t1; ++t) {
         const S g = scale * dsr[t];
         near += g;
         dc[size_t(t) * K2 + K2 - 1] += g;
@@ -162,13 +170,26 @@ class DebertaScheme final : public Scheme<S> {
       dar[0] = near;
     }
     const size_t head = size_t(b.head) * d;
-    gemm(Op::N, Op::N, b.nq, d, K2, da.data(), K2, kr_rows(b), W, dq, ld, true);
-    gemm(Op::T, Op::N, K2, d, b.nq, da.data(), K2, b.q, ld, dtables + head, W, true);
-    gemm(Op::N, Op::N, b.nk, d, K2, dc.data(), K2, qr_rows(b), W, dk, ld, true);
-    gemm(Op::T, Op::N, K2, d, b.nk, dc.data(), K2, b.k, ld, dtables + size_t(K2) * W + head, W, true);
+    const int na = z.a1 - z.a0 + 1, nc = z.c1 - z.c0 + 1;
+    const S *da0 = da.data() + z.a0, *dc0 = dc.data() + z.c0;
+    gemm(Op::N, Op::N, b.nq, d, na, da0, K2, kr_rows(b) + size_t(z.a0) * W, W, dq, ld, true);
+    gemm(Op::T, Op::N, na, d, b.nq, da0, K2, b.q, ld, dtables + size_t(z.a0) * W + head, W, true);
+    gemm(Op::N, Op::N, b.nk, d, nc, dc0, K2, qr_rows(b) + size_t(z.c0) * W, W, dk, ld, true);
+    gemm(Op::T, Op::N, nc, d, b.nk, dc0, K2, b.k, ld, dtables + size_t(K2 + z.c0) * W + head, W, true);
   }
 
  private:
+  // The columns of a (deltas a0..a1) and of c (c0..c1) a block's visible pairs read (a1 < a0: none);
+  // delta is monotonic in the age, so the visible ages' range bounds them.
+  struct Columns {
+    int a0, a1, c0, c1;
+  };
+  Columns columns(const AttnBlock<S>& b) const {
+    const auto [lo, hi] = block_visible_age_range(b);
+    if (lo > hi) return {0, -1, 0, -1};
+    const auto at = [&](int x) { return std::clamp(x + clip_, 0, 2 * clip_ - 1); };
+    return {at(lo), at(hi), at(-hi), at(-lo)};
+  }
   // A block row's keys by span (clipped_spans): [0, a) far older (delta(m, n) = 2K - 1, delta(n, m) = 0),
   // [a, c) near (K - x and x + K), [c, nk) far newer (0 and 2K - 1).
   ClippedSpans spans(int qp, int k0, int nk) const { return clipped_spans(qp, k0, nk, clip_); }

@@ -3,6 +3,7 @@
 // implements the forward and backward of each hook. Models call the hooks; they never look at names.
 #pragma once
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -86,6 +87,15 @@ struct AttnBlock {
   size_t ld = 0;               // row stride of q and k (and of the gradients dq, dk)
   const S* tables = nullptr;   // the scheme's derived tables for this layer
   int span = 0;                // the span they were computed for
+  // Row r sees keys only inside [key_begin(r), key_end(r)) of the span (a causal row: none after its
+  // own position). A hook may leave the other pairs alone: their scores are never read and their
+  // score gradients are 0. first/last: [nq] each row's first and last visible key, counted from the
+  // span's key key0 (last < first: none); nullptr: every key of the span.
+  const int* first = nullptr;
+  const int* last = nullptr;
+  int key0 = 0;
+  int key_begin(int r) const { return first ? first[r] - key0 : 0; }
+  int key_end(int r) const { return first ? std::max(first[r], last[r] + 1) - key0 : nk; }
 };
 
 // The lowest and highest age qpos[r] - kpos[t] of a block's pairs.
@@ -94,6 +104,21 @@ std::pair<int, int> block_age_range(const AttnBlock<S>& b) {
   const auto [q0, q1] = std::minmax_element(b.qpos, b.qpos + b.nq);
   const auto [k0, k1] = std::minmax_element(b.kpos, b.kpos + b.nk);
   return {*q0 - *k1, *q1 - *k0};
+}
+
+// The lowest and highest age of the pairs a block's rows can see ({0, -1}: none): for a causal block
+// the ages are >= 0, where block_age_range's also count the masked keys after each row.
+template <class S>
+std::pair<int, int> block_visible_age_range(const AttnBlock<S>& b) {
+  int lo = 0, hi = -1;
+  for (int r = 0; r < b.nq; ++r) {
+    const int t0 = b.key_begin(r), t1 = b.key_end(r);
+    if (t0 >= t1) continue;
+    const int young = b.qpos[r] - b.kpos[t1 - 1], old = b.qpos[r] - b.kpos[t0];  // keys ascend
+    if (lo > hi) lo = young, hi = old;
+    lo = std::min(lo, young), hi = std::max(hi, old);
+  }
+  return {lo, hi};
 }
 
 // <a, b> over n entries for the hooks: Eigen's vectorised reduction (a fixed order, so the same bits
@@ -115,6 +140,17 @@ S run_sum(const S* x, int n) {
     for (int j = 0; j < 8; ++j) lane[j] += x[i + j];
   for (int j = 0; i < n; ++i, ++j) lane[j] += x[i];
   return ((lane[0] + lane[4]) + (lane[1] + lane[5])) + ((lane[2] + lane[6]) + (lane[3] + lane[7]));
+}
+
+// The rows [first, end) of x ([rows, width], row-major) outside which every entry is 0 (first == end:
+// all of them): a table gradient's product can skip the rows no pair reached.
+template <class S>
+std::pair<int, int> nonzero_rows(const S* x, int rows, int width) {
+  const auto zero = [&](int r) { return std::all_of(x + size_t(r) * width, x + size_t(r + 1) * width, [](S v) { return v == S(0); }); };
+  int first = 0, end = rows;
+  while (first < end && zero(first)) ++first;
+  while (end > first && zero(end - 1)) --end;
+  return {first, end};
 }
 
 // Positions pos[0], pos[0] + 1, ..., pos[0] + n - 1: a block's rows or keys whose per-pair indices
@@ -166,15 +202,21 @@ inline ClippedSpans clipped_spans(int qp, int k0, int nk, int K) {
 // the same order; when the keys' positions are consecutive (keys_run = consecutive(kpos, nk), decided
 // once for a block's rows) they come from the positions alone, not from testing every key: [0, a) of
 // class 0 (K or more older), one run per key of the classes between, [c, nk) of class 2K (K or more newer).
+// Only the runs that meet the row's visible keys [lo, hi) (AttnBlock::key_begin/key_end; default: all):
+// a run wholly outside holds masked pairs alone, whose scores are never read and whose probabilities
+// and score gradients are 0, and the runs kept are whole, so a sum over them keeps its bits.
 template <class F>
-void clipped_runs(int qp, const int* kpos, int nk, bool keys_run, int K, F f) {
-  if (nk == 0) return;
+void clipped_runs(int qp, const int* kpos, int nk, bool keys_run, int K, F f, int lo = 0, int hi = INT_MAX) {
+  hi = std::min(hi, nk);
+  if (lo >= hi) return;
   if (!keys_run)
-    return class_runs(nk, [&](int t) { return std::clamp(kpos[t] - qp, -K, K) + K; }, f);
+    return class_runs(nk, [&](int t) { return std::clamp(kpos[t] - qp, -K, K) + K; }, [&](int t0, int t1, int u) {
+      if (t1 > lo && t0 < hi) f(t0, t1, u);
+    });
   const auto [a, c] = clipped_spans(qp, kpos[0], nk, K);
-  if (a > 0) f(0, a, 0);
-  for (int t = a; t < c; ++t) f(t, t + 1, kpos[t] - qp + K);
-  if (c < nk) f(c, nk, 2 * K);
+  if (a > lo) f(0, a, 0);
+  for (int t = std::max(a, lo); t < std::min(c, hi); ++t) f(t, t + 1, kpos[t] - qp + K);
+  if (c < hi) f(c, nk, 2 * K);
 }
 
 // A per-thread scratch buffer of n zeros for a hook (hooks run on many threads at once); slots

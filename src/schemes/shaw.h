@@ -103,10 +103,13 @@ class ShawScheme final : public Scheme<S> {
     for (int r = 0; r < b.nq; ++r) {
       S* s = scores + size_t(r) * b.nk;
       const S* wr = &w[size_t(r) * R];
-      clipped_runs(b.qpos[r], b.kpos, b.nk, keys_run, clip_, [&](int t0, int t1, int u) {
-        const S add = scale * wr[u];
-        for (int t = t0; t < t1; ++t) s[t] += add;
-      });
+      clipped_runs(
+          b.qpos[r], b.kpos, b.nk, keys_run, clip_,
+          [&](int t0, int t1, int u) {
+            const S add = scale * wr[u];
+            for (int t = t0; t < t1; ++t) s[t] += add;
+          },
+          b.key_begin(r), b.key_end(r));
     }
   }
   // undoes it: g[r][u] = sum of ds over keys of class u, / sqrt(d); dq += g RK, dRK += g^T Q
@@ -139,9 +142,12 @@ class ShawScheme final : public Scheme<S> {
     for (int r = 0; r < b.nq; ++r) {
       S* dpr = dp + size_t(r) * b.nk;
       const S* wr = &w[size_t(r) * R];
-      clipped_runs(b.qpos[r], b.kpos, b.nk, keys_run, clip_, [&](int t0, int t1, int u) {
-        for (int t = t0; t < t1; ++t) dpr[t] += wr[u];
-      });
+      clipped_runs(
+          b.qpos[r], b.kpos, b.nk, keys_run, clip_,
+          [&](int t0, int t1, int u) {
+            for (int t = t0; t < t1; ++t) dpr[t] += wr[u];
+          },
+          b.key_begin(r), b.key_end(r));
     }
     gemm(Op::T, Op::N, R, d, b.nq, a.data(), R, dout, int(b.ld), G.data(rv_[b.layer]), d, true);
   }
@@ -158,7 +164,9 @@ class ShawScheme final : public Scheme<S> {
   }
   // acc[u] += x[t] over block row r's keys by class (add_by_class's runs and order, from the positions).
   void add_by_relation(const S* x, const AttnBlock<S>& b, int r, bool keys_run, S* acc) const {
-    clipped_runs(b.qpos[r], b.kpos, b.nk, keys_run, clip_, [&](int t0, int t1, int u) { add_run(x, t0, t1, acc[u]); });
+    clipped_runs(
+        b.qpos[r], b.kpos, b.nk, keys_run, clip_, [&](int t0, int t1, int u) { add_run(x, t0, t1, acc[u]); },
+        b.key_begin(r), b.key_end(r));
   }
   // 2K+1 zeros per thread
   std::vector<S>& scratch(int which) const { return hook_scratch<S>(which, rows()); }

@@ -61,10 +61,15 @@ class TxlScheme final : public Scheme<S> {
   void tables_forward(CParamView<S> P, int layer, int span, S* tables) const override {
     MatMap<S>(tables, 2 * span - 1, width()).noalias() = rho(span) * P(w_r_[layer]);
   }
-  // undoes R = rho W_R: dW_R += rho^T dR
+  // undoes R = rho W_R: dW_R += rho^T dR, over the rows of dR with gradient (a causal model's
+  // ages are >= 0: half the rows)
   void tables_backward(CParamView<S>, ParamView<S> G, int layer, int span, const S*,
                        const S* dtables) const override {
-    G(w_r_[layer]).noalias() += rho(span).transpose() * CMatMap<S>(dtables, 2 * span - 1, width());
+    const int W = width(), D = this->cfg_.d_model;
+    const auto [r0, r1] = nonzero_rows(dtables, 2 * span - 1, W);
+    if (r0 == r1) return;
+    gemm(Op::T, Op::N, D, W, r1 - r0, rho(span).data() + size_t(r0) * D, D, dtables + size_t(r0) * W, W,
+         G.data(w_r_[layer]), W, true);
   }
 
   // scores[t] += [ <q + v_h, R[r_t, h]> + <u_h, k_t> ] / sqrt(d)
@@ -104,14 +109,15 @@ class TxlScheme final : public Scheme<S> {
     for (int c = 0; c < d; ++c) dq[c] += acc[c], dv[c] += acc[c];
   }
 
-  // A block at once (the dense path): with the block's ages qpos[r] - kpos[t] in [lo, hi],
-  // g = (Q + v_h) R[lo..hi]^T [nq, hi - lo + 1] and uk = K u_h [nk], then
-  // scores[r][t] += [ g[r][age - lo] + uk[t] ] / sqrt(d).
+  // A block at once (the dense path): with the ages qpos[r] - kpos[t] of the pairs the rows can see
+  // in [lo, hi] (a causal block: none below 0), g = (Q + v_h) R[lo..hi]^T [nq, hi - lo + 1] and
+  // uk = K u_h [nk], then scores[r][t] += [ g[r][age - lo] + uk[t] ] / sqrt(d) at the visible keys.
   bool block_scores(int) const override { return true; }
   void score_block_forward(CParamView<S> P, const AttnBlock<S>& b, S* scores) const override {
     const int d = b.dh, ld = int(b.ld);
     const S scale = S(1) / std::sqrt(S(d));
-    const auto [lo, hi] = block_age_range(b);
+    const auto [lo, hi] = block_visible_age_range(b);
+    if (lo > hi) return;
     const int A = hi - lo + 1;
     const S *u = P.data(u_) + size_t(b.head) * d, *v = P.data(v_) + size_t(b.head) * d;
     std::vector<S>& qv = hook_buffer<S>(0, size_t(b.nq) * d);
@@ -125,22 +131,24 @@ class TxlScheme final : public Scheme<S> {
     for (int r = 0; r < b.nq; ++r) {
       S* s = scores + size_t(r) * b.nk;
       const S* gr = &g[size_t(r) * A];
+      const int t0 = b.key_begin(r), t1 = b.key_end(r);
       if (keys_run) {  // key t's age is qpos - kpos[0] - t
-        const S* g0 = gr + (b.qpos[r] - b.kpos[0] - lo);
-        for (int t = 0; t < b.nk; ++t) s[t] += scale * (g0[-t] + uk[t]);
+        const int a0 = b.qpos[r] - b.kpos[0] - lo;
+        for (int t = t0; t < t1; ++t) s[t] += scale * (gr[a0 - t] + uk[t]);
       } else {
-        for (int t = 0; t < b.nk; ++t) s[t] += scale * (gr[b.qpos[r] - b.kpos[t] - lo] + uk[t]);
+        for (int t = t0; t < t1; ++t) s[t] += scale * (gr[b.qpos[r] - b.kpos[t] - lo] + uk[t]);
       }
     }
   }
-  // undoes it, with e = ds / sqrt(d): dg[r][age - lo] += e, col[t] = sum_r e; then (undoes g = QV R^T)
-  // dQV = dg R, which goes to dq and (summed over rows) dv_h, dR += dg^T QV; and (undoes uk = K u)
-  // du_h += sum_t col[t] k_t, dk_t += col[t] u_h.
+  // undoes it, with e = ds / sqrt(d) at the visible keys (0 at the others): dg[r][age - lo] += e,
+  // col[t] = sum_r e; then (undoes g = QV R^T) dQV = dg R, which goes to dq and (summed over rows)
+  // dv_h, dR += dg^T QV; and (undoes uk = K u) du_h += sum_t col[t] k_t, dk_t += col[t] u_h.
   void score_block_backward(CParamView<S> P, ParamView<S> G, const AttnBlock<S>& b, const S* ds, S* dq, S* dk,
                             S* dtables) const override {
     const int d = b.dh, ld = int(b.ld);
     const S scale = S(1) / std::sqrt(S(d));
-    const auto [lo, hi] = block_age_range(b);
+    const auto [lo, hi] = block_visible_age_range(b);
+    if (lo > hi) return;
     const int A = hi - lo + 1;
     const S *u = P.data(u_) + size_t(b.head) * d, *v = P.data(v_) + size_t(b.head) * d;
     S *du = G.data(u_) + size_t(b.head) * d, *dv = G.data(v_) + size_t(b.head) * d;
@@ -154,15 +162,16 @@ class TxlScheme final : public Scheme<S> {
     for (int r = 0; r < b.nq; ++r) {
       const S* dsr = ds + size_t(r) * b.nk;
       S* dgr = &dg[size_t(r) * A];
+      const int t0 = b.key_begin(r), t1 = b.key_end(r);
       if (keys_run) {  // one key per age: dg's row takes the row of e reversed
-        S* dg0 = dgr + (b.qpos[r] - b.kpos[0] - lo);
-        for (int t = 0; t < b.nk; ++t) {
+        const int a0 = b.qpos[r] - b.kpos[0] - lo;
+        for (int t = t0; t < t1; ++t) {
           const S e = scale * dsr[t];
-          dg0[-t] += e;
+          dgr[a0 - t] += e;
           col[t] += e;
         }
       } else {
-        for (int t = 0; t < b.nk; ++t) {
+        for (int t = t0; t < t1; ++t) {
           const S e = scale * dsr[t];
           dgr[b.qpos[r] - b.kpos[t] - lo] += e;
           col[t] += e;
