@@ -182,7 +182,7 @@ TEST_CASE("a block's visible keys: the ages its rows can see, and a table gradie
   CHECK(b.key_begin(1) == 0);
 
   std::vector<float> x(6 * 3, 0.0f);
-  CHECK(nonzero_rows(x.data(), 6, 3) == std::pair{6, 6});
+  CHECK(nonzero_rows(x.data(), 6, 3) == std::pair{0, 0});
   x[2 * 3 + 1] = 1.0f, x[4 * 3] = -0.5f;
   CHECK(nonzero_rows(x.data(), 6, 3) == std::pair{2, 5});
   x[0] = 1.0f;

@@ -110,15 +110,13 @@ std::pair<int, int> block_age_range(const AttnBlock<S>& b) {
 // the ages are >= 0, where block_age_range's also count the masked keys after each row.
 template <class S>
 std::pair<int, int> block_visible_age_range(const AttnBlock<S>& b) {
-  int lo = 0, hi = -1;
+  int lo = INT_MAX, hi = INT_MIN;
   for (int r = 0; r < b.nq; ++r) {
     const int t0 = b.key_begin(r), t1 = b.key_end(r);
     if (t0 >= t1) continue;
-    const int young = b.qpos[r] - b.kpos[t1 - 1], old = b.qpos[r] - b.kpos[t0];  // keys ascend
-    if (lo > hi) lo = young, hi = old;
-    lo = std::min(lo, young), hi = std::max(hi, old);
+    lo = std::min(lo, b.qpos[r] - b.kpos[t1 - 1]), hi = std::max(hi, b.qpos[r] - b.kpos[t0]);  // keys ascend
   }
-  return {lo, hi};
+  return lo > hi ? std::pair{0, -1} : std::pair{lo, hi};
 }
 
 // <a, b> over n entries for the hooks: Eigen's vectorised reduction (a fixed order, so the same bits
@@ -142,14 +140,17 @@ S run_sum(const S* x, int n) {
   return ((lane[0] + lane[4]) + (lane[1] + lane[5])) + ((lane[2] + lane[6]) + (lane[3] + lane[7]));
 }
 
-// The rows [first, end) of x ([rows, width], row-major) outside which every entry is 0 (first == end:
-// all of them): a table gradient's product can skip the rows no pair reached.
+// The rows [first, end) of x ([rows, width], row-major) outside which every entry is 0 ({0, 0}: all
+// of them): a table gradient's product can skip the rows no pair reached.
 template <class S>
 std::pair<int, int> nonzero_rows(const S* x, int rows, int width) {
-  const auto zero = [&](int r) { return std::all_of(x + size_t(r) * width, x + size_t(r + 1) * width, [](S v) { return v == S(0); }); };
+  const auto zero = [&](int r) {
+    return std::all_of(x + size_t(r) * width, x + size_t(r + 1) * width, [](S v) { return v == S(0); });
+  };
   int first = 0, end = rows;
   while (first < end && zero(first)) ++first;
-  while (end > first && zero(end - 1)) --end;
+  if (first == end) return {0, 0};
+  while (zero(end - 1)) --end;
   return {first, end};
 }
 

@@ -97,9 +97,8 @@ class TupeScheme final : public Scheme<S> {
     }
     const S* dPQ = dpqk.data();
     const S* dPK = dpqk.data() + half;
-    int used = rows();
-    const auto zero_row = [&](const S* x) { return std::all_of(x, x + W, [](S v) { return v == S(0); }); };
-    while (used > 0 && zero_row(dPQ + size_t(used - 1) * W) && zero_row(dPK + size_t(used - 1) * W)) --used;
+    // rows [0, used): past the last row with a gradient (in dPQ or dPK) there is nothing to add
+    const int used = std::max(nonzero_rows(dPQ, rows(), W).second, nonzero_rows(dPK, rows(), W).second);
     if (used == 0) return;
     gemm(Op::T, Op::N, D, W, used, P.data(p_), D, dPQ, W, G.data(u_q_[layer]), W, true);
     gemm(Op::T, Op::N, D, W, used, P.data(p_), D, dPK, W, G.data(u_k_[layer]), W, true);
