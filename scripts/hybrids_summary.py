@@ -24,6 +24,15 @@ def fmt(m, h, digits):
     return "%.*f ± %.*f" % (digits, m, digits, h or 0.0)
 
 
+def fmt_proportion(m, lo, hi, digits):
+    """A proportion: the mean [its 95% interval] (pe-bench's, on the logit scale: docs/results-format.md)."""
+    if m is None:
+        return "—"
+    if lo is None:
+        return "%.*f" % (digits, m)
+    return "%.*f [%.*f, %.*f]" % (digits, m, digits, lo, digits, hi)
+
+
 def layers_of(e):
     if "hybrid_layers" in e:
         return list(e["hybrid_layers"])
@@ -44,6 +53,7 @@ def charlm_readers(r):
 
 def passkey_readers(r):
     return [{"map": x["map"], "seeds": x["seeds"], "mean": x["accuracy"], "half_width": x["half_width"],
+             "lo": x.get("lo", [None] * len(x["accuracy"])), "hi": x.get("hi", [None] * len(x["accuracy"])),
              "depth_grid": x["depth_grid"],
              "per_seed": [[None if g is None else sum(g) / len(g) for g in seed] for seed in x["whole"]]}
             for x in r["rows"]]
@@ -81,7 +91,9 @@ def main():
     md = ["# Hybrid stacks: local-RoPE / global-NoPE at 1:1, 3:1 and 5:1 against all-RoPE and all-NoPE",
           "",
           "Written by scripts/hybrids_summary.py from results/hybrids/ (scripts/hybrids.sh; the design and the "
-          "windows: docs/hybrids.md). Mean of seeds 0-2 ± the half-width of its 95% interval; `+ map`: the RoPE "
+          "windows: docs/hybrids.md). Mean of seeds 0-2 with its 95% interval (perplexity: ± the "
+          "half-width, Student t over seeds; passkey accuracy: [lo, hi], logit scale, docs/results-format.md); "
+          "`+ map`: the RoPE "
           "layers read through that map (planned for the training length -> the reading's length). "
           "Layers are listed first to last; `rope:W` sees only the W most recent keys."]
     for task, title, digits in (("charlm", "Character LM: validation perplexity (160 windows per length)", 2),
@@ -114,7 +126,9 @@ def main():
                 md.append("| %d | %s | %s | %s |%s" % (
                     c["depth"], c["name"] + " (`" + stack + "`)" if rd is c["readers"][0] else "",
                     "plain" if rd["map"] == "none" else "+ " + rd["map"],
-                    " | ".join(fmt(m, h, digits) for m, h in zip(rd["mean"], rd["half_width"])), worst))
+                    " | ".join(fmt(m, h, digits) for m, h in zip(rd["mean"], rd["half_width"])) if task == "charlm" else
+                    " | ".join(fmt_proportion(m, lo, hi, digits) for m, lo, hi in zip(rd["mean"], rd["lo"], rd["hi"])),
+                    worst))
     with open(os.path.join(root, "summary.md"), "w") as f:
         f.write("\n".join(md) + "\n")
     print("wrote %s/summary.json and summary.md" % root)

@@ -303,6 +303,16 @@ ACCURACY = Num(lo=0, hi=1, null=True)
 HALF_WIDTH = Num(lo=0, hi=1e6, null=True)  # a 95% interval's half-width: never negative
 
 
+def interval_ends(row, mean_key="mean"):
+    """A proportion's 95% intervals as error-bar lengths below and above each mean, from the row's lo and hi
+    (docs/results-format.md, "Intervals": logit scale, always inside [0, 1]); None for a row without them
+    (results from before those intervals: their symmetric half-width can pass 0 and 1, so it is not drawn)."""
+    if "lo" not in row or "hi" not in row:
+        return None
+    return [(None, None) if m is None or lo is None else (m - lo, hi - m)
+            for m, lo, hi in zip(row[mean_key], row["lo"], row["hi"])]
+
+
 def check_cue_results(r):
     """What tournament and rescaling read of a cue results.json."""
     Obj({"lengths": LENGTHS}).check(r, "")
@@ -310,6 +320,7 @@ def check_cue_results(r):
     Obj({"rows": List(Obj({"scheme": Str(), "map": Str(),
                            "mean": List(ACCURACY, n, why),
                            "half_width?": List(HALF_WIDTH, n, why),
+                           "lo?": List(ACCURACY, n, why), "hi?": List(ACCURACY, n, why),
                            "seeds": List(Obj({"accuracy": List(ACCURACY, n, why)}))}), nonempty=True),
          "test_sequences": Num(lo=0, integer=True),
          "experiment?": Obj({"train_length?": Num(lo=1, hi=2 ** 31)}),
@@ -394,7 +405,8 @@ def check_filings_results(r):
     """What filings_accuracy reads of the filings results.json: two columns (all queries, far ones)."""
     why = " (all queries, far queries)"
     two = List(ACCURACY, 2, why)
-    Obj({"rows": List(Obj({"scheme": Str(), "map": Str(), "mean": two, "half_width": List(HALF_WIDTH, 2, why),
+    Obj({"rows": List(Obj({"scheme": Str(), "map": Str(), "mean": two, "half_width?": List(HALF_WIDTH, 2, why),
+                           "lo?": List(ACCURACY, 2, why), "hi?": List(ACCURACY, 2, why),
                            "seeds": List(Obj({"accuracy": two}))}), nonempty=True),
          "queries": Num(lo=0, integer=True), "far": Num(lo=0, integer=True), "far_queries": Num(lo=0, integer=True),
          "first_company": List(Num(lo=0, hi=1), 2, why), "most_named_so_far?": List(Num(lo=0, hi=1), 2, why),
@@ -409,7 +421,8 @@ def check_passkey_results(r):
     Obj({"lengths": List(Num(lo=2, integer=True), nonempty=True), "depths": List(Num(lo=0, hi=1), nonempty=True),
          "train_length": Num(lo=2, integer=True), "passkey?": Obj({"symbols?": Num(lo=1, integer=True)}),
          "rows": List(Obj({"scheme": Str(), "map": Str(), "accuracy": List(ACCURACY, n_len, why_l),
-                           "half_width": List(HALF_WIDTH, n_len, why_l),
+                           "half_width?": List(HALF_WIDTH, n_len, why_l),
+                           "lo?": List(ACCURACY, n_len, why_l), "hi?": List(ACCURACY, n_len, why_l),
                            "depth_grid": List(List(ACCURACY, n_dep, why_d, null=True), n_len, why_l),
                            "whole": List(List(List(ACCURACY, n_dep, why_d, null=True), n_len, why_l))}),
                       nonempty=True)}).check(r, "")
@@ -478,14 +491,15 @@ def accuracy_axes(ax, results, rows, title):
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for i, row in enumerate(rows):
         c = colours[i % len(colours)]
-        pts = [(n, m, h or 0) for n, m, h in zip(lengths, row["mean"], row.get("half_width", [0] * len(lengths)))
-               if m is not None]
+        ends = interval_ends(row) or [(None, None)] * len(lengths)
+        pts = [(n, m, e) for n, m, e in zip(lengths, row["mean"], ends) if m is not None]
         if not pts:
             continue
-        xs, ms, hs = zip(*pts)
+        xs, ms, es = zip(*pts)
         ax.plot(xs, ms, "-", color=c, lw=2, label="%s (%d seeds)" % (label(row), len(row["seeds"])))
-        ax.fill_between(xs, [m - h for m, h in zip(ms, hs)], [min(1.0, m + h) for m, h in zip(ms, hs)],
-                        color=c, alpha=0.15, lw=0)
+        band = [(x, m - e[0], m + e[1]) for x, m, e in zip(xs, ms, es) if e[0] is not None]
+        if band:
+            ax.fill_between([b[0] for b in band], [b[1] for b in band], [b[2] for b in band], color=c, alpha=0.15, lw=0)
         for sd in row["seeds"]:
             sx = [n for n, a in zip(lengths, sd["accuracy"]) if a is not None]
             sy = [a for a in sd["accuracy"] if a is not None]
@@ -506,7 +520,7 @@ def accuracy_axes(ax, results, rows, title):
     handles, labels = ax.get_legend_handles_labels()
     extra = [plt.Line2D([], [], color="k", marker=".", ls="none", label="one seed"),
              plt.Line2D([], [], color="k", marker="o", mfc="none", ls="none", ms=8, label="published mean"),
-             plt.Rectangle((0, 0), 1, 1, color="k", alpha=0.15, label="95% interval")]
+             plt.Rectangle((0, 0), 1, 1, color="k", alpha=0.15, label="95% interval (logit scale)")]
     ax.legend(handles=handles + extra, fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
     ax.grid(alpha=0.3)
 
@@ -690,7 +704,8 @@ def fig_filings_accuracy(r):
     for col in range(2):
         xs = [i + (col - 0.5) * width for i in range(len(rows))]
         means = [row["mean"][col] if row["mean"][col] is not None else 0 for row in rows]
-        errs = [row["half_width"][col] or 0 for row in rows]
+        ends = [(interval_ends(row) or [(None, None)] * 2)[col] for row in rows]
+        errs = [[e[0] or 0 for e in ends], [e[1] or 0 for e in ends]]  # asymmetric: below, above
         ax.bar(xs, means, width * 0.95, yerr=errs, capsize=3, color=("#4878a8", "#e08040")[col], label=names[col])
         for x, row in zip(xs, rows):
             ys = [sd["accuracy"][col] for sd in row["seeds"] if sd["accuracy"][col] is not None]
@@ -711,8 +726,8 @@ def fig_filings_accuracy(r):
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("accuracy on the held-out filings")
     ax.set_title("Filings: which company was named last? Trained on 32-token windows, read on whole documents\n"
-                 "bars: mean of %d seeds with its 95%% interval; dots: each seed; black lines: published; "
-                 "dotted and dashed: two rules without positions"
+                 "bars: mean of %d seeds, 95%% interval (logit scale); dots: seeds; black lines: published; "
+                 "dotted, dashed: rules without positions"
                  % max(len(row["seeds"]) for row in rows), fontsize=10)
     ax.legend(fontsize=8, loc="lower left")
     ax.grid(alpha=0.3, axis="y")
@@ -762,11 +777,13 @@ def fig_passkey_accuracy(r):
     cmap = plt.get_cmap("tab20")
     for i, row in enumerate(r["rows"]):
         color = cmap(i % 20)
-        pts = [(x, m, h) for x, m, h in zip(xs, row["accuracy"], row["half_width"]) if m is not None]
+        ends = interval_ends(row, "accuracy") or [(None, None)] * len(xs)
+        pts = [(x, m, e) for x, m, e in zip(xs, row["accuracy"], ends) if m is not None]
         if not pts:
             continue
         style = "-" if row["map"] == "none" else "--"
-        ax.errorbar([p[0] for p in pts], [p[1] for p in pts], yerr=[p[2] or 0 for p in pts], fmt=style + "o", ms=3,
+        ax.errorbar([p[0] for p in pts], [p[1] for p in pts],
+                    yerr=[[p[2][0] or 0 for p in pts], [p[2][1] or 0 for p in pts]], fmt=style + "o", ms=3,
                     capsize=2, color=color, label=passkey_label(row), lw=1.2)
         for seed in row["whole"]:
             ys = [(x, sum(g) / len(g)) for x, g in zip(xs, seed) if g is not None]
@@ -780,7 +797,7 @@ def fig_passkey_accuracy(r):
     ax.set_xlabel("sequence length (tokens)")
     ax.set_ylabel("whole-passkey accuracy (mean over depths)")
     ax.set_title("Passkey retrieval: a %d-symbol key at a depth of random filler, asked for at the end\n"
-                 "mean of %d seeds with its 95%% interval (dots: each seed); dashed: RoPE read through a map"
+                 "mean of %d seeds with its 95%% interval (logit scale; dots: each seed); dashed: RoPE read through a map"
                  % (r.get("passkey", {}).get("symbols", 0), max(len(row["whole"]) for row in r["rows"])), fontsize=10)
     ax.legend(fontsize=7, ncol=2, loc="center left", bbox_to_anchor=(1.0, 0.5))
     ax.grid(alpha=0.3)
@@ -978,6 +995,8 @@ def check_hybrids(r):
         reader = {"map": Str(), "seeds": List(Any(), nonempty=True), "mean": List(value, n, why),
                   "half_width": List(HALF_WIDTH, n, why)}
         if name == "passkey":
+            reader["lo?"] = List(ACCURACY, n, why)
+            reader["hi?"] = List(ACCURACY, n, why)
             Obj({"depths": List(Num(lo=0, hi=1), nonempty=True)}).check(t, name)
             reader["depth_grid"] = List(List(ACCURACY, len(t["depths"]), " (one per depth)", null=True), n, why)
         Obj({"lengths": LENGTHS, "train_length": Num(above=0, hi=2 ** 31),
@@ -1013,12 +1032,18 @@ def fig_hybrids(r):
                     missing.append(c["name"])
                     continue
                 for rd in c["readers"]:
-                    pts = [(x, m, h or 0) for x, m, h in zip(lengths, rd["mean"], rd["half_width"]) if m is not None]
+                    if name == "passkey":  # a proportion: its logit-scale interval, or none (older summaries)
+                        ends = interval_ends(rd) or [(None, None)] * len(lengths)
+                        pts = [(x, m, e) for x, m, e in zip(lengths, rd["mean"], ends) if m is not None]
+                    else:
+                        pts = [(x, m, h or 0) for x, m, h in zip(lengths, rd["mean"], rd["half_width"]) if m is not None]
                     if not pts:
                         continue
                     xs, ms, hs = zip(*pts)
                     if name == "charlm":  # a log axis: the lower bar stops above 0
                         hs = [[min(h, 0.9 * m) for m, h in zip(ms, hs)], hs]
+                    else:
+                        hs = [[e[0] or 0 for e in hs], [e[1] or 0 for e in hs]]
                     plain = rd["map"] == "none"
                     ax.errorbar(xs, ms, yerr=hs, marker="o", ms=3, capsize=2, lw=1.4 if plain else 1.0,
                                 ls="-" if plain else "--", alpha=1.0 if plain else 0.7,
@@ -1046,8 +1071,8 @@ def fig_hybrids(r):
             if ax.get_legend_handles_labels()[0]:
                 ax.legend(fontsize=6.5, ncol=2)
     fig.suptitle("Hybrid stacks: local RoPE (window = half the training length) with global NoPE at 1:1, 3:1, 5:1,\n"
-                 "or a global partial-RoPE layer, against all-RoPE and all-NoPE of the same depth; mean of seeds, "
-                 "bars: 95% interval; dashed: the RoPE layers read through a map", fontsize=10)
+                 "or a global partial-RoPE layer, against all-RoPE and all-NoPE of the same depth; mean of seeds,\n"
+                 "bars: 95% interval (passkey: logit scale); dashed: the RoPE layers read through a map", fontsize=10)
     return fig
 
 
@@ -1298,12 +1323,23 @@ def main(argv=None):
     p.add_argument("--txl-memory", default="results/txl-memory/summary.json",
                    help="scripts/txl_memory_summary.py's summary.json (scripts/txl-memory.sh)")
     p.add_argument("--out", default="results/figures")
-    p.add_argument("--only", default="", help="comma-separated figure names: " + ", ".join(NAMES))
+    p.add_argument("--only", default=None, help="comma-separated figure names (default: every figure): " + ", ".join(NAMES))
     a = p.parse_args(argv)
+    # an empty value is not "not given": `--only ''` once redrew every figure, `--out ''` would write into
+    # the working directory; refuse it by name, as pe-bench does
+    for dest, value in sorted(vars(a).items()):
+        if value is not None and not value.strip():
+            print("plot.py: --%s: an empty value; give one, or leave the option out for its default"
+                  % dest.replace("_", "-"), file=sys.stderr)
+            return EXIT_USAGE
     if a.geometry is None:
         a.geometry = os.path.join(os.path.dirname(a.tournament), "geometry.json")
-    names = [n for n in a.only.split(",") if n] or NAMES
+    names = a.only.split(",") if a.only is not None else NAMES
     for n in names:
+        if not n:
+            print("plot.py: --only: an empty figure name in '%s' (known: %s)" % (a.only, ", ".join(NAMES)),
+                  file=sys.stderr)
+            return EXIT_USAGE
         if n not in FIGURES:
             print("plot.py: unknown figure '%s' (known: %s)" % (n, ", ".join(NAMES)), file=sys.stderr)
             return EXIT_USAGE

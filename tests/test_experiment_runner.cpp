@@ -163,7 +163,14 @@ TEST_CASE("compare: the paired differences agree with the results' per-seed accu
     CHECK(hw * hw == doctest::Approx(seed_hw * seed_hw + 1.959963984540054 * 1.959963984540054 * se * se));
     CHECK(se == doctest::Approx(std::sqrt(row["mean"][li].get<double>() * (1 - row["mean"][li].get<double>()) / 500)));
   }
-  CHECK(cue.table(r).find(" ± ") != std::string::npos);
+  // the tables print the interval of a proportion, [lo, hi] inside [0, 1] around the mean
+  for (size_t li = 0; li < 2; ++li) {
+    CHECK(row["lo"][li].get<double>() <= row["mean"][li].get<double>());
+    CHECK(row["mean"][li].get<double>() <= row["hi"][li].get<double>());
+    CHECK(row["hi"][li].get<double>() <= 1);
+  }
+  CHECK(cue.table(r).find(fmt::format("{:.3f} [{:.3f}, {:.3f}]", row["mean"][0].get<double>(), row["lo"][0].get<double>(),
+                                      row["hi"][0].get<double>())) != std::string::npos);
   fs::remove_all(dir);
 }
 

@@ -21,7 +21,8 @@ void register_compare(CLI::App& app) {
       "compare",
       "Compare two readers of a results.json at one length (filings: on all queries and on the far ones): the mean difference a - b with its 95% interval "
       "across seeds (paired t) and, for the cue task, within each seed's checkpoints over the shared test "
-      "sequences (paired bootstrap; exact McNemar test). E.g. pe-bench compare results/tournament/results.json "
+      "sequences (paired bootstrap; exact McNemar test); and each reader's own accuracy with the 95% interval of a "
+      "proportion (logit scale, docs/results-format.md). E.g. pe-bench compare results/tournament/results.json "
       "rope+ntk rope+yarn --length 256");
   sub->add_option("results", o->results, "results file (pe-bench run or eval)")->required();
   sub->add_option("a", o->a, "first reader, as the table labels it: a scheme (rope) or scheme+map (rope+ntk)")

@@ -1,5 +1,7 @@
 #include "harness/statistics.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -86,6 +88,37 @@ double test_set_se(double p, int sequences) { return std::sqrt(std::max(0.0, p *
 double accuracy_half_width(const Summary& seeds, int sequences) {
   const double t = kNormal975 * test_set_se(seeds.mean, sequences);
   return std::sqrt(seeds.half_width * seeds.half_width + t * t);
+}
+
+double logit(double p) { return math::log(p / (1 - p)); }
+double expit(double x) { return x >= 0 ? 1 / (1 + math::exp(-x)) : math::exp(x) / (1 + math::exp(x)); }
+
+ProportionInterval proportion_interval(const std::vector<double>& per_seed, long test_items) {
+  if (per_seed.empty()) throw std::invalid_argument("proportion_interval: no seed");
+  if (test_items < 1) throw std::invalid_argument("proportion_interval: test_items must be at least 1");
+  const double N = double(test_items);
+  std::vector<double> logits;
+  double sum = 0;
+  for (double p : per_seed) {
+    if (!(p >= 0 && p <= 1)) throw std::invalid_argument("proportion_interval: a proportion outside [0, 1]");
+    sum += p;
+    logits.push_back(logit((p * N + 0.5) / (N + 1)));  // the continuity correction keeps 0 and 1 finite
+  }
+  ProportionInterval out;
+  out.n = int(per_seed.size());
+  out.mean = sum / out.n;
+  const double right = out.mean * N;
+  out.centre_logit = logit((right + 0.5) / (N + 1));
+  out.seed_half_width = summarize(logits).half_width;  // 0 for one seed
+  out.test_half_width = kNormal975 * std::sqrt(1 / (right + 0.5) + 1 / (N - right + 0.5));
+  out.half_width = std::sqrt(out.seed_half_width * out.seed_half_width + out.test_half_width * out.test_half_width);
+  out.lo = std::min(out.mean, expit(out.centre_logit - out.half_width));
+  out.hi = std::max(out.mean, expit(out.centre_logit + out.half_width));
+  return out;
+}
+
+std::string proportion_cell(double mean, double lo, double hi, int decimals) {
+  return fmt::format("{:.{}f} [{:.{}f}, {:.{}f}]", mean, decimals, lo, decimals, hi, decimals);
 }
 
 PairedT paired_t(const std::vector<double>& a, const std::vector<double>& b) {

@@ -65,6 +65,11 @@ std::string compare_cue_readers(const json& results, const std::string& a, const
                      signed_interval(t.mean_diff, t.lo, t.hi), t.p_value);
   else
     s += fmt::format("  across seeds: {:+.3f} (one seed: no interval)\n", t.mean_diff);
+  // each reader's own accuracy over these seeds, with the interval of a proportion
+  const stats::ProportionInterval ia = stats::proportion_interval(va, N), ib = stats::proportion_interval(vb, N);
+  s += fmt::format("  {}: {}, {}: {} (95% intervals of each proportion: logit scale, seeds and test set; "
+                   "docs/results-format.md)\n",
+                   a, stats::proportion_cell(ia.mean, ia.lo, ia.hi), b, stats::proportion_cell(ib.mean, ib.lo, ib.hi));
   // The per-seed lines re-read the checkpoints: each must still give the accuracy recorded beside the
   // across-seed line, or the two kinds of line would describe different models.
   auto reread = [&](const std::string& checkpoint, const std::string& reader, const json& map, double recorded,

@@ -129,20 +129,46 @@ std::string cell(const json& v, int width = 7) {
   return v.is_null() ? fmt::format("{:>{}}", "—", width + 2) : fmt::format("{:>{}.3f}", v.get<double>(), width);
 }
 
-// "0.901 ± 0.012" (the mean and its interval's half-width; files from before the intervals: the mean)
+// "0.901 [0.887, 0.913]" (the mean and its 95% interval; files from before the logit intervals: the
+// mean alone, since their symmetric half-width can pass 0 and 1)
 std::string pm_text(const json& row, size_t li) {
   const json& m = row["mean"][li];
   if (m.is_null()) return "—";
-  if (!row.contains("half_width") || row["half_width"][li].is_null()) return fmt::format("{:.3f}", m.get<double>());
-  return fmt::format("{:.3f} ± {:.3f}", m.get<double>(), row["half_width"][li].get<double>());
+  if (!row.contains("lo") || row["lo"][li].is_null()) return fmt::format("{:.3f}", m.get<double>());
+  return stats::proportion_cell(m.get<double>(), row["lo"][li].get<double>(), row["hi"][li].get<double>());
 }
 std::string pm_cell(const json& row, size_t li) {
   const std::string t = pm_text(row, li);
-  // "±" and "—" are one column wide but more than one byte
-  const int bytes_over = t.find("±") != std::string::npos ? 1 : (t == "—" ? 2 : 0);
-  return fmt::format("{:>{}}", t, 13 + bytes_over);
+  const int bytes_over = t == "—" ? 2 : 0;  // "—" is one column wide but three bytes
+  return fmt::format("{:>{}}", t, 20 + bytes_over);
 }
 }  // namespace
+
+bool restate_cue_intervals(json& results) {
+  if (results.value("task", "") != "cue") return false;
+  add_cue_intervals(results);
+  return true;
+}
+
+void add_cue_intervals(json& results) {
+  const long n_test = results.at("test_sequences").get<long>();
+  for (auto& row : results.at("rows")) {
+    json lo = json::array(), hi = json::array();
+    for (size_t li = 0; li < results.at("lengths").size(); ++li) {
+      std::vector<double> v;
+      for (auto& sd : row.at("seeds"))
+        if (!sd.at("accuracy")[li].is_null()) v.push_back(sd.at("accuracy")[li]);
+      if (v.empty() || v.size() != row.at("seeds").size()) {
+        lo.push_back(nullptr), hi.push_back(nullptr);
+        continue;
+      }
+      const stats::ProportionInterval iv = stats::proportion_interval(v, n_test);
+      lo.push_back(iv.lo), hi.push_back(iv.hi);
+    }
+    row["lo"] = lo, row["hi"] = hi;
+  }
+  results["interval"] = stats::kProportionIntervalMethod;
+}
 
 json results_json(const Evaluation& ev, const EvalSettings& s) {
   const CueTaskConfig& task = ev.task;
@@ -161,7 +187,6 @@ json results_json(const Evaluation& ev, const EvalSettings& s) {
   for (int n : s.lengths) exact.push_back(cue_best_reader_without_positions(n, task.alphabet, task.mark_prob));
   j["exact_best_reader_without_positions"] = exact;
   j["bag_reader_on_test_set"] = ev.bag_reader;
-  j["interval"] = stats::kAccuracyIntervalMethod;
   json out = json::array();
   for (auto& r : ev.rows) {
     json row = {{"scheme", r.scheme}, {"map", r.map}};
@@ -196,15 +221,16 @@ json results_json(const Evaluation& ev, const EvalSettings& s) {
     out.push_back(row);
   }
   j["rows"] = out;
+  add_cue_intervals(j);
   return j;
 }
 
 std::string format_results_table(const json& r) {
-  std::string s = fmt::format("cue task: accuracy on {} test sequences per length (test seed {}); mean ± 95% "
-                              "interval over seeds, each seed below\n",
+  std::string s = fmt::format("cue task: accuracy on {} test sequences per length (test seed {}); mean of the seeds "
+                              "[95% interval], each seed below\n",
                               r["test_sequences"].get<int>(), r["test_seed"].get<long long>());
   s += fmt::format("{:<22}", "scheme");
-  for (auto& n : r["lengths"]) s += fmt::format("{:>15}", n.get<int>());
+  for (auto& n : r["lengths"]) s += fmt::format("{:>22}", n.get<int>());
   s += "\n";
   for (auto& row : r["rows"]) {
     s += fmt::format("{:<22}", reader_label(row, " + "));
@@ -212,15 +238,15 @@ std::string format_results_table(const json& r) {
     s += "\n";
     for (auto& sd : row["seeds"]) {
       s += fmt::format("{:<22}", fmt::format("    seed {}", sd["seed"].get<int>()));
-      for (auto& v : sd["accuracy"]) s += "  " + cell(v, 13);
+      for (auto& v : sd["accuracy"]) s += "  " + cell(v, 20);
       s += "\n";
     }
     if (scheme_info(row["scheme"]).positionless && is_identity_map(row["map"])) {
       s += fmt::format("{:<22}", "  exact best reader*");
-      for (auto& v : r["exact_best_reader_without_positions"]) s += "  " + cell(v, 13);
+      for (auto& v : r["exact_best_reader_without_positions"]) s += "  " + cell(v, 20);
       s += "\n";
       s += fmt::format("{:<22}", "  same, on test set**");
-      for (auto& v : r["bag_reader_on_test_set"]) s += "  " + cell(v, 13);
+      for (auto& v : r["bag_reader_on_test_set"]) s += "  " + cell(v, 20);
       s += "\n";
     }
   }
@@ -229,7 +255,8 @@ std::string format_results_table(const json& r) {
     s += "scheme + map: the same checkpoints read with a context-extension map at kappa = length / training length\n";
   s += "** that reader's rule applied to these very test sequences (paired with the heads)\n";
   s += "— the learned table has no row for these positions\n";
-  if (r.contains("interval")) s += "± " + r["interval"].get<std::string>() + "\n";
+  if (r.contains("interval") && r["rows"].size() && r["rows"][0].contains("lo"))
+    s += "[lo, hi]: " + r["interval"].get<std::string>() + "\n";
   return s;
 }
 
@@ -248,10 +275,12 @@ std::string format_results_markdown(const json& r, const json& ref) {
     if (v.is_string()) return v.get<std::string>();
     return fmt::format("{:.3f}", v.get<double>());
   };
-  std::string s = fmt::format("# Cue task: accuracy by test length\n\nMean of the seeds ± the half-width of its 95% "
-                              "interval, {} test sequences per length (the same sequences for every scheme and seed). "
-                              "Each cell: **pe-bench** / published.\n\n",
+  std::string s = fmt::format("# Cue task: accuracy by test length\n\nMean of the seeds [its 95% interval], {} test "
+                              "sequences per length (the same sequences for every scheme and seed). Each cell: "
+                              "**pe-bench** / published.\n\n",
                               r["test_sequences"].get<int>());
+  if (r.contains("interval") && r["rows"].size() && r["rows"][0].contains("lo"))
+    s += "Interval: " + r["interval"].get<std::string>() + " (docs/results-format.md, \"Intervals\").\n\n";
   s += md_header({"scheme"}, r["lengths"]);
   for (auto& row : r["rows"]) {
     const std::string key = reader_label(row, "+");

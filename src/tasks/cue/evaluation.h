@@ -51,6 +51,13 @@ Evaluation evaluate_checkpoints(const std::vector<std::string>& checkpoints, con
 
 // The results JSON of an evaluation (docs/results-format.md).
 nlohmann::json results_json(const Evaluation& ev, const EvalSettings& s);
+// Adds each row's 95% interval of the accuracy (lo, hi per length: stats::proportion_interval over the
+// seeds' accuracies on test_sequences items) and the method in words ("interval"), from the per-seed
+// values the results hold; the same at the end of a run and when `pe-bench table --restate` rewrites a
+// committed file.
+void add_cue_intervals(nlohmann::json& results);
+// The same on results of this task (true); false, the results untouched, on another task's.
+bool restate_cue_intervals(nlohmann::json& results);
 // Plain-text table: the mean over seeds per scheme, each seed's value under it, the exact reader.
 std::string format_results_table(const nlohmann::json& results);
 // Markdown with published figures (reference JSON, may be null) beside pe-bench's.

@@ -179,8 +179,7 @@ json evaluate_filings(const std::vector<std::string>& paths, const FilingsSettin
             {"queries", h.queries},
             {"far_queries", h.far_queries},
             {"corpus", {{"train", filings_statistics(corpus.train, s.far)}, {"held_out", held_out_stats}}},
-            {"build", build_info_json()},
-            {"interval", stats::kAccuracyIntervalMethod}};
+            {"build", build_info_json()}};
   // the first company named, always (the answer with symbol 0)
   j["first_company"] = {held_out_stats.at("first_company_accuracy"), held_out_stats.at("first_company_far_accuracy")};
   // a rule that needs no positions: the company named most so far
@@ -233,6 +232,7 @@ json evaluate_filings(const std::vector<std::string>& paths, const FilingsSettin
     }
   }
   j["rows"] = rows;
+  add_filings_intervals(j);
 
   // the ALiBi horizon table: the filings heads (from the readings above), then the cue-trained ones
   json horizons = json::array();
@@ -376,11 +376,15 @@ json lab_filing_json(const std::vector<std::string>& paths, const FilingsSetting
 }
 
 namespace {
+// "0.912 [0.905, 0.919]": the mean and its 95% interval (files from before the logit intervals: the
+// mean alone, since their symmetric half-width can pass 0 and 1)
 std::string pm(const json& row, size_t col) {
   const json& m = row["mean"][col];
   if (m.is_null()) return "—";
-  return fmt::format("{:.3f} ± {:.3f}", m.get<double>(), row["half_width"][col].get<double>());
+  if (!row.contains("lo") || row["lo"][col].is_null()) return fmt::format("{:.3f}", m.get<double>());
+  return stats::proportion_cell(m.get<double>(), row["lo"][col].get<double>(), row["hi"][col].get<double>());
 }
+bool has_intervals(const json& r) { return !r["rows"].empty() && r["rows"][0].contains("lo"); }
 std::string num(const json& v, int decimals = 3) {
   return v.is_null() ? "—" : fmt::format("{:.{}f}", v.get<double>(), decimals);
 }
@@ -405,19 +409,21 @@ std::string horizon_line(const json& e) {
 std::string format_filings_table(const json& r) {
   std::string s = fmt::format(
       "filings: accuracy on the {} held-out documents' {} queries (all) and the {} whose answer is more than {} "
-      "tokens back (far); mean ± 95% interval over seeds, each seed below\n",
+      "tokens back (far); mean of the seeds [95% interval], each seed below\n",
       r["documents"].get<int>(), r["queries"].get<long>(), r["far_queries"].get<long>(), r["far"].get<int>());
-  s += fmt::format("{:<22}{:>17}{:>17}\n", "reader", "all", "far");
+  s += fmt::format("{:<22}{:>22}{:>22}\n", "reader", "all", "far");
   for (auto& row : r["rows"]) {
-    s += fmt::format("{:<22}{:>18}{:>18}\n", reader_label(row, " + "), pm(row, 0), pm(row, 1));
+    const std::string all = pm(row, 0), far = pm(row, 1);
+    s += fmt::format("{:<22}{:>{}}{:>{}}\n", reader_label(row, " + "), all, 22 + (all == "—" ? 2 : 0), far,
+                     22 + (far == "—" ? 2 : 0));
     for (auto& sd : row["seeds"])
-      s += fmt::format("{:<22}{:>16}{:>17}\n", fmt::format("    seed {}", sd["seed"].get<int>()), num(sd["accuracy"][0]),
+      s += fmt::format("{:<22}{:>22}{:>22}\n", fmt::format("    seed {}", sd["seed"].get<int>()), num(sd["accuracy"][0]),
                        num(sd["accuracy"][1]));
   }
-  s += fmt::format("{:<22}{:>16}{:>17}\n", "first company named", num(r["first_company"][0]),
+  s += fmt::format("{:<22}{:>22}{:>22}\n", "first company named", num(r["first_company"][0]),
                    num(r["first_company"][1]));
   if (r.contains("most_named_so_far"))
-    s += fmt::format("{:<22}{:>16}{:>17}\n", "most named so far*", num(r["most_named_so_far"][0]),
+    s += fmt::format("{:<22}{:>22}{:>22}\n", "most named so far*", num(r["most_named_so_far"][0]),
                      num(r["most_named_so_far"][1]));
   if (r.contains("most_named_so_far"))
     s += "* answering the company named most often so far (ties split evenly): a rule that needs no positions\n";
@@ -429,7 +435,8 @@ std::string format_filings_table(const json& r) {
          "beyond it (queries)\n";
     for (auto& e : r["alibi_horizons"]) s += "  " + horizon_line(e) + "\n";
   }
-  return s + "± " + r["interval"].get<std::string>() + "\n";
+  if (has_intervals(r)) s += "[lo, hi]: " + r["interval"].get<std::string>() + " (N = the queries of the column)\n";
+  return s;
 }
 
 std::string format_filings_markdown(const json& r) {
@@ -437,7 +444,7 @@ std::string format_filings_markdown(const json& r) {
   std::string s = fmt::format(
       "# Filings case study: which company was named last?\n\n"
       "Accuracy on the {} held-out documents (corpus seed {}, generator version {}): all {} queries, and the {} whose answer is more than "
-      "{} tokens back. Mean of the seeds ± the half-width of its 95% interval. Each cell: **pe-bench** / published "
+      "{} tokens back. Mean of the seeds [its 95% interval]. Each cell: **pe-bench** / published "
       "(the published corpus is not available; pe-bench generates its own, so the pattern is the target, not the "
       "digits).\n\n| reader | all queries | answer more than {} back |\n|---|---|---|\n",
       r["documents"].get<int>(), r["corpus_seed"].get<long long>(), r.value("corpus_version", 1), r["queries"].get<long>(),
@@ -508,8 +515,36 @@ std::string format_filings_markdown(const json& r) {
       s += fmt::format("| {} | {} | {} | {} |\n", reader_label(row), sd["seed"].get<int>(), num(sd["accuracy"][0]),
                        num(sd["accuracy"][1]));
   if (ref.is_object() && ref.contains("source")) s += "\nPublished figures: " + ref["source"].get<std::string>() + "\n";
-  s += "\n± : " + r["interval"].get<std::string>() + " (N = the queries of the column).\n";
+  if (has_intervals(r))
+    s += "\n[lo, hi]: " + r["interval"].get<std::string>() + " (N = the queries of the column; docs/results-format.md, "
+         "\"Intervals\").\n";
   return s + native_build_note(r);
+}
+
+bool restate_filings_intervals(json& results) {
+  if (results.value("task", "") != "filings") return false;
+  add_filings_intervals(results);
+  return true;
+}
+
+void add_filings_intervals(json& results) {
+  const long n[2] = {results.at("queries").get<long>(), results.at("far_queries").get<long>()};
+  for (auto& row : results.at("rows")) {
+    json lo = json::array(), hi = json::array();
+    for (int col = 0; col < 2; ++col) {
+      std::vector<double> v;
+      for (auto& sd : row.at("seeds"))
+        if (!sd.at("accuracy")[col].is_null()) v.push_back(sd.at("accuracy")[col]);
+      if (v.empty() || v.size() != row.at("seeds").size() || n[col] < 1) {
+        lo.push_back(nullptr), hi.push_back(nullptr);
+        continue;
+      }
+      const stats::ProportionInterval iv = stats::proportion_interval(v, n[col]);
+      lo.push_back(iv.lo), hi.push_back(iv.hi);
+    }
+    row["lo"] = lo, row["hi"] = hi;
+  }
+  results["interval"] = stats::kProportionIntervalMethod;
 }
 
 std::string compare_filings_readers(const json& results, const std::string& a, const std::string& b) {
@@ -531,6 +566,12 @@ std::string compare_filings_readers(const json& results, const std::string& a, c
     const stats::PairedT t = stats::paired_t(x, y);
     out += fmt::format("{} − {} on {}: across seeds (paired t, {} df): {:+.3f} [{:+.3f}, {:+.3f}]  p = {:.3g}\n", a, b,
                        names[col], t.n - 1, t.mean_diff, t.lo, t.hi, t.p_value);
+    // each reader's own accuracy over these seeds, with the interval of a proportion
+    const long n = results.at(col == 0 ? "queries" : "far_queries").get<long>();
+    const stats::ProportionInterval ia = stats::proportion_interval(x, n), ib = stats::proportion_interval(y, n);
+    out += fmt::format("  {}: {}, {}: {} (95% intervals of each proportion: logit scale, seeds and {} queries; "
+                       "docs/results-format.md)\n",
+                       a, stats::proportion_cell(ia.mean, ia.lo, ia.hi), b, stats::proportion_cell(ib.mean, ib.lo, ib.hi), n);
   }
   return out;
 }

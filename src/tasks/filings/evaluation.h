@@ -35,6 +35,12 @@ nlohmann::json filings_document_json(const std::vector<std::string>& checkpoints
 // shape, with each reader's answers counted from the last mention on.
 nlohmann::json lab_filing_json(const std::vector<std::string>& checkpoints, const FilingsSettings& s);
 
+// Adds each row's 95% interval of the accuracy on all and on far queries (lo, hi:
+// stats::proportion_interval over the seeds, N = that column's queries) and the method in words
+// ("interval"); at the end of a reading and when `pe-bench table --restate` rewrites a committed file.
+void add_filings_intervals(nlohmann::json& results);
+// The same on results of this task (true); false, the results untouched, on another task's.
+bool restate_filings_intervals(nlohmann::json& results);
 std::string format_filings_table(const nlohmann::json& results);
 // With the published figures of results["reference"] beside pe-bench's.
 std::string format_filings_markdown(const nlohmann::json& results);

@@ -190,23 +190,64 @@ json evaluate_passkey(const std::vector<std::string>& checkpoints, const Passkey
   }
   progress.done();
   const PasskeySpec& spec = items.front().spec;
-  return {{"task", "passkey"},
+  json results = {{"task", "passkey"},
           {"lengths", s.lengths},
           {"depths", depths},
           {"cell_sequences", s.cell_sequences},
           {"test_seed", s.test_seed},
           {"train_length", items.front().train_length},
           {"passkey", {{"symbols", spec.symbols}, {"alphabet", spec.alphabet}, {"filler", spec.filler}}},
-          {"interval", stats::kAccuracyIntervalMethod},
           {"rows", rows}};
+  add_passkey_intervals(results);
+  return results;
+}
+
+bool restate_passkey_intervals(json& results) {
+  if (results.value("task", "") != "passkey") return false;
+  add_passkey_intervals(results);
+  return true;
+}
+
+void add_passkey_intervals(json& results) {
+  const long n_test = results.at("cell_sequences").get<long>() * long(results.at("depths").size());
+  for (auto& row : results.at("rows")) {
+    // each seed's whole-passkey accuracy at each length (the mean over depths), then the interval
+    json per_seed = json::array(), lo = json::array(), hi = json::array();
+    for (auto& whole : row.at("whole")) {
+      json acc = json::array();
+      for (auto& w : whole) acc.push_back(w.is_null() ? json(nullptr) : json(depth_mean(w.get<std::vector<double>>())));
+      per_seed.push_back(acc);
+    }
+    for (size_t li = 0; li < results.at("lengths").size(); ++li) {
+      std::vector<double> v;
+      for (auto& acc : per_seed)
+        if (!acc[li].is_null()) v.push_back(acc[li]);
+      if (v.empty() || v.size() != per_seed.size()) {
+        lo.push_back(nullptr), hi.push_back(nullptr);
+        continue;
+      }
+      const stats::ProportionInterval iv = stats::proportion_interval(v, n_test);
+      lo.push_back(iv.lo), hi.push_back(iv.hi);
+    }
+    row["seed_accuracy"] = per_seed, row["lo"] = lo, row["hi"] = hi;
+  }
+  results["interval"] = stats::kProportionIntervalMethod;
 }
 
 namespace {
-std::string pm_cell_text(const json& v, const json& hw) {
+std::string pm_cell_text(const json& v) {
   if (v.is_null()) return "—";
-  return hw.is_null() ? fmt::format("{:.3f}", v.get<double>())
-                      : fmt::format("{:.3f} ± {:.3f}", v.get<double>(), hw.get<double>());
+  return fmt::format("{:.3f}", v.get<double>());
 }
+// "0.335 [0.001, 0.997]": the mean and its 95% interval (files from before the logit intervals: the
+// mean alone, since their symmetric half-width can pass 0 and 1)
+std::string pm_cell_text(const json& row, size_t i) {
+  const json& v = row["accuracy"][i];
+  if (v.is_null()) return "—";
+  if (!row.contains("lo") || row["lo"][i].is_null()) return pm_cell_text(v);
+  return stats::proportion_cell(v.get<double>(), row["lo"][i].get<double>(), row["hi"][i].get<double>());
+}
+bool has_intervals(const json& r) { return !r["rows"].empty() && r["rows"][0].contains("lo"); }
 }  // namespace
 
 std::string format_passkey_table(const json& r) {
@@ -214,21 +255,28 @@ std::string format_passkey_table(const json& r) {
                               "sequences per length\nwhole-passkey accuracy (mean over depths and seeds, {})\n",
                               r["passkey"]["symbols"].get<int>(), r["passkey"]["alphabet"].get<int>(),
                               r["passkey"]["filler"].get<int>(), r["train_length"].get<int>(), r["depths"].size(),
-                              r["cell_sequences"].get<int>(), "95% interval");
+                              r["cell_sequences"].get<int>(), has_intervals(r) ? "[95% interval]" : "no interval");
   s += fmt::format("{:<18}", "reader");
-  for (auto& n : r["lengths"]) s += fmt::format("{:>16}", n.get<int>());
+  for (auto& n : r["lengths"]) s += fmt::format("{:>22}", n.get<int>());
   s += fmt::format("   {:>8}\n", "seeds");
   for (auto& row : r["rows"]) {
     s += fmt::format("{:<18}", reader_label(row));
-    for (size_t i = 0; i < row["accuracy"].size(); ++i) s += fmt::format("{:>16}", pm_cell_text(row["accuracy"][i], row["half_width"][i]));
+    for (size_t i = 0; i < row["accuracy"].size(); ++i) {
+      const std::string t = pm_cell_text(row, i);
+      s += fmt::format("{:>{}}", t, 22 + (t == "—" ? 2 : 0));
+    }
     s += fmt::format("   {:>8}\n", row["seeds"].size());
   }
   s += "per-symbol accuracy (each symbol given the right ones before it)\n";
   for (auto& row : r["rows"]) {
     s += fmt::format("{:<18}", reader_label(row));
-    for (auto& v : row["symbol_accuracy"]) s += fmt::format("{:>16}", pm_cell_text(v, nullptr));
+    for (auto& v : row["symbol_accuracy"]) {
+      const std::string t = pm_cell_text(v);
+      s += fmt::format("{:>{}}", t, 22 + (t == "—" ? 2 : 0));
+    }
     s += "\n";
   }
+  if (has_intervals(r)) s += "[lo, hi]: " + r["interval"].get<std::string>() + "\n";
   return s;
 }
 
@@ -246,7 +294,7 @@ std::string format_passkey_markdown(const json& r) {
   s += "\n";
   for (auto& row : r["rows"]) {
     s += fmt::format("| {} | {} |", reader_label(row), row["seeds"].size());
-    for (size_t i = 0; i < row["accuracy"].size(); ++i) s += fmt::format(" {} |", pm_cell_text(row["accuracy"][i], row["half_width"][i]));
+    for (size_t i = 0; i < row["accuracy"].size(); ++i) s += fmt::format(" {} |", pm_cell_text(row, i));
     s += "\n";
   }
   s += "\nPer-symbol accuracy (each symbol given the right ones before it):\n\n| reader |";
@@ -256,7 +304,7 @@ std::string format_passkey_markdown(const json& r) {
   s += "\n";
   for (auto& row : r["rows"]) {
     s += fmt::format("| {} |", reader_label(row));
-    for (auto& v : row["symbol_accuracy"]) s += fmt::format(" {} |", pm_cell_text(v, nullptr));
+    for (auto& v : row["symbol_accuracy"]) s += fmt::format(" {} |", pm_cell_text(v));
     s += "\n";
   }
   s += "\nBy depth (rows: depth from the start of the filler, 0 to 1; columns: length; whole-passkey accuracy, mean "
@@ -290,9 +338,15 @@ std::string compare_passkey_readers(const json& results, const std::string& a, c
       }
   if (va.empty()) throw UsageError(fmt::format("{} and {} share no seed", a, b));
   const stats::PairedT t = stats::paired_t(va, vb);
+  // each reader's own accuracy over the paired seeds, with the interval of a proportion
+  const long n_test = results.at("cell_sequences").get<long>() * long(results.at("depths").size());
+  const stats::ProportionInterval ia = stats::proportion_interval(va, n_test), ib = stats::proportion_interval(vb, n_test);
   return fmt::format("{} - {} at {} (whole-passkey accuracy, mean over depths), {} paired seeds: {:+.4f} [95% {:+.4f}, "
-                     "{:+.4f}], paired t p = {:.3g}\n",
-                     a, b, length, t.n, t.mean_diff, t.lo, t.hi, t.p_value);
+                     "{:+.4f}], paired t p = {:.3g}\n  {}: {}, {}: {} (95% intervals of each proportion: logit scale, "
+                     "seeds and {} test items; docs/results-format.md)\n",
+                     a, b, length, t.n, t.mean_diff, t.lo, t.hi, t.p_value, a,
+                     stats::proportion_cell(ia.mean, ia.lo, ia.hi), b, stats::proportion_cell(ib.mean, ib.lo, ib.hi),
+                     n_test);
 }
 
 }  // namespace pe
