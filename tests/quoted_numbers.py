@@ -1,0 +1,463 @@
+#!/usr/bin/env python3
+"""Quoted numbers: every results number README.md (and the docs named below) quotes is tied here to the
+committed file it comes from, and the test fails when a quote and its source disagree.
+
+Two kinds of tie, each explicit:
+- TABLES: a Markdown table, found by its header line, with its source file and, per row label, the
+  function that computes the row's cells from that file; every cell is compared as printed.
+- QUOTES: a number in prose, found by a pattern that holds its words around it (one group: the
+  number), with its source file, the value's path in it and the rounding.
+A pattern or header that no longer matches exactly once fails too (the text moved: update the tie),
+and so does a table of intervals in README.md that no entry here covers.
+
+Rounding is Python's "%.*f" of the committed double (round half to even on the binary value), the same
+as the tables pe-bench writes. Proportions print "mean [lo, hi]" (docs/results-format.md, "Intervals");
+perplexities "mean ± half-width".
+Usage: tests/quoted_numbers.py [repository root] [--show]   (--show prints each table as its source has it)
+"""
+import json
+import os
+import re
+import sys
+
+ARGS = [a for a in sys.argv[1:] if not a.startswith("--")]
+ROOT = ARGS[0] if ARGS else os.getcwd()
+SHOW = "--show" in sys.argv
+_cache = {}
+
+
+def load(path):
+    if path not in _cache:
+        with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+            _cache[path] = json.load(f)
+    return _cache[path]
+
+
+def doc(path):
+    with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+        return f.read()
+
+
+# ---- formatting: what a cell prints ----
+
+def fixed(v, d):
+    return "—" if v is None else "%.*f" % (d, v)
+
+
+def prop(m, lo, hi, d):
+    """A proportion with its interval: 0.335 [0.001, 0.995]; the mean alone where it has none."""
+    if m is None:
+        return "—"
+    if lo is None:
+        return fixed(m, d)
+    return "%.*f [%.*f, %.*f]" % (d, m, d, lo, d, hi)
+
+
+def pm(m, h, d):
+    return "—" if m is None else "%.*f ± %.*f" % (d, m, d, h)
+
+
+def sig3(m, h):
+    """A perplexity to three significant figures, its half-width to the same decimals: 5.18 ± 0.71,
+    29.9 ± 16.9, 117 ± 144."""
+    d = 2 if m < 10 else 1 if m < 100 else 0
+    return pm(m, h, d)
+
+
+# ---- selectors ----
+
+def row(results, scheme, map_="none"):
+    found = [r for r in results["rows"] if r["scheme"] == scheme and r.get("map", "none") == map_]
+    if len(found) != 1:
+        raise KeyError("%d rows %s+%s" % (len(found), scheme, map_))
+    return found[0]
+
+
+def col(results, length):
+    return results["lengths"].index(length)
+
+
+def summary(results, label):
+    found = [g for g in results["summary"] if g["label"] == label]
+    if len(found) != 1:
+        raise KeyError("%d summaries %s" % (len(found), label))
+    return found[0]
+
+
+def passkey_cells(path, scheme, map_, lengths, d):
+    r = load(path)
+    x = row(r, scheme, map_)
+    return [prop(x["accuracy"][col(r, n)], x["lo"][col(r, n)], x["hi"][col(r, n)], d) for n in lengths]
+
+
+def hybrid_reader(task, depth, config, map_="none"):
+    t = load("results/hybrids/summary.json")[task]
+    c = [c for c in t["configs"] if c["depth"] == depth and c["config"] == config]
+    rd = [rd for rd in c[0]["readers"] if rd["map"] == map_]
+    return t, rd[0]
+
+
+def hybrid_passkey(depth, config, map_, length):
+    t, rd = hybrid_reader("passkey", depth, config, map_)
+    i = t["lengths"].index(length)
+    return prop(rd["mean"][i], rd["lo"][i], rd["hi"][i], 3)
+
+
+def hybrid_charlm(depth, config, map_, length):
+    t, rd = hybrid_reader("charlm", depth, config, map_)
+    i = t["lengths"].index(length)
+    return sig3(rd["mean"][i], rd["half_width"][i])
+
+
+def rope_base(base, lengths):
+    s = load("results/rope-base/summary.json")
+    b = [b for b in s["bases"] if b["base"] == base][0]
+    return ["%d of %d" % (b["planes_full_turn"], b["planes"])] + [
+        sig3(b["mean"][s["lengths"].index(n)], b["half_width"][s["lengths"].index(n)]) for n in lengths]
+
+
+def txl(label, source, lengths):
+    s = load("results/txl-memory/summary.json")
+    rd = [x for x in s["readers"] if x["label"] == label and x["source"] == source][0]
+    return [sig3(rd["mean"][s["lengths"].index(n)], rd["half_width"][s["lengths"].index(n)]) for n in lengths]
+
+
+def charlm_ext(label):
+    r = load("results/context-extension/results.json")
+    g = summary(r, label)
+    return [pm(m, h, 2) for m, h in zip(g["mean"], g["half_width"])]
+
+
+PK = "results/passkey/results.json"
+CE_PK = "results/context-extension/passkey.json"
+L5 = [64, 128, 256, 512, 1024]
+L4 = [128, 256, 512, 1024]
+
+
+def passkey_table_rows():
+    rows = {}
+    for x in load(PK)["rows"]:
+        label = x["scheme"] if x["map"] == "none" else x["scheme"] + "+" + x["map"]
+        rows[label] = (lambda s=x["scheme"], m=x["map"]: passkey_cells(PK, s, m, L5, 3))
+    return rows
+
+
+CE_MAPS = {"plain": "none", "pi": "pi", "ntk": "ntk", "yarn (paper)": "yarn", "selective": "selective",
+           "yarn-hf": "yarn-hf", "yarn-hf, truncate off": "yarn-hf:truncate=false", "llama3": "llama3",
+           "dynamic": "dynamic", "longrope": "longrope", "compress": "compress"}
+
+HYBRID_STACKS = {"all-RoPE": ("rope", "rope", "none"), "all-RoPE + yarn-hf": ("rope", "rope", "yarn-hf"),
+                 "all-NoPE": ("none", "none", "none"), "1:1 local-RoPE / global-NoPE": ("1to1", "1to1", "none"),
+                 "3:1 (4 layers), 5:1 (6 layers)": ("3to1", "5to1", "none"),
+                 "the same, partial-RoPE global": ("3to1-partial", "5to1-partial", "none")}
+HYBRID_CHARLM = {"all-RoPE": ("rope", "rope", "none"), "all-RoPE + dynamic": ("rope", "rope", "dynamic"),
+                 "all-NoPE": ("none", "none", "none"), "1:1": ("1to1", "1to1", "none"),
+                 "3:1 (4 layers), 5:1 (6 layers)": ("3to1", "5to1", "none"),
+                 "the same, partial-RoPE global": ("3to1-partial", "5to1-partial", "none")}
+CHARLM_EXT = {"plain": "rope", "plain (cached, 96 windows)": "rope (cached)",
+              "dynamic (cached, 96 windows)": "rope+dynamic (cached)",
+              "dynamic-recompute (cached, 96 windows)": "rope+dynamic-recompute (cached)"}
+for m in ("pi", "ntk", "yarn", "selective", "yarn-hf", "yarn-hf:truncate=false", "llama3", "dynamic", "longrope",
+          "compress"):
+    CHARLM_EXT[m] = "rope+" + m
+    CHARLM_EXT[m + ", fine-tuned"] = "rope+" + m + " (fine-tuned)"
+
+FILINGS_READERS = {"none": ("none", "none"), "sinusoidal": ("sinusoidal", "none"), "rope": ("rope", "none"),
+                   "rope + pi": ("rope", "pi"), "rope + ntk": ("rope", "ntk"), "rope + yarn": ("rope", "yarn"),
+                   "alibi": ("alibi", "none")}
+
+
+def filings_row(scheme, map_):
+    """docs/published-results.md: published / 3 seeds / 10 seeds / corpus version 1, all / far."""
+    f3, f10, v1 = (load("results/filings%s/results.json" % x) for x in ("", "-10seeds", "-v1"))
+    label = scheme if map_ == "none" else scheme + "+" + map_
+    pub = f3["reference"]["rows"][label]
+    cells = ["%.3f / %.3f" % (pub[0], pub[1])]
+    for r in (f3, f10):
+        x = row(r, scheme, map_)
+        cells.append(" / ".join(prop(x["mean"][c], x["lo"][c], x["hi"][c], 3) for c in (0, 1)))
+    x = row(v1, scheme, map_)
+    cells.append("%.3f / %.3f" % (x["mean"][0], x["mean"][1]))
+    return cells
+
+
+def filings_rule(key):
+    f3, v1 = load("results/filings/results.json"), load("results/filings-v1/results.json")
+    c = f3["reference"]["corpus"]
+    pub = "%s / %s" % (c["first_company_accuracy"], c["first_company_far_accuracy"]) if key == "first_company" else "—"
+    return [pub, "%.3f / %.3f" % tuple(f3[key]), "same corpus", "%.3f / %.3f" % tuple(v1[key])]
+
+
+# (document, the table's header line, source, {row label: cells})
+TABLES = [
+    ("README.md", "| reader | 64 | 128 | 256 | 512 | 1024 |", PK, passkey_table_rows()),
+    ("README.md", "| RoPE reader | 128 | 256 | 512 | 1024 |", CE_PK,
+     {k: (lambda m=m: passkey_cells(CE_PK, "rope", m, L4, 3)) for k, m in CE_MAPS.items()}),
+    ("README.md", "| stack | 4 layers, at 256 | 4 layers, at 1024 | 6 layers, at 256 | 6 layers, at 1024 |",
+     "results/hybrids/summary.json",
+     {k: (lambda a=a, b=b, m=m: [hybrid_passkey(4, a, m, 256), hybrid_passkey(4, a, m, 1024),
+                                 hybrid_passkey(6, b, m, 256), hybrid_passkey(6, b, m, 1024)])
+      for k, (a, b, m) in HYBRID_STACKS.items()}),
+    ("README.md", "| stack (4 layers / 6 layers) | 4: at 128 | 4: at 512 | 4: at 2048 | 6: at 128 | 6: at 512 | 6: at 2048 |",
+     "results/hybrids/summary.json",
+     {k: (lambda a=a, b=b, m=m: [hybrid_charlm(4, a, m, n) for n in (128, 512, 2048)] +
+          [hybrid_charlm(6, b, m, n) for n in (128, 512, 2048)])
+      for k, (a, b, m) in HYBRID_CHARLM.items()}),
+    ("README.md", "| base | planes turning fully over 0..127 | 128 | 512 | 2048 |", "results/rope-base/summary.json",
+     {"100": lambda: rope_base(100.0, (128, 512, 2048)), "10⁴": lambda: rope_base(1e4, (128, 512, 2048)),
+      "5×10⁵": lambda: rope_base(5e5, (128, 512, 2048)), "10⁶": lambda: rope_base(1e6, (128, 512, 2048))}),
+    ("README.md", "| model | 128 | 512 | 2048 |", "results/txl-memory/summary.json",
+     {"txl trained with memory, read in segments with it": lambda: txl("txl (memory 128)", "memory", (128, 512, 2048)),
+      "the same models read plainly (one forward over the window)": lambda: txl("txl", "memory", (128, 512, 2048)),
+      "txl without memory (shuffled windows of 128)": lambda: txl("txl", "memoryless", (128, 512, 2048)),
+      "ALiBi": lambda: txl("alibi", "memoryless", (128, 512, 2048)),
+      "RoPE (results/rope-base)": lambda: rope_base(1e4, (128, 512, 2048))[1:]}),
+    ("README.md", "| reader | 128 | 256 | 512 | 1024 | 2048 |", "results/context-extension/results.json",
+     {k: (lambda v=v: charlm_ext(v)) for k, v in CHARLM_EXT.items()}),
+    ("docs/published-results.md", "| reader | published | 3 seeds | 10 seeds | corpus version 1, 3 seeds |",
+     "results/filings*/results.json",
+     dict({k: (lambda a=a, b=b: filings_row(a, b)) for k, (a, b) in FILINGS_READERS.items()},
+          **{"first company named (always)": lambda: filings_rule("first_company"),
+             "company named most so far": lambda: filings_rule("most_named_so_far")})),
+]
+
+
+def mean_of(path, scheme, map_, length, key="mean"):
+    r = load(path)
+    return row(r, scheme, map_)[key][col(r, length)]
+
+
+def filings(scheme, map_, column, key="mean"):
+    r = load("results/filings-10seeds/results.json")
+    return row(r, scheme, map_)[key][column]
+
+
+def published_filings(label, column):
+    return load("results/filings-10seeds/results.json")["reference"]["rows"][label][column]
+
+
+def lab_rope_seed0():
+    """RoPE seed 0's score curve in the laboratory's payload, as the page reads its values (page.html,
+    reboundOf): r = 1, the window's edge, the deepest point past the window and the top after it."""
+    lab = load("results/lab/lab.json")
+    curve = [x for x in lab["scores"]["readers"] if x["scheme"] == "rope" and x["map"] == "none" and x["seed"] == 0][0]
+    s, T = curve["score_by_age"], lab["scores"]["train_length"]
+    deep = min(range(T, len(s)), key=lambda r: (s[r], r))
+    top = max(range(deep + 1, len(s)), key=lambda r: (s[r], -r))
+    return {"r1": s[1], "edge": s[T - 1], "deep": deep, "deep_value": s[deep], "top": top, "top_value": s[top]}
+
+
+def paired_t3(which):
+    r = load("results/tournament/results.json")
+    i = col(r, 256)
+    a = [s["accuracy"][i] for s in row(r, "rope", "ntk")["seeds"]]
+    b = [s["accuracy"][i] for s in row(r, "rope", "yarn")["seeds"]]
+    d = [x - y for x, y in zip(a, b)]
+    n = len(d)
+    if n != 3:
+        raise ValueError("the quote names 2 degrees of freedom; the file has %d seeds" % n)
+    m = sum(d) / n
+    hw = 4.302652729749464 * (sum((x - m) ** 2 for x in d) / (n - 1)) ** 0.5 / n ** 0.5
+    return {"mean": m, "lo": m - hw, "hi": m + hw}[which]
+
+
+T10 = "results/tournament-10seeds/results.json"
+T3 = "results/tournament/results.json"
+CE_T = "results/context-extension/tournament.json"
+
+# (document, pattern with one group: the number, value, decimals)
+QUOTES = [
+    # passkey, prose under the table (results/passkey, 3 seeds)
+    ("README.md", r"selective best: (\S+) at 256", lambda: mean_of(PK, "rope", "selective", 256, "accuracy"), 2),
+    ("README.md", r"ALiBi (\S+) and T5 \S+ at\s+512", lambda: mean_of(PK, "alibi", "none", 512, "accuracy"), 2),
+    ("README.md", r"ALiBi \S+ and T5 (\S+) at\s+512", lambda: mean_of(PK, "t5", "none", 512, "accuracy"), 2),
+    ("README.md", r"Transformer-XL (\S+) at 1,024\), NoPE", lambda: mean_of(PK, "txl", "none", 1024, "accuracy"), 3),
+    ("README.md", r"plain RoPE at 128 retrieved (\S+), \S+ and \S+\s+of the passkeys",
+     lambda: row(load(PK), "rope")["seed_accuracy"][0][col(load(PK), 128)], 3),
+    ("README.md", r"plain RoPE at 128 retrieved \S+, (\S+) and \S+\s+of the passkeys",
+     lambda: row(load(PK), "rope")["seed_accuracy"][1][col(load(PK), 128)], 3),
+    ("README.md", r"plain RoPE at 128 retrieved \S+, \S+ and (\S+)\s+of the passkeys",
+     lambda: row(load(PK), "rope")["seed_accuracy"][2][col(load(PK), 128)], 3),
+    ("README.md", r"1,100 test sequences still leave \[(\S+), 1\.000\]", lambda: row(load(PK), "hybrid")["lo"][0], 3),
+    # the hybrids' prose (results/hybrids/summary.json)
+    ("README.md", r"close but not level\n?\s*\((\S+) and \S+ at 1,024\)",
+     lambda: hybrid_reader("passkey", 4, "rope", "yarn-hf")[1]["mean"][-1], 2),
+    ("README.md", r"close but not level\n?\s*\(\S+ and (\S+) at 1,024\)",
+     lambda: hybrid_reader("passkey", 6, "rope", "yarn-hf")[1]["mean"][-1], 2),
+    # the 10-seed tournament figure's paragraph
+    ("README.md", r"ALiBi holds past the training length \((\S+) at 64-256\)",
+     lambda: [mean_of(T10, "alibi", "none", n) for n in (64, 128, 256)], 2),
+    ("README.md", r"spreads across seeds \((\S+), \S+ and \S+ at 64, 128", lambda: mean_of(T10, "rope", "none", 64), 2),
+    ("README.md", r"spreads across seeds \(\S+, (\S+) and \S+ at 64, 128", lambda: mean_of(T10, "rope", "none", 128), 2),
+    ("README.md", r"spreads across seeds \(\S+, \S+ and (\S+) at 64, 128", lambda: mean_of(T10, "rope", "none", 256), 2),
+    ("README.md", r"over 3 seeds (\S+), \S+ and \S+\)", lambda: mean_of(T3, "rope", "none", 64), 2),
+    ("README.md", r"over 3 seeds \S+, (\S+) and \S+\)", lambda: mean_of(T3, "rope", "none", 128), 2),
+    ("README.md", r"over 3 seeds \S+, \S+ and (\S+)\)", lambda: mean_of(T3, "rope", "none", 256), 2),
+    ("README.md", r"T5 falls from (\S+) at 32", lambda: mean_of(T10, "t5", "none", 32), 3),
+    ("README.md", r"T5 falls from \S+ at 32 to (\S+) at 64", lambda: mean_of(T10, "t5", "none", 64), 2),
+    ("README.md", r"T5 falls from \S+ at 32 to \S+ at 64 and (\S+) at 256", lambda: mean_of(T10, "t5", "none", 256), 2),
+    ("README.md", r"DeBERTa from (\S+) to \S+ at 64", lambda: mean_of(T10, "shaw", "none", 32), 2),
+    ("README.md", r"DeBERTa from \S+ to (\S+) at 64", lambda: mean_of(T10, "shaw", "none", 64), 2),
+    ("README.md", r"DeBERTa from \S+ to \S+ at 64 and (\S+) at 256", lambda: mean_of(T10, "shaw", "none", 256), 2),
+    ("README.md", r"Transformer-XL from (\S+) to \S+ and \S+;", lambda: mean_of(T10, "txl", "none", 32), 2),
+    ("README.md", r"Transformer-XL from \S+ to (\S+) and \S+;", lambda: mean_of(T10, "txl", "none", 64), 2),
+    ("README.md", r"Transformer-XL from \S+ to \S+ and (\S+);", lambda: mean_of(T10, "txl", "none", 256), 2),
+    # pe-bench compare on the 3-seed tournament: the paired t over seeds (t(0.975, 2) = 4.302652729749464, as
+    # tests/test_statistics.cpp checks against Boost) and each reader's interval (its row's lo, hi)
+    ("README.md", r"across seeds \(paired t, 2 df\):\s+(\S+) \[\S+, \S+\]` and", lambda: paired_t3("mean"), 3),
+    ("README.md", r"across seeds \(paired t, 2 df\):\s+\S+ \[(\S+), \S+\]` and", lambda: paired_t3("lo"), 3),
+    ("README.md", r"across seeds \(paired t, 2 df\):\s+\S+ \[\S+, (\S+)\]` and", lambda: paired_t3("hi"), 3),
+    ("README.md", r"`rope\+ntk: (\S+) \[\S+, \S+\], rope\+yarn", lambda: mean_of(T3, "rope", "ntk", 256), 3),
+    ("README.md", r"`rope\+ntk: \S+ \[(\S+), \S+\], rope\+yarn", lambda: mean_of(T3, "rope", "ntk", 256, "lo"), 3),
+    ("README.md", r"`rope\+ntk: \S+ \[\S+, (\S+)\], rope\+yarn", lambda: mean_of(T3, "rope", "ntk", 256, "hi"), 3),
+    ("README.md", r"rope\+yarn: (\S+) \[\S+, \S+\]`", lambda: mean_of(T3, "rope", "yarn", 256), 3),
+    ("README.md", r"rope\+yarn: \S+ \[(\S+), \S+\]`", lambda: mean_of(T3, "rope", "yarn", 256, "lo"), 3),
+    ("README.md", r"rope\+yarn: \S+ \[\S+, (\S+)\]`", lambda: mean_of(T3, "rope", "yarn", 256, "hi"), 3),
+    # the filings study (10 seeds)
+    ("README.md", r"PI and YaRN keep the far answers \((\S+); published",
+     lambda: [filings("rope", "pi", 1), filings("rope", "yarn", 1)], 3),
+    ("README.md", r"keep the far answers \(\S+; published\s+(\S+) /", lambda: published_filings("rope+pi", 1), 3),
+    ("README.md", r"keep the far answers \(\S+; published\s+\S+ / (\S+)\)", lambda: published_filings("rope+yarn", 1), 3),
+    ("README.md", r"NTK sits between plain RoPE and them \((\S+) against", lambda: filings("rope", "ntk", 1), 3),
+    ("README.md", r"them \(\S+ against (\S+); published", lambda: filings("rope", "none", 1), 3),
+    ("README.md", r"them \(\S+ against \S+; published (\S+) against", lambda: published_filings("rope+ntk", 1), 3),
+    ("README.md", r"published \S+ against\s+(\S+)\), ALiBi", lambda: published_filings("rope", 1), 3),
+    ("README.md", r"ALiBi loses most of its far answers \((\S+) →", lambda: filings("alibi", "none", 0), 3),
+    ("README.md", r"far answers \(\S+ → (\S+); published", lambda: filings("alibi", "none", 1), 3),
+    ("README.md", r"far answers \(\S+ → \S+; published (\S+) →", lambda: published_filings("alibi", 0), 3),
+    ("README.md", r"published \S+ → (\S+)\)\. The", lambda: published_filings("alibi", 1), 3),
+    ("README.md", r"weakest as published \((\S+) /", lambda: filings("none", "none", 0), 3),
+    ("README.md", r"weakest as published \(\S+ / (\S+) against", lambda: filings("none", "none", 1), 3),
+    ("README.md", r"weakest as published \(\S+ / \S+ against (\S+) /", lambda: published_filings("none", 0), 3),
+    ("README.md", r"against \S+ / (\S+)\): it finds", lambda: published_filings("none", 1), 3),
+    ("README.md", r"the answer as often \((\S+) /",
+     lambda: load("results/filings-10seeds/results.json")["most_named_so_far"][0], 3),
+    ("README.md", r"the answer as often \(\S+ / (\S+)\)",
+     lambda: load("results/filings-10seeds/results.json")["most_named_so_far"][1], 3),
+    # docs/published-results.md, the filings study's patterns (10 seeds)
+    ("docs/published-results.md", r"best on the far queries\*\*, (\S+) \[",
+     lambda: [filings("rope", "pi", 1), filings("rope", "yarn", 1)], 3),
+    ("docs/published-results.md", r"best on the far queries\*\*, \S+ \[(\S+), \S+\] and",
+     lambda: filings("rope", "pi", 1, "lo"), 3),
+    ("docs/published-results.md", r"best on the far queries\*\*, \S+ \[\S+, (\S+)\] and",
+     lambda: filings("rope", "pi", 1, "hi"), 3),
+    ("docs/published-results.md", r"best on the far queries\*\*, \S+ \[\S+, \S+\] and \[(\S+), \S+\]",
+     lambda: filings("rope", "yarn", 1, "lo"), 3),
+    ("docs/published-results.md", r"best on the far queries\*\*, \S+ \[\S+, \S+\] and \[\S+, (\S+)\]",
+     lambda: filings("rope", "yarn", 1, "hi"), 3),
+    # context extension on the tournament's heads (3 seeds)
+    ("README.md", r"dynamic NTK\s+holds best \((\S+) at 1,024\)", lambda: mean_of(CE_T, "rope", "dynamic", 1024), 3),
+    ("README.md", r"then compress \((\S+)\)", lambda: mean_of(CE_T, "rope", "compress", 1024), 3),
+    ("README.md", r"llama3 \((\S+)\) and the code YaRN", lambda: mean_of(CE_T, "rope", "llama3", 1024), 3),
+    ("README.md", r"YaRN without\s+truncation \((\S+)\)",
+     lambda: mean_of(CE_T, "rope", "yarn-hf:truncate=false", 1024), 3),
+    ("README.md", r"NTK is the best paper map up to 256 \((\S+),", lambda: mean_of(CE_T, "rope", "ntk", 256), 3),
+    # context extension on the passkey (3 seeds)
+    ("README.md", r"The code YaRN reads the passkey to 1,024 \((\S+)\)",
+     lambda: mean_of(CE_PK, "rope", "yarn-hf", 1024, "accuracy"), 2),
+    ("README.md", r"where the paper YaRN does not \((\S+)\)", lambda: mean_of(CE_PK, "rope", "yarn", 1024, "accuracy"), 2),
+    # the laboratory's RoPE values (docs/lab.md: seed 0 of the committed payload)
+    ("docs/lab.md", r"\(seed 0:\s+(\S+),", lambda: lab_rope_seed0()["r1"], 2),
+    ("docs/lab.md", r"\(seed 0:\s+\S+, (\S+),", lambda: lab_rope_seed0()["edge"], 2),
+    ("docs/lab.md", r"\(seed 0:\s+\S+, \S+, (\S+) at r =", lambda: lab_rope_seed0()["deep_value"], 2),
+    ("docs/lab.md", r"\(seed 0:\s+\S+, \S+, \S+ at r = (\d+),", lambda: lab_rope_seed0()["deep"], 0),
+    ("docs/lab.md", r"at r = \d+, (\S+) at r = \d+; the article", lambda: lab_rope_seed0()["top_value"], 2),
+    ("docs/lab.md", r"at r = \d+, \S+ at r = (\d+); the article", lambda: lab_rope_seed0()["top"], 0),
+]
+
+
+def signless_zero(text):
+    """"-0.000" (a small negative value) and "0.000" are the same printed number."""
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
+def split_row(line):
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def tables_of(text):
+    """Every Markdown table: (line number, header line, [body rows])."""
+    out, lines, i = [], text.split("\n"), 0
+    while i < len(lines):
+        if lines[i].startswith("|") and i + 1 < len(lines) and re.match(r"^\|(\s*:?-+:?\s*\|)+\s*$", lines[i + 1]):
+            j = i + 2
+            body = []
+            while j < len(lines) and lines[j].startswith("|"):
+                body.append(split_row(lines[j]))
+                j += 1
+            out.append((i + 1, lines[i].strip(), body))
+            i = j
+        else:
+            i += 1
+    return out
+
+
+def main():
+    failures, checked = [], 0
+    texts = {}
+    for d, header, source, rows in TABLES:
+        text = texts.setdefault(d, doc(d))
+        found = [t for t in tables_of(text) if t[1] == header]
+        if len(found) != 1:
+            failures.append("%s: %d tables start with %r (expected 1): update tests/quoted_numbers.py" % (d, len(found), header))
+            continue
+        line, _, body = found[0]
+        if SHOW:
+            print("%s (%s)" % (header, source))
+        labels = [r[0] for r in body]
+        for label in rows:
+            if label not in labels:
+                failures.append("%s:%d: the table from %s has no row %r" % (d, line, source, label))
+        for r in body:
+            label = r[0]
+            if label not in rows:
+                failures.append("%s:%d: row %r is tied to nothing in %s" % (d, line, label, source))
+                continue
+            try:
+                want = rows[label]()
+            except (KeyError, IndexError, ValueError) as e:
+                failures.append("%s:%d: row %r: its source %s has no such value (%s)" % (d, line, label, source, e))
+                continue
+            if SHOW:
+                print("| %s | %s |" % (label, " | ".join(want)))
+            have = r[-len(want):]
+            for k, (h, w) in enumerate(zip(have, want)):
+                checked += 1
+                if h != w:
+                    failures.append("%s:%d: row %r, column %d: the text says %s, %s says %s" %
+                                    (d, line, label, len(r) - len(want) + k + 1, h, source, w))
+    for d, pattern, value, decimals in QUOTES:
+        text = texts.setdefault(d, doc(d))
+        matches = list(re.finditer(pattern, text))
+        if len(matches) != 1:
+            failures.append("%s: %d matches of %r (expected 1): update tests/quoted_numbers.py" % (d, len(matches), pattern))
+            continue
+        m = matches[0]
+        line = text.count("\n", 0, m.start(1)) + 1
+        values = value()
+        wants = {signless_zero("%.*f" % (decimals, v)) if decimals else "%d" % v
+                 for v in (values if isinstance(values, list) else [values])}
+        want = " and ".join(sorted(wants))
+        have = signless_zero(m.group(1).replace("−", "-").lstrip("+"))
+        checked += 1
+        if wants != {have}:
+            failures.append("%s:%d: the text says %s, its source says %s (pattern %r)" % (d, line, m.group(1), want, pattern))
+    # every README table of intervals is tied to a source
+    tied = {h for d, h, _, _ in TABLES if d == "README.md"}
+    for line, header, body in tables_of(texts.setdefault("README.md", doc("README.md"))):
+        if header in tied:
+            continue
+        if any(re.search(r"\d ± \d|\d \[\d", c) for r in body for c in r):
+            failures.append("README.md:%d: a table of intervals (%s) tied to no source in tests/quoted_numbers.py" %
+                            (line, header))
+    for f in failures:
+        print("quoted_numbers: " + f)
+    if failures:
+        print("quoted_numbers: %d of the quoted numbers and tables disagree with their sources" % len(failures))
+        return 1
+    print("quoted_numbers: %d quoted numbers agree with their committed sources" % checked)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
