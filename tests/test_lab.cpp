@@ -4,8 +4,13 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <tuple>
 
 #include "core/errors.h"
+#include "core/files.h"
 #include "lab/page.h"
 #include "lab/payload.h"
 #include "tasks/cue/checkpoint.h"
@@ -104,13 +109,7 @@ TEST_CASE("the laboratory's census holds every rescaling map, the filing is the 
   const size_t at = page.find(open) + open.size();
   const size_t end = page.find("</script>", at);
   REQUIRE(end != std::string::npos);
-  std::string inside;  // the payload, "<\/" read back as "</"
-  for (size_t i = at; i < end; ++i) {
-    const bool escaped = page.compare(i, 3, "<\\/") == 0;
-    inside += escaped ? "</" : std::string(1, page[i]);
-    i += escaped ? 2 : 0;
-  }
-  CHECK(json::parse(inside) == p);
+  CHECK(json::parse(page.substr(at, end - at)) == p);
   // nothing to fetch: the one address in the page is SVG's namespace name
   const size_t http = page.find("http");
   CHECK(page.compare(http, 26, "http://www.w3.org/2000/svg") == 0);
@@ -118,4 +117,132 @@ TEST_CASE("the laboratory's census holds every rescaling map, the filing is the 
   // a results directory without the inputs: one DataError naming the file and how to make it
   CHECK_THROWS_WITH_AS(lab::lab_payload(lab::LabSources::in("no-such-results"), false),
                        doctest::Contains("no-such-results/theory.json is missing"), DataError);
+}
+
+namespace {
+// The JSON block of a laboratory page: the text between the payload's script tag and the first
+// "</script>" after it (where the HTML parser ends the element).
+std::string json_block(const std::string& page) {
+  const std::string open = "<script type=\"application/json\" id=\"payload\">";
+  const size_t at = page.find(open);
+  REQUIRE(at != std::string::npos);
+  const size_t end = page.find("</script>", at + open.size());
+  REQUIRE(end != std::string::npos);
+  return page.substr(at + open.size(), end - at - open.size());
+}
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+}  // namespace
+
+TEST_CASE("the laboratory's page escapes what it embeds: no string can end the element or open a comment") {
+  const std::vector<std::string> hostile = {
+      "<!--<script>", "</script><script>alert(1)</script>", "<!--", "-->", "a&amp;b", "x</SCRIPT >y", "<\\/script>",
+      "\xE2\x80\xA8 and \xE2\x80\xA9", "]]>", "</", "<", ">", "&", "\\", "\"", "\xEF\xBF\xBF"};
+  // a payload of every shape the laboratory's has, hostile strings in its values and keys, and the
+  // committed payload with hostile strings where the inputs put theirs (a scheme name, a reference
+  // key, a filing word, the --results path in sources)
+  json synthetic = {{"sources", {{"theory", hostile[1]}}}, {"list", hostile}, {"n", 1.5}, {"nothing", nullptr}};
+  for (auto& h : hostile) synthetic["keys"][h] = h;
+  json committed = committed_lab_payload();
+  committed["accuracy"]["readers"][0]["scheme"] = hostile[0];
+  committed["accuracy"]["published"][hostile[0]] = {0.5, "n/a", nullptr};
+  committed["filing"]["words"][3] = hostile[5];
+  committed["filing"]["why"] = hostile[7];
+  committed["sources"]["tournament_results"] = "results/<!--<script>/tournament/results.json";
+  const std::string template_page = lab::lab_page(json::object());
+  const size_t own_scripts = count(template_page, "<script");
+  CHECK(own_scripts == 2);  // the payload's element and the page's script
+  CHECK(count(template_page, "<!--") == 0);
+  for (const json& payload : {synthetic, committed}) {
+    const std::string page = lab::lab_page(payload);
+    const std::string block = json_block(page);
+    CHECK(count(page, "<script") == own_scripts);
+    CHECK(count(page, "<!--") == 0);
+    for (const char* raw : {"<", ">", "&", "</", "\xE2\x80\xA8", "\xE2\x80\xA9"}) CHECK_MESSAGE(count(block, raw) == 0, raw);
+    CHECK(json::parse(block) == payload);  // JSON.parse reads the \u escapes back as the characters
+    CHECK(block.find("\\u003c!--\\u003cscript\\u003e") != std::string::npos);
+  }
+  CHECK(lab::script_json("\xE2\x80\xA8<&>") == "\"\\u2028\\u003c\\u0026\\u003e\"");
+  // a string that is not UTF-8 (a path from the command line) is embedded with U+FFFD, not refused
+  CHECK(json::parse(lab::script_json({{"path", "dir\xFF/x"}})) == json{{"path", "dir\xEF\xBF\xBD/x"}});
+}
+
+namespace {
+namespace fs = std::filesystem;
+// A results directory holding the committed inputs of the laboratory (not its runs), one of them
+// edited; the payload's error for it. Every input is checked before the runs are read.
+std::string lab_error(const std::string& file, const std::function<void(json&)>& edit) {
+  const fs::path dir = fs::temp_directory_path() / "pe-bench-test-lab-inputs";
+  fs::remove_all(dir);
+  const lab::LabSources committed = lab::LabSources::in("results"), copy = lab::LabSources::in(dir.string());
+  for (auto [from, to] : {std::pair{committed.theory, copy.theory}, {committed.tournament_results, copy.tournament_results},
+                          {committed.filings_lab, copy.filings_lab}}) {
+    json j = json::parse(read_file(from));
+    if (fs::path(to).filename() == fs::path(file).filename()) edit(j);
+    fs::create_directories(fs::path(to).parent_path());
+    std::ofstream(to) << j.dump();
+  }
+  std::string what;
+  try {
+    lab::lab_payload(copy, false);
+  } catch (const DataError& e) {
+    what = e.what();
+  }
+  fs::remove_all(dir);
+  return what;
+}
+}  // namespace
+
+TEST_CASE("the laboratory checks every input it reads: one DataError naming the file and the key") {
+  const std::string T = "theory.json", R = "results.json", F = "lab_filing.json";
+  // the committed inputs pass every check: the first error is the runs directory the copy lacks
+  CHECK(lab_error(T, [](json&) {}).find("tournament/runs is missing") != std::string::npos);
+  const std::vector<std::tuple<std::string, std::function<void(json&)>, std::string>> cases = {
+      // issue 46: 161 nulls, minutes of work, a string carried to the page, an internal error
+      {T, [](json& j) { j["log_ruler"]["base"] = 1.0; }, "theory.json: log_ruler.base must be a number in [2, 1000000000000], got 1.0"},
+      {T, [](json& j) { j["log_ruler"]["rows"][0]["by_d"][0]["d"] = 0; }, "theory.json: log_ruler.rows[0].by_d[0].d must be an integer in [2, 65536], got 0"},
+      {T, [](json& j) { j["log_ruler"]["rows"][0]["by_d"][1]["d"] = 100000000; }, "log_ruler.rows[0].by_d[1].d must be an integer in [2, 65536]"},
+      {R, [](json& j) { j["rows"][0]["mean"] = "x"; }, "results.json: rows[0].mean must be a list, got \"x\""},
+      {R, [](json& j) { j = {{"rows", json::array()}}; }, "results.json: task is missing"},
+      {R, [](json& j) { j["rows"] = json::array(); }, "results.json: rows must hold 1 to 256 entries (it holds 0)"},
+      // types, domains, missing keys, sizes
+      {T, [](json& j) { j = json::array(); }, "theory.json: the top level must be an object, got []"},
+      {T, [](json& j) { j.erase("log_ruler"); }, "theory.json: log_ruler is missing"},
+      {T, [](json& j) { j["log_ruler"]["base"] = "1e4"; }, "log_ruler.base must be a number"},
+      {T, [](json& j) { j["log_ruler"]["rows"][0]["by_d"][0]["d"] = 63; }, "by_d[0].d must be even"},
+      {T, [](json& j) { j["log_ruler"]["rows"][2]["delta"] = 0; }, "log_ruler.rows[2].delta must be a number in [1, 10000]"},
+      {T, [](json& j) { j["log_ruler"]["rows"][1]["limit"] = nullptr; }, "log_ruler.rows[1].limit must be a number"},
+      {T, [](json& j) { j["log_ruler"]["rows"][0]["by_d"] = json::array(); }, "log_ruler.rows[0].by_d must hold 1 to 8 entries"},
+      {T, [](json& j) { j["log_ruler"]["rows"] = json::array(); }, "log_ruler.rows must hold 1 to 64 entries (it holds 0)"},
+      {R, [](json& j) { j["task"] = "charlm"; }, "results.json: task must be \"cue\""},
+      {R, [](json& j) { j["lengths"] = {64, 32}; }, "results.json: lengths[1] must be longer than the length before it"},
+      {R, [](json& j) { j["lengths"][0] = 4294967297LL; }, "results.json: lengths[0] must be an integer in [2, 2048]"},
+      {R, [](json& j) { j.erase("lengths"); }, "results.json: lengths is missing"},
+      {R, [](json& j) { j["rows"][2]["mean"][1] = 1.5; }, "results.json: rows[2].mean[1] must be a number in [0, 1] or null, got 1.5"},
+      {R, [](json& j) { j["rows"][0]["half_width"].erase(0); }, "rows[0].half_width must hold 4 entries (it holds 3)"},
+      {R, [](json& j) { j["rows"][0]["seeds"][1]["seed"] = -1; }, "rows[0].seeds[1].seed must be an integer in [0, 2147483647]"},
+      {R, [](json& j) { j["rows"][0]["seeds"][1].erase("accuracy"); }, "rows[0].seeds[1].accuracy is missing"},
+      {R, [](json& j) { j["rows"][3]["scheme"] = ""; }, "rows[3].scheme must be a string of 1 to 200 bytes"},
+      {R, [](json& j) { j["rows"][3]["scheme"] = std::string(201, 'x'); }, "rows[3].scheme must be a string of 1 to 200 bytes"},
+      {R, [](json& j) { j["maps"] = {"pi", "zoom"}; }, "results.json: maps[1] is not a map this build reads"},
+      {R, [](json& j) { j["maps"] = {"pi", "pi"}; }, "results.json: maps[1] repeats an earlier map"},
+      {R, [](json& j) { j["maps"] = "pi"; }, "results.json: maps must be a list"},
+      {R, [](json& j) { j["reference"]["rows"]["rope\nx"] = {"far too long a note"}; }, "results.json: reference.rows[\"rope\\nx\"][0] must be a number, null or a short note"},
+      {F, [](json& j) { j["document"]["words"] = json::array(); }, "lab_filing.json: document.words must hold 1 to 4096 entries (it holds 0)"},
+      {F, [](json& j) { j["document"]["marks"].erase(0); }, "document.marks must hold 209 entries (it holds 208)"},
+      {F, [](json& j) { j["document"]["targets"][100] = 4; }, "document.targets[100] must be an integer in [-1, 3], got 4"},
+      {F, [](json& j) { j["readers"][0]["answers"][5] = "x"; }, "readers[0].answers[5] must be an integer in [-1, 3]"},
+      {F, [](json& j) { j["last_mention"] = 63; }, "lab_filing.json: last_mention must be the position of the document's last mention"},
+      {F, [](json& j) { j["last_mention"] = 209; }, "lab_filing.json: last_mention must be an integer in [0, 208]"},
+      {F, [](json& j) { j["why"] = ""; }, "lab_filing.json: why must be a string of 1 to 2000 bytes"},
+      {F, [](json& j) { j["document"].erase("kind"); }, "lab_filing.json: document.kind is missing"},
+  };
+  for (auto& [file, edit, expected] : cases) {
+    const std::string what = lab_error(file, edit);
+    CHECK_MESSAGE(what.find(expected) != std::string::npos, what);
+    CHECK(what.find('\n') == std::string::npos);
+  }
 }

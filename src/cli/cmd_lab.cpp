@@ -22,7 +22,8 @@ void register_lab(CLI::App& app) {
       "wavelength census, the laboratory's filing read by every head). Writes <out>/index.html (self-contained: opens "
       "from the file system, no network) and <out>/lab.json (the numbers it draws). Reads <results>/theory.json, "
       "<results>/tournament/ (results.json and the runs) and <results>/filings/lab_filing.json: run `make run` and "
-      "`make filings` first on a fresh results directory");
+      "`make filings` first on a fresh results directory. Every key read from them is checked (docs/lab.md): a "
+      "missing or wrong one is one error line naming the file and the key (exit 4), and nothing is written");
   sub->add_option("--results", o->results, "the results directory to read")->capture_default_str();
   sub->add_option("--out", o->out, "directory to write index.html and lab.json into (together, atomically)")
       ->capture_default_str();
@@ -30,7 +31,9 @@ void register_lab(CLI::App& app) {
   sub->callback([o] {
     const nlohmann::json payload = lab::lab_payload(lab::LabSources::in(o->results), !o->quiet);
     const std::string page = lab::lab_page(payload);
-    write_file_set(o->out, {{"index.html", page}, {"lab.json", payload.dump(1) + "\n"}});
+    // lab.json as the page's payload: a path that is not valid UTF-8 carries U+FFFD in both
+    const std::string data = payload.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
+    write_file_set(o->out, {{"index.html", page}, {"lab.json", data + "\n"}});
     fmt::print("wrote {}/index.html ({} KB, the payload inline) and {}/lab.json: {} score curves, {} readers of the "
                "filing; open the page in a browser\n",
                o->out, (page.size() + 1023) / 1024, o->out, payload["scores"]["readers"].size(),

@@ -4,11 +4,14 @@
 
 #include <cmath>
 #include <filesystem>
+#include <optional>
+#include <set>
 
 #include "core/errors.h"
 #include "core/files.h"
 #include "core/progress.h"
 #include "harness/checkpoint.h"
+#include "harness/config.h"
 #include "schemes/frequency_maps.h"
 #include "tasks/cue/checkpoint.h"
 #include "tasks/cue/score_curves.h"
@@ -28,16 +31,127 @@ LabSources LabSources::in(const std::string& dir) {
 
 namespace {
 
+// A message that may quote the input, on one line: control characters, and the separators U+0085,
+// U+2028 and U+2029 (which some readers take for line ends), as spaces.
+std::string one_line(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c == 0x7F) {
+      out += ' ';
+    } else if (c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0x85) {
+      out += ' ', ++i;
+    } else if (c == 0xE2 && i + 2 < s.size() && s[i + 1] == '\x80' && (s[i + 2] == '\xA8' || s[i + 2] == '\xA9')) {
+      out += ' ', i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+// An input file, parsed strictly (parse_json: a key twice in an object is refused).
 json read_input(const std::string& path, const std::string& make) {
   if (!std::filesystem::is_regular_file(path))
-    throw DataError(fmt::format("{} is missing; make it first ({}) or point --results at a results directory that has it",
-                                path, make));
+    throw DataError(one_line(fmt::format(
+        "{} is missing; make it first ({}) or point --results at a results directory that has it", path, make)));
   try {
-    return json::parse(read_file(path));
+    return parse_json(read_file(path));
   } catch (const json::exception& e) {
-    throw DataError(fmt::format("{} is not JSON ({}); make it again ({})", path, e.what(), make));
+    throw DataError(one_line(fmt::format("{} is not JSON ({}); make it again ({})", path, e.what(), make)));
   }
 }
+
+// ---- the checks of an input file: every key the laboratory reads, by its path in the file ----------
+
+// A value in an input file: the file and the key that holds it ("rows[2].mean[0]"). Every check
+// throws DataError "<file>: <key> <what is wrong>, got <value>": one line, exit 4.
+struct Key {
+  const std::string* file;
+  std::string path;
+
+  Key operator/(const std::string& name) const { return {file, path.empty() ? name : path + "." + name}; }
+  Key operator[](size_t i) const { return {file, fmt::format("{}[{}]", path, i)}; }
+  std::string name() const { return path.empty() ? "the top level" : path; }
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw DataError(one_line(fmt::format("{}: {} {}", *file, name(), what)));
+  }
+  [[noreturn]] void fail(const std::string& what, const json& got) const {
+    // the value as ASCII JSON (every other character a \u escape), cut short
+    std::string text = got.dump(-1, ' ', true);
+    if (text.size() > 60) text = text.substr(0, 57) + "...";
+    fail(fmt::format("{}, got {}", what, text));
+  }
+};
+
+Key top(const std::string& file) { return {&file, ""}; }
+// A key the input file names (a reference row's reader): quoted as JSON, so the message stays one line.
+Key named(const Key& parent, const std::string& name) {
+  return {parent.file, parent.path + "[" + json(name).dump(-1, ' ', true) + "]"};
+}
+
+const json& object(const json& v, const Key& k) {
+  if (!v.is_object()) k.fail("must be an object", v);
+  return v;
+}
+// obj[name] (obj an object the caller has checked), or DataError naming the key when it is missing.
+const json& member(const json& obj, const Key& parent, const std::string& name) {
+  const auto it = obj.find(name);
+  if (it == obj.end()) (parent / name).fail("is missing");
+  return *it;
+}
+// A list of min..max entries.
+const json& list(const json& v, const Key& k, size_t min, size_t max) {
+  if (!v.is_array()) k.fail("must be a list", v);
+  if (v.size() < min || v.size() > max)
+    k.fail(min == max ? fmt::format("must hold {} entries (it holds {})", min, v.size())
+                      : fmt::format("must hold {} to {} entries (it holds {})", min, max, v.size()));
+  return v;
+}
+// A finite number in [lo, hi] ((lo, hi] when lo_open).
+double number(const json& v, const Key& k, double lo, double hi, bool lo_open = false) {
+  const bool ok = v.is_number() && std::isfinite(v.get<double>()) && (lo_open ? v.get<double>() > lo : v.get<double>() >= lo) &&
+                  v.get<double>() <= hi;
+  if (!ok) k.fail(fmt::format("must be a number in {}{}, {}]", lo_open ? "(" : "[", lo, hi), v);
+  return v.get<double>();
+}
+// Accuracies and their intervals: a number in [lo, hi] or null (no reading at that length).
+void number_or_null(const json& v, const Key& k, double lo, double hi) {
+  if (!v.is_null() && !(v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() >= lo && v.get<double>() <= hi))
+    k.fail(fmt::format("must be a number in [{}, {}] or null", lo, hi), v);
+}
+// An integer in [lo, hi], range-checked before it is narrowed (get<int> would cut 2^32 + 1 to 1).
+long long integer(const json& v, const Key& k, long long lo, long long hi) {
+  bool ok = false;
+  if (v.is_number_unsigned()) {
+    const unsigned long long u = v.get<unsigned long long>();
+    ok = hi >= 0 && u <= static_cast<unsigned long long>(hi) && static_cast<long long>(u) >= lo;
+  } else if (v.is_number_integer()) {
+    ok = v.get<long long>() >= lo && v.get<long long>() <= hi;
+  }
+  if (!ok) k.fail(fmt::format("must be an integer in [{}, {}]", lo, hi), v);
+  return v.get<long long>();
+}
+// A string of 1..max bytes.
+const json& text(const json& v, const Key& k, size_t max) {
+  if (!v.is_string() || v.get_ref<const std::string&>().empty() || v.get_ref<const std::string&>().size() > max)
+    k.fail(fmt::format("must be a string of 1 to {} bytes", max), v);
+  return v;
+}
+
+// The bounds (docs/lab.md, "What the page embeds and how"): every size read from an input.
+constexpr size_t kMaxName = 200;             // a scheme, map, reader, company or word; a reference key
+constexpr size_t kMaxSentence = 2000;        // the filing's why
+constexpr size_t kMaxRulerRows = 64, kMaxRulerWidths = 8;  // theory.json's log_ruler rows, widths per row
+constexpr int kMaxRulerWidth = 65536;        // d of a ruler curve: 161 offsets x d/2 planes each
+constexpr double kMaxBase = 1e12;            // the ruler's base b, in [2, 1e12]
+constexpr double kMaxRulerOffset = 1e4;      // the ruler's grid: offsets 1..10^4
+constexpr size_t kMaxLengths = 64, kMaxRows = 256, kMaxSeeds = 1000, kMaxMaps = 16;  // results.json
+constexpr size_t kMaxReferenceRows = 256, kMaxReferenceCells = 64;
+constexpr size_t kMaxWords = 4096, kMaxCompanies = 64, kMaxFilingReaders = 256;  // lab_filing.json
+
+// ---- the views ----------------------------------------------------------------------------------------
 
 // Figure A, the clock: per (d, b) the plane rates theta_j = b^(-2j/d) and the readout
 // <p(m), p(n)> / (d/2) for every offset |n - m| the sliders reach.
@@ -59,12 +173,36 @@ json clock_view() {
 }
 
 // The ruler: (2/d) kappa_d at three widths beside its limit I_b and the line, on a log grid of
-// offsets; theory.json's own table rides along (the points the page marks).
-json ruler_view(const json& theory) {
-  const json& table = theory.at("log_ruler");
-  const double b = table.at("base").get<double>();
+// offsets; theory.json's own table rides along (the points the page marks). Reads theory.json's
+// log_ruler: base, rows[].{delta, limit, line, by_d[].{d, ratio}}.
+json ruler_view(const json& theory, const std::string& file) {
+  const Key root = top(file), t = root / "log_ruler";
+  const json& table = object(member(object(theory, root), root, "log_ruler"), t);
+  const double b = number(member(table, t, "base"), t / "base", 2, kMaxBase);
+  const json& rows = list(member(table, t, "rows"), t / "rows", 1, kMaxRulerRows);
+  json theory_rows = json::array();
   std::vector<int> dims;
-  for (auto& x : table.at("rows").at(0).at("by_d")) dims.push_back(x.at("d").get<int>());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Key r = (t / "rows")[i];
+    const json& row = object(rows[i], r);
+    json out = json::object();
+    for (const char* k : {"delta", "limit", "line"}) out[k] = member(row, r, k);
+    number(out["delta"], r / "delta", 1, kMaxRulerOffset);
+    number(out["limit"], r / "limit", -1, 1);
+    number(out["line"], r / "line", -1e6, 1e6);
+    const json& by_d = list(member(row, r, "by_d"), r / "by_d", 1, kMaxRulerWidths);
+    out["by_d"] = json::array();
+    for (size_t j = 0; j < by_d.size(); ++j) {
+      const Key w = (r / "by_d")[j];
+      const json& x = object(by_d[j], w);
+      const long long d = integer(member(x, w, "d"), w / "d", 2, kMaxRulerWidth);
+      if (d % 2) (w / "d").fail("must be even (a code of d/2 planes)", x["d"]);
+      number(member(x, w, "ratio"), w / "ratio", -1, 1);
+      out["by_d"].push_back({{"d", x["d"]}, {"ratio", x["ratio"]}});
+      if (i == 0) dims.push_back(int(d));
+    }
+    theory_rows.push_back(out);
+  }
   json deltas = json::array(), limit = json::array(), line = json::array(), curves = json::array();
   for (int i = 0; i <= 160; ++i) deltas.push_back(std::pow(10.0, 4.0 * i / 160));
   for (auto& x : deltas) {
@@ -76,7 +214,7 @@ json ruler_view(const json& theory) {
     for (auto& x : deltas) v.push_back(theory::stationary_kernel(x.get<double>(), d, b) * 2.0 / d);
     curves.push_back({{"d", d}, {"values", v}});
   }
-  return {{"base", b}, {"deltas", deltas}, {"limit", limit}, {"line", line}, {"curves", curves}, {"theory_rows", table.at("rows")}};
+  return {{"base", table["base"]}, {"deltas", deltas}, {"limit", limit}, {"line", line}, {"curves", curves}, {"theory_rows", theory_rows}};
 }
 
 // Figure B's census: every map of the table that rescales frequencies, at kappa 2, 4, 8, 16.
@@ -94,8 +232,8 @@ json optional_values(const std::vector<std::optional<double>>& v) {
 }
 
 // Every tournament head's score curve (and RoPE's under each map the results read it with), the
-// drift of a sinusoidal head against RoPE's, from the checkpoints.
-void head_views(const std::string& runs, const json& maps, json& scores, json& drift, bool progress) {
+// drift of a sinusoidal head against RoPE's, from the checkpoints (checked by their loader).
+void head_views(const std::string& runs, const std::vector<std::string>& maps, json& scores, json& drift, bool progress) {
   if (!std::filesystem::is_directory(runs))
     throw DataError(fmt::format("{} is missing; train the tournament first (make run)", runs));
   const std::vector<std::string> paths = find_checkpoints(runs);
@@ -108,13 +246,16 @@ void head_views(const std::string& runs, const json& maps, json& scores, json& d
     const std::string scheme = cp.meta.at("scheme").at("name");
     const int seed = cp.meta.at("training").at("seed");
     const int train_length = cp.meta.at("training").at("train_length");
+    if (train_length >= kScoreLength)
+      throw DataError(fmt::format("{}: training.train_length is {}; the laboratory reads heads at {} tokens, past "
+                                  "their training length, and takes heads trained at 2 to {}",
+                                  path, train_length, kScoreLength, kScoreLength - 1));
     if (trained_at && train_length != trained_at)
       throw DataError(fmt::format("{} was trained at {} tokens, the heads before it at {}: one tournament at a time",
                                   path, train_length, trained_at));
     trained_at = train_length;
     std::vector<std::string> readings = {identity_map()};
-    if (m.scheme().accepts_frequency_plan())
-      for (auto& map : maps) readings.push_back(map.get<std::string>());
+    if (m.scheme().accepts_frequency_plan()) readings.insert(readings.end(), maps.begin(), maps.end());
     for (auto& map : readings) {
       if (m.scheme().accepts_frequency_plan()) m.scheme().read_with(map, train_length, kScoreLength);
       m.prepare(kScoreLength);
@@ -139,33 +280,127 @@ void head_views(const std::string& runs, const json& maps, json& scores, json& d
   drift = {{"age", kDriftAge}, {"first_position", kDriftAge}, {"readers", drifts}};
 }
 
-json accuracy_view(const json& results, const std::string& path) {
+// The maps the tournament re-read RoPE with (results.json's maps, optional): each a map this build
+// knows (not the identity, which every head is read with anyway), each once.
+std::vector<std::string> tournament_maps(const json& results, const std::string& file) {
+  const Key root = top(file), k = root / "maps";
+  std::vector<std::string> maps;
+  if (!results.contains("maps")) return maps;
+  const json& list_ = list(results["maps"], k, 0, kMaxMaps);
+  for (size_t i = 0; i < list_.size(); ++i) {
+    const std::string map = text(list_[i], k[i], kMaxName);
+    try {
+      parse_map(map);
+    } catch (const UsageError& e) {
+      k[i].fail(fmt::format("is not a map this build reads ({})", one_line(e.what())));
+    }
+    if (is_identity_map(map)) k[i].fail("must be a map that rescales (every head is read without one anyway)", list_[i]);
+    if (std::find(maps.begin(), maps.end(), map) != maps.end()) k[i].fail("repeats an earlier map", list_[i]);
+    maps.push_back(map);
+  }
+  return maps;
+}
+
+// Accuracy by length. Reads results.json's task, lengths, rows[].{scheme, map, mean, half_width,
+// seeds[].{seed, accuracy}} and reference.rows (the published figures, carried to lab.json).
+json accuracy_view(const json& results, const std::string& file) {
+  const Key root = top(file);
+  object(results, root);
+  const json& task = member(results, root, "task");
+  if (task != "cue") (root / "task").fail("must be \"cue\" (the tournament's results)", task);
+  const json& lengths = list(member(results, root, "lengths"), root / "lengths", 1, kMaxLengths);
+  for (size_t i = 0; i < lengths.size(); ++i) {
+    const long long n = integer(lengths[i], (root / "lengths")[i], 2, kMaxLength);
+    if (i > 0 && n <= lengths[i - 1].get<long long>()) (root / "lengths")[i].fail("must be longer than the length before it", lengths[i]);
+  }
+  const json& rows = list(member(results, root, "rows"), root / "rows", 1, kMaxRows);
   json readers = json::array();
-  for (auto& row : results.at("rows")) {
-    const std::string scheme = row.at("scheme"), map = row.value("map", identity_map());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Key r = (root / "rows")[i];
+    const json& row = object(rows[i], r);
+    const std::string scheme = text(member(row, r, "scheme"), r / "scheme", kMaxName);
+    const std::string map = row.contains("map") ? text(row["map"], r / "map", kMaxName).get<std::string>() : identity_map();
+    const auto per_length = [&](const json& v, const Key& k, double hi) -> const json& {
+      list(v, k, lengths.size(), lengths.size());
+      for (size_t j = 0; j < v.size(); ++j) number_or_null(v[j], k[j], 0, hi);
+      return v;
+    };
+    // the 95% interval's half width: at most the whole scale of a t interval over few seeds
+    const json& mean = per_length(member(row, r, "mean"), r / "mean", 1);
+    const json& half_width = per_length(member(row, r, "half_width"), r / "half_width", 1e3);
+    const json& seed_rows = list(member(row, r, "seeds"), r / "seeds", 1, kMaxSeeds);
     json seeds = json::array();
-    for (auto& s : row.at("seeds")) seeds.push_back({{"seed", s.at("seed")}, {"accuracy", s.at("accuracy")}});
+    for (size_t j = 0; j < seed_rows.size(); ++j) {
+      const Key s = (r / "seeds")[j];
+      const json& x = object(seed_rows[j], s);
+      integer(member(x, s, "seed"), s / "seed", 0, kMaxSeed);
+      per_length(member(x, s, "accuracy"), s / "accuracy", 1);
+      seeds.push_back({{"seed", x["seed"]}, {"accuracy", x["accuracy"]}});
+    }
     readers.push_back({{"reader", is_identity_map(map) ? scheme : scheme + "+" + map},
                        {"scheme", scheme},
                        {"map", map},
-                       {"mean", row.at("mean")},
-                       {"half_width", row.at("half_width")},
+                       {"mean", mean},
+                       {"half_width", half_width},
                        {"seeds", seeds}});
   }
   json published = json::object();
-  if (results.contains("reference") && results["reference"].is_object() && results["reference"].contains("rows"))
-    published = results["reference"]["rows"];
-  return {{"source", path}, {"lengths", results.at("lengths")}, {"readers", readers}, {"published", published}};
+  if (results.contains("reference") && results["reference"].is_object() && results["reference"].contains("rows")) {
+    const Key k = root / "reference" / "rows";
+    const json& ref = object(results["reference"]["rows"], k);
+    if (ref.size() > kMaxReferenceRows) k.fail(fmt::format("must hold at most {} readers (it holds {})", kMaxReferenceRows, ref.size()));
+    for (auto& [name, cells] : ref.items()) {
+      if (name.empty() || name.size() > kMaxName) k.fail(fmt::format("must name its readers in 1 to {} bytes", kMaxName), json(name));
+      const Key row = named(k, name);
+      list(cells, row, 0, kMaxReferenceCells);
+      for (size_t j = 0; j < cells.size(); ++j)
+        if (!cells[j].is_null() && !(cells[j].is_string() && cells[j].get_ref<const std::string&>().size() <= 16) &&
+            !(cells[j].is_number() && std::isfinite(cells[j].get<double>())))
+          row[j].fail("must be a number, null or a short note of at most 16 bytes (\"n/a\")", cells[j]);
+    }
+    published = ref;
+  }
+  return {{"source", file}, {"lengths", lengths}, {"readers", readers}, {"published", published}};
 }
 
-json filing_view(const json& lab) {
+// One filing. Reads lab_filing.json's document.{words, marks, companies, targets, kind}, last_mention,
+// why and readers[].{reader, seed, answers}.
+json filing_view(const json& lab, const std::string& file) {
+  const Key root = top(file), dk = root / "document";
+  object(lab, root);
+  const json& doc = object(member(lab, root, "document"), dk);
+  const json& words = list(member(doc, dk, "words"), dk / "words", 1, kMaxWords);
+  for (size_t i = 0; i < words.size(); ++i) text(words[i], (dk / "words")[i], kMaxName);
+  const size_t n = words.size();
+  const json& companies = list(member(doc, dk, "companies"), dk / "companies", 1, kMaxCompanies);
+  for (size_t i = 0; i < companies.size(); ++i) text(companies[i], (dk / "companies")[i], kMaxName);
+  const long long last_company = static_cast<long long>(companies.size()) - 1;
+  const json& marks = list(member(doc, dk, "marks"), dk / "marks", n, n);
+  for (size_t i = 0; i < n; ++i) integer(marks[i], (dk / "marks")[i], 0, 1);
+  // -1: no company named yet
+  const json& targets = list(member(doc, dk, "targets"), dk / "targets", n, n);
+  for (size_t i = 0; i < n; ++i) integer(targets[i], (dk / "targets")[i], -1, last_company);
+  text(member(doc, dk, "kind"), dk / "kind", kMaxName);
+  const json& last = member(lab, root, "last_mention");
+  const long long at = integer(last, root / "last_mention", 0, static_cast<long long>(n) - 1);
+  bool last_mark = marks[size_t(at)] == 1;
+  for (size_t i = size_t(at) + 1; i < n; ++i) last_mark = last_mark && marks[i] == 0;
+  if (!last_mark) (root / "last_mention").fail("must be the position of the document's last mention (its last mark)", last);
+  text(member(lab, root, "why"), root / "why", kMaxSentence);
+  const json& list_ = list(member(lab, root, "readers"), root / "readers", 0, kMaxFilingReaders);
   json readers = json::array();
-  for (auto& r : lab.at("readers"))
-    readers.push_back({{"reader", r.at("reader")}, {"seed", r.at("seed")}, {"answers", r.at("answers")}});
-  const json& doc = lab.at("document");
-  return {{"words", doc.at("words")},       {"marks", doc.at("marks")},   {"companies", doc.at("companies")},
-          {"targets", doc.at("targets")},   {"kind", doc.at("kind")},     {"last_mention", lab.at("last_mention")},
-          {"window", 32},                   {"readers", readers},         {"why", lab.at("why")}};
+  for (size_t i = 0; i < list_.size(); ++i) {
+    const Key r = (root / "readers")[i];
+    const json& x = object(list_[i], r);
+    text(member(x, r, "reader"), r / "reader", kMaxName);
+    integer(member(x, r, "seed"), r / "seed", 0, kMaxSeed);
+    const json& answers = list(member(x, r, "answers"), r / "answers", n, n);
+    for (size_t j = 0; j < n; ++j) integer(answers[j], (r / "answers")[j], -1, last_company);
+    readers.push_back({{"reader", x["reader"]}, {"seed", x["seed"]}, {"answers", answers}});
+  }
+  return {{"words", words},         {"marks", marks},   {"companies", companies},
+          {"targets", targets},     {"kind", doc["kind"]},     {"last_mention", last},
+          {"window", 32},           {"readers", readers},      {"why", lab["why"]}};
 }
 
 }  // namespace
@@ -179,15 +414,17 @@ json lab_payload(const LabSources& s, bool progress) {
                         {"tournament_results", s.tournament_results},
                         {"tournament_runs", s.tournament_runs},
                         {"filings_lab", s.filings_lab}};
+  // every input file is checked before the heads are read (the slow part)
+  payload["ruler"] = ruler_view(theory, s.theory);
+  payload["accuracy"] = accuracy_view(tournament, s.tournament_results);
+  const std::vector<std::string> maps = tournament_maps(tournament, s.tournament_results);
+  payload["filing"] = filing_view(lab, s.filings_lab);
   payload["clock"] = clock_view();
-  payload["ruler"] = ruler_view(theory);
   json scores, drift;
-  head_views(s.tournament_runs, tournament.value("maps", json::array()), scores, drift, progress);
+  head_views(s.tournament_runs, maps, scores, drift, progress);
   payload["scores"] = scores;
   payload["drift"] = drift;
-  payload["accuracy"] = accuracy_view(tournament, s.tournament_results);
   payload["census"] = census_view();
-  payload["filing"] = filing_view(lab);
   return payload;
 }
 
