@@ -223,8 +223,62 @@ def checkpoint_case(i):
     json.dump(c, open(path, "w"))
     return ["eval", "--checkpoint", path, "--lengths", "32,64", "--out", os.path.join(tmp, "case", "e.json"), "--quiet"], f"checkpoint {section} mutation #{i}"
 
+LAB_FILES = ("theory.json", "tournament/results.json", "filings/lab_filing.json")
+LAB_VALUES = ["<!--<script>", "</script><script>", "a&b>c", "\u2028\u2029", "x" * 5000, "pi", "none", "cue", 65536, 65538,
+              2048, 4096, 1e12, 1e13, -2]
+lab_pages = []  # the output folders of lab cases, checked at the next lab case (a page must escape what it embeds)
+
+def lab_case(i):
+    """pe-bench lab on a results directory in the case's folder (sometimes named with "<!--<script>", which
+    its page embeds) whose theory.json, tournament/results.json or filings/lab_filing.json has 1 to 3
+    values replaced (types, extremes, hostile strings), removed, emptied or multiplied (a list 50 times
+    longer); two of the tournament's heads are its runs, so a run past the checks stays short. The page a
+    lab case wrote is checked at the next one: no raw < > & in its JSON block, which parses back to lab.json."""
+    while lab_pages:
+        out = lab_pages.pop()
+        if os.path.exists(os.path.join(out, "index.html")):
+            page = open(os.path.join(out, "index.html"), encoding="utf-8").read()
+            tag = '<script type="application/json" id="payload">'
+            block = page[page.index(tag) + len(tag):page.index("</script>", page.index(tag))]
+            if any(c in block for c in "<>&\u2028\u2029") or page.count("<script") != 2 or "<!--" in page:
+                found.append(f"lab page {out}: its JSON block or script elements hold a raw < > & or <!--")
+            elif json.loads(block) != json.load(open(os.path.join(out, "lab.json"), encoding="utf-8")):
+                found.append(f"lab page {out}: its JSON block is not lab.json")
+    src = os.path.join(tmp, "lab-src")
+    if not os.path.isdir(src):  # once: copies of the committed inputs and two heads
+        for rel in LAB_FILES:
+            os.makedirs(os.path.dirname(os.path.join(src, rel)), exist_ok=True)
+            shutil.copy(os.path.join(REPO, "results", rel), os.path.join(src, rel))
+        for head in ("rope/seed0", "sinusoidal/seed0"):
+            shutil.copytree(os.path.join(REPO, "results/tournament/runs/cue", head), os.path.join(src, "tournament/runs/cue", head))
+    res = os.path.join(CASE, rng.choice(["lab", "lab-<!--<script>"]))
+    shutil.copytree(src, res)
+    rel = rng.choice(LAB_FILES)
+    doc = json.load(open(os.path.join(src, rel)))
+    for _ in range(rng.randint(1, 3)):
+        parent, key, v = None, None, doc  # a random value: descend from the top, stopping at each level at random
+        while True:
+            keys = list(v) if isinstance(v, dict) else list(range(len(v))) if isinstance(v, list) else []
+            if not keys or (parent is not None and rng.random() < 0.35):
+                break
+            parent, key = v, rng.choice(keys)
+            v = parent[key]
+        r = rng.random()
+        new = (rng.choice(EXTREME + LAB_VALUES) if r < 0.7 else [] if r < 0.8 else v * 50 if isinstance(v, (list, str)) else v)
+        if parent is None:
+            doc = new
+        elif r >= 0.9:
+            del parent[key]
+        else:
+            parent[key] = new
+    text = json.dumps(doc).replace('"1e999"', "1e999")
+    open(os.path.join(res, rel), "w").write(text)
+    out = os.path.join(tmp, f"lab-out{i}")
+    lab_pages.append(out)
+    return ["lab", "--results", res, "--out", out, "--quiet"], f"lab with {rel} mutated #{i}: {text[:300]}"
+
 tree_before = tree_state()
-kinds = [experiment_case, set_case, option_case, checkpoint_case]
+kinds = [experiment_case, set_case, option_case, checkpoint_case, lab_case]
 t0, found = time.time(), []
 try:
     read_only_copies()
