@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -256,4 +258,163 @@ TEST_CASE("rope_scaling_dict: every map with a Transformers rope_type goes out a
     CHECK_FALSE(has_rope_type(map));
     CHECK_THROWS_AS(rope_scaling_dict(map, 2, 128, 32, 1e4), UsageError);
   }
+}
+
+namespace {
+// One config in Transformers v4's layout (rope_theta, partial_rotary_factor and the original length at
+// the top, the scaling dictionary under rope_scaling) and in v5's (all three inside rope_parameters).
+struct Layouts {
+  json v4, v5;
+};
+Layouts layouts(const json& scaling, std::optional<int> original, double partial = 1.0) {
+  json v4 = {{"head_dim", 32}, {"max_position_embeddings", 256}, {"rope_theta", 10000.0}};
+  json v5 = {{"head_dim", 32}, {"max_position_embeddings", 256}};
+  json params = scaling;
+  params["rope_theta"] = 10000.0;
+  if (partial != 1.0) v4["partial_rotary_factor"] = partial, params["partial_rotary_factor"] = partial;
+  if (original) v4["original_max_position_embeddings"] = *original, params["original_max_position_embeddings"] = *original;
+  v4["rope_scaling"] = scaling;
+  v5["rope_parameters"] = params;
+  return {v4, v5};
+}
+json short_long(bool long_side) {
+  json l = json::array();
+  for (int j = 0; j < 16; ++j) l.push_back(long_side ? 1.0 + 0.25 * j : 1.0 + 0.01 * j);
+  return l;
+}
+}  // namespace
+
+TEST_CASE("rope_scaling: the v4 and v5 layouts of one config read as one map, every rope_type") {
+  const json lists = {{"short_factor", short_long(false)}, {"long_factor", short_long(true)}};
+  struct Case {
+    std::string name;
+    json scaling;
+    std::optional<int> original;  // the original length: v4 at the top, v5 inside the dictionary
+    std::string map;              // what both read as
+  };
+  json longrope = lists;
+  longrope["rope_type"] = "longrope";
+  json longrope_null = longrope;
+  longrope_null["factor"] = nullptr;
+  json longrope_given = longrope;
+  longrope_given["factor"] = 4.0;
+  const std::vector<Case> cases = {
+      {"default", {{"rope_type", "default"}}, std::nullopt, "none"},
+      {"linear", {{"rope_type", "linear"}, {"factor", 4.0}}, std::nullopt, "pi:factor=4:rope_theta=10000:head_dim=32"},
+      // dynamic divides by max_position_embeddings in both (a stated original length is not its N)
+      {"dynamic", {{"rope_type", "dynamic"}, {"factor", 2.0}}, std::nullopt,
+       "dynamic:factor=2:original_max_position_embeddings=256:rope_theta=10000:head_dim=32"},
+      {"yarn", {{"rope_type", "yarn"}, {"factor", 4.0}}, 64,
+       "yarn-hf:factor=4:original_max_position_embeddings=64:rope_theta=10000:head_dim=32"},
+      {"yarn, null factor", {{"rope_type", "yarn"}, {"factor", nullptr}}, 64,
+       "yarn-hf:factor=4:original_max_position_embeddings=64:rope_theta=10000:head_dim=32"},
+      {"yarn, no original length: max_position_embeddings", {{"rope_type", "yarn"}, {"factor", 2.0}}, std::nullopt,
+       "yarn-hf:factor=2:original_max_position_embeddings=256:rope_theta=10000:head_dim=32"},
+      {"llama3", {{"rope_type", "llama3"}, {"factor", 8.0}, {"low_freq_factor", 1.0}, {"high_freq_factor", 4.0}}, 32,
+       "llama3:factor=8:original_max_position_embeddings=32:rope_theta=10000:head_dim=32:low_freq_factor=1:high_freq_factor=4"},
+      {"llama3, no original length: max_position_embeddings",
+       {{"rope_type", "llama3"}, {"factor", 8.0}, {"low_freq_factor", 1.0}, {"high_freq_factor", 4.0}}, std::nullopt,
+       "llama3:factor=8:original_max_position_embeddings=256:rope_theta=10000:head_dim=32:low_freq_factor=1:high_freq_factor=4"},
+      // longrope: Phi-3's factor max_position_embeddings / N = 256 / 32, missing or null
+      {"longrope, no factor", longrope, 32, ""},
+      {"longrope, null factor", longrope_null, 32, ""},
+      {"longrope, a factor given", longrope_given, 32, ""},
+      {"longrope, no original length: factor 1", longrope, std::nullopt, ""},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    const Layouts l = layouts(c.scaling, c.original);
+    const RopeScaling a = rope_scaling_from_json(l.v4, "v4"), b = rope_scaling_from_json(l.v5, "v5");
+    CHECK(a.rope_type == b.rope_type);
+    CHECK(a.map == b.map);
+    if (!c.map.empty()) CHECK(a.map == c.map);
+    // and the same frequencies and attention factor where the long list applies
+    const int original = c.original.value_or(256);
+    const json ca = theory::rope_scaling_census(a.map, a.rope_type, 32, 1.0, 10000, original, 512);
+    const json cb = theory::rope_scaling_census(b.map, b.rope_type, 32, 1.0, 10000, original, 512);
+    CHECK(ca["inv_freq"] == cb["inv_freq"]);
+    CHECK(ca["attention_factor"].get<double>() == cb["attention_factor"].get<double>());
+  }
+  // the issue's case: longrope in v5's layout, N = 32 inside rope_parameters, no factor, 256 positions:
+  // Transformers' factor 256 / 32 = 8 and attention factor sqrt(1 + ln 8 / ln 32) = sqrt(1.6) = 1.2649
+  // (read as 1.0 before: the factor was taken from a top-level original length only)
+  for (const json& config : {layouts(longrope, 32).v5, layouts(longrope, 32).v4, layouts(longrope_null, 32).v5}) {
+    INFO(config.dump());
+    const RopeScaling rs = rope_scaling_from_json(config, "x");
+    CHECK(parse_map(rs.map).params["factor"].get<double>() == 8.0);
+    CHECK(parse_map(rs.map).params["original_max_position_embeddings"].get<int>() == 32);
+    for (int length : {32, 256}) {
+      const json c = theory::rope_scaling_census(rs.map, rs.rope_type, 32, 1.0, 10000, 32, length);
+      CHECK(c["attention_factor"].get<double>() == doctest::Approx(std::sqrt(1 + std::log(8.0) / std::log(32.0))).epsilon(1e-14));
+      CHECK(c["attention_factor"].get<double>() == doctest::Approx(1.2649).epsilon(1e-4));
+    }
+  }
+  // a factor given is used as given (v5; Transformers 4.4x replaced it by the ratio)
+  CHECK(parse_map(rope_scaling_from_json(layouts(longrope_given, 32).v5, "x").map).params["factor"].get<double>() == 4.0);
+  // no original length anywhere: N = max_position_embeddings, factor 1, attention factor 1 (as v5's default)
+  {
+    const RopeScaling rs = rope_scaling_from_json(layouts(longrope, std::nullopt).v5, "x");
+    CHECK(parse_map(rs.map).params["factor"].get<double>() == 1.0);
+    CHECK(theory::rope_scaling_census(rs.map, rs.rope_type, 32, 1.0, 10000, 256, 512)["attention_factor"].get<double>() == 1.0);
+  }
+  // a partial rotary factor in either place
+  {
+    const Layouts l = layouts({{"rope_type", "yarn"}, {"factor", 4.0}}, 64, 0.5);
+    CHECK(rope_scaling_from_json(l.v4, "x").map == rope_scaling_from_json(l.v5, "x").map);
+    CHECK(rope_scaling_from_json(l.v5, "x").partial_rotary_factor == 0.5);
+  }
+}
+
+TEST_CASE("rope_scaling: the original length at the top wins over the dictionary's (v5, Phi-3), for every type that reads one") {
+  // v5 moves a top-level original_max_position_embeddings into rope_parameters over the dictionary's own
+  for (const char* type : {"yarn", "llama3", "longrope"}) {
+    INFO(type);
+    json scaling = {{"rope_type", type}, {"original_max_position_embeddings", 64}};
+    if (std::string(type) == "longrope") scaling["short_factor"] = short_long(false), scaling["long_factor"] = short_long(true);
+    else scaling["factor"] = 4.0;
+    if (std::string(type) == "llama3") scaling["low_freq_factor"] = 1.0, scaling["high_freq_factor"] = 4.0;
+    const json config = {{"head_dim", 32}, {"max_position_embeddings", 256}, {"rope_theta", 10000.0},
+                         {"original_max_position_embeddings", 32}, {"rope_scaling", scaling}};
+    CHECK(parse_map(rope_scaling_from_json(config, "x").map).params["original_max_position_embeddings"].get<int>() == 32);
+  }
+}
+
+TEST_CASE("rope_scaling: contradictions and impossible lengths are refused by name") {
+  // two partial rotary factors that differ (v5 takes the top's, v4 reads the top only: a contradiction)
+  CHECK_THROWS_WITH_AS(
+      rope_scaling_from_json(json::parse(R"({"head_dim":32,"partial_rotary_factor":0.5,"rope_parameters":{"rope_type":"linear","factor":2,"partial_rotary_factor":0.25}})"), "--rope-scaling"),
+      doctest::Contains("partial_rotary_factor 0.5 and rope_parameters.partial_rotary_factor 0.25 differ"), UsageError);
+  // a factor derived from lengths that would shrink the context
+  CHECK_THROWS_WITH_AS(
+      rope_scaling_from_json(json::parse(R"({"max_position_embeddings":128,"rope_parameters":{"rope_type":"yarn","factor":null,"original_max_position_embeddings":512}})"), "--rope-scaling"),
+      doctest::Contains("128 / 512, below 1"), UsageError);
+  // llama3 with no original length at all (a bare dictionary)
+  CHECK_THROWS_WITH_AS(
+      rope_scaling_from_json(json::parse(R"({"rope_type":"llama3","factor":8,"low_freq_factor":1,"high_freq_factor":4})"), "--rope-scaling"),
+      doctest::Contains("original_max_position_embeddings is required for rope_type 'llama3'"), UsageError);
+}
+
+TEST_CASE("rope base: one rule for census --base, the map base=B and a config's rope_theta") {
+  for (double ok : {1.0001, 10000.0, 500000.0, kMaxRopeBase}) {
+    INFO(ok);
+    CHECK(rope_base_problem(ok).empty());
+    CHECK_NOTHROW(check_rope_base(ok, "--base"));
+    CHECK_NOTHROW(parse_map(fmt::format("base={}", ok)));
+    CHECK_NOTHROW(rope_scaling_from_json(json{{"rope_theta", ok}, {"max_position_embeddings", 64}}, "x"));
+  }
+  for (double bad : {1.0, 0.5, -3.0, 1e13, std::numeric_limits<double>::infinity(), std::nan("")}) {
+    INFO(bad);
+    CHECK_FALSE(rope_base_problem(bad).empty());
+    CHECK_THROWS_WITH_AS(check_rope_base(bad, "--base"), doctest::Contains("--base must be a number greater than 1"), UsageError);
+    if (std::isfinite(bad)) {
+      CHECK_THROWS_AS(parse_map(fmt::format("base={}", bad)), UsageError);
+      CHECK_THROWS_WITH_AS(rope_scaling_from_json(json{{"rope_theta", bad}, {"max_position_embeddings", 64}}, "x"),
+                           doctest::Contains("rope_theta must be a number greater than 1"), UsageError);
+      CHECK_THROWS_WITH_AS(rope_scaling_from_json(json{{"rope_parameters", {{"rope_type", "default"}, {"rope_theta", bad}}}}, "x"),
+                           doctest::Contains("rope_parameters.rope_theta must be"), UsageError);
+    }
+  }
+  CHECK_THROWS_AS(parse_map("base=inf"), UsageError);
+  CHECK_THROWS_AS(parse_map("base=1e400"), UsageError);
+  CHECK_THROWS_AS(parse_map("yarn-hf:rope_theta=1e13"), UsageError);
 }

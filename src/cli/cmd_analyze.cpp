@@ -127,6 +127,7 @@ void register_analyze(CLI::App& app) {
   sub->add_option("--lengths", o->lengths, "test lengths for the accuracies")->capture_default_str();
   sub->add_option("--set", o->sets, "test settings: --set test_sequences=N, --set test_seed=N");
   add_run_options(sub, o->run);
+  check_option_values(app);  // empty values, non-finite numbers: harness/cli_options.h
   sub->callback([o, sub] {
     if (sub->got_subcommand("theory") || sub->got_subcommand("attention")) return;
     const Task& task = find_task(o->task);

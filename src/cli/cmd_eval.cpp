@@ -36,12 +36,13 @@ void register_eval(CLI::App& app) {
                   "config, or its rope_scaling dictionary such as '{\"rope_type\":\"yarn\",\"factor\":4}'); key rope_scaling");
   sub->add_option("--decode", o->decode,
                   "full (a forward over each window) or cached (token by token through a key/value cache; key decode, "
-                  "for a task that reads it)");
+                  "for a task that reads it; leave it out for the task's default: an empty value is an error)");
   sub->add_option("--out", o->out, "results JSON to write (atomically)")->capture_default_str();
   sub->add_option("--markdown", o->markdown, "also write the table as Markdown to this file");
   sub->add_option("--set", o->sets, "test settings, e.g. --set test_seed=N (pe-bench train --help lists each task's keys)");
   sub->add_option("--corpus", o->corpus, "plain-text corpus (key corpus, for a task that reads one)");
   add_run_options(sub, o->run);
+  check_option_values(app);  // empty values, non-finite numbers: harness/cli_options.h
   sub->callback([o] {
     const Task& task = find_task(o->task);
     reject_unread(o->band.has_value(), "--band", "band", task.name());

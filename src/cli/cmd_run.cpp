@@ -28,6 +28,7 @@ void register_run(CLI::App& app) {
   sub->add_flag("--print-config", o->print_config,
                 "print the resolved config (the experiment file, the task's defaults, --set) as JSON and stop");
   sub->footer(describe_keys());
+  check_option_values(app);  // empty values, non-finite numbers: harness/cli_options.h
   sub->callback([o] {
     const nlohmann::json cfg = resolve_config(o->experiment, o->sets);
     if (o->print_config) {

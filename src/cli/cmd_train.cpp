@@ -36,6 +36,7 @@ void register_train(CLI::App& app) {
   add_run_options(sub, o->run);
   add_resume_option(sub, o->resume);
   sub->footer(describe_keys());
+  check_option_values(app);  // empty values, non-finite numbers: harness/cli_options.h
   sub->callback([o] {
     nlohmann::json cfg = Overrides{}
                              .add("task", o->task)

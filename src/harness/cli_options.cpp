@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 
 #include "core/errors.h"
 #include "core/files.h"
@@ -87,6 +89,55 @@ void reject_unread(bool given, const std::string& option, const std::string& key
     throw UsageError(fmt::format("{} does not apply to --task {} (its model does not read {}); drop it or choose "
                                  "another task",
                                  option, task, key));
+}
+
+namespace {
+// What is wrong with `text` as the value of option `name` of CLI11 type `type` ("" when nothing this
+// check owns: a value that is not a number at all is left to CLI11's own conversion error).
+std::string value_problem(const std::string& name, const std::string& type, const std::string& text) {
+  if (text.empty()) return fmt::format("{} must not be empty: give a value, or leave the option out for its default", name);
+  const auto is = [&](const char* kind) { return type.rfind(kind, 0) == 0; };
+  const char* begin = text.c_str();
+  char* end = nullptr;
+  errno = 0;
+  if (is("FLOAT")) {
+    const double v = std::strtod(begin, &end);
+    if (end == begin + text.size() && !std::isfinite(v))  // nan, inf, or an overflow to inf
+      return fmt::format("{} {}: not a finite number (a double's range ends near 1.8e308)", name, text);
+  } else if (is("UINT")) {
+    if (text.find('-') != std::string::npos) return fmt::format("{} {}: negative; give a whole number >= 0", name, text);
+    std::strtoull(begin, &end, 0);
+    if (end == begin + text.size() && errno == ERANGE) return fmt::format("{} {}: out of range (above 2^64 - 1)", name, text);
+  } else if (is("INT")) {
+    std::strtoll(begin, &end, 0);
+    if (end == begin + text.size() && errno == ERANGE) return fmt::format("{} {}: out of range for a whole number", name, text);
+  }
+  return "";
+}
+
+void add_value_checks(CLI::App& app) {
+  for (CLI::Option* opt : app.get_options([](CLI::Option*) { return true; })) {
+    if (opt->get_expected_max() == 0 || opt->get_type_size_max() == 0) continue;  // a flag takes no value
+    if (opt->get_group().empty()) continue;  // a renamed spelling: its own error names the new one
+    const std::string type = opt->get_type_name(), name = opt->get_name();
+    // first, before the option's own checks (a Range would call "" or "nan" something else); thrown as
+    // the harness's UsageError, so that the line is ours: "--decode must not be empty: ..."
+    opt->transform(CLI::Validator(
+        [type, name](std::string& v) {
+          const std::string problem = value_problem(name, type, v);
+          if (!problem.empty()) throw UsageError(problem);
+          return std::string();
+        },
+        "", "pe-values"));
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) add_value_checks(*sub);
+}
+}  // namespace
+
+void check_option_values(CLI::App& root) {
+  CLI::App* top = &root;
+  while (top->get_parent()) top = top->get_parent();
+  top->preparse_callback([top](std::size_t) { add_value_checks(*top); });
 }
 
 void add_renamed_option(CLI::App* sub, const std::string& old_name, const std::string& new_name) {

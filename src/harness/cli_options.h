@@ -62,6 +62,17 @@ void add_resume_option(CLI::App* sub, bool& resume);
 // An option given for a task that does not read its key: a UsageError naming the option and the task.
 void reject_unread(bool given, const std::string& option, const std::string& key, const std::string& task);
 
+// The rules every option value meets, whichever subcommand declares it (core or a task's tool), checked
+// when the value is parsed, before the option's own checks, as a UsageError (exit 2) naming it:
+//   - an empty value is refused ("--decode must not be empty": `--decode ''` is not "not given"; leave
+//     the option out for its default);
+//   - a number option (FLOAT) refuses nan, inf and values past double range (`1e400`);
+//   - an integer option refuses values past its type's range, and an unsigned one a minus sign (`-1`
+//     would otherwise wrap to 2^64 - 1).
+// Installed on the root app and applied to every subcommand's options when parsing starts, so one call
+// covers the subcommands registered after it too; each register function calls it (idempotent).
+void check_option_values(CLI::App& root);
+
 // An option renamed: the old spelling, still accepted by the parser, fails with a UsageError naming the
 // new one (hidden from --help).
 void add_renamed_option(CLI::App* sub, const std::string& old_name, const std::string& new_name);

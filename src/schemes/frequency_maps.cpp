@@ -11,6 +11,7 @@
 #include "core/math.h"
 #include "core/sha1.h"
 #include "schemes/frequency_plan.h"
+#include "schemes/rope_scaling.h"
 
 namespace pe {
 
@@ -41,7 +42,7 @@ FrequencyMap entry(const std::string& name, const std::string& help,
 std::vector<MapParam> practitioner_params() {
   return {{"factor", Kind::Number, "the context extension factor (>= 1; default: the reading's kappa, at least 1)", 1, kHuge},
           {"original_max_position_embeddings", Kind::Integer, "the length the model was trained at (default: its training length)", 1, 1 << 30},
-          {"rope_theta", Kind::Number, "the base a config states (must be the model's)", 1, kHuge, true},
+          {"rope_theta", Kind::Number, "the base a config states (must be the model's)", 1, kMaxRopeBase, true},
           {"head_dim", Kind::Integer, "the head width a config states (must be the model's)", 2, 1 << 20},
           {"partial_rotary_factor", Kind::Number, "the rotary share of the head a config states (Transformers' meaning)", 0, 1, true}};
 }
@@ -327,8 +328,9 @@ MapSpec parse_map(const std::string& written) {
                                                  written, m.name, m.name));
   if (m.takes_value) {
     double v = 0;
-    if (!read_number(written.substr(eq + 1), &v) || !(v > 1.0))
+    if (!read_number(written.substr(eq + 1), &v))
       throw UsageError(fmt::format("map '{}': {} needs a number B > 1 (write e.g. base=20000)", written, m.spelling));
+    check_rope_base(v, fmt::format("map '{}': B", written));  // the rule census --base and rope_theta meet
     spec.value = v;
     return spec;
   }

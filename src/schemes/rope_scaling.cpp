@@ -1,6 +1,7 @@
 #include "schemes/rope_scaling.h"
 
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -31,13 +32,21 @@ struct TypeContext {
 // (beside rope_type/type, rope_theta and partial_rotary_factor, which v5 keeps inside the
 // dictionary), where its original length comes from, whether its factor may be null (v5: then
 // max_position_embeddings / original), and the checks of its own fields.
-enum class OriginalFrom { Unused, DictThenMax, ConfigMax, TopThenDictThenMax };
+//
+// The original length N of llama3, yarn and longrope is resolved as Transformers v5 resolves it for
+// either layout (v5 reads a v4 config by moving its fields into rope_parameters): the config's
+// top-level original_max_position_embeddings (Phi-3 keeps it there) wins, else the dictionary's, else
+// max_position_embeddings. So a v4 config (top-level fields, rope_scaling) and the same config in
+// v5's layout (the fields inside rope_parameters) give the same map; tests/test_rope_scaling.cpp
+// pairs the two layouts for every rope_type.
+enum class OriginalFrom { Unused, ConfigMax, TopThenDictThenMax };
 struct TypeFields {
   std::string map;
   std::set<std::string> required, optional;
   OriginalFrom original = OriginalFrom::Unused;
   bool nullable_factor = false;
-  bool factor_from_lengths = false;  // a missing factor is max_position_embeddings / the top-level original
+  bool factor_from_lengths = false;  // a missing factor too is max_position_embeddings / N
+  bool needs_original = false;       // N must resolve (from the dictionary or the config)
   void (*own)(const TypeContext&) = nullptr;
 };
 void positive(const TypeContext& c, const char* key);
@@ -55,8 +64,9 @@ const std::map<std::string, TypeFields>& rope_types() {
         {"factor"},
         {"attention_factor", "beta_fast", "beta_slow", "original_max_position_embeddings", "mscale", "mscale_all_dim",
          "truncate"},
-        OriginalFrom::DictThenMax,
+        OriginalFrom::TopThenDictThenMax,
         true,
+        false,
         false,
         yarn_fields}},
       {"longrope",
@@ -66,14 +76,16 @@ const std::map<std::string, TypeFields>& rope_types() {
         OriginalFrom::TopThenDictThenMax,
         true,
         true,
+        false,
         longrope_fields}},
       {"llama3",
        {"llama3",
-        {"factor", "original_max_position_embeddings", "low_freq_factor", "high_freq_factor"},
-        {},
-        OriginalFrom::DictThenMax,
+        {"factor", "low_freq_factor", "high_freq_factor"},
+        {"original_max_position_embeddings"},
+        OriginalFrom::TopThenDictThenMax,
         false,
         false,
+        true,
         llama3_fields}},
   };
   return t;
@@ -228,8 +240,16 @@ RopeScaling rope_scaling_from_json(const json& j, const std::string& what) {
     if (out.rope_theta && *out.rope_theta != t) r.fail(fmt::format("rope_theta {} and {}rope_theta {} differ", *out.rope_theta, where, t));
     out.rope_theta = t;
   }
-  if (dict.contains("partial_rotary_factor")) out.partial_rotary_factor = r.number(dict, "partial_rotary_factor", where);
-  if (out.rope_theta && !(*out.rope_theta > 1)) r.fail(fmt::format("rope_theta must be greater than 1 (got {})", *out.rope_theta));
+  if (dict.contains("partial_rotary_factor")) {
+    const double f = r.number(dict, "partial_rotary_factor", where);
+    // v5 lets the top level's win, v4 read the top level only: two values are a contradiction
+    if (whole && j.contains("partial_rotary_factor") && out.partial_rotary_factor != f)
+      r.fail(fmt::format("partial_rotary_factor {} and {}partial_rotary_factor {} differ", out.partial_rotary_factor,
+                         where, f));
+    out.partial_rotary_factor = f;
+  }
+  if (out.rope_theta && !rope_base_problem(*out.rope_theta).empty())
+    r.fail(fmt::format("{}rope_theta {}", dict.contains("rope_theta") ? where : "", rope_base_problem(*out.rope_theta)));
   if (!(out.partial_rotary_factor > 0 && out.partial_rotary_factor <= 1))
     r.fail(fmt::format("partial_rotary_factor must be in (0, 1] (got {})", out.partial_rotary_factor));
 
@@ -251,19 +271,26 @@ RopeScaling rope_scaling_from_json(const json& j, const std::string& what) {
     case OriginalFrom::ConfigMax:  // Transformers divides by max_position_embeddings here
       if (max_pos) original = max_pos;
       break;
-    case OriginalFrom::TopThenDictThenMax:
+    case OriginalFrom::TopThenDictThenMax:  // v5's order for either layout (above)
       if (top_original) original = top_original;
-      [[fallthrough]];
-    case OriginalFrom::DictThenMax:
       if (!original) original = max_pos;
       break;
   }
+  if (fields.needs_original && !original)
+    r.fail(fmt::format("{}original_max_position_embeddings is required for rope_type '{}' (in the dictionary, or "
+                       "the config's original_max_position_embeddings or max_position_embeddings)",
+                       where, type));
   if (fields.nullable_factor && !factor && dict.contains("factor")) {
     if (!original || !max_pos)
       r.fail(fmt::format("{}factor is null and the config gives no max_position_embeddings and original length to divide", where));
     factor = double(max_pos) / original;
   }
-  if (fields.factor_from_lengths && !factor && max_pos && top_original) factor = double(max_pos) / top_original;
+  // longrope without a factor: Phi-3's max_position_embeddings / N, N from either layout
+  if (fields.factor_from_lengths && !factor && max_pos && original) factor = double(max_pos) / original;
+  if (factor && factor < 1)  // only a derived one can be: a stated factor was checked above
+    r.fail(fmt::format("{}factor is max_position_embeddings / original_max_position_embeddings = {} / {}, below 1; "
+                       "give factor or fix the lengths",
+                       where, max_pos, original));
   if (factor) p["factor"] = factor;
   if (original) p["original_max_position_embeddings"] = original;
   if (fields.own) fields.own(TypeContext{r, dict, where, out, p});
@@ -274,6 +301,16 @@ RopeScaling rope_scaling_from_json(const json& j, const std::string& what) {
   }
   out.map = write_map(fields.map, p);
   return out;
+}
+
+std::string rope_base_problem(double base) {
+  if (std::isfinite(base) && base > 1 && base <= kMaxRopeBase) return "";
+  return fmt::format("must be a number greater than 1 and at most {:g} (got {})", kMaxRopeBase, base);
+}
+
+void check_rope_base(double base, const std::string& what) {
+  const std::string problem = rope_base_problem(base);
+  if (!problem.empty()) throw UsageError(fmt::format("{} {}", what, problem));
 }
 
 namespace {
@@ -325,6 +362,10 @@ RopeScaling parse_rope_scaling(const std::string& text, const std::string& what)
     try {
       body = read_file(text);
     } catch (const IoError&) {
+      // a file that is there but cannot be read whole (past read_file's bound, e.g. /dev/zero; no
+      // permission) is the I/O error it is (exit 5); a path that names no file is a usage error
+      std::error_code ec;
+      if (std::filesystem::exists(text, ec) && !std::filesystem::is_directory(text, ec)) throw;
       throw UsageError(fmt::format("{}: cannot read '{}' (give a config.json path or JSON such as "
                                    "'{{\"rope_type\":\"yarn\",\"factor\":4}}')", what, text));
     }
@@ -332,7 +373,7 @@ RopeScaling parse_rope_scaling(const std::string& text, const std::string& what)
   json j;
   try {
     j = json::parse(body);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
     throw UsageError(fmt::format("{}: {} is not valid JSON ({})", what, inline_json ? "the value" : text, e.what()));
   }
   return rope_scaling_from_json(j, inline_json ? what : fmt::format("{} {}", what, text));

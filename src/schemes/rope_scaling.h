@@ -3,12 +3,13 @@
 // dictionary ({"rope_type": "yarn", "factor": 4, ...}), turned into pe-bench's written map
 // (frequency_maps.h), which records every field that decides the frequencies. docs/schemes.md
 // "rope_scaling configs" gives the rules; the ones that differ between Transformers versions:
-//   yarn      factor as given (v5: a null factor is max_position_embeddings / original); the original
-//             length from the dictionary, else the config's max_position_embeddings;
+//   yarn, llama3, longrope  the original length N as v5 resolves it for either layout: the config's
+//             top-level original_max_position_embeddings (Phi-3), else the dictionary's, else
+//             max_position_embeddings (so the v4 and v5 layouts of one config give one map);
+//   yarn      factor as given (v5: a null factor is max_position_embeddings / N);
 //   dynamic   N = the config's max_position_embeddings (Transformers ignores the dictionary's
 //             original_max_position_embeddings here); a bare dictionary: its own, else the training length;
-//   longrope  the original length from the config's top level (Phi-3), else the dictionary, else
-//             max_position_embeddings; a missing factor is max_position_embeddings / original.
+//   longrope  a missing or null factor is max_position_embeddings / N (Phi-3's convention).
 // Unknown rope_types and fields, missing required fields and out-of-range values are UsageErrors
 // naming the field (Transformers warns on most of them; a harness should not read a typo).
 #pragma once
@@ -27,6 +28,14 @@ struct RopeScaling {
   double partial_rotary_factor = 1.0;
   std::optional<int> max_position_embeddings, original_max_position_embeddings;
 };
+
+// A RoPE base as a user states it, one rule for every spelling (census --base, the map base=B, a
+// config's rope_theta, the map parameter rope_theta): a finite number greater than 1 and at most
+// kMaxRopeBase (real models use 1e4 to 1e7). rope_base_problem: "" or "must be ... (got X)";
+// check_rope_base throws it as a UsageError "<what> must be ...".
+inline constexpr double kMaxRopeBase = 1e12;
+std::string rope_base_problem(double base);
+void check_rope_base(double base, const std::string& what);
 
 // `what` names the source in messages (e.g. "--rope-scaling"). text: a path to a JSON file, or JSON
 // itself (it starts with '{').

@@ -4,6 +4,8 @@
 //   pe-bench sample: continue a prompt with a trained character LM (d2l's predict).
 #include <fmt/format.h>
 
+#include "core/errors.h"
+#include "core/memory.h"
 #include "harness/cli_options.h"
 #include "tasks/charlm/checkpoint.h"
 #include "tasks/charlm/tools.h"
@@ -17,6 +19,22 @@
 namespace pe::cli {
 
 namespace {
+
+// The longest --context: a window of 2^24 characters is far past any model here (trained at most at
+// kMaxLength), and below the point where the decoder's int positions and its sizes would overflow.
+constexpr int kMaxContext = 1 << 24;
+
+// Bytes the cached decoder (models/block_stack_decoder.h) allocates for a window of `context` keys:
+// per block the keys, values and (dynamic-recompute) unrotated keys, each context x d_model floats;
+// the scheme's derived tables for the window (tables_size); its per-position codes (RoPE's cos and
+// sin, a sinusoidal code: at most d_model floats a position); three ints a slot. An upper bound of
+// BlockStackDecoder::cache_bytes() and what prepare() adds.
+double decoder_bytes(BlockStack<float>& model, int context) {
+  const BlockStackConfig& c = model.config();
+  double floats = 3.0 * c.n_layers * double(context) * c.d_model + double(context + 1) * c.d_model;
+  for (int l = 0; l < c.n_layers; ++l) floats += double(model.scheme().tables_size(l, context));
+  return 4 * floats + 16.0 * context;
+}
 
 void add_finetune(CLI::App& app) {
   struct Opts {
@@ -87,9 +105,10 @@ void add_finetune(CLI::App& app) {
 void add_sample(CLI::App& app) {
   struct Opts {
     std::string checkpoint, prompt = "the time traveller", map = identity_map(), rope_scaling;
-    int chars = 200, context = 0;
+    int chars = 200;
+    std::optional<int> context;
     double temperature = 0;
-    uint64_t seed = 0;
+    int seed = 0;
   };
   auto o = std::make_shared<Opts>();
   auto* sub = app.add_subcommand("sample", "Continue a prompt with a trained character LM: greedy (temperature 0) "
@@ -99,13 +118,18 @@ void add_sample(CLI::App& app) {
   sub->add_option("--prompt", o->prompt, "text to continue (lower-cased; non-letters become one space)")
       ->capture_default_str();
   sub->add_option("--chars", o->chars, "characters to generate")->capture_default_str()->check(CLI::Range(1, 100000));
-  sub->add_option("--temperature", o->temperature, "0: the most likely character each time")
+  sub->add_option("--temperature", o->temperature, "0: the most likely character each time; at most 100 (a finite number)")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 100.0));
-  sub->add_option("--sample-seed", o->seed, "seed of the draws when temperature > 0")->capture_default_str();
+  sub->add_option("--sample-seed", o->seed, fmt::format("seed of the draws when temperature > 0 (0 to {})", kMaxSeed))
+      ->capture_default_str()
+      ->check(CLI::Range(0, kMaxSeed));
   sub->add_option("--context", o->context,
-                  "characters the model sees: past them the window slides and positions keep counting (default: its "
-                  "training length)");
+                  fmt::format("characters the model sees, 1 to {}: past them the window slides and positions keep "
+                              "counting (default: its training length). Its key/value cache is checked against this "
+                              "machine's memory before any work",
+                              kMaxContext))
+      ->check(CLI::Range(1, kMaxContext));
   sub->add_option("--map", o->map, fmt::format("read a RoPE model with this context-extension map: {}", known_maps()))
       ->capture_default_str();
   sub->add_option("--rope-scaling", o->rope_scaling,
@@ -119,10 +143,12 @@ void add_sample(CLI::App& app) {
     check_maps({map}, "--map");
     LoadedCharLM cp = load_charlm_checkpoint(o->checkpoint);
     const int train_len = cp.meta.at("training").at("train_length");
-    const int context = o->context > 0 ? o->context : train_len;
+    const int context = o->context.value_or(train_len);
     if (!cp.model->scheme().can_read(context - 1))
       throw UsageError(fmt::format("--context {}: the model has positions for only {} characters", context,
                                    cp.model->scheme().max_position() + 1));
+    check_memory(decoder_bytes(*cp.model, context), fmt::format("--context {}: a key/value cache of {} positions", context, context),
+                 "lower --context");
     if (!cp.plan_map.empty() && !is_identity_map(map))
       throw UsageError(fmt::format("{} was fine-tuned with {} and reads with that plan; drop --map/--rope-scaling",
                                    o->checkpoint, cp.plan_map));
@@ -139,6 +165,7 @@ void add_sample(CLI::App& app) {
 void add_charlm_tools(CLI::App& app) {
   add_finetune(app);
   add_sample(app);
+  check_option_values(app);
 }
 
 }  // namespace pe::cli

@@ -6,6 +6,7 @@
 #include "tasks/filings/tools.h"
 #include "core/errors.h"
 #include "core/files.h"
+#include "harness/config.h"
 #include "tasks/filings/corpus.h"
 
 namespace pe::cli {
@@ -27,9 +28,10 @@ void add_filings_tools(CLI::App& app) {
   sub->add_option("name", o->name, "the corpus: filings")->required()->check(CLI::IsMember({"filings"}));
   sub->add_option("--out", o->out, "directory to write train.jsonl and held_out.jsonl into (atomically)");
   add_renamed_option(sub, "--seed", "--corpus-seed");
-  sub->add_option("--corpus-seed", o->seed, "generator seed, as the key corpus_seed (the same seed gives the same bytes)")
+  sub->add_option("--corpus-seed", o->seed,
+                  fmt::format("generator seed 0 to {}, as the key corpus_seed (the same seed gives the same bytes)", kMaxSeed))
       ->capture_default_str()
-      ->check(CLI::Range(0LL, 1LL << 53));
+      ->check(CLI::Range(0LL, (long long)kMaxSeed));  // the key's bound: a seed given here must be one a run can read
   sub->add_option("--corpus-version", o->version,
                   "generator version, as the key corpus_version: 1 is the corpus of the first filings results, 2 the "
                   "one calibrated to the published statistics")
@@ -37,6 +39,7 @@ void add_filings_tools(CLI::App& app) {
       ->check(CLI::Range(1, kFilingsCorpusVersion));
   sub->add_option("--show", o->show, "print held-out document N (0-99) readably instead of writing")
       ->check(CLI::Range(0, 99));
+  check_option_values(app);
   sub->callback([o] {
     const FilingsCorpus c = generate_filings(uint64_t(o->seed), 300, 100, o->version);
     if (o->show) {
