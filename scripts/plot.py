@@ -309,7 +309,7 @@ def interval_ends(row, mean_key="mean"):
     (results from before those intervals: their symmetric half-width can pass 0 and 1, so it is not drawn)."""
     if "lo" not in row or "hi" not in row:
         return None
-    return [(None, None) if m is None or lo is None else (m - lo, hi - m)
+    return [(None, None) if m is None or lo is None or hi is None else (max(0.0, m - lo), max(0.0, hi - m))
             for m, lo, hi in zip(row[mean_key], row["lo"], row["hi"])]
 
 
