@@ -174,10 +174,11 @@ namespace {
 namespace fs = std::filesystem;
 // A results directory holding the committed inputs of the laboratory (not its runs), one of them
 // edited; the payload's error for it. Every input is checked before the runs are read.
-std::string lab_error(const std::string& file, const std::function<void(json&)>& edit) {
+std::string lab_error(const std::string& file, const std::function<void(json&)>& edit, bool empty_runs = false) {
   const fs::path dir = fs::temp_directory_path() / "pe-bench-test-lab-inputs";
   fs::remove_all(dir);
   const lab::LabSources committed = lab::LabSources::in("results"), copy = lab::LabSources::in(dir.string());
+  if (empty_runs) fs::create_directories(copy.tournament_runs);
   for (auto [from, to] : {std::pair{committed.theory, copy.theory}, {committed.tournament_results, copy.tournament_results},
                           {committed.filings_lab, copy.filings_lab}}) {
     json j = json::parse(read_file(from));
@@ -200,6 +201,8 @@ TEST_CASE("the laboratory checks every input it reads: one DataError naming the 
   const std::string T = "theory.json", R = "results.json", F = "lab_filing.json";
   // the committed inputs pass every check: the first error is the runs directory the copy lacks
   CHECK(lab_error(T, [](json&) {}).find("tournament/runs is missing") != std::string::npos);
+  // a runs directory without a head is missing input too (exit 4), not a usage error
+  CHECK(lab_error(T, [](json&) {}, true).find("no checkpoint.json under") != std::string::npos);
   const std::vector<std::tuple<std::string, std::function<void(json&)>, std::string>> cases = {
       // issue 46: 161 nulls, minutes of work, a string carried to the page, an internal error
       {T, [](json& j) { j["log_ruler"]["base"] = 1.0; }, "theory.json: log_ruler.base must be a number in [2, 1000000000000], got 1.0"},

@@ -236,7 +236,12 @@ json optional_values(const std::vector<std::optional<double>>& v) {
 void head_views(const std::string& runs, const std::vector<std::string>& maps, json& scores, json& drift, bool progress) {
   if (!std::filesystem::is_directory(runs))
     throw DataError(fmt::format("{} is missing; train the tournament first (make run)", runs));
-  const std::vector<std::string> paths = find_checkpoints(runs);
+  std::vector<std::string> paths;
+  try {
+    paths = find_checkpoints(runs);
+  } catch (const UsageError& e) {  // none there, or one being written: the input is not there yet
+    throw DataError(e.what());
+  }
   Progress line(!progress);
   json readers = json::array(), drifts = json::array();
   int done = 0, trained_at = 0;

@@ -37,6 +37,8 @@ expect_code 4 "lab: results without lengths" "tournament/results.json: lengths i
 expect_code 4 "lab: results re-read with an unknown map" "tournament/results.json: maps[1] is not a map this build reads" lab --results "$TMP/lab-map" $L
 expect_code 4 "lab: a filing whose last_mention is not its last mark" "lab_filing.json: last_mention must be the position of the document's last mention" lab --results "$TMP/lab-mention" $L
 expect_code 4 "lab: a filing reader answering a company it does not name" "lab_filing.json: readers[2].answers[7] must be an integer in [-1, 3], got 9" lab --results "$TMP/lab-answer" $L
+lab_inputs "$TMP/lab-noheads" && rm "$TMP/lab-noheads/tournament/runs" && mkdir "$TMP/lab-noheads/tournament/runs"
+expect_code 4 "lab: a runs directory without a head (was exit 2)" "no checkpoint.json under $TMP/lab-noheads/tournament/runs" lab --results "$TMP/lab-noheads" $L
 # The page escapes what it embeds: hostile strings in a scheme name, a reference key, a filing word
 # and the --results path (written into sources) leave no raw '<', '>' or '&' in the JSON block, the
 # page has its own two script elements only, and the block parses back to lab.json.
