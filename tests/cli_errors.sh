@@ -363,5 +363,11 @@ echo '[[1,2],[3]]' > "$TMP/order.json"
 expect_code 2 "a train_order shorter than the run" "holds 2 steps of window starts but the run takes 3000" train --task charlm --scheme rope --set train_order="$TMP/order.json" --runs-dir "$TMP/cl"
 [[ ! -e "$TMP/out.json" ]] && pass=$((pass + 1)) || { echo "FAIL [no output after the errors above]"; fail=$((fail + 1)); }
 
+# Cases kept beside this file, one file per surface (tests/cli_errors.d/*.sh): each is sourced here and
+# uses $BIN, $TMP, $CP (a cue checkpoint), $CQ (a char-LM checkpoint), expect_error and expect_code.
+for part in "$(dirname "$0")"/cli_errors.d/*.sh; do
+  [[ -e "$part" ]] && source "$part"
+done
+
 echo "cli_errors: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

@@ -223,6 +223,80 @@ def checkpoint_case(i):
     json.dump(c, open(path, "w"))
     return ["eval", "--checkpoint", path, "--lengths", "32,64", "--out", os.path.join(tmp, "case", "e.json"), "--quiet"], f"checkpoint {section} mutation #{i}"
 
+def export_base():
+    """An export of the base checkpoint (made once): config.json, model.safetensors and the header."""
+    d = os.path.join(tmp, "export-base")
+    if not os.path.exists(d):
+        subprocess.run([BIN, "export", "--checkpoint", CKPT, "--out", d], check=True, capture_output=True, cwd=tmp)
+    raw = open(os.path.join(d, "model.safetensors"), "rb").read()
+    n = int.from_bytes(raw[:8], "little")
+    return json.load(open(os.path.join(d, "config.json"))), json.loads(raw[8:8 + n]), raw[8 + n:]
+
+def import_args(i, config_text, tensors_bytes):
+    d = os.path.join(tmp, f"imp{i}")
+    os.makedirs(d, exist_ok=True)
+    open(os.path.join(d, "config.json"), "w").write(config_text)
+    open(os.path.join(d, "model.safetensors"), "wb").write(tensors_bytes)
+    return ["import", "--from", d, "--out", os.path.join(tmp, "case", "imported.json")]
+
+def safetensors_file(header, data, pad=b" "):
+    h = (header if isinstance(header, str) else json.dumps(header)).encode()
+    h += pad * (-len(h) % 8)
+    return len(h).to_bytes(8, "little") + h + data
+
+def safetensors_case(i):
+    """A mutated safetensors header (shapes, offsets, dtypes, padding, names) under an export's config."""
+    config, header, data = export_base()
+    name = rng.choice([k for k in header if k != "__metadata__"])
+    kind, pad = rng.randrange(7), b" "
+    if kind == 0:
+        header[name][rng.choice(["shape", "data_offsets", "dtype"])] = rng.choice(EXTREME + [[2**62], [2**32, 2**32], [0, 2**63]])
+    elif kind == 1:
+        header[name]["shape"] = [rng.choice(EXTREME) for _ in range(rng.randint(0, 3))]
+    elif kind == 2:
+        header[name]["data_offsets"] = [rng.choice([0, 4, 4.5, -4, 2**64 - 1, len(data), len(data) + 4]) for _ in range(2)]
+    elif kind == 3:
+        pad = rng.choice([b"\0", b"\n", b"x"])
+    elif kind == 4:
+        text = json.dumps(header)
+        text = text[:-1] + ", " + json.dumps(name) + ": " + json.dumps(header[name]) + "}"  # the name twice
+        return import_args(i, json.dumps(config), safetensors_file(text, data)), f"safetensors {name} twice"
+    elif kind == 5:
+        body = safetensors_file(header, data)
+        cut = rng.randrange(len(body))
+        return import_args(i, json.dumps(config), body[:cut]), f"safetensors cut at {cut}"
+    else:
+        header[name] = rng.choice(EXTREME)
+    return import_args(i, json.dumps(config), safetensors_file(header, data, pad)), f"safetensors {kind} {name}: {json.dumps(header)[:200]}"
+
+def export_config_case(i):
+    """A mutated export config.json (its tensors list and checkpoint fields) imported, or a mutated
+    checkpoint exported."""
+    config, header, data = export_base()
+    kind = rng.randrange(6)
+    if kind == 0 and config["tensors"]:
+        t = rng.choice(config["tensors"])
+        t[rng.choice(["pe_bench", "torch", "pe_bench_shape", "transposed", "torch_shape"])] = rng.choice(EXTREME)
+    elif kind == 1 and config["tensors"]:
+        rng.choice(config["tensors"])["pe_bench_shape"] = [rng.choice(EXTREME) for _ in range(rng.randint(0, 3))]
+    elif kind == 2:
+        config["tensors"].append(dict(rng.choice(config["tensors"])))
+    elif kind == 3:
+        cp = config["pe_bench_checkpoint"]
+        section = rng.choice(["model", "scheme", "training", "top"])
+        target = cp if section == "top" or not isinstance(cp.get(section), dict) else cp[section]
+        target[rng.choice(list(target.keys()) + ["extra"])] = rng.choice(EXTREME + ["../../etc"])
+    elif kind == 4:
+        config[rng.choice(["pe_bench_checkpoint", "tensors"])] = rng.choice(EXTREME)
+    else:
+        c = json.load(open(CKPT))
+        p = rng.choice(c["params"])
+        p[rng.choice(["shape", "data", "name"])] = rng.choice(EXTREME + [[160, 48], [16, 480000], [-17, -16], [0, 16]])
+        path = os.path.join(tmp, f"ex{i}.json")
+        json.dump(c, open(path, "w"))
+        return ["export", "--checkpoint", path, "--out", os.path.join(tmp, "case", "ex")], f"export of a mutated checkpoint {json.dumps(p)[:200]}"
+    return import_args(i, json.dumps(config), safetensors_file(header, data)), f"import of config {json.dumps(config)[:300]}"
+
 LAB_FILES = ("theory.json", "tournament/results.json", "filings/lab_filing.json")
 LAB_VALUES = ["<!--<script>", "</script><script>", "a&b>c", "\u2028\u2029", "x" * 5000, "pi", "none", "cue", 65536, 65538,
               2048, 4096, 1e12, 1e13, -2]
@@ -349,7 +423,7 @@ def rope_scaling_case(i):
     return args, "census " + " ".join(args[1:])
 
 tree_before = tree_state()
-kinds = [experiment_case, set_case, option_case, checkpoint_case, lab_case, rope_scaling_case]
+kinds = [experiment_case, set_case, option_case, checkpoint_case, safetensors_case, export_config_case, lab_case, rope_scaling_case]
 t0, found = time.time(), []
 try:
     read_only_copies()

@@ -26,6 +26,11 @@ std::string interop_scratch() {
   fs::create_directories(d);
   return d.string();
 }
+// import's checkpoint as text (written to dir/back.json)
+std::string imported(const std::string& dir) {
+  import_checkpoint(dir, dir + "/back.json");
+  return read_file(dir + "/back.json");
+}
 void write_export(const std::string& dir, const ExportedModel& m) {
   write_file_atomic(dir + "/model.safetensors", m.safetensors);
   write_file_atomic(dir + "/config.json", m.config);
@@ -40,7 +45,7 @@ TEST_CASE("export then import gives every committed checkpoint back byte for byt
     for (auto& path : find_checkpoints(runs)) {
       INFO(path);
       write_export(dir, export_checkpoint(path));
-      CHECK(import_checkpoint(dir) == read_file(path));
+      CHECK(imported(dir) == read_file(path));
       schemes.insert(json::parse(read_file(dir + "/config.json"))["position_scheme"].get<std::string>());
       ++n;
     }
@@ -90,32 +95,60 @@ TEST_CASE("import names what is wrong: a missing tensor, another shape, another 
   // a tensor dropped
   std::vector<NamedTensor> fewer(f.tensors.begin() + 1, f.tensors.end());
   write_export(dir, {safetensors_bytes(fewer, {}), m.config});
-  CHECK_THROWS_WITH_AS(import_checkpoint(dir), doctest::Contains(("tensor '" + f.tensors[0].name + "'").c_str()), DataError);
+  CHECK_THROWS_WITH_AS(imported(dir), doctest::Contains(("tensor '" + f.tensors[0].name + "'").c_str()), DataError);
   // a tensor of another shape
   std::vector<NamedTensor> reshaped = f.tensors;
   reshaped[0].shape = {reshaped[0].shape[1], reshaped[0].shape[0]};
   write_export(dir, {safetensors_bytes(reshaped, {}), m.config});
-  CHECK_THROWS_WITH_AS(import_checkpoint(dir), doctest::Contains("has shape"), DataError);
+  CHECK_THROWS_WITH_AS(imported(dir), doctest::Contains("has shape"), DataError);
   // another dtype: the header says F16
   std::string bytes = m.safetensors;
   const size_t at = bytes.find("\"F32\"");
   bytes.replace(at, 5, "\"F16\"");
   write_export(dir, {bytes, m.config});
-  CHECK_THROWS_WITH_AS(import_checkpoint(dir), doctest::Contains("dtype F16"), DataError);
+  CHECK_THROWS_WITH_AS(imported(dir), doctest::Contains("dtype F16"), DataError);
   // a file cut short
   write_export(dir, {m.safetensors.substr(0, m.safetensors.size() - 4), m.config});
-  CHECK_THROWS_AS(import_checkpoint(dir), DataError);
+  CHECK_THROWS_AS(imported(dir), DataError);
   write_export(dir, {"abc", m.config});
-  CHECK_THROWS_WITH_AS(import_checkpoint(dir), doctest::Contains("shorter than its 8-byte header"), DataError);
+  CHECK_THROWS_WITH_AS(imported(dir), doctest::Contains("shorter than its 8-byte header"), DataError);
   // an extra tensor the model does not have
   std::vector<NamedTensor> more = f.tensors;
   more.push_back({"extra.weight", {1, 1}, {0.5f}});
   write_export(dir, {safetensors_bytes(more, {}), m.config});
-  CHECK_THROWS_WITH_AS(import_checkpoint(dir), doctest::Contains("'extra.weight' is not part of the model"), DataError);
+  CHECK_THROWS_WITH_AS(imported(dir), doctest::Contains("'extra.weight' is not part of the model"), DataError);
   // no config.json
   fs::remove(dir + "/config.json");
-  CHECK_THROWS_WITH_AS(import_checkpoint(dir), doctest::Contains("config.json is missing"), DataError);
+  CHECK_THROWS_WITH_AS(imported(dir), doctest::Contains("config.json is missing"), DataError);
   fs::remove_all(dir);
+}
+
+TEST_CASE("a safetensors header: shapes bounded by the data, whole numbers only, space padding, each tensor once") {
+  const auto file = [](std::string header, size_t data) {
+    std::string out(8, '\0');
+    const uint64_t n = header.size();
+    std::memcpy(out.data(), &n, 8);
+    return out + header + std::string(data, '\0');
+  };
+  const auto refused = [&](const std::string& header, size_t data, const char* why) {
+    INFO(header);
+    CHECK_THROWS_WITH_AS(parse_safetensors(file(header, data), "f"), doctest::Contains(why), DataError);
+  };
+  CHECK(parse_safetensors(file(R"({"w": {"dtype": "F32", "shape": [2, 1], "data_offsets": [0, 8]}}  )", 8), "f")
+            .tensors[0].data.size() == 2);
+  CHECK(parse_safetensors(file(R"({"w": {"dtype": "F32", "shape": [0, 4611686018427387904], "data_offsets": [0, 0]}})", 0), "f")
+            .tensors[0].data.empty());
+  refused(R"({"w": {"dtype": "F32", "shape": [4611686018427387904], "data_offsets": [0, 0]}})", 0, "more than the file holds");
+  refused(R"({"w": {"dtype": "F32", "shape": [4294967296, 4294967296], "data_offsets": [0, 0]}})", 0, "more than the file holds");
+  refused(R"({"w": {"dtype": "F32", "shape": [9223372036854775807, 9223372036854775807], "data_offsets": [0, 4]}})", 4, "more than");
+  refused(R"({"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4.5]}})", 4, "data_offsets holds 4.5");
+  refused(R"({"w": {"dtype": "F32", "shape": [1.0], "data_offsets": [0, 4]}})", 4, "shape holds 1.0");
+  refused(R"({"w": {"dtype": "F32", "shape": [-1], "data_offsets": [0, 4]}})", 4, "shape holds -1");
+  refused(R"({"w": {"dtype": "F32", "shape": "1", "data_offsets": [0, 4]}})", 4, "not a list of whole numbers");
+  refused(std::string(R"({"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}})") + std::string(3, '\0'), 4, "NUL byte");
+  refused(R"({"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}, "w": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}})",
+          8, "duplicate key 'w'");
+  refused(R"({"w": 5})", 0, "not an object");
 }
 
 TEST_CASE("a check batch: the model's logits and every tensor's gradient under PyTorch names, the reading stated") {

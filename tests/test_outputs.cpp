@@ -58,10 +58,87 @@ TEST_CASE("a set whose writer was killed after committing it is finished; one ki
   const std::string staging = d + "/.output-set.tmp.999999999.1";
   fs::create_directories(staging);
   std::ofstream(staging + "/results.json") << "half\n";
-  finish_file_set(d);
+  finish_file_set(d, {"results.json", "table.md", "geometry.json"});
   CHECK(names_in(d) == std::vector<std::string>{"results.json", "table.md"});
   CHECK(read_file(d + "/results.json") == "new\n");
   CHECK(read_file(d + "/table.md") == "new\n");
+  fs::remove_all(d);
+}
+
+TEST_CASE("a pending set names only its folder's own plain files, checked whole before anything is touched") {
+  const std::string root = scratch_dir("hostile");
+  const std::string d = root + "/out", victim = root + "/victim.txt";
+  const auto pending = [&](const std::string& manifest) {
+    fs::remove_all(d);
+    fs::create_directories(d + "/.output-set.pending");
+    std::ofstream(d + "/.output-set.pending/MANIFEST") << manifest;
+    std::ofstream(d + "/.output-set.pending/results.json") << "new\n";
+  };
+  std::ofstream(victim) << "precious\n";
+  const std::vector<std::pair<std::string, std::string>> set = {{"results.json", "1\n"}, {"table.md", "a\n"}};
+  for (const std::string& line : std::vector<std::string>{"remove ../victim.txt", "remove " + victim, "put ../victim.txt", "remove .",
+                                 "remove ..", "remove ", "put .output-set.pending", "remove a/../../victim.txt",
+                                 "delete results.json", "remove notes.txt"}) {
+    INFO(line);
+    pending("put results.json\n" + line + "\n");
+    std::ofstream(d + "/table.md") << "old\n";
+    CHECK_THROWS_WITH_AS(write_file_set(d, set), doctest::Contains("MANIFEST line 2"), IoError);
+    CHECK(read_file(victim) == "precious\n");
+    CHECK(read_file(d + "/table.md") == "old\n");  // nothing touched, the first line's put included
+    CHECK(fs::exists(d + "/.output-set.pending/results.json"));
+  }
+  // a name twice, and a symlink where a file of the set goes (never followed, never removed)
+  pending("put results.json\nput results.json\n");
+  CHECK_THROWS_WITH_AS(write_file_set(d, set), doctest::Contains("names a file twice"), IoError);
+  pending("remove table.md\n");
+  fs::create_symlink(victim, d + "/table.md");
+  CHECK_THROWS_WITH_AS(write_file_set(d, set), doctest::Contains("is not a regular file"), IoError);
+  CHECK(read_file(victim) == "precious\n");
+  // a directory where a file of the set goes: refused before the commit point, the old set whole
+  fs::remove_all(d);
+  write_file_set(d, set);
+  fs::remove(d + "/table.md");
+  fs::create_directories(d + "/table.md");
+  CHECK_THROWS_WITH_AS(write_file_set(d, {{"results.json", "2\n"}, {"table.md", "b\n"}}),
+                       doctest::Contains("table.md is not a regular file"), IoError);
+  CHECK(read_file(d + "/results.json") == "1\n");
+  CHECK_FALSE(fs::exists(d + "/.output-set.pending"));
+  // the rule for names
+  for (const char* bad : {"", ".", "..", "../x", "/etc/passwd", "a/b", ".hidden", "a\\b"}) CHECK_FALSE(plain_file_name(bad));
+  for (const char* good : {"results.json", "check.safetensors", "held_out.jsonl", "a..b"}) CHECK(plain_file_name(good));
+  fs::remove_all(root);
+}
+
+TEST_CASE("every JSON pe-bench reads: a key twice and a number past a double are refused; files are bounded") {
+  CHECK(parse_json(R"({"a": 1, "b": {"a": 2}})")["b"]["a"] == 2);  // the same key in two objects is fine
+  CHECK_THROWS_WITH_AS(parse_json(R"({"steps": 2, "steps": 1000000})"), doctest::Contains("duplicate key 'steps'"),
+                       json::exception);
+  CHECK_THROWS_WITH_AS(parse_json(R"([{"x": {"k": 1, "k": 1}}])"), doctest::Contains("duplicate key 'k'"), json::exception);
+  CHECK_THROWS_AS(parse_json(R"({"steps": 1e400})"), json::exception);
+  CHECK_THROWS_AS(parse_json(R"({"steps": -1e400})"), json::exception);
+  CHECK_THROWS_AS(parse_json("{\"a\": 1"), json::parse_error);
+  CHECK(parse_json("1e308").get<double>() == 1e308);
+  const std::string d = scratch_dir("read");
+  CHECK_THROWS_WITH_AS(read_file(d), doctest::Contains("is a directory"), IoError);
+  std::ofstream(d + "/big") << std::string(5000, 'x');
+  CHECK_THROWS_WITH_AS(read_file(d + "/big", 4096), doctest::Contains("more than"), IoError);
+  CHECK(read_file(d + "/big").size() == 5000);
+  CHECK_THROWS_WITH_AS(read_file("/dev/zero", 1 << 20), doctest::Contains("more than 1 MiB"), IoError);
+  fs::remove_all(d);
+}
+
+TEST_CASE("a file checked before it is put in place: a refused one leaves the old file and no temporary") {
+  const std::string d = scratch_dir("checked");
+  write_file_atomic(d + "/cp.json", "old\n");
+  CHECK_THROWS_AS(write_file_checked(d + "/cp.json", "new\n", [](const std::string& t) {
+                    CHECK(read_file(t) == "new\n");
+                    throw DataError("refused");
+                  }),
+                  DataError);
+  CHECK(read_file(d + "/cp.json") == "old\n");
+  CHECK(names_in(d) == std::vector<std::string>{"cp.json"});
+  write_file_checked(d + "/cp.json", "new\n", [](const std::string&) {});
+  CHECK(read_file(d + "/cp.json") == "new\n");
   fs::remove_all(d);
 }
 

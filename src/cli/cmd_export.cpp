@@ -4,12 +4,33 @@
 
 #include "cli/common.h"
 #include "core/files.h"
+#include "core/safetensors.h"
 #include "harness/checkpoint.h"
 #include "harness/interop.h"
 #include "harness/task.h"
 #include "schemes/frequency_maps.h"
 
 namespace pe::cli {
+
+namespace {
+
+// Whether `path` (check.safetensors or check.json) is what `pe-bench export --check` writes: the
+// safetensors file names it as its producer; check.json has its fields.
+bool written_by_export_check(const std::string& path) {
+  try {
+    const std::string bytes = read_file(path, 1u << 30);
+    if (path.ends_with(".safetensors")) {
+      const auto meta = parse_safetensors(bytes, path).metadata;
+      return meta.count("producer") && meta.at("producer") == "pe-bench export --check";
+    }
+    const nlohmann::json j = parse_json(bytes);
+    return j.is_object() && j.contains("loss_is") && j.contains("logits_shape") && j.contains("reading");
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+}  // namespace
 
 void register_export(CLI::App& app) {
   struct Opts {
@@ -48,7 +69,17 @@ void register_export(CLI::App& app) {
       files.push_back({"check.safetensors", c.safetensors});
       files.push_back({"check.json", c.json});
     }
-    write_file_set(o->out, files, o->check ? std::vector<std::string>{} : std::vector<std::string>{"check.safetensors", "check.json"});
+    // without --check, an earlier export's check files describe another model and are removed; a
+    // file of those names that pe-bench export did not write is the user's, and stays
+    std::vector<std::string> obsolete;
+    if (!o->check)
+      for (const char* name : {"check.safetensors", "check.json"}) {
+        const std::string path = o->out + "/" + name;
+        if (!file_exists(path)) continue;
+        if (written_by_export_check(path)) obsolete.push_back(name);
+        else fmt::print("left {} as it is: pe-bench export --check did not write it\n", path);
+      }
+    write_file_set(o->out, files, obsolete);
     for (auto& [name, bytes] : files) fmt::print("wrote {}/{} ({} bytes)\n", o->out, name, bytes.size());
   });
 }

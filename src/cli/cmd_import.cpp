@@ -20,7 +20,7 @@ void register_import(CLI::App& app) {
   sub->add_option("--from", o->from, "the directory holding model.safetensors and config.json")->required();
   sub->add_option("--out", o->out, "the checkpoint.json to write (atomically)")->required();
   sub->callback([o] {
-    write_file_atomic(o->out, import_checkpoint(o->from));
+    import_checkpoint(o->from, o->out);
     fmt::print("wrote {}\n", o->out);
   });
 }

@@ -21,6 +21,8 @@ struct ConfigError : UsageError {
 // A checkpoint is missing, corrupt, of another version, or does not match the model.
 struct CheckpointError : Error {
   using Error::Error;
+  CheckpointError(const std::string& what, const std::string& why) : Error(what), why(why) {}
+  std::string why;  // the problem alone, without the file's name and the advice (empty: what() is all)
   int exit_code() const override { return 3; }
 };
 // A data file (corpus) is missing or differs from what is expected.

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 
 #include <nlohmann/json.hpp>
 
 #include "core/errors.h"
+#include "core/files.h"
 
 namespace pe {
 
@@ -36,10 +38,30 @@ float get_f32(const char* p) {
   std::memcpy(&f, &u, 4);
   return f;
 }
-int64_t elements(const std::vector<int64_t>& shape) {
+// The number of elements of a shape read from a file, or -1 when it exceeds `limit` (checked before
+// each product, so no product of the file's dimensions can overflow).
+int64_t bounded_elements(const std::vector<int64_t>& shape, int64_t limit) {
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+  for (int64_t d : shape) {
+    if (d == 0) return 0;
+    if (d > limit || n > limit / d) return -1;
+    n *= d;
+  }
   return n;
+}
+// A JSON array of non-negative integers (a shape, data offsets): a fraction, a sign or a string is
+// refused, never truncated.
+std::vector<int64_t> whole_numbers(const json& j, const char* what, const std::function<DataError(const std::string&)>& fail) {
+  if (!j.is_array()) throw fail(fmt::format("its {} is not a list of whole numbers", what));
+  std::vector<int64_t> out;
+  for (auto& x : j) {
+    if (!x.is_number_integer() || (!x.is_number_unsigned() && x.get<int64_t>() < 0))
+      throw fail(fmt::format("its {} holds {}, not a non-negative whole number", what, x.dump()));
+    const uint64_t u = x.get<uint64_t>();
+    if (u > uint64_t(INT64_MAX)) throw fail(fmt::format("its {} holds {}, past any file", what, x.dump()));
+    out.push_back(int64_t(u));
+  }
+  return out;
 }
 }  // namespace
 
@@ -77,9 +99,12 @@ SafetensorsFile parse_safetensors(const std::string& bytes, const std::string& p
   if (bytes.size() < 8) throw fail("shorter than its 8-byte header length");
   const uint64_t n = get_u64(bytes);
   if (n > bytes.size() - 8) throw fail(fmt::format("its header length {} runs past the end of the file", n));
+  const std::string header_text = bytes.substr(8, size_t(n));
+  // the header is JSON padded with spaces (the format's rule); a NUL or other padding is refused
+  if (header_text.find('\0') != std::string::npos) throw fail("its header holds a NUL byte");
   json header;
   try {
-    header = json::parse(bytes.substr(8, size_t(n)));
+    header = parse_json(header_text);  // a tensor named twice is refused here (duplicate key)
   } catch (const json::exception& e) {
     throw fail(fmt::format("its header is not JSON ({})", e.what()));
   }
@@ -96,7 +121,9 @@ SafetensorsFile parse_safetensors(const std::string& bytes, const std::string& p
       }
       continue;
     }
+    const auto tensor_fail = [&](const std::string& why) { return fail(fmt::format("tensor '{}': {}", name, why)); };
     try {
+      if (!spec.is_object()) throw tensor_fail("its description is not an object");
       const std::string dtype = spec.at("dtype");
       if (dtype != "F32")
         throw DataError(fmt::format("{}: tensor '{}' has dtype {}; pe-bench reads F32 only (convert it with "
@@ -104,17 +131,18 @@ SafetensorsFile parse_safetensors(const std::string& bytes, const std::string& p
                                     path, name, dtype));
       NamedTensor t;
       t.name = name;
-      t.shape = spec.at("shape").get<std::vector<int64_t>>();
-      for (int64_t d : t.shape)
-        if (d < 0) throw fail(fmt::format("tensor '{}' has a negative dimension", name));
-      const auto off = spec.at("data_offsets").get<std::vector<uint64_t>>();
-      if (off.size() != 2 || off[0] > off[1] || off[1] > data_bytes)
+      t.shape = whole_numbers(spec.at("shape"), "shape", tensor_fail);
+      const auto off = whole_numbers(spec.at("data_offsets"), "data_offsets", tensor_fail);
+      if (off.size() != 2 || off[0] > off[1] || uint64_t(off[1]) > data_bytes)
         throw fail(fmt::format("tensor '{}' has data offsets outside the data", name));
-      if (off[1] - off[0] != uint64_t(elements(t.shape)) * 4)
-        throw fail(fmt::format("tensor '{}' holds {} bytes, its shape needs {}", name, off[1] - off[0], elements(t.shape) * 4));
-      t.data.resize(size_t(elements(t.shape)));
+      // bounded by the data there is: a shape whose product passes it is refused before it is multiplied out
+      const int64_t count = bounded_elements(t.shape, int64_t(data_bytes / 4));
+      if (count < 0 || uint64_t(off[1] - off[0]) != uint64_t(count) * 4)
+        throw fail(fmt::format("tensor '{}' holds {} bytes, its shape {} needs {}", name, off[1] - off[0],
+                               json(t.shape).dump(), count < 0 ? "more than the file holds" : std::to_string(count * 4)));
+      t.data.resize(size_t(count));
       for (size_t i = 0; i < t.data.size(); ++i) t.data[i] = get_f32(bytes.data() + base + off[0] + 4 * i);
-      spans.push_back({off[0], off[1]});
+      spans.push_back({uint64_t(off[0]), uint64_t(off[1])});
       f.tensors.push_back(std::move(t));
     } catch (const json::exception& e) {
       throw fail(fmt::format("tensor '{}' is described wrongly ({})", name, e.what()));

@@ -69,7 +69,7 @@ std::string first_difference(const json& a, const json& b, const std::string& pa
 
 json parse_or_throw(const std::string& text, const std::string& where) {
   try {
-    return json::parse(text);
+    return parse_json(text);
   } catch (const json::exception& e) {
     throw DataError(fmt::format("{} is not valid JSON ({})", where, e.what()));
   }

@@ -98,13 +98,13 @@ json checkpoint_envelope(const std::string& task, const json& model, const Schem
 
 CheckpointError CheckpointReader::fail(const std::string& why) const {
   return CheckpointError(
-      fmt::format("checkpoint {}: {}; retrain it with `pe-bench train` or pass another file", path_, why));
+      fmt::format("checkpoint {}: {}; retrain it with `pe-bench train` or pass another file", path_, why), why);
 }
 
 CheckpointReader::CheckpointReader(const std::string& path, const std::string& task) : path_(path) {
   if (!file_exists(path)) throw CheckpointError(fmt::format("checkpoint {} not found; train one with `pe-bench train` first", path));
   try {
-    j_ = json::parse(read_file(path));
+    j_ = parse_json(read_file(path));
   } catch (const json::exception& e) {
     throw fail(fmt::format("not valid JSON ({})", e.what()));
   }
@@ -243,12 +243,12 @@ std::vector<std::string> find_checkpoints(const std::string& dir, const std::str
     if (!entry.is_regular_file() || name != "checkpoint.json") continue;
     bool keep = true;
     try {
-      const json cp = json::parse(read_file(path));
+      const json cp = parse_json(read_file(path));
       keep = task.empty() || cp.value("task", json()) == task;
       // the run's config.json must describe this checkpoint
       const fs::path cfg = entry.path().parent_path() / "config.json";
       if (keep && fs::exists(cfg)) {
-        const json c = json::parse(read_file(cfg.string()));
+        const json c = parse_json(read_file(cfg.string()));
         const json scheme = cp.at("scheme").at("name"), seed = cp.at("training").at("seed");
         if (c.value("scheme", scheme) != scheme || c.value("seed", seed) != seed)
           throw DataError(fmt::format("run directory {} mixes runs: config.json is {} seed {} but checkpoint.json "
@@ -281,7 +281,7 @@ void check_distinct_runs(const std::vector<std::string>& checkpoints) {
     seen[file_key] = path;
     json cp;
     try {
-      cp = json::parse(read_file(path));
+      cp = parse_json(read_file(path));
     } catch (const std::exception&) {
       continue;  // the loader names the problem
     }

@@ -173,7 +173,7 @@ void merge_config(json& cfg, const json& overrides, const std::string& origin) {
 json read_experiment_file(const std::string& path) {
   if (!file_exists(path)) throw ConfigError("experiment file not found: " + path);
   try {
-    return json::parse(read_file(path));
+    return parse_json(read_file(path));
   } catch (const json::exception& e) {
     throw ConfigError(fmt::format("{} is not valid JSON: {}", path, e.what()));
   }

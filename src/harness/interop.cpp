@@ -4,11 +4,13 @@
 
 #include <filesystem>
 #include <regex>
+#include <set>
 
 #include "core/errors.h"
 #include "core/files.h"
 #include "core/safetensors.h"
 #include "harness/checkpoint.h"
+#include "harness/task.h"
 #include "models/check_batch.h"
 #include "schemes/rope_scaling.h"
 
@@ -91,7 +93,17 @@ TorchTensorName torch_tensor_name(const std::string& pe_name) {
                               pe_name));
 }
 
+void check_checkpoint_file(const std::string& path) {
+  CheckpointReader reader(path, "");
+  const json& task = reader.json_().at("task");
+  if (!task.is_string() || !task_exists(task.get<std::string>()))
+    throw reader.fail(fmt::format("task {} is not one pe-bench knows ({})", task.dump(), known_tasks()));
+  find_task(task.get<std::string>()).check_checkpoint(path);
+}
+
 ExportedModel export_checkpoint(const std::string& path) {
+  // read as eval and sample read it, first: every tensor against the model's layout, only finite numbers
+  check_checkpoint_file(path);
   CheckpointReader reader(path, "");
   const json& cp = reader.json_();
   std::vector<NamedTensor> tensors;
@@ -166,56 +178,95 @@ ExportedCheck export_check(const CheckBatch& c) {
   return {safetensors_bytes(tensors, {{"format", "pt"}, {"producer", "pe-bench export --check"}}), j.dump(2) + "\n"};
 }
 
-std::string import_checkpoint(const std::string& dir) {
+void import_checkpoint(const std::string& dir, const std::string& out) {
   namespace fs = std::filesystem;
   const std::string config_path = (fs::path(dir) / "config.json").string(),
                     tensors_path = (fs::path(dir) / "model.safetensors").string();
+  const auto fail = [](const std::string& file, const std::string& why) {
+    return DataError(fmt::format("import: {}: {}", file, why));
+  };
   for (auto& p : {config_path, tensors_path})
     if (!fs::is_regular_file(p))
-      throw DataError(fmt::format("{} is missing; --from names a directory that `pe-bench export` wrote", p));
+      throw DataError(fmt::format("import: {} is missing; --from names a directory that `pe-bench export` wrote", p));
   json config;
   try {
-    config = json::parse(read_file(config_path));
+    config = parse_json(read_file(config_path));
   } catch (const json::exception& e) {
-    throw DataError(fmt::format("{} is not JSON ({})", config_path, e.what()));
+    throw fail(config_path, fmt::format("not JSON ({})", e.what()));
   }
   if (!config.is_object() || !config.contains("pe_bench_checkpoint") || !config.contains("tensors"))
-    throw DataError(fmt::format("{} has no pe_bench_checkpoint and tensors fields; write it with `pe-bench export` "
-                                "(a PyTorch model needs the config.json of the export it came from)",
-                                config_path));
+    throw fail(config_path, "no pe_bench_checkpoint and tensors fields; write it with `pe-bench export` (a PyTorch "
+                            "model needs the config.json of the export it came from)");
+  if (!config["pe_bench_checkpoint"].is_object() || config["pe_bench_checkpoint"].empty())
+    throw fail(config_path, fmt::format("pe_bench_checkpoint is {}, not the checkpoint's fields (an object)",
+                                        config["pe_bench_checkpoint"].dump().substr(0, 60)));
+  if (!config["tensors"].is_array()) throw fail(config_path, "tensors is not a list");
   const SafetensorsFile file = parse_safetensors(read_file(tensors_path), tensors_path);
   json cp = config["pe_bench_checkpoint"];
   json params = json::array();
-  try {
-    for (auto& t : config.at("tensors")) {
-      const std::string pe_name = t.at("pe_bench"), torch_name = t.at("torch");
-      const auto shape = t.at("pe_bench_shape").get<std::vector<int>>();
-      const bool transposed = t.at("transposed").get<bool>();
-      const NamedTensor* x = file.find(torch_name);
-      if (!x) throw DataError(fmt::format("{}: tensor '{}' ({} in pe-bench) is missing", tensors_path, torch_name, pe_name));
-      const std::vector<int64_t> want = transposed ? std::vector<int64_t>{shape[1], shape[0]}
-                                                   : std::vector<int64_t>{shape[0], shape[1]};
-      if (x->shape != want)
-        throw DataError(fmt::format("{}: tensor '{}' has shape {} but the model needs {}", tensors_path, torch_name,
-                                    json(x->shape).dump(), json(want).dump()));
-      const std::vector<float> values = transposed ? transpose(x->data, shape[1], shape[0]) : x->data;
-      json data = json::array();
-      for (float f : values) {
-        if (!std::isfinite(f)) throw DataError(fmt::format("{}: tensor '{}' holds a value that is not finite", tensors_path, torch_name));
-        data.push_back(shortest_float(f));
-      }
-      params.push_back({{"name", pe_name}, {"shape", shape}, {"data", std::move(data)}});
+  std::set<std::string> pe_names, torch_names;
+  size_t i = 0;
+  for (auto& t : config["tensors"]) {
+    const std::string at = fmt::format("tensors[{}]", i++);
+    if (!t.is_object() || !t.contains("pe_bench") || !t["pe_bench"].is_string() || !t.contains("torch") ||
+        !t["torch"].is_string() || !t.contains("transposed") || !t["transposed"].is_boolean() ||
+        !t.contains("pe_bench_shape"))
+      throw fail(config_path, fmt::format("{} needs pe_bench and torch (names), pe_bench_shape and transposed", at));
+    const std::string pe_name = t["pe_bench"], torch_name = t["torch"];
+    const bool transposed = t["transposed"];
+    const json& js = t["pe_bench_shape"];
+    if (!js.is_array() || js.size() != 2 || !js[0].is_number_unsigned() || !js[1].is_number_unsigned() ||
+        js[0].get<uint64_t>() < 1 || js[1].get<uint64_t>() < 1 || js[0].get<uint64_t>() > (1u << 20) ||
+        js[1].get<uint64_t>() > (1u << 20))
+      throw fail(config_path, fmt::format("{}.pe_bench_shape is {}, not [rows, columns] of 1 to 1048576 each", at,
+                                          js.dump().substr(0, 60)));
+    const std::vector<int> shape = {js[0].get<int>(), js[1].get<int>()};
+    // the conversion is pe-bench's table, not the file's word: a swapped name or a flipped flag is refused
+    TorchTensorName expected;
+    try {
+      expected = torch_tensor_name(pe_name);
+    } catch (const DataError& e) {
+      throw fail(config_path, fmt::format("{}: {}", at, e.what()));
     }
-  } catch (const json::exception& e) {
-    throw DataError(fmt::format("{}: the tensors list is malformed ({})", config_path, e.what()));
+    if (expected.name != torch_name || expected.transposed != transposed)
+      throw fail(config_path, fmt::format("{} pairs '{}' with '{}' (transposed {}), but pe-bench's '{}' is '{}' "
+                                          "(transposed {}); write config.json with `pe-bench export`",
+                                          at, pe_name, torch_name, transposed, pe_name, expected.name,
+                                          expected.transposed));
+    if (!pe_names.insert(pe_name).second)
+      throw fail(config_path, fmt::format("{} names '{}' a second time", at, pe_name));
+    if (!torch_names.insert(torch_name).second)
+      throw fail(config_path, fmt::format("{} reads tensor '{}' a second time", at, torch_name));
+    const NamedTensor* x = file.find(torch_name);
+    if (!x) throw fail(tensors_path, fmt::format("tensor '{}' ({} in pe-bench) is missing", torch_name, pe_name));
+    const std::vector<int64_t> want = transposed ? std::vector<int64_t>{shape[1], shape[0]}
+                                                 : std::vector<int64_t>{shape[0], shape[1]};
+    if (x->shape != want)
+      throw fail(tensors_path, fmt::format("tensor '{}' has shape {} but the model needs {}", torch_name,
+                                           json(x->shape).dump(), json(want).dump()));
+    const std::vector<float> values = transposed ? transpose(x->data, shape[1], shape[0]) : x->data;
+    json data = json::array();
+    for (float f : values) {
+      if (!std::isfinite(f)) throw fail(tensors_path, fmt::format("tensor '{}' holds a value that is not finite", torch_name));
+      data.push_back(shortest_float(f));
+    }
+    params.push_back({{"name", pe_name}, {"shape", shape}, {"data", std::move(data)}});
   }
-  for (auto& x : file.tensors) {
-    bool known = false;
-    for (auto& t : config["tensors"]) known = known || t["torch"] == x.name;
-    if (!known) throw DataError(fmt::format("{}: tensor '{}' is not part of the model config.json describes", tensors_path, x.name));
-  }
+  for (auto& x : file.tensors)
+    if (!torch_names.count(x.name))
+      throw fail(tensors_path, fmt::format("tensor '{}' is not part of the model config.json describes", x.name));
   cp["params"] = params;
-  return checkpoint_text(cp);
+  // the checkpoint is read back as eval reads it before it is put in place
+  write_file_checked(out, checkpoint_text(cp), [&](const std::string& written) {
+    try {
+      check_checkpoint_file(written);
+    } catch (const CheckpointError& e) {
+      throw fail(config_path, fmt::format("the checkpoint it describes would not read: {} (nothing was written)",
+                                          e.why.empty() ? e.what() : e.why));
+    } catch (const Error& e) {
+      throw fail(config_path, fmt::format("the checkpoint it describes would not read: {} (nothing was written)", e.what()));
+    }
+  });
 }
 
 }  // namespace pe

@@ -43,8 +43,14 @@ struct ExportedCheck {
 };
 ExportedCheck export_check(const CheckBatch& batch);
 
-// The checkpoint text that `dir`/config.json and `dir`/model.safetensors describe; DataError naming
-// the file, or the tensor (missing, another shape, another dtype).
-std::string import_checkpoint(const std::string& dir);
+// Reads a checkpoint as eval and sample do (harness/task.h, Task::check_checkpoint);
+// CheckpointError naming the file and the problem (an unknown task too).
+void check_checkpoint_file(const std::string& path);
+
+// Writes to `out` the checkpoint that `dir`/config.json and `dir`/model.safetensors describe, after
+// checking every field of config.json's tensors list against pe-bench's conversion table (names,
+// shapes, the transposed flag, each tensor once) and reading the checkpoint back as eval would
+// (check_checkpoint_file) from a temporary: DataError "import: <file>: <problem>", and nothing written.
+void import_checkpoint(const std::string& dir, const std::string& out);
 
 }  // namespace pe

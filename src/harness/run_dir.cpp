@@ -93,8 +93,8 @@ json complete_run_training(const std::string& dir, const json& config) {
   const std::string cp = dir + "/checkpoint.json";
   if (!file_exists(cp) || !file_exists(dir + "/metrics.jsonl") || !file_exists(dir + "/config.json")) return nullptr;
   try {
-    if (!same_run(json::parse(read_file(dir + "/config.json")), config)) return nullptr;
-    return json::parse(read_file(cp)).at("training");
+    if (!same_run(parse_json(read_file(dir + "/config.json")), config)) return nullptr;
+    return parse_json(read_file(cp)).at("training");
   } catch (const json::exception&) {
     return nullptr;
   }

@@ -166,6 +166,12 @@ class Task {
     throw UsageError("the " + name() + " task has no check batch");
   }
 
+  // Reads a checkpoint of this task exactly as eval and sample do (the model built from its sections,
+  // every tensor checked against the model's layout and filled) and drops it: CheckpointError naming
+  // the file and the problem. Export checks a checkpoint with it before converting anything, and
+  // import checks the checkpoint it is about to write.
+  virtual void check_checkpoint(const std::string& checkpoint) const = 0;
+
   // The task's own subcommands (e.g. the char LM's finetune and sample), added to the command line
   // beside the core ones (src/cli/); the option helpers are harness/cli_options.h.
   virtual void add_tools(CLI::App& app) const {}

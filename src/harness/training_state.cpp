@@ -49,7 +49,7 @@ std::optional<TrainingState> load_training_state(const std::string& run_dir, con
   const std::string path = training_state_path(run_dir);
   if (!file_exists(path)) return std::nullopt;
   try {
-    const json j = json::parse(read_file(path));
+    const json j = parse_json(read_file(path));
     if (j.value("format", json()) != kFormat || j.value("version", json()) != kVersion)
       throw CheckpointError(fmt::format("{} is not a pe-bench training state of version {}; remove it to train "
                                         "from scratch",

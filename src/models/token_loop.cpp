@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "core/errors.h"
+#include "core/files.h"
 #include "core/params.h"
 
 namespace pe {
@@ -85,7 +86,7 @@ double final_loss_of(const std::string& metrics_lines, int steps, int* covered) 
   std::string line;
   while (std::getline(in, line))
     if (!line.empty()) {
-      const json j = json::parse(line);
+      const json j = parse_json(line);
       logged.emplace_back(j.at("step").get<int>(), j.at("loss_avg").get<double>());
     }
   double sum = 0;

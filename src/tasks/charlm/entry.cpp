@@ -133,6 +133,8 @@ class CharLMTask final : public Task {
     return j;
   }
 
+  void check_checkpoint(const std::string& checkpoint) const override { load_charlm_checkpoint(checkpoint); }
+
   // A fine-tuned checkpoint reads with the plan it was tuned under (for its lengths), and no other map.
   CheckBatch check_batch(const std::string& checkpoint, const std::string& map, int length,
                          uint64_t seed) const override {

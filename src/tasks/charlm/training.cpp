@@ -149,7 +149,7 @@ WindowOrder load_window_order(const std::string& path, int steps, int batch, int
   }
   json doc;
   try {
-    doc = json::parse(text);
+    doc = parse_json(text);
   } catch (const std::exception&) {
     throw ConfigError(fmt::format("train_order: cannot read {} as JSON; give a file written as [[start, ...], ...]", path));
   }

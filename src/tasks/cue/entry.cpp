@@ -97,6 +97,8 @@ class CueTask final : public Task {
   }
 
   // The head reads at the last position (the query token), with a map at kappa = length / training length.
+  void check_checkpoint(const std::string& checkpoint) const override { load_checkpoint(checkpoint); }
+
   CheckBatch check_batch(const std::string& checkpoint, const std::string& map, int length,
                          uint64_t seed) const override {
     return check_head_checkpoint(checkpoint, "cue", HeadInput{}, map, length, seed, false);

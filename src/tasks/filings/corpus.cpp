@@ -371,7 +371,7 @@ std::vector<FilingsDocument> read_filings_jsonl(const std::string& path) {
     ++n;
     if (line.empty()) continue;
     try {
-      const json j = json::parse(line);
+      const json j = parse_json(line);
       FilingsDocument d;
       d.id = j.at("id");
       d.kind = j.at("kind");

@@ -105,6 +105,10 @@ class FilingsTask final : public Task {
     return compare_filings_readers(results, a, b);
   }
 
+  void check_checkpoint(const std::string& checkpoint) const override {
+    load_checkpoint(checkpoint, "filings", HeadInput{false, kFilingsSymbols});
+  }
+
   // The head answers at every position (no query token), with a map at kappa = length / training length.
   CheckBatch check_batch(const std::string& checkpoint, const std::string& map, int length,
                          uint64_t seed) const override {

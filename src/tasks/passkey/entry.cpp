@@ -96,6 +96,8 @@ class PasskeyTask final : public Task {
     return j;
   }
 
+  void check_checkpoint(const std::string& checkpoint) const override { load_passkey_checkpoint(checkpoint); }
+
   CheckBatch check_batch(const std::string& checkpoint, const std::string& map, int length,
                          uint64_t seed) const override {
     LoadedPasskey cp = load_passkey_checkpoint(checkpoint);
