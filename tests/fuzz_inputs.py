@@ -351,72 +351,85 @@ def lab_case(i):
     lab_pages.append(out)
     return ["lab", "--results", res, "--out", out, "--quiet"], f"lab with {rel} mutated #{i}: {text[:300]}"
 
-ROPE_TYPES = ["default", "linear", "dynamic", "yarn", "longrope", "llama3", "proportional", "zoom", "", 3, None]
+ROPE_TYPES = ["default", "linear", "dynamic", "yarn", "longrope", "llama3"]
+ROPE_TYPES_UNREAD = ["proportional", "zoom", "", 3, None]  # Transformers' proportional, unknown ones, wrong types
+ROPE_FIELDS = {"default": [], "linear": ["factor"], "dynamic": ["factor", "original_max_position_embeddings"],
+               "yarn": ["factor", "original_max_position_embeddings", "attention_factor", "beta_fast", "beta_slow", "mscale",
+                        "mscale_all_dim", "truncate"],
+               "longrope": ["short_factor", "long_factor", "factor", "original_max_position_embeddings", "attention_factor"],
+               "llama3": ["factor", "original_max_position_embeddings", "low_freq_factor", "high_freq_factor"]}
 ROPE_VALUES = EXTREME + [4, 8, 32, 64, 256, 0.999, 1e12, 1e13, "NaN", "Infinity", "4"]
 CHARLM = os.path.join(tmp, "charlm-checkpoint.json")
 
 def rope_scaling_case(i):
     """A random Transformers rope_scaling (v4) or rope_parameters (v5) dictionary, bare or in a whole
-    config.json, for every rope_type (and unknown ones): plausible fields first, then 0 to 3 of them
-    replaced by extremes or wrong types, removed, or joined by an unknown one; the original length at the
-    top (v4, Phi-3) or inside (v5). Read by census --rope-scaling (as JSON on the command line or a
-    file), now and then by sample (20 characters) or eval (one length) on the char-LM checkpoint."""
+    config.json, for every rope_type (and unknown ones): the type's own fields with plausible values
+    (each present or not), then 0 to 2 of them replaced by extremes or wrong types, removed, or joined by
+    another type's field or an unknown one; the original length at the top (v4, Phi-3) or inside (v5),
+    now and then in both. Read by census --rope-scaling (as JSON on the command line or a file), now and
+    then by sample (20 characters) or eval (one length, 4 windows) on the char-LM checkpoint (heads of 32)."""
     if not os.path.exists(CHARLM):  # once: a copy in the scratch area (a path into the repository would be rewritten)
         shutil.copy(os.path.join(REPO, "results/charlm-quick/runs/charlm/rope/seed0/checkpoint.json"), CHARLM)
-    t = rng.choice(ROPE_TYPES)
-    d = {"rope_type" if rng.random() < 0.85 else "type": t}
-    planes = rng.choice([8, 8, 16, 3, 0])
-    fields = {"factor": rng.choice([2, 4, 8, None]), "original_max_position_embeddings": rng.choice([32, 64, 128]),
-              "attention_factor": 1.2, "beta_fast": 32, "beta_slow": 1, "mscale": 1, "mscale_all_dim": 0.7,
-              "truncate": rng.choice([True, False]), "low_freq_factor": 1, "high_freq_factor": 4,
-              "short_factor": [1.0 + 0.1 * j for j in range(planes)], "long_factor": [2.0 + j for j in range(planes)]}
-    for k, v in fields.items():
-        if rng.random() < 0.5:
-            d[k] = v
-    for _ in range(rng.randint(0, 3)):
-        k = rng.choice(list(fields) + ["rope_type", "no_such_field"])
+    command = rng.choices(["census", "sample", "eval"], [0.75, 0.15, 0.1])[0]
+    t = rng.choice(ROPE_TYPES) if rng.random() < 0.85 else rng.choice(ROPE_TYPES_UNREAD)
+    head_dim = 32 if command != "census" or rng.random() < 0.5 else rng.choice([16, 32, 64])
+    planes = head_dim // 2 if rng.random() < 0.9 else rng.choice([1, 3, head_dim])
+    plausible = {"factor": rng.choice([2, 4, 8, 1.5, None]), "original_max_position_embeddings": rng.choice([32, 64, 128]),
+                 "attention_factor": rng.choice([1.2, 0.5]), "beta_fast": rng.choice([32, 16]), "beta_slow": rng.choice([1, 2]),
+                 "mscale": rng.choice([1, 0.5]), "mscale_all_dim": rng.choice([0.7, 1]), "truncate": rng.choice([True, False]),
+                 "low_freq_factor": 1, "high_freq_factor": 4, "short_factor": [1.0 + 0.1 * j for j in range(planes)],
+                 "long_factor": [2.0 + j for j in range(planes)]}
+    d = {"rope_type" if rng.random() < 0.9 else "type": t}
+    for k in ROPE_FIELDS.get(t, list(plausible)):
+        if rng.random() < 0.8:
+            d[k] = plausible[k]
+    for _ in range(rng.choice([0, 0, 1, 2])):
         r = rng.random()
-        if r < 0.2:
-            d.pop(k, None)
+        if not d or r < 0.15:
+            d[rng.choice(list(plausible) + ["no_such_field"])] = rng.choice(ROPE_VALUES)  # perhaps another type's
+        elif r < 0.3:
+            d.pop(rng.choice(list(d)), None)
         elif r < 0.85:
-            d[k] = rng.choice(ROPE_VALUES)
+            d[rng.choice(list(d))] = rng.choice(ROPE_VALUES)
         else:
-            d[k] = [rng.choice(ROPE_VALUES) for _ in range(rng.choice([1, planes, 2 * planes + 1]))]
+            d[rng.choice(list(d))] = [rng.choice(ROPE_VALUES) for _ in range(rng.choice([1, planes, 2 * planes + 1]))]
     layout = rng.choice(["bare", "v4", "v5"])
     if layout == "bare":
         cfg = d
     else:
-        cfg = {"head_dim": rng.choice([16, 32, 32, 7, 0, 2**31]), "max_position_embeddings": rng.choice([256, 512, 32, 1, 2**31])}
-        if rng.random() < 0.3:
-            cfg["original_max_position_embeddings"] = rng.choice([32, 64, 512, 0, -1, 1.5])
-        if rng.random() < 0.2:
+        cfg = {"head_dim": head_dim, "max_position_embeddings": rng.choice([256, 512, 128, 32])}
+        theta = 10000 if rng.random() < 0.8 else rng.choice([1, 1e12, 1e13, -5, "1e999", "x", 500000])
+        inner = rng.random() < 0.5  # the original length inside (v5's place) or at the top (v4's, Phi-3's)
+        if "original_max_position_embeddings" in d and not inner:
+            cfg["original_max_position_embeddings"] = d["original_max_position_embeddings"] if layout == "v4" else d.pop("original_max_position_embeddings")
+        if rng.random() < 0.1:
             cfg["partial_rotary_factor"] = rng.choice([0.5, 1, 0, 2])
-        theta = rng.choice([10000, 10000, 1, 1e12, 1e13, -5, "1e999", "x"])
         if layout == "v4":
+            if not inner:
+                d.pop("original_max_position_embeddings", None)
             cfg["rope_theta"], cfg["rope_scaling"] = theta, d
         else:
             d["rope_theta"] = theta
             cfg["rope_parameters"] = d
-        for _ in range(rng.randint(0, 2)):
+        if rng.random() < 0.2:
             cfg[rng.choice(list(cfg))] = rng.choice(ROPE_VALUES)
     text = json.dumps(cfg).replace('"1e999"', "1e999").replace('"NaN"', "NaN").replace('"Infinity"', "Infinity")
     spec = text
     if rng.random() < 0.25:  # the same as a config.json file
         spec = os.path.join(tmp, f"rope{i}.json")
         open(spec, "w").write(text)
-    r = rng.random()
-    if r < 0.15:
+    if command == "sample":
         return (["sample", "--checkpoint", CHARLM, "--rope-scaling", spec, "--chars", "20", "--prompt", "the time"],
                 f"sample --rope-scaling {text}")
-    if r < 0.25:
+    if command == "eval":
         return (["eval", "--task", "charlm", "--checkpoint", CHARLM, "--rope-scaling", spec, "--lengths", "256",
                  "--set", "val_windows=4", "--out", os.path.join(CASE, "e.json"), "--quiet"], f"eval --rope-scaling {text}")
     args = ["census", "--rope-scaling", spec]
     if rng.random() < 0.4:
         args += ["--length", str(rng.choice([1, 32, 256, 4096, 2**24, 2**24 + 1, 0, -1]))]
-    if rng.random() < 0.3:
-        args += ["--d-head", str(rng.choice([16, 32, 4, 6, 131072, 131074]))]
     if rng.random() < 0.2:
+        args += ["--d-head", str(rng.choice([16, 32, 4, 6, 131072, 131074]))]
+    if rng.random() < 0.15:
         args += ["--base", str(rng.choice([10000, 1.5, 1, 1e12, 1e13, "inf", "nan", "1e400"]))]
     if rng.random() < 0.5:
         args.append("--json")

@@ -138,6 +138,12 @@ void check_option_values(CLI::App& root) {
   CLI::App* top = &root;
   while (top->get_parent()) top = top->get_parent();
   top->preparse_callback([top](std::size_t) { add_value_checks(*top); });
+  const std::string rule =
+      "Every option: an empty value is an error (leave the option out for its default) and a number must be finite; "
+      "sizes that decide memory (sample --context, a census, a char LM's batch and length) are checked against this "
+      "machine's memory before any work (exit 2).";
+  if (top->get_footer().find(rule) == std::string::npos)
+    top->footer(top->get_footer().empty() ? rule : top->get_footer() + "\n" + rule);
 }
 
 void add_renamed_option(CLI::App* sub, const std::string& old_name, const std::string& new_name) {

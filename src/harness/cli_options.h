@@ -70,7 +70,8 @@ void reject_unread(bool given, const std::string& option, const std::string& key
 //   - an integer option refuses values past its type's range, and an unsigned one a minus sign (`-1`
 //     would otherwise wrap to 2^64 - 1).
 // Installed on the root app and applied to every subcommand's options when parsing starts, so one call
-// covers the subcommands registered after it too; each register function calls it (idempotent).
+// covers the subcommands registered after it too; each register function calls it (idempotent). The
+// rules are stated in the footer of `pe-bench --help`.
 void check_option_values(CLI::App& root);
 
 // An option renamed: the old spelling, still accepted by the parser, fails with a UsageError naming the

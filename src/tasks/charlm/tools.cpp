@@ -121,14 +121,12 @@ void add_sample(CLI::App& app) {
   sub->add_option("--temperature", o->temperature, "0: the most likely character each time; at most 100 (a finite number)")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 100.0));
-  sub->add_option("--sample-seed", o->seed, fmt::format("seed of the draws when temperature > 0 (0 to {})", kMaxSeed))
+  sub->add_option("--sample-seed", o->seed, "seed of the draws when temperature > 0")
       ->capture_default_str()
       ->check(CLI::Range(0, kMaxSeed));
   sub->add_option("--context", o->context,
-                  fmt::format("characters the model sees, 1 to {}: past them the window slides and positions keep "
-                              "counting (default: its training length). Its key/value cache is checked against this "
-                              "machine's memory before any work",
-                              kMaxContext))
+                  "characters the model sees: past them the window slides and positions keep counting (default: "
+                  "its training length); its key/value cache is checked against this machine's memory before any work")
       ->check(CLI::Range(1, kMaxContext));
   sub->add_option("--map", o->map, fmt::format("read a RoPE model with this context-extension map: {}", known_maps()))
       ->capture_default_str();

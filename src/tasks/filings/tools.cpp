@@ -29,7 +29,7 @@ void add_filings_tools(CLI::App& app) {
   sub->add_option("--out", o->out, "directory to write train.jsonl and held_out.jsonl into (atomically)");
   add_renamed_option(sub, "--seed", "--corpus-seed");
   sub->add_option("--corpus-seed", o->seed,
-                  fmt::format("generator seed 0 to {}, as the key corpus_seed (the same seed gives the same bytes)", kMaxSeed))
+                  "generator seed, as the key corpus_seed and within its bounds (the same seed gives the same bytes)")
       ->capture_default_str()
       ->check(CLI::Range(0LL, (long long)kMaxSeed));  // the key's bound: a seed given here must be one a run can read
   sub->add_option("--corpus-version", o->version,
