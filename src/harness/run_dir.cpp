@@ -29,7 +29,10 @@ std::string run_dir_path(const std::string& runs_dir, const std::string& task, c
 RunDirLock::RunDirLock(const std::string& dir) : path_(dir + ".lock") {
   const std::filesystem::path parent = std::filesystem::path(dir).parent_path();
   if (!parent.empty()) make_dirs(parent.string());
-  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT, 0644);
+  // never through a symlink (a runs folder from elsewhere could point the lock at any file)
+  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW, 0644);
+  if (fd_ < 0 && errno == ELOOP)
+    throw IoError(fmt::format("the lock {} is a symlink; pe-bench makes its locks itself: remove it and run again", path_));
   if (fd_ < 0) throw IoError(fmt::format("cannot create the lock {} (is the runs directory writable?)", path_));
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     ::close(fd_);
@@ -52,6 +55,14 @@ void write_run_dir(const std::string& dir, const json& config, const std::string
   namespace fs = std::filesystem;
   const fs::path parent = fs::path(dir).parent_path();
   if (!parent.empty()) make_dirs(parent.string());
+  {  // a run directory is replaced whole: whatever else stands there (a file, a symlink) is not pe-bench's
+    std::error_code ec;
+    const fs::file_type type = fs::symlink_status(dir, ec).type();
+    if (!ec && type != fs::file_type::not_found && type != fs::file_type::directory)
+      throw IoError(fmt::format("{} is not a directory (a file or a symlink stands there), and pe-bench writes a run "
+                                "directory there; move it away or choose another runs_dir",
+                                dir));
+  }
   const std::string tmp = unique_temp_name(dir);
   if (::mkdir(tmp.c_str(), 0755) != 0) throw IoError(fmt::format("cannot create {}: {}", tmp, std::strerror(errno)));
   std::vector<int> slots = {register_temp(tmp)};

@@ -129,3 +129,13 @@ expect_code 5 "a rope_scaling config read from /dev/zero" "more than 1024 MiB" c
 expect_code 2 "export --check at 65,536 tokens" "a check batch of 4 sequences of 65536 tokens needs about" export --checkpoint "$CQ" --out "$TMP/h/big-check" --check --length 65536
 expect_code 2 "export --check of a filings head at 65,536 tokens" "a check batch of 4 sequences of 65536 tokens needs about" export --checkpoint results/filings/runs/filings/rope/seed0/checkpoint.json --out "$TMP/h/big-check" --check --length 65536
 [[ ! -e "$TMP/h/big-check" ]] && pass=$((pass + 1)) || { echo "FAIL [export --check]: a refused export left $TMP/h/big-check"; fail=$((fail + 1)); }
+
+# run directories and their locks: never a symlink or a file pe-bench did not make
+mkdir -p "$TMP/h/rr/cue/rope"
+ln -s "$TMP/h/victim" "$TMP/h/rr/cue/rope/seed0"
+expect_code 5 "a run directory that is a symlink" "rope/seed0 is not a directory (a file or a symlink stands there)" train --scheme rope --steps 2 --runs-dir "$TMP/h/rr" --quiet
+victim_ok "a run directory that is a symlink" "$TMP/h/victim/data.txt"
+rm "$TMP/h/rr/cue/rope/seed0"
+ln -s "$TMP/h/victim/data.txt" "$TMP/h/rr/cue/rope/seed0.lock"
+expect_code 5 "a run lock that is a symlink" "seed0.lock is a symlink" train --scheme rope --steps 2 --runs-dir "$TMP/h/rr" --quiet
+victim_ok "a run lock that is a symlink" "$TMP/h/victim/data.txt"
