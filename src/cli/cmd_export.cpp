@@ -81,6 +81,7 @@ void register_export(CLI::App& app) {
       }
     write_file_set(o->out, files, obsolete);
     for (auto& [name, bytes] : files) fmt::print("wrote {}/{} ({} bytes)\n", o->out, name, bytes.size());
+    for (auto& name : obsolete) fmt::print("removed {}/{} (an earlier export's check batch: add --check to write one for this model)\n", o->out, name);
   });
 }
 
