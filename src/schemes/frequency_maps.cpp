@@ -328,9 +328,10 @@ MapSpec parse_map(const std::string& written) {
                                                  written, m.name, m.name));
   if (m.takes_value) {
     double v = 0;
-    if (!read_number(written.substr(eq + 1), &v))
-      throw UsageError(fmt::format("map '{}': {} needs a number B > 1 (write e.g. base=20000)", written, m.spelling));
-    check_rope_base(v, fmt::format("map '{}': B", written));  // the rule census --base and rope_theta meet
+    // the rule census --base and rope_theta meet (rope_base_problem), said in the map's words
+    if (!read_number(written.substr(eq + 1), &v) || !rope_base_problem(v).empty())
+      throw UsageError(fmt::format("map '{}': {} needs a number B > 1 and at most {:g} (write e.g. base=20000)", written,
+                                   m.spelling, kMaxRopeBase));
     spec.value = v;
     return spec;
   }

@@ -26,7 +26,7 @@ expect_code 2 "sample --context -5 (was: the training length)" "--context: Value
 expect_code 2 "census --base inf" "--base inf: not a finite number" census --base inf
 expect_code 2 "census --base 1e400 (inf after parsing)" "--base 1e400: not a finite number" census --base 1e400
 expect_code 2 "census --base past the bound base=B has" "--base must be a number greater than 1 and at most 1e+12 (got 10000000000000)" census --base 1e13
-expect_code 2 "the map base=B: the same rule" "map 'base=1e13': B must be a number greater than 1 and at most 1e+12" census --maps base=1e13
+expect_code 2 "the map base=B: the same rule" "map 'base=1e13': base=B needs a number B > 1 and at most 1e+12" census --maps base=1e13
 expect_code 2 "census --rope-scaling with --base inf" "--base inf: not a finite number" census --rope-scaling '{"rope_type":"linear","factor":2}' --base inf
 expect_code 2 "a config's rope_theta: the same rule" "rope_theta must be a number greater than 1 and at most 1e+12" census --rope-scaling '{"max_position_embeddings":64,"rope_theta":1e13}'
 expect_code 2 "census --kappa inf" "--kappa: 'inf' is not a positive number" census --kappa 2,inf
