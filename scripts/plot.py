@@ -248,6 +248,7 @@ def find_unreadable(v, path=""):
 
 
 ABSENT = object()  # load's answer for a file that does not exist
+MAX_READ_BYTES = 1 << 30  # the bound on one file, as pe-bench's (core/files.h, kMaxReadBytes)
 
 
 def load(path):
@@ -255,11 +256,15 @@ def load(path):
     numbers beyond a double and text that is not UTF-8 JSON are refused (DataError, naming the place)."""
     if not path or not os.path.exists(path):
         return ABSENT
+    if os.path.isdir(path):
+        raise DataError("a directory, not a file") from None
     try:
         with open(path, "rb") as f:
-            raw = f.read()
+            raw = f.read(MAX_READ_BYTES + 1)  # bounded, as pe-bench's readers are: /dev/zero has no end
     except OSError as e:
         raise DataError("cannot be read: %s" % (e.strerror or e)) from None
+    if len(raw) > MAX_READ_BYTES:
+        raise DataError("holds more than %d MiB, more than a results file can" % (MAX_READ_BYTES >> 20)) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -279,11 +284,19 @@ def load(path):
         x = float(text)
         return x if math.isfinite(x) else unreadable("the number %s, beyond the range of a double" % text[:24])
 
+    def unique_keys(pairs):  # a key twice in one object: the last would silently win
+        seen = {}
+        for k, v in pairs:
+            if k in seen:
+                unreadable("an object with the key %r twice" % k)
+            seen[k] = v
+        return seen
+
     def integer(text):
         return int(text) if len(text) <= 4000 else unreadable("an integer of %d digits" % len(text.lstrip("-")))
 
     try:
-        v = json.loads(text, parse_constant=constant, parse_float=number, parse_int=integer)
+        v = json.loads(text, parse_constant=constant, parse_float=number, parse_int=integer, object_pairs_hook=unique_keys)
     except json.JSONDecodeError as e:
         cut = e.pos >= len(text.rstrip()) or e.msg.startswith("Unterminated string")
         raise DataError("not valid JSON: %s at line %d column %d%s" % (e.msg.removesuffix(" at"), e.lineno, e.colno,

@@ -397,6 +397,15 @@ def main():
                                  "hybrids": "results/hybrids/summary.json",
                                  "txl memory": "results/txl-memory/summary.json"},
                                 tmp, plot)
+        # files no results file can be: a key twice, a directory, a device without end (read to a bound)
+        with open(os.path.join(tmp, "dup.json"), "w") as f:
+            f.write('{"task": "cue", "task": "cue"}')
+        for path, text in ((os.path.join(tmp, "dup.json"), "with the key 'task' twice"), (tmp, "a directory, not a file"),
+                           ("/dev/zero", "holds more than 1024 MiB")):
+            code, stdout, stderr = run_process(["--tournament", path, "--only", "tournament", "--out", out])
+            problem = judge(code, stdout, stderr, path, out)
+            if problem or code != EXIT_DATA or text not in stderr:
+                bad.append("--tournament %s: exit %s, %s" % (path, code, problem or stderr.strip()[:200]))
         bad += last_resort(plot, tmp + "/results.json", tmp)
         bad += full_disk(plot, tmp + "/results.json", tmp)
         for b in bad:
