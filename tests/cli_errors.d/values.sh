@@ -5,10 +5,11 @@
 # A size past memory is refused before any work, saying what it would take. `ulimit -v` caps the
 # address space this check reads (core/memory.h), so the case does not depend on the machine's memory:
 # a 1,000,000-character window of the char LM (2 blocks of 128) needs about 3 GiB of key/value cache.
+# (The timeout bounds a binary without the checks: the census below would compute for hours.)
 cat >"$TMP/limited-bin" <<EOF
 #!/usr/bin/env bash
 ulimit -v 2097152
-exec "$BIN" "\$@"
+exec timeout 120 "$BIN" "\$@"
 EOF
 chmod +x "$TMP/limited-bin"
 REAL_BIN=$BIN
