@@ -320,7 +320,7 @@ if [[ $? -eq 0 ]] && grep -q "kept 1 complete run" "$TMP/stdout" && [[ ! -e "$TM
   echo "FAIL [--resume keeps runs across reading keys; an output set is whole]"; cat "$TMP/stdout" "$TMP/stderr"; ls -a "$TMP/set"; fail=$((fail + 1)); fi
 # silent defaults and underflow
 expect_code 2 "adam_eps that underflows a float" "key 'adam_eps' must be a finite number in [1e-30, 1]" train --scheme rope --set adam_eps=1e-300 $R
-expect_code 2 "an empty --runs-dir" "key 'runs_dir' must not be empty" train --scheme rope --runs-dir ""
+expect_code 2 "an empty --runs-dir" "--runs-dir must not be empty" train --scheme rope --runs-dir ""
 expect_code 2 "an empty eval --runs-dir" "--runs-dir must not be empty" eval --runs-dir "" --out "$TMP/out.json" --quiet
 
 # one name per concept: an old spelling fails with the new one
