@@ -54,9 +54,9 @@ expect_code 2 "run '' (a positional)" "experiment must not be empty" run ''
 [[ ! -e "$TMP/v-runs" && ! -e /model.safetensors ]] && pass=$((pass + 1)) || { echo "FAIL [an empty value wrote something]"; fail=$((fail + 1)); }
 
 # scripts/plot.py: an empty --only once redrew every figure into results/figures/
-if python3 -c 'import matplotlib' 2>/dev/null; then
+if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
   for args in "--only=" "--only=," "--out=" "--charlm="; do
-    python3 scripts/plot.py --out "$TMP/figures" "$args" >"$TMP/stdout" 2>"$TMP/stderr" </dev/null
+    /usr/bin/python3 scripts/plot.py --out "$TMP/figures" "$args" >"$TMP/stdout" 2>"$TMP/stderr" </dev/null
     rc=$?
     if [[ $rc -eq 2 && $(wc -l <"$TMP/stderr") -eq 1 && ! -e "$TMP/figures" ]] && grep -q "^plot.py: --" "$TMP/stderr"; then
       pass=$((pass + 1))
