@@ -6,8 +6,9 @@ Checks: the page loads with no console error and no network request (every reque
 URL); it is drawn within a second or so (the time is printed); the clock's readout is the payload's
 value for the offset, moving m and n by keyboard and by mouse changes it to the payload's value for the
 new offset, and with the offset locked moving a slider leaves it unchanged; the RoPE values under
-the score chart are the payload's (r = 1, the window's edge, the rebound); toggling a reader hides
-and shows its curve; the filing strip has one answer per token for each reader; no horizontal
+the score chart are the payload's (r = 1, the window's edge, the rebound); each accuracy cell's
+tooltip is the payload's mean [lo, hi] with the method; toggling a reader hides and shows its curve
+and its accuracy band; the filing strip has one answer per token for each reader; no horizontal
 scroll at a phone's width. Screenshots at two window sizes go to --screenshots.
 
 Usage: tests/lab_browser.py LAB_DIR [--screenshots DIR]
@@ -126,12 +127,22 @@ def main():
         for w in want:
             check(w in text("rope-values"), "the RoPE values do not say %r: %r" % (w, text("rope-values")))
         # toggling a reader hides and shows its curve
+        # the accuracy chart: a band per reader shown; each cell's tooltip is mean [lo, hi] and the method
+        acc = payload["accuracy"]
+        check(len(driver.find_elements(By.CSS_SELECTOR, "#accuracy path[data-band='rope']")) == 1, "the rope accuracy band is not drawn")
+        rope_acc = next(r for r in acc["readers"] if r["reader"] == "rope")
+        for i in range(len(acc["lengths"])):
+            title = driver.find_element(By.CSS_SELECTOR, "#accuracy-table tr[data-reader='rope']").find_elements(By.TAG_NAME, "td")[i + 1].get_attribute("title")
+            want = "%.3f [%.3f, %.3f]: 95%% interval on the logit scale over the %d seeds and the shared test set of %s sequences" % (
+                rope_acc["mean"][i], rope_acc["lo"][i], rope_acc["hi"][i], len(rope_acc["seeds"]), format(acc["test_sequences"], ","))
+            check(title.startswith(want), "the rope cell at %d says %r, not %r" % (acc["lengths"][i], title, want))
         sel = "#scores path[data-reader='rope']"
         check(len(driver.find_elements(By.CSS_SELECTOR, sel)) == 1, "the rope curve is not drawn")
         toggle = driver.find_element(By.CSS_SELECTOR, "input.reader-toggle[data-reader='rope']")
         toggle.click()
         check(len(driver.find_elements(By.CSS_SELECTOR, sel)) == 0, "unticking rope left its curve")
         check(len(driver.find_elements(By.CSS_SELECTOR, "#accuracy path[data-reader='rope']")) == 0, "unticking rope left its accuracy line")
+        check(len(driver.find_elements(By.CSS_SELECTOR, "#accuracy path[data-band='rope']")) == 0, "unticking rope left its accuracy band")
         toggle.click()
         check(len(driver.find_elements(By.CSS_SELECTOR, sel)) == 1, "ticking rope again did not draw it")
         t5 = driver.find_element(By.CSS_SELECTOR, "input.reader-toggle[data-reader='t5']")

@@ -101,6 +101,18 @@ TEST_CASE("the laboratory's census holds every rescaling map, the filing is the 
   CHECK(std::find(maps.begin(), maps.end(), "yarn") != maps.end());
   CHECK(std::find(maps.begin(), maps.end(), "llama3") != maps.end());
   CHECK(p["census"]["kappas"].size() == 4);
+  // accuracy: each reader's interval is results.json's lo and hi (no half width), around the mean
+  const json results = json::parse(read_file("results/tournament/results.json"));
+  REQUIRE(p["accuracy"]["readers"].size() == results["rows"].size());
+  CHECK(p["accuracy"]["test_sequences"] == results["test_sequences"]);
+  for (size_t i = 0; i < results["rows"].size(); ++i) {
+    const json& r = p["accuracy"]["readers"][i];
+    CHECK(r["lo"] == results["rows"][i]["lo"]);
+    CHECK(r["hi"] == results["rows"][i]["hi"]);
+    CHECK_FALSE(r.contains("half_width"));
+    for (size_t j = 0; j < r["mean"].size(); ++j)
+      if (!r["mean"][j].is_null()) CHECK((r["lo"][j] <= r["mean"][j] && r["mean"][j] <= r["hi"][j]));
+  }
   CHECK(p["filing"]["words"].size() == 209);
   CHECK(p["filing"]["last_mention"] == 64);
   for (auto& r : p["filing"]["readers"]) CHECK(r["answers"].size() == 209);
@@ -220,12 +232,28 @@ TEST_CASE("the laboratory checks every input it reads: one DataError naming the 
       {T, [](json& j) { j["log_ruler"]["rows"][1]["limit"] = nullptr; }, "log_ruler.rows[1].limit must be a number"},
       {T, [](json& j) { j["log_ruler"]["rows"][0]["by_d"] = json::array(); }, "log_ruler.rows[0].by_d must hold 1 to 8 entries"},
       {T, [](json& j) { j["log_ruler"]["rows"] = json::array(); }, "log_ruler.rows must hold 1 to 64 entries (it holds 0)"},
-      {R, [](json& j) { j["task"] = "charlm"; }, "results.json: task must be \"cue\""},
+      // another task's results: refused by their shape (no shared test set), naming their task
+      {R, [](json& j) { j = json::parse(read_file("results/filings/results.json")); },
+       "results.json: test_sequences is missing: the laboratory reads the tournament's results (accuracy by length on "
+       "one shared test set), and this file is the \"filings\" task's"},
+      {R, [](json& j) { j = json::parse(read_file("results/passkey/results.json")); }, "this file is the \"passkey\" task's"},
+      {R, [](json& j) { j["test_sequences"] = 0; }, "results.json: test_sequences must be an integer in [1, 100000], got 0"},
+      {R, [](json& j) { j["task"] = 7; }, "results.json: task must be a string of 1 to 200 bytes, got 7"},
       {R, [](json& j) { j["lengths"] = {64, 32}; }, "results.json: lengths[1] must be longer than the length before it"},
       {R, [](json& j) { j["lengths"][0] = 4294967297LL; }, "results.json: lengths[0] must be an integer in [2, 2048]"},
       {R, [](json& j) { j.erase("lengths"); }, "results.json: lengths is missing"},
       {R, [](json& j) { j["rows"][2]["mean"][1] = 1.5; }, "results.json: rows[2].mean[1] must be a number in [0, 1] or null, got 1.5"},
-      {R, [](json& j) { j["rows"][0]["half_width"].erase(0); }, "rows[0].half_width must hold 4 entries (it holds 3)"},
+      // the interval: lo and hi per length, in [0, 1], lo <= mean <= hi, null exactly where the mean is
+      {R, [](json& j) { j["rows"][0]["lo"].erase(0); }, "results.json: rows[0].lo must hold 4 entries (it holds 3)"},
+      {R, [](json& j) { j["rows"][0].erase("hi"); }, "results.json: rows[0].hi is missing"},
+      {R, [](json& j) { j["rows"][1]["lo"][2] = -0.1; }, "results.json: rows[1].lo[2] must be a number in [0, 1] or null, got -0.1"},
+      {R, [](json& j) { j["rows"][1]["hi"][2] = 1.5; }, "results.json: rows[1].hi[2] must be a number in [0, 1] or null, got 1.5"},
+      {R, [](json& j) { j["rows"][1]["mean"][0] = 0.5; j["rows"][1]["lo"][0] = 0.6; j["rows"][1]["hi"][0] = 0.7; },
+       "results.json: rows[1].lo[0] must be a number in [0, 0.5] (at most the mean 0.5), got 0.6"},
+      {R, [](json& j) { j["rows"][1]["mean"][0] = 0.5; j["rows"][1]["lo"][0] = 0.3; j["rows"][1]["hi"][0] = 0.4; },
+       "results.json: rows[1].hi[0] must be a number in [0.5, 1] (at least the mean 0.5), got 0.4"},
+      {R, [](json& j) { j["rows"][1]["lo"][3] = nullptr; }, "results.json: rows[1].lo[3] must be a number in [0, "},
+      {R, [](json& j) { j["rows"][1]["mean"][3] = nullptr; }, "results.json: rows[1].lo[3] must be null where the mean is null"},
       {R, [](json& j) { j["rows"][0]["seeds"][1]["seed"] = -1; }, "rows[0].seeds[1].seed must be an integer in [0, 2147483647]"},
       {R, [](json& j) { j["rows"][0]["seeds"][1].erase("accuracy"); }, "rows[0].seeds[1].accuracy is missing"},
       {R, [](json& j) { j["rows"][3]["scheme"] = ""; }, "rows[3].scheme must be a string of 1 to 200 bytes"},

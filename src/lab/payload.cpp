@@ -306,13 +306,22 @@ std::vector<std::string> tournament_maps(const json& results, const std::string&
   return maps;
 }
 
-// Accuracy by length. Reads results.json's task, lengths, rows[].{scheme, map, mean, half_width,
-// seeds[].{seed, accuracy}} and reference.rows (the published figures, carried to lab.json).
+// Accuracy by length. Reads results.json's task (to name it in a message), test_sequences, lengths,
+// rows[].{scheme, map, mean, lo, hi, seeds[].{seed, accuracy}} and reference.rows (the published
+// figures, carried to lab.json). What makes a results file the tournament's is its shape, not its task
+// name (nothing outside a task's folder tests the name): the cue task's results alone hold
+// test_sequences (its shared test set), and another task's file is refused there, naming its task.
 json accuracy_view(const json& results, const std::string& file) {
   const Key root = top(file);
   object(results, root);
-  const json& task = member(results, root, "task");
-  if (task != "cue") (root / "task").fail("must be \"cue\" (the tournament's results)", task);
+  const std::string task = text(member(results, root, "task"), root / "task", kMaxName);
+  if (!results.contains("test_sequences"))
+    (root / "test_sequences")
+        .fail(fmt::format("is missing: the laboratory reads the tournament's results (accuracy by length on one shared "
+                          "test set), and this file is the {} task's",
+                          json(task).dump(-1, ' ', true)));
+  const json& test_sequences = results["test_sequences"];
+  integer(test_sequences, root / "test_sequences", 1, kMaxTestSequences);
   const json& lengths = list(member(results, root, "lengths"), root / "lengths", 1, kMaxLengths);
   for (size_t i = 0; i < lengths.size(); ++i) {
     const long long n = integer(lengths[i], (root / "lengths")[i], 2, kMaxLength);
@@ -325,28 +334,44 @@ json accuracy_view(const json& results, const std::string& file) {
     const json& row = object(rows[i], r);
     const std::string scheme = text(member(row, r, "scheme"), r / "scheme", kMaxName);
     const std::string map = row.contains("map") ? text(row["map"], r / "map", kMaxName).get<std::string>() : identity_map();
-    const auto per_length = [&](const json& v, const Key& k, double hi) -> const json& {
+    // a proportion per length, or null (no reading at that length)
+    const auto per_length = [&](const json& v, const Key& k) -> const json& {
       list(v, k, lengths.size(), lengths.size());
-      for (size_t j = 0; j < v.size(); ++j) number_or_null(v[j], k[j], 0, hi);
+      for (size_t j = 0; j < v.size(); ++j) number_or_null(v[j], k[j], 0, 1);
       return v;
     };
-    // the 95% interval's half width: at most the whole scale of a t interval over few seeds
-    const json& mean = per_length(member(row, r, "mean"), r / "mean", 1);
-    const json& half_width = per_length(member(row, r, "half_width"), r / "half_width", 1e3);
+    const json& mean = per_length(member(row, r, "mean"), r / "mean");
+    // the mean's 95% interval (docs/results-format.md, "Intervals"): lo <= mean <= hi, all in [0, 1],
+    // null exactly where the mean is
+    const json& lo = per_length(member(row, r, "lo"), r / "lo");
+    const json& hi = per_length(member(row, r, "hi"), r / "hi");
+    for (size_t j = 0; j < mean.size(); ++j) {
+      if (mean[j].is_null()) {
+        if (!lo[j].is_null()) (r / "lo")[j].fail("must be null where the mean is null", lo[j]);
+        if (!hi[j].is_null()) (r / "hi")[j].fail("must be null where the mean is null", hi[j]);
+        continue;
+      }
+      const double m = mean[j].get<double>();
+      if (lo[j].is_null() || lo[j].get<double>() > m)
+        (r / "lo")[j].fail(fmt::format("must be a number in [0, {}] (at most the mean {})", m, m), lo[j]);
+      if (hi[j].is_null() || hi[j].get<double>() < m)
+        (r / "hi")[j].fail(fmt::format("must be a number in [{}, 1] (at least the mean {})", m, m), hi[j]);
+    }
     const json& seed_rows = list(member(row, r, "seeds"), r / "seeds", 1, kMaxSeeds);
     json seeds = json::array();
     for (size_t j = 0; j < seed_rows.size(); ++j) {
       const Key s = (r / "seeds")[j];
       const json& x = object(seed_rows[j], s);
       integer(member(x, s, "seed"), s / "seed", 0, kMaxSeed);
-      per_length(member(x, s, "accuracy"), s / "accuracy", 1);
+      per_length(member(x, s, "accuracy"), s / "accuracy");
       seeds.push_back({{"seed", x["seed"]}, {"accuracy", x["accuracy"]}});
     }
     readers.push_back({{"reader", is_identity_map(map) ? scheme : scheme + "+" + map},
                        {"scheme", scheme},
                        {"map", map},
                        {"mean", mean},
-                       {"half_width", half_width},
+                       {"lo", lo},
+                       {"hi", hi},
                        {"seeds", seeds}});
   }
   json published = json::object();
@@ -365,7 +390,11 @@ json accuracy_view(const json& results, const std::string& file) {
     }
     published = ref;
   }
-  return {{"source", file}, {"lengths", lengths}, {"readers", readers}, {"published", published}};
+  return {{"source", file},
+          {"lengths", lengths},
+          {"test_sequences", test_sequences},
+          {"readers", readers},
+          {"published", published}};
 }
 
 // One filing. Reads lab_filing.json's document.{words, marks, companies, targets, kind}, last_mention,

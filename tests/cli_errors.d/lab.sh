@@ -25,6 +25,9 @@ lab_case mean tournament/results.json "c['rows'][0]['mean'] = 'x'"
 lab_case norows tournament/results.json "c.clear(); c['rows'] = []"
 lab_case nolength tournament/results.json "del c['lengths']"
 lab_case map tournament/results.json "c['maps'] = ['pi', '<!--<script>']"
+lab_case lo tournament/results.json "c['rows'][1]['lo'][0] = c['rows'][1]['hi'][0]"
+lab_case nohi tournament/results.json "del c['rows'][0]['hi']"
+lab_inputs "$TMP/lab-filings" && cp results/filings/results.json "$TMP/lab-filings/tournament/results.json"
 lab_case mention filings/lab_filing.json "c['last_mention'] = 10"
 lab_case answer filings/lab_filing.json "c['readers'][2]['answers'][7] = 9"
 L="--out $TMP/out.json --quiet"  # out.json: the directory that must not be written
@@ -34,6 +37,9 @@ expect_code 4 "lab: a ruler width d = 10^8 (was minutes of work)" "log_ruler.row
 expect_code 4 "lab: rows[0].mean = \"x\" (was carried to the page)" "tournament/results.json: rows[0].mean must be a list, got \"x\"" lab --results "$TMP/lab-mean" $L
 expect_code 4 "lab: results {\"rows\": []} (was exit 70)" "tournament/results.json: task is missing" lab --results "$TMP/lab-norows" $L
 expect_code 4 "lab: results without lengths" "tournament/results.json: lengths is missing" lab --results "$TMP/lab-nolength" $L
+expect_code 4 "lab: an interval's lo above its mean" "tournament/results.json: rows[1].lo[0] must be a number in [0, " lab --results "$TMP/lab-lo" $L
+expect_code 4 "lab: a row without hi (the interval's upper ends)" "tournament/results.json: rows[0].hi is missing" lab --results "$TMP/lab-nohi" $L
+expect_code 4 "lab: another task's results (the filings study's)" "tournament/results.json: test_sequences is missing: the laboratory reads the tournament's results (accuracy by length on one shared test set), and this file is the \"filings\" task's" lab --results "$TMP/lab-filings" $L
 expect_code 4 "lab: results re-read with an unknown map" "tournament/results.json: maps[1] is not a map this build reads" lab --results "$TMP/lab-map" $L
 expect_code 4 "lab: a filing whose last_mention is not its last mark" "lab_filing.json: last_mention must be the position of the document's last mention" lab --results "$TMP/lab-mention" $L
 expect_code 4 "lab: a filing reader answering a company it does not name" "lab_filing.json: readers[2].answers[7] must be an integer in [-1, 3], got 9" lab --results "$TMP/lab-answer" $L
