@@ -35,7 +35,7 @@ void register_table(CLI::App& app) {
     const Task& task = find_task(r["task"]);
     std::string text, md;
     try {
-      if (!o->reference.empty()) r["reference"] = nlohmann::json::parse(read_file(o->reference));
+      if (!o->reference.empty()) r["reference"] = parse_json(read_file(o->reference));
       if (o->restate) {
         // the tasks whose results are proportions, each recognising its own results
         const bool proportions = restate_cue_intervals(r) || restate_filings_intervals(r) || restate_passkey_intervals(r);

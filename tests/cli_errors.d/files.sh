@@ -139,3 +139,8 @@ rm "$TMP/h/rr/cue/rope/seed0"
 ln -s "$TMP/h/victim/data.txt" "$TMP/h/rr/cue/rope/seed0.lock"
 expect_code 5 "a run lock that is a symlink" "seed0.lock is a symlink" train --scheme rope --steps 2 --runs-dir "$TMP/h/rr" --quiet
 victim_ok "a run lock that is a symlink" "$TMP/h/victim/data.txt"
+
+# results files (table, compare) through the same reader
+printf '{"task": "cue", "task": "cue", "rows": [], "lengths": [32]}' >"$TMP/h/dup-results.json"
+expect_code 4 "a results file with a key twice" "duplicate key 'task'" table "$TMP/h/dup-results.json"
+expect_code 4 "compare on a results file with a key twice" "duplicate key 'task'" compare "$TMP/h/dup-results.json" rope alibi --length 32
