@@ -384,7 +384,7 @@ std::string pm(const json& row, size_t col) {
   if (!row.contains("lo") || row["lo"][col].is_null()) return fmt::format("{:.3f}", m.get<double>());
   return stats::proportion_cell(m.get<double>(), row["lo"][col].get<double>(), row["hi"][col].get<double>());
 }
-bool has_intervals(const json& r) { return !r["rows"].empty() && r["rows"][0].contains("lo"); }
+bool filings_has_intervals(const json& r) { return !r["rows"].empty() && r["rows"][0].contains("lo"); }
 std::string num(const json& v, int decimals = 3) {
   return v.is_null() ? "—" : fmt::format("{:.{}f}", v.get<double>(), decimals);
 }
@@ -435,7 +435,7 @@ std::string format_filings_table(const json& r) {
          "beyond it (queries)\n";
     for (auto& e : r["alibi_horizons"]) s += "  " + horizon_line(e) + "\n";
   }
-  if (has_intervals(r)) s += "[lo, hi]: " + r["interval"].get<std::string>() + " (N = the queries of the column)\n";
+  if (filings_has_intervals(r)) s += "[lo, hi]: " + r["interval"].get<std::string>() + " (N = the queries of the column)\n";
   return s;
 }
 
@@ -515,7 +515,7 @@ std::string format_filings_markdown(const json& r) {
       s += fmt::format("| {} | {} | {} | {} |\n", reader_label(row), sd["seed"].get<int>(), num(sd["accuracy"][0]),
                        num(sd["accuracy"][1]));
   if (ref.is_object() && ref.contains("source")) s += "\nPublished figures: " + ref["source"].get<std::string>() + "\n";
-  if (has_intervals(r))
+  if (filings_has_intervals(r))
     s += "\n[lo, hi]: " + r["interval"].get<std::string>() + " (N = the queries of the column; docs/results-format.md, "
          "\"Intervals\").\n";
   return s + native_build_note(r);

@@ -247,7 +247,7 @@ std::string pm_cell_text(const json& row, size_t i) {
   if (!row.contains("lo") || row["lo"][i].is_null()) return pm_cell_text(v);
   return stats::proportion_cell(v.get<double>(), row["lo"][i].get<double>(), row["hi"][i].get<double>());
 }
-bool has_intervals(const json& r) { return !r["rows"].empty() && r["rows"][0].contains("lo"); }
+bool passkey_has_intervals(const json& r) { return !r["rows"].empty() && r["rows"][0].contains("lo"); }
 }  // namespace
 
 std::string format_passkey_table(const json& r) {
@@ -255,7 +255,7 @@ std::string format_passkey_table(const json& r) {
                               "sequences per length\nwhole-passkey accuracy (mean over depths and seeds, {})\n",
                               r["passkey"]["symbols"].get<int>(), r["passkey"]["alphabet"].get<int>(),
                               r["passkey"]["filler"].get<int>(), r["train_length"].get<int>(), r["depths"].size(),
-                              r["cell_sequences"].get<int>(), has_intervals(r) ? "[95% interval]" : "no interval");
+                              r["cell_sequences"].get<int>(), passkey_has_intervals(r) ? "[95% interval]" : "no interval");
   s += fmt::format("{:<18}", "reader");
   for (auto& n : r["lengths"]) s += fmt::format("{:>22}", n.get<int>());
   s += fmt::format("   {:>8}\n", "seeds");
@@ -276,7 +276,7 @@ std::string format_passkey_table(const json& r) {
     }
     s += "\n";
   }
-  if (has_intervals(r)) s += "[lo, hi]: " + r["interval"].get<std::string>() + "\n";
+  if (passkey_has_intervals(r)) s += "[lo, hi]: " + r["interval"].get<std::string>() + "\n";
   return s;
 }
 
