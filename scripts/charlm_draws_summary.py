@@ -15,10 +15,12 @@ import os
 import statistics
 import sys
 
+sys.dont_write_bytecode = True  # the shared module leaves no __pycache__ in scripts/
+import summaries  # noqa: E402
+
 
 def fail(msg):
-    print("charlm_draws_summary.py: " + msg, file=sys.stderr)
-    sys.exit(4)
+    summaries.fail("charlm_draws_summary.py", msg, 4)
 
 
 def draws_of(path, order):
@@ -124,11 +126,7 @@ def main():
                  if summary["pearson_final_loss_log_ppl512"] < 0 else
                  "a lower final loss goes with a better reading past the training length")]
     draw_figure(draws, ref, i512, os.path.join(d, "draws.png"))
-    for name, text in (("summary.json", json.dumps(summary, indent=1) + "\n"), ("summary.md", "\n".join(lines) + "\n")):
-        tmp = os.path.join(d, name + ".tmp")
-        with open(tmp, "w") as f:
-            f.write(text)
-        os.replace(tmp, os.path.join(d, name))
+    summaries.write_set(d, summary, lines, report=False)
     print("\n".join(lines))
 
 

@@ -13,24 +13,13 @@ import os
 import re
 import sys
 
+sys.dont_write_bytecode = True  # the shared module leaves no __pycache__ in scripts/
+from summaries import fail, head, mean_interval, mean_pm, row, write_set  # noqa: E402
+
+SCRIPT = "hybrids_summary.py"
 NAMES = {"rope": "all-RoPE", "none": "all-NoPE", "1to1": "1:1", "3to1": "3:1", "5to1": "5:1",
          "3to1-partial": "3:1, partial-RoPE global", "5to1-partial": "5:1, partial-RoPE global"}
 ORDER = ["rope", "none", "1to1", "3to1", "5to1", "3to1-partial", "5to1-partial"]
-
-
-def fmt(m, h, digits):
-    if m is None:
-        return "—"
-    return "%.*f ± %.*f" % (digits, m, digits, h or 0.0)
-
-
-def fmt_proportion(m, lo, hi, digits):
-    """A proportion: the mean [its 95% interval] (pe-bench's, on the logit scale: docs/results-format.md)."""
-    if m is None:
-        return "—"
-    if lo is None:
-        return "%.*f" % (digits, m)
-    return "%.*f [%.*f, %.*f]" % (digits, m, digits, lo, digits, hi)
 
 
 def layers_of(e):
@@ -66,7 +55,7 @@ def main():
     for path in sorted(glob.glob(os.path.join(exp_dir, "*.json"))):
         m = re.fullmatch(r"(charlm|passkey)-d(\d+)-(.+)\.json", os.path.basename(path))
         if not m:
-            sys.exit("hybrids_summary.py: %s: expected <task>-d<depth>-<config>.json" % path)
+            fail(SCRIPT, "%s: expected <task>-d<depth>-<config>.json" % path)
         task, depth, config = m.group(1), int(m.group(2)), m.group(3)
         e = json.load(open(path))
         entry = {"depth": depth, "config": config, "name": NAMES.get(config, config), "layers": layers_of(e),
@@ -84,10 +73,7 @@ def main():
     for t in tasks.values():
         t["configs"].sort(key=lambda c: (c["depth"], ORDER.index(c["config"]) if c["config"] in ORDER else 99))
     if not tasks:
-        sys.exit("hybrids_summary.py: no experiments in %s" % exp_dir)
-    with open(os.path.join(root, "summary.json"), "w") as f:
-        json.dump(tasks, f, indent=1)
-        f.write("\n")
+        fail(SCRIPT, "no experiments in %s" % exp_dir)
     md = ["# Hybrid stacks: local-RoPE / global-NoPE at 1:1, 3:1 and 5:1 against all-RoPE and all-NoPE",
           "",
           "Written by scripts/hybrids_summary.py from results/hybrids/ (scripts/hybrids.sh; the design and the "
@@ -108,30 +94,26 @@ def main():
             md.append("Not run yet.")
             continue
         md.append("Trained at %d." % t["train_length"])
-        extra = " worst depth at %d |" % lengths[-1] if task == "passkey" else ""
-        md += ["", "| layers | stack | reader | %s |%s" % (" | ".join(str(n) for n in lengths), extra),
-               "|---|---|---|%s%s" % ("---|" * len(lengths), "---|" if extra else "")]
+        extra = ["worst depth at %d" % lengths[-1]] if task == "passkey" else []
+        md += [""] + head(["layers", "stack", "reader"] + lengths + extra)
         for c in t["configs"]:
             stack = ", ".join(c["layers"]) if c["config"] not in ("rope", "none") else "%s x %d" % (
                 c["layers"][0], c["depth"])
             if c["readers"] is None:
-                md.append("| %d | %s | not run yet | %s |%s" % (c["depth"], c["name"], " | ".join("" for _ in lengths),
-                                                                " |" if extra else ""))
+                md.append(row([c["depth"], c["name"], "not run yet"] + [""] * len(lengths)) + (" |" if extra else ""))
                 continue
             for rd in c["readers"]:
-                worst = ""
+                worst = []
                 if extra:
                     g = rd["depth_grid"][-1]
-                    worst = " %s |" % ("—" if g is None else "%.3f" % min(g))
-                md.append("| %d | %s | %s | %s |%s" % (
-                    c["depth"], c["name"] + " (`" + stack + "`)" if rd is c["readers"][0] else "",
-                    "plain" if rd["map"] == "none" else "+ " + rd["map"],
-                    " | ".join(fmt(m, h, digits) for m, h in zip(rd["mean"], rd["half_width"])) if task == "charlm" else
-                    " | ".join(fmt_proportion(m, lo, hi, digits) for m, lo, hi in zip(rd["mean"], rd["lo"], rd["hi"])),
-                    worst))
-    with open(os.path.join(root, "summary.md"), "w") as f:
-        f.write("\n".join(md) + "\n")
-    print("wrote %s/summary.json and summary.md" % root)
+                    worst = ["—" if g is None else "%.3f" % min(g)]
+                if task == "charlm":
+                    cells = [mean_pm(m, h, digits) for m, h in zip(rd["mean"], rd["half_width"])]
+                else:
+                    cells = [mean_interval(m, lo, hi, digits) for m, lo, hi in zip(rd["mean"], rd["lo"], rd["hi"])]
+                md.append(row([c["depth"], c["name"] + " (`" + stack + "`)" if rd is c["readers"][0] else "",
+                               "plain" if rd["map"] == "none" else "+ " + rd["map"]] + cells + worst))
+    write_set(root, tasks, md)
 
 
 if __name__ == "__main__":

@@ -13,11 +13,10 @@ import os
 import re
 import sys
 
+sys.dont_write_bytecode = True  # the shared module leaves no __pycache__ in scripts/
+from summaries import fail, head, mean_pm, row, write_set  # noqa: E402
 
-def fmt(m, h):
-    if m is None:
-        return "—"
-    return "%.2f ± %.2f" % (m, h or 0.0)
+SCRIPT = "rope_base_summary.py"
 
 
 def main():
@@ -29,7 +28,7 @@ def main():
         lengths, train_len = r["lengths"], r["train_length"]
         plain = [g for g in r["summary"] if g["map"] == "none" and not g["finetuned"] and not g.get("band")]
         if len(plain) != 1:
-            sys.exit("rope_base_summary.py: %s: expected one plain RoPE reading, found %d" % (path, len(plain)))
+            fail(SCRIPT, "%s: expected one plain RoPE reading, found %d" % (path, len(plain)))
         g = plain[0]
         rows = [row for row in r["rows"] if row["map"] == "none" and not row["finetuned"] and not row.get("band")]
         census_path = os.path.join(root, "census-base-%d.json" % b)
@@ -57,34 +56,26 @@ def main():
                 continue
             abf.append({k: g[k] for k in ("label", "map", "finetuned", "seeds", "mean", "half_width")})
     if not bases:
-        sys.exit("rope_base_summary.py: no %s/base-*/results.json: run scripts/rope-base.sh first" % root)
+        fail(SCRIPT, "no %s/base-*/results.json: run scripts/rope-base.sh first" % root)
     out = {"train_length": train_len, "lengths": lengths, "bases": bases, "abf": abf,
            "sources": sorted(os.path.relpath(p, root) for p in glob.glob(os.path.join(root, "*", "results.json")))}
-    with open(os.path.join(root, "summary.json"), "w") as f:
-        json.dump(out, f, indent=1)
-        f.write("\n")
     md = ["# RoPE's base: the char LM retrained with bases 100 to 10^6, and a base change at fine-tuning",
           "",
           "Written by scripts/rope_base_summary.py from results/rope-base/ (scripts/rope-base.sh). Validation "
           "perplexity, mean of seeds 0-2 ± the half-width of its 95%% interval (t, 2 degrees of freedom); "
           "160 validation windows per length; trained at %d." % train_len,
-          "",
-          "| base | planes turning fully over 0..%d | %s |" % (train_len - 1, " | ".join(str(n) for n in lengths)),
-          "|---|---|%s" % ("---|" * len(lengths))]
+          ""] + head(["base", "planes turning fully over 0..%d" % (train_len - 1)] + lengths)
     for b in bases:
         full = "%d of %d" % (b["planes_full_turn"], b["planes"]) if b["planes"] else "—"
-        md.append("| %d | %s | %s |" % (b["base"], full, " | ".join(fmt(m, h) for m, h in zip(b["mean"], b["half_width"]))))
+        md.append(row(["%d" % b["base"], full] + [mean_pm(m, h) for m, h in zip(b["mean"], b["half_width"])]))
     if abf:
         md += ["", "## A base change at fine-tuning time (ABF) against PI and the code YaRN", "",
                "The base-10^4 models read with each map (planned for %d -> %d), and after 300 fine-tuning steps at "
                "512 with each (the map's plan for %d -> 512; a base change is the same at every length)."
-               % (train_len, lengths[-1], train_len), "",
-               "| reader | %s |" % " | ".join(str(n) for n in lengths), "|---|%s" % ("---|" * len(lengths))]
+               % (train_len, lengths[-1], train_len), ""] + head(["reader"] + lengths)
         for g in abf:
-            md.append("| %s | %s |" % (g["label"], " | ".join(fmt(m, h) for m, h in zip(g["mean"], g["half_width"]))))
-    with open(os.path.join(root, "summary.md"), "w") as f:
-        f.write("\n".join(md) + "\n")
-    print("wrote %s/summary.json and summary.md" % root)
+            md.append(row([g["label"]] + [mean_pm(m, h) for m, h in zip(g["mean"], g["half_width"])]))
+    write_set(root, out, md)
 
 
 if __name__ == "__main__":

@@ -12,8 +12,10 @@ import json
 import os
 import sys
 
-def fmt(m, h):
-    return "—" if m is None else "%.2f ± %.2f" % (m, h or 0.0)
+sys.dont_write_bytecode = True  # the shared module leaves no __pycache__ in scripts/
+from summaries import fail, head, mean_pm, row, write_set  # noqa: E402
+
+SCRIPT = "txl_memory_summary.py"
 
 
 def readers(path, tag):
@@ -44,36 +46,29 @@ def main():
     for tag, path in (("memory", os.path.join(root, "memory", "results.json")),
                       ("memoryless", os.path.join(root, "memoryless", "results.json")), ("rope-base", rope)):
         if not os.path.exists(path):
-            print("txl_memory_summary.py: %s is absent; its readers are left out" % path)
+            print("%s: %s is absent; its readers are left out" % (SCRIPT, path))
             continue
         r, out = readers(path, tag)
         if lengths is not None and r["lengths"] != lengths:
-            sys.exit("txl_memory_summary.py: %s is read at %s, the others at %s" % (path, r["lengths"], lengths))
+            fail(SCRIPT, "%s is read at %s, the others at %s" % (path, r["lengths"], lengths))
         lengths, train_len = r["lengths"], r["train_length"]
         for rd in out:
             rd["name"] = describe(rd)
         rows += out
         sources.append(path)
     if not rows:
-        sys.exit("txl_memory_summary.py: no results under %s: run scripts/txl-memory.sh first" % root)
+        fail(SCRIPT, "no results under %s: run scripts/txl-memory.sh first" % root)
     out = {"lengths": lengths, "train_length": train_len, "readers": rows, "sources": sources}
-    with open(os.path.join(root, "summary.json"), "w") as f:
-        json.dump(out, f, indent=1)
-        f.write("\n")
     md = ["# Transformer-XL with its memory against the memory-less txl, ALiBi and RoPE",
           "",
           "Written by scripts/txl_memory_summary.py (scripts/txl-memory.sh). The char LM trained at %d; validation "
           "perplexity on 160 windows per length, mean of seeds ± the half-width of its 95%% interval (t over "
           "seeds). The memory runs train on batch_size streams of consecutive segments of %d, each attending to "
           "the 128 cached states of its stream before it (no gradient into them)." % (train_len, train_len),
-          "",
-          "| reader | seeds | %s |" % " | ".join(str(n) for n in lengths), "|---|---|%s" % ("---|" * len(lengths))]
+          ""] + head(["reader", "seeds"] + lengths)
     for rd in rows:
-        md.append("| %s | %d | %s |" % (rd["name"], len(rd["seeds"]),
-                                       " | ".join(fmt(m, h) for m, h in zip(rd["mean"], rd["half_width"]))))
-    with open(os.path.join(root, "summary.md"), "w") as f:
-        f.write("\n".join(md) + "\n")
-    print("wrote %s/summary.json and summary.md" % root)
+        md.append(row([rd["name"], len(rd["seeds"])] + [mean_pm(m, h) for m, h in zip(rd["mean"], rd["half_width"])]))
+    write_set(root, out, md)
 
 
 if __name__ == "__main__":
