@@ -7,7 +7,7 @@ blank (its pixels vary).
 Then plot.py on 150 malformed copies of those files (seeded mutations: wrong types, missing keys,
 truncated JSON, NaN, empty lists, wrong nesting, lists of other lengths, ...): every run must end
 with exit 0 (nothing on stderr) or exit 4 with exactly one stderr line naming the file, never a
-traceback, and leave no temporary file. Most run in this process (plot.main, every figure laid out
+traceback, and leave no temporary file. Most run in this process (plots.cli.main, every figure laid out
 and drawn but not encoded to files, which takes most of the time); every 25th as a real process
 that writes its files. Last, a full disk: a save that fails with ENOSPC (in this process, and for
 real on a 32 KiB tmpfs where one can be mounted) must exit 5 with one line, leave no temporary file
@@ -16,7 +16,7 @@ Usage: tests/plots.py path/to/pe-bench   (from the repository root; needs python
 import contextlib
 import copy
 import errno
-import importlib.util
+import importlib
 import io
 import json
 import os
@@ -31,28 +31,21 @@ import warnings
 
 import matplotlib.image
 
-sys.dont_write_bytecode = True  # importing scripts/plot.py leaves no __pycache__ in the source tree
-
-NAMES = ["tournament", "rescaling", "rope_score_by_age", "wavelength_census", "log_ruler",
-         "charlm_perplexity", "charlm_position", "filings_accuracy", "filings_document", "filings_lab", "passkey_accuracy",
-         "passkey_heatmaps", "passkey_training", "context_extension_perplexity", "context_extension_passkey",
-         "context_extension_tournament", "context_extension_attention", "context_extension_tournament_attention",
-         "rope_base", "hybrids", "hybrids_passkey_depth", "txl_memory"]
+sys.dont_write_bytecode = True  # importing scripts/plots/ leaves no __pycache__ in the source tree
 # figures whose size follows what they draw (a panel per reader or scheme), not the 1000 x 500 standard
 FREE_SIZE = {"passkey_heatmaps", "passkey_training", "context_extension_perplexity", "context_extension_passkey",
              "context_extension_tournament", "context_extension_attention", "context_extension_tournament_attention",
              "rope_base", "hybrids", "hybrids_passkey_depth"}
-PLOT = "scripts/plot.py"
+PLOT = "scripts/plot.py"  # the entry point of the package scripts/plots/
 MUTATIONS, SEED, SUBPROCESS_EVERY = 150, 20261202, 25  # 150 files; every 25th (6) as a real process
-EXIT_DATA, EXIT_OUTPUT = 4, 5  # plot.py --help
+EXIT_NO_MATPLOTLIB, EXIT_DATA, EXIT_OUTPUT = 3, 4, 5  # plot.py --help
 LAST_RESORT = ("cannot be drawn from it", "cannot be read for figure")  # plot.py's catch-all wording
 
 
 def load_plot():
-    spec = importlib.util.spec_from_file_location("plot", PLOT)
-    plot = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(plot)
-    return plot
+    """The package's command line (plots.cli: main, save, FIGURES, plt), imported as plot.py imports it."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(PLOT)))
+    return importlib.import_module("plots.cli")
 
 
 # ---- malformed inputs -----------------------------------------------------------------------------
@@ -198,7 +191,7 @@ def judge(code, stdout, stderr, path, out):
 
 
 def draw_only(fig, out, name):
-    """plot.save without the files, for the runs in this process: the layout and every artist drawn
+    """plots.cli.save without the files, for the runs in this process: the layout and every artist drawn
     (where values could still break), not the PNG and SVG encoding (the real processes write them)."""
     if not getattr(fig, "pe_laid_out", False):  # as plot.save: a figure that placed its own axes keeps them
         fig.tight_layout()
@@ -258,7 +251,7 @@ def last_resort(plot, results, tmp):
                 plot.plt.subplots()
             raise ValueError("an unforeseen shape\nover two lines")
 
-        plot.FIGURES["tournament"] = (entry[0], broken, entry[2]) if stage == 1 else (entry[0], entry[1], broken)
+        plot.FIGURES["tournament"] = entry.replaced(check=broken) if stage == 1 else entry.replaced(draw=broken)
         figures = len(plot.plt.get_fignums())
         try:
             code, stdout, stderr = run_inprocess(plot, ["--tournament", results, "--only", "tournament",
@@ -364,8 +357,10 @@ def main():
                         "--filings", filings + "/results.json", "--passkey", "results/passkey-quick/results.json",
                         "--context-extension", "results/context-extension", "--out", out], check=True,
                        stdout=subprocess.DEVNULL)
-        bad = []
-        for n in NAMES:
+        plot = load_plot()
+        names = plot.NAMES  # the package's one table of figures
+        bad = ["FREE_SIZE names an unknown figure: %s" % n for n in sorted(FREE_SIZE - set(names))]
+        for n in names:
             png, svg = os.path.join(out, n + ".png"), os.path.join(out, n + ".svg")
             if not os.path.exists(png) or not os.path.exists(svg):
                 bad.append("%s: missing" % n)
@@ -382,12 +377,16 @@ def main():
         if leftovers:
             bad.append("temporary files left: %s" % leftovers)
         if not bad:
-            print("plots: %d figures, PNG and SVG, sized, none blank" % len(NAMES))
+            print("plots: %d figures, PNG and SVG, sized, none blank" % len(names))
         help_text = subprocess.run(["/usr/bin/python3", PLOT, "--help"], capture_output=True, text=True).stdout
-        for code in (EXIT_DATA, EXIT_OUTPUT):
+        for code in (EXIT_NO_MATPLOTLIB, EXIT_DATA, EXIT_OUTPUT):
             if "\n  %d " % code not in help_text:
                 bad.append("--help does not document exit code %d" % code)
-        plot = load_plot()
+        # a python3 without matplotlib (here: Debian's without its site packages) is told so in one line
+        p = subprocess.run(["/usr/bin/python3", "-S", PLOT, "--out", out], capture_output=True, text=True)
+        if p.returncode != EXIT_NO_MATPLOTLIB or len(p.stderr.splitlines()) != 1 \
+                or "python3-matplotlib" not in p.stderr:
+            bad.append("without matplotlib: exit %d, stderr %s" % (p.returncode, p.stderr.strip()[:300]))
         bad += malformed_inputs({"cue results": tmp + "/results.json", "geometry": tmp + "/geometry.json",
                                  "theory": "results/theory.json", "charlm results": "results/charlm-quick/results.json",
                                  "filings results": filings + "/results.json", "document": filings + "/document.json",
