@@ -1,5 +1,7 @@
-// The float attention path the character LM runs (query blocks, GEMMs, 8 x 8 register transposes,
-// softmax written straight into the probabilities) against the same layer in double precision.
+// The float attention path the character LM runs (AttnPath::dense: query blocks, GEMMs, 8 x 8 register
+// transposes, softmax written straight into the probabilities) against the same layer in double
+// precision; and the looked-up scores path (AttnPath::lookup) eight sequences at a time against one.
+// (Each path against the reference row path: tests/test_attention_paths.cpp.)
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -45,10 +47,10 @@ Run<S> run_attention(const std::string& scheme_name, const Visibility& vis, int 
   r.dQ.assign(n, S(0)), r.dK.assign(n, S(0)), r.dV.assign(n, S(0));
   const CParamView<S> P{params.data(), &layout};
   attention_forward(sh, Q.data(), K.data(), V.data(), pos.data(), pos.data(), vis, *scheme, P, r.probs.data(),
-                    r.out.data());
+                    r.out.data(), nullptr, {}, {}, AttnPath::dense);
   attention_backward(sh, Q.data(), K.data(), V.data(), pos.data(), pos.data(), vis, *scheme, P,
                      ParamView<S>{grad.data(), &layout}, r.probs.data(), dO.data(), r.dQ.data(), r.dK.data(),
-                     r.dV.data());
+                     r.dV.data(), nullptr, {}, {}, AttnPath::dense);
   return r;
 }
 
@@ -114,7 +116,8 @@ TEST_CASE("looked-up scores: eight sequences at a time give the bits of one at a
             for (int t = 0; t < T; ++t) kv_index[size_t(b) * T + t] = 3 * t + int(rng.below(3));
           const Visibility vis = Visibility{}.with_window(window);
           const int qpos = T - 1;
-          std::vector<float> probs(size_t(B) * T, -1.0f), out(size_t(B) * dh), g0(rows, 0.5f), dV0(size_t(rows) * dh, 0.25f);
+          std::vector<float> probs(size_t(B) * T, -1.0f), out(size_t(B) * dh), g0(rows, 0.5f),
+              dV0(size_t(rows) * dh, 0.25f);
           std::vector<float> probs1 = probs, out1 = out, g1 = g0, dV1 = dV0;
           attention_forward(AttnShape{B, 1, T, 1, dh}, (const float*)nullptr, (const float*)nullptr, V.data(), &qpos,
                             pos.data(), vis, *scheme, P, probs.data(), out.data(), kv_index.data(), {},

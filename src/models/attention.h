@@ -58,15 +58,26 @@ struct ScoreLookup {
   S* grads = nullptr;
 };
 
+// Which path computes attention_forward and attention_backward (one file each, models/attention_*.cpp).
+//   automatic: the one the arguments call for: lookup when looked-up scores are given, else dense when
+//     the keys are the rows of K/V (no kv_index) and there are several query rows, else rows.
+//   rows: the reference, one (sequence, head, query row) at a time; any shape, with or without kv_index.
+//     The other paths are tested against it (tests/test_attention_paths.cpp).
+//   dense: query blocks of matrix products (core/gemm.h); keys the rows of K/V (no kv_index). Sums in
+//     another order than rows, so it agrees with rows to rounding, not bit for bit.
+//   lookup: looked-up scores (ScoreLookup, which see).
+// A path asked for by name that cannot take the arguments throws Error.
+enum class AttnPath { automatic, rows, dense, lookup };
+
 // Forward.
 //   Q: [B*Tq, H*dh], K, V: [B*Tk, H*dh] (already transformed by the scheme's Q/K hook);
 //   or, when kv_index ([B*Tk]) is given, K and V are tables whose row kv_index[b*Tk + j] is key j
 //   of sequence b (models whose keys repeat, e.g. when a key depends only on (position, token)).
 //   qpos: [Tq], kpos: [Tk] positions shared by the batch
 //   probs (out): [B, H, Tq, Tk], kept for the backward. Every masked key a query row could read gets
-//   exactly 0, but the dense path (no kv_index, several query rows) writes a block of query rows only
-//   over the block's key span (keys masked for the whole block are left alone). nullptr when no
-//   backward follows: the probabilities then live in a scratch only.
+//   exactly 0, but the dense path writes a block of query rows only over the block's key span (keys
+//   masked for the whole block are left alone). nullptr when no backward follows: the probabilities
+//   then live in a scratch only.
 //   out (out, overwritten): [B*Tq, H*dh]
 // score(m,n) = content_scale * q.k / sqrt(dh) + the scheme's score terms over visible keys, softmax
 // over keys; out = sum p v + the scheme's value term. The hooks see one query row at a time
@@ -75,7 +86,8 @@ struct ScoreLookup {
 template <class S>
 void attention_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
                        const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* probs, S* out,
-                       const int* kv_index = nullptr, AttnTables<S> tables = {}, ScoreLookup<S> lookup = {});
+                       const int* kv_index = nullptr, AttnTables<S> tables = {}, ScoreLookup<S> lookup = {},
+                       AttnPath path = AttnPath::automatic);
 
 // The scores alone, before the softmax: the same arguments as attention_forward and the same bits as
 // its scores; scores (out): [B, H, Tq, Tk], -infinity at every masked key. For reading a trained head,
@@ -96,10 +108,12 @@ void attention_scores_backward(const AttnShape& sh, const S* Q, const S* K, cons
 // Backward. dout: [B*Tq, H*dh]. Adds into dQ, dK, dV (same shapes as Q, K, V; with kv_index the
 // table rows are scatter-added) and into the scheme's bias gradients G. With lookup, adds each key's
 // score gradient into lookup.grads at its table row instead, and leaves dQ, dK and the score terms alone.
+// probs: as attention_forward wrote them, by any path.
 template <class S>
 void attention_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
                         const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G,
                         const S* probs, const S* dout, S* dQ, S* dK, S* dV, const int* kv_index = nullptr,
-                        AttnTables<S> tables = {}, ScoreLookup<S> lookup = {});
+                        AttnTables<S> tables = {}, ScoreLookup<S> lookup = {},
+                        AttnPath path = AttnPath::automatic);
 
 }  // namespace pe
