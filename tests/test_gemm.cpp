@@ -5,10 +5,13 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
+#include "core/cpu_features.h"
 #include "core/gemm.h"
 #include "core/rng.h"
+#include "core/rng_lanes.h"
 
 using namespace pe;
 
@@ -80,7 +83,8 @@ TEST_CASE("a row of the float gemm's result does not depend on the number of row
 
 TEST_CASE("the AVX-512 kernel gives the AVX2 kernel's bits, for every shape class, transpose and accumulate") {
   if (!gemm_kernel_available(GemmKernel::Avx512) || !gemm_kernel_available(GemmKernel::Avx2)) {
-    MESSAGE("this CPU or build has no AVX-512 kernel: nothing to compare (", gemm_kernel_name(gemm_kernel()), ")");
+    const std::string kernel = gemm_kernel_name(gemm_kernel());
+    MESSAGE("this CPU or build has no AVX-512 kernel: nothing to compare (", kernel, ")");
     return;
   }
   const GemmKernel before = gemm_kernel();
@@ -110,4 +114,25 @@ TEST_CASE("the AVX-512 kernel gives the AVX2 kernel's bits, for every shape clas
   set_gemm_kernel(before);
   CHECK(cases == 2560);
   CHECK(differ == 0);
+}
+
+TEST_CASE("one CPU-feature switch: the matrix kernel and the eight-lane draws read the same vector level") {
+  const VectorLevel before = vector_level();
+  CHECK(gemm_kernel() == before);
+  for (const VectorLevel level : {VectorLevel::Scalar, VectorLevel::Avx2, VectorLevel::Avx512}) {
+    set_vector_level(level);
+    INFO(vector_level_name(level));
+    if (!vector_level_available(level)) {
+      CHECK(vector_level() != level);  // a level this CPU or build lacks is never set
+      continue;
+    }
+    CHECK(vector_level() == level);
+    CHECK(gemm_kernel() == level);
+    if (level != VectorLevel::Avx512) CHECK_FALSE(rng_lanes_enabled());  // the draws follow the same switch
+  }
+  set_vector_level(before);
+  CHECK(vector_level() == before);
+  // this build's level: AVX2 or AVX-512 for the x86-64-v3 build, scalar for the others
+  MESSAGE("vector level on this CPU: ", std::string(vector_level_name(before)), ", eight-lane draws ",
+          std::string(rng_lanes_enabled() ? "on" : "off"));
 }

@@ -1,9 +1,6 @@
 #include "core/gemm.h"
 
 #include <algorithm>
-#include <atomic>
-#include <cstdlib>
-#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -14,6 +11,7 @@
 #define PEBENCH_GEMM_AVX2 1
 #endif
 
+#include "core/cpu_features.h"
 #include "core/tensor.h"
 #include "core/transpose.h"
 
@@ -108,7 +106,7 @@ void tile(int m, int n, int K, const float* a, size_t lda, const float* b, size_
 }
 
 #ifdef PEBENCH_GEMM_AVX2
-// The same tile in 512-bit registers, for CPUs with AVX-512 (chosen at run time, gemm_kernel()): a row
+// The same tile in 512-bit registers, for CPUs with AVX-512 (chosen at run time, vector_level()): a row
 // of the tile is W = 1 or 2 registers of NR = 16 columns (n <= W NR), the tile up to MR512 rows. With
 // two, op(B)'s columns come from two NR-column slivers (row k at b0 + k ldb and b1 + k ldb), and per k
 // two loads of op(B) and R broadcasts feed 2R FMAs (one register needs R + 1 loads for R FMAs: the
@@ -280,53 +278,11 @@ void gemm<float>(Op opa, Op opb, int M, int N, int K, const float* A, int lda, c
     return;
   }
   const bool bt = opb == Op::T;
-  if (gemm_kernel() == GemmKernel::Avx512)
+  if (vector_level() == VectorLevel::Avx512)
     return opa == Op::T ? sgemm<true, true>(M, N, K, A, lda, B, ldb, bt, C, ldc, accumulate)
                         : sgemm<false, true>(M, N, K, A, lda, B, ldb, bt, C, ldc, accumulate);
   return opa == Op::T ? sgemm<true, false>(M, N, K, A, lda, B, ldb, bt, C, ldc, accumulate)
                       : sgemm<false, false>(M, N, K, A, lda, B, ldb, bt, C, ldc, accumulate);
-}
-
-namespace {
-GemmKernel detect_kernel() {
-#ifdef PEBENCH_GEMM_AVX2
-  const char* off = std::getenv("PEBENCH_NO_AVX512");
-  if (__builtin_cpu_supports("avx512f") && !(off && *off && std::string(off) != "0")) return GemmKernel::Avx512;
-  return GemmKernel::Avx2;
-#else
-  return GemmKernel::Scalar;
-#endif
-}
-std::atomic<int> g_kernel{-1};
-}  // namespace
-
-GemmKernel gemm_kernel() {
-  int k = g_kernel.load(std::memory_order_relaxed);
-  if (k < 0) g_kernel.store(k = int(detect_kernel()), std::memory_order_relaxed);
-  return GemmKernel(k);
-}
-
-void set_gemm_kernel(GemmKernel k) {
-  if (!gemm_kernel_available(k)) return;
-  g_kernel.store(int(k), std::memory_order_relaxed);
-}
-
-bool gemm_kernel_available(GemmKernel k) {
-#ifdef PEBENCH_GEMM_AVX2
-  if (k == GemmKernel::Avx512) return __builtin_cpu_supports("avx512f");
-  return k == GemmKernel::Avx2;
-#else
-  return k == GemmKernel::Scalar;
-#endif
-}
-
-const char* gemm_kernel_name(GemmKernel k) {
-  switch (k) {
-    case GemmKernel::Avx512: return "avx512";
-    case GemmKernel::Avx2: return "avx2";
-    case GemmKernel::Scalar: return "scalar";
-  }
-  return "?";
 }
 
 namespace {

@@ -8,21 +8,24 @@
 #pragma once
 #include <cstddef>
 
+#include "core/cpu_features.h"
+
 namespace pe {
 
 enum class Op { N, T };  // op(X) = X or X^T
 
 // op(A): [M, K], op(B): [K, N], C: [M, N]. lda/ldb/ldc are the row strides of A, B, C as stored
 // (A is stored [M, K] when opa = N, [K, M] when opa = T; likewise B).
-// The float GEMM's register-tile kernel. The x86-64-v3 build carries the AVX2 kernel and an AVX-512
-// one, chosen at run time when the CPU has AVX-512 (PEBENCH_NO_AVX512=1 keeps AVX2): both compute every
-// element by the same operations in the same order, so results are the same bits on either.
-enum class GemmKernel { Scalar, Avx2, Avx512 };
-GemmKernel gemm_kernel();
-bool gemm_kernel_available(GemmKernel k);
-// For tests and benchmarks: use k from now on (ignored when this CPU or build lacks it).
-void set_gemm_kernel(GemmKernel k);
-const char* gemm_kernel_name(GemmKernel k);
+// The float GEMM's register-tile kernel is the vector level of the one CPU-feature switch
+// (core/cpu_features.h): the x86-64-v3 build carries the AVX2 kernel and an AVX-512 one, the latter run
+// where the CPU has AVX-512 (PEBENCH_NO_AVX512=1 keeps AVX2). Both compute every element by the same
+// operations in the same order, so results are the same bits on either. (The names below read and set
+// that switch.)
+using GemmKernel = VectorLevel;
+inline GemmKernel gemm_kernel() { return vector_level(); }
+inline bool gemm_kernel_available(GemmKernel k) { return vector_level_available(k); }
+inline void set_gemm_kernel(GemmKernel k) { set_vector_level(k); }
+inline const char* gemm_kernel_name(GemmKernel k) { return vector_level_name(k); }
 
 template <class S>
 void gemm(Op opa, Op opb, int M, int N, int K, const S* A, int lda, const S* B, int ldb, S* C, int ldc,

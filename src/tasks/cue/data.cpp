@@ -1,14 +1,10 @@
 #include "tasks/cue/data.h"
 
 #include "core/errors.h"
-#include "core/gemm.h"
 #include "core/rng.h"
+#include "core/rng_lanes.h"
 
 #include <algorithm>
-
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
 
 namespace pe {
 
@@ -41,49 +37,24 @@ int content_tokens(const CueTaskConfig& cfg, uint64_t key, int n, int* tokens) {
   return last;
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#define PEBENCH_CUE_AVX512 1
-// (The zero-masked forms of the intrinsics: GCC 12 warns that the plain ones' undefined pass-through
-// value is used uninitialised.)
-constexpr __mmask8 all = 0xFF;
-__attribute__((target("avx512f,avx512dq"))) inline __m512i srl(__m512i x, unsigned n) {
-  return _mm512_maskz_srli_epi64(all, x, n);
-}
-// Eight lanes of Rng::next's hash, splitmix64(x * C), in 64-bit lane multiplies (AVX-512 DQ).
-__attribute__((target("avx512f,avx512dq"))) inline __m512i draw8(__m512i i) {
-  __m512i x = _mm512_mullo_epi64(i, _mm512_set1_epi64(int64_t(0xD1B54A32D192ED03ULL)));
-  x = _mm512_add_epi64(x, _mm512_set1_epi64(int64_t(0x9E3779B97F4A7C15ULL)));
-  x = _mm512_mullo_epi64(_mm512_xor_si512(x, srl(x, 30)), _mm512_set1_epi64(int64_t(0xBF58476D1CE4E5B9ULL)));
-  x = _mm512_mullo_epi64(_mm512_xor_si512(x, srl(x, 27)), _mm512_set1_epi64(int64_t(0x94D049BB133111EBULL)));
-  return _mm512_xor_si512(x, srl(x, 31));
-}
+#ifdef PEBENCH_RNG_LANES
 // The first `count` content tokens, eight at a time (the last group masked): the very integers
-// content_tokens draws (below(A): (x >> 33) & (A - 1) for a power of two, else (x >> 33) mod A, the
-// remainder exact in doubles since x >> 33 < 2^31; uniform(): (x >> 11) 2^-53, exact). Returns the
+// content_tokens draws (core/rng_lanes.h: draw 2t is token t's symbol, 2t + 1 its mark). Returns the
 // last marked t, or -1.
-__attribute__((target("avx512f,avx512dq"))) int content_tokens8(const CueTaskConfig& cfg, uint64_t key, int count,
-                                                                 int* tokens) {
+PEBENCH_RNG_LANES_TARGET int content_tokens8(const CueTaskConfig& cfg, uint64_t key, int count, int* tokens) {
+  using namespace rng_lanes;
   const int A = cfg.alphabet;
-  const bool pow2 = (A & (A - 1)) == 0;
+  const Below8 below(A);
   const __m512d a = _mm512_set1_pd(double(A)), p = _mm512_set1_pd(cfg.mark_prob);
   const __m512i even = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), one = _mm512_set1_epi64(1);
-  const __m512i low = _mm512_set1_epi64(A - 1);
   int last = -1;
   for (int t0 = 0; t0 < count; t0 += 8) {
     const int lanes = std::min(8, count - t0);
     const __m512i i = _mm512_add_epi64(_mm512_set1_epi64(int64_t(key + 2 * uint64_t(t0))), even);
-    const __m512i x = srl(draw8(i), 33);
-    __m512d symbol;
-    if (pow2) {
-      symbol = _mm512_cvtepu64_pd(_mm512_and_si512(x, low));
-    } else {
-      const __m512d xd = _mm512_cvtepu64_pd(x);
-      symbol = _mm512_fnmadd_pd(_mm512_maskz_roundscale_pd(all, _mm512_div_pd(xd, a), _MM_FROUND_TO_NEG_INF), a, xd);
-    }
-    const __m512d u = _mm512_mul_pd(_mm512_cvtepu64_pd(srl(draw8(_mm512_add_epi64(i, one)), 11)),
-                                    _mm512_set1_pd(0x1.0p-53));
+    const __m512d symbol = below(next8(i));
+    const __m512d u = uniform8(next8(_mm512_add_epi64(i, one)));
     const __mmask8 marked = _mm512_cmp_pd_mask(u, p, _CMP_LT_OQ) & __mmask8((1u << lanes) - 1u);
-    const __m256i tok = _mm512_maskz_cvtpd_epi32(all, _mm512_mask_add_pd(symbol, marked, symbol, a));
+    const __m256i tok = _mm512_maskz_cvtpd_epi32(kAll, _mm512_mask_add_pd(symbol, marked, symbol, a));
     if (lanes == 8) {
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(tokens + t0), tok);
     } else {
@@ -102,11 +73,10 @@ __attribute__((target("avx512f,avx512dq"))) int content_tokens8(const CueTaskCon
 }  // namespace
 
 void cue_sequence(const CueTaskConfig& cfg, uint64_t key, int n, int* tokens, int* target) {
-#ifdef PEBENCH_CUE_AVX512
-  // The project's one AVX-512 switch (the matrix kernel's: off under PEBENCH_NO_AVX512=1, so the
-  // AVX2 golden runs keep covering the one-at-a-time draws), and DQ for the 64-bit lane multiplies.
-  static const bool dq = __builtin_cpu_supports("avx512dq");
-  if (dq && gemm_kernel() == GemmKernel::Avx512) {
+#ifdef PEBENCH_RNG_LANES
+  // The one CPU-feature switch (core/cpu_features.h; off under PEBENCH_NO_AVX512=1, so the AVX2 golden
+  // runs keep covering the one-at-a-time draws).
+  if (rng_lanes_enabled()) {
     finish_sequence(cfg, key, n, content_tokens8(cfg, key, n - 1, tokens), tokens, target);
     return;
   }

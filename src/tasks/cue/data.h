@@ -11,7 +11,8 @@
 namespace pe {
 
 // One sequence drawn from the stream named by `key`. tokens: [n].
-// Where the CPU has AVX-512 DQ, eight tokens' draws are hashed at once: the same integers.
+// Where the CPU-feature switch allows AVX-512 DQ (core/rng_lanes.h), eight tokens' draws are made at
+// once: the same integers.
 void cue_sequence(const CueTaskConfig& cfg, uint64_t key, int n, int* tokens, int* target);
 // The same sequence drawn one number at a time (what the vector path is tested against).
 void cue_sequence_drawn_singly(const CueTaskConfig& cfg, uint64_t key, int n, int* tokens, int* target);
