@@ -12,16 +12,21 @@ gradients cancel: both lose the same digits). The measured figures are printed. 
 map with a Transformers rope_type is also read with the twin's own frequencies from the dictionary
 (python/pebench_torch/rope_scaling.py), which must give the same logits.
 
-The cases: every committed checkpoint of charlm-quick (all eleven schemes, the fine-tuned plans),
-the tournament's seed 0 (ten schemes), passkey-quick and filings, RoPE under the maps, and settings no
-committed run uses (TUPE-R, partial RoPE, three-head ALiBi, hybrids of every relative scheme) trained
-here for a few steps. Writes the agreement table to --table (Markdown). Exit 0 when all agree, 1
-otherwise, 77 (one line) without python3-torch.
+The schemes are pe-bench's registry (the names `pe-bench schemes` lists), not a list kept here: first
+every scheme must have a twin (python/pebench_torch/schemes/, `@register(name)`), and the defaults the
+twin holds for hybrid layers must be pe-bench's (its key table, `pe-bench run --help`), else one FAIL
+line names the scheme or setting and the check fails; then every scheme is checked on a char-LM
+checkpoint (charlm-quick's committed one, or one trained here for a few steps when none is committed)
+and on the tournament's cue head where it has one. Beside them: RoPE under the maps, passkey-quick
+and filings, and settings no committed run uses (TUPE-R, partial RoPE, three-head ALiBi, hybrids of
+every relative scheme) trained here for a few steps. Writes the agreement table to --table (Markdown).
+Exit 0 when all agree, 1 otherwise, 77 (one line) without python3-torch.
 Usage: tests/twin_check.py path/to/pe-bench [--table FILE] [--quick] [--only TEXT] (--only: the cases whose
-label holds TEXT)"""
+label holds TEXT) [--pretend-extra-scheme NAME] (as if the registry also had NAME: shows the coverage failure)"""
 import atexit
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -35,6 +40,8 @@ except ImportError:
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 from pebench_torch import CueHead, load_model  # noqa: E402
 from pebench_torch.io import read_safetensors  # noqa: E402
+from pebench_torch.schemes import registered  # noqa: E402
+from pebench_torch.schemes.hybrid import DECLARED_DEFAULTS  # noqa: E402
 
 LOGIT_TOL, GRAD_TOL, GRAD_FLOAT_RATIO = 1e-5, 1e-4, 10
 binary = sys.argv[1]
@@ -46,6 +53,34 @@ atexit.register(shutil.rmtree, work, True)
 
 def run(*args):
     subprocess.run([binary, *args], check=True, stdout=subprocess.DEVNULL)
+
+
+def declared_defaults():
+    """{key: default} of every setting pe-bench declares, from the key table of `pe-bench run --help`
+    ("  key  help [default]; domain"; keys whose default is not JSON, paths and names, are left out)."""
+    text = subprocess.run([binary, "run", "--help"], check=True, capture_output=True, text=True).stdout
+    out = {}
+    for m in re.finditer(r"(?m)^  (\w+) +.*? \[((?:\[[^\]]*\]|[^\[\]])*)\](?:;|$)", text):
+        try:
+            out[m.group(1)] = json.loads(m.group(2))
+        except ValueError:
+            pass
+    return out
+
+
+def coverage(registry, twins):
+    """The FAIL lines of the twin's coverage of pe-bench's registry (scheme names, as `pe-bench schemes`
+    lists them): a scheme without a twin, and a default the twin holds for hybrid layers
+    (hybrid.DECLARED_DEFAULTS) that is not pe-bench's."""
+    lines = ["twin_check: FAIL: scheme %r (`pe-bench schemes`) has no twin: add python/pebench_torch/schemes/%s.py "
+             "with a class under @register(%r)" % (name, name, name) for name in registry if name not in twins]
+    pe_bench = declared_defaults()
+    for name, settings in DECLARED_DEFAULTS.items():
+        for key, value in settings.items():
+            if pe_bench.get(key) != value:
+                lines.append("twin_check: FAIL: the twin's default %s %s = %r, pe-bench's %r (update "
+                             "python/pebench_torch/schemes/hybrid.py)" % (name, key, value, pe_bench.get(key)))
+    return lines
 
 
 def trained(task, scheme, sets, steps=3):
@@ -111,7 +146,7 @@ def check(label, checkpoint, map_="none", length=0):
         twin2 = load_model(out, plan=plan).double()
         with torch.no_grad():
             r2, _ = rel(want["logits"].double(), twin2(x, **kw).reshape(want["logits"].shape))
-        theta2 = [s.theta for s in twin2.schemes if s.name == "rope"][0]
+        theta2 = [s.theta for s in twin2.schemes if s.frequencies][0]
         dtheta = max(abs(a - b) / b if b else abs(a) for a, b in zip(theta2.tolist(), fp["theta"]))
         ok = ok and r2 <= LOGIT_TOL and dtheta <= 1e-12
         via = "%.1e (theta %.0e)" % (r2, dtheta)
@@ -123,19 +158,36 @@ def check(label, checkpoint, map_="none", length=0):
 
 
 rows = []
+
+
+# pe-bench's schemes in its registry's order: `pe-bench schemes` prints one a line, its name first
+registry = [line.split()[0] for line in subprocess.run([binary, "schemes"], check=True, capture_output=True,
+                                                       text=True).stdout.splitlines() if line.strip()]
+if "--pretend-extra-scheme" in sys.argv:
+    registry.append(sys.argv[sys.argv.index("--pretend-extra-scheme") + 1])
+uncovered = coverage(registry, registered())
+for line in uncovered:
+    print(line, flush=True)
+schemes = [name for name in registry if name in registered()]
 charlm = "results/charlm-quick/runs/charlm"
 cue = "results/tournament/runs/cue"
-cases = []
-for s in ["none", "sinusoidal", "learned", "rope", "alibi", "t5", "shaw", "txl", "deberta", "tupe", "hybrid"]:
-    cases.append(("charlm " + s, "%s/%s/seed0/checkpoint.json" % (charlm, s), "none", 0))
+small = ["n_heads=4", "d_model=32", "train_length=32", "batch_size=4", "eval_lengths=32"]
+cases, extra = [], []
+# every scheme on a char LM: the committed checkpoint, else one trained here
+for s in schemes:
+    if os.path.exists("%s/%s/seed0/checkpoint.json" % (charlm, s)):
+        cases.append(("charlm " + s, "%s/%s/seed0/checkpoint.json" % (charlm, s), "none", 0))
+    else:
+        extra.append(("charlm %s (trained here)" % s, ("charlm", s, small)))
 for m in ["pi", "ntk", "yarn", "selective", "yarn-hf", "llama3:factor=2:low_freq_factor=1:high_freq_factor=4",
           "dynamic", "longrope", "base=40000"]:
     cases.append(("charlm rope", charlm + "/rope/seed0/checkpoint.json", m, 256))
 cases.append(("charlm rope fine-tuned pi", charlm + "/rope/seed0-ft-pi/checkpoint.json", "none", 256))
 cases.append(("charlm hybrid", charlm + "/hybrid/seed0/checkpoint.json", "yarn", 256))
 cases.append(("charlm hybrid fine-tuned selective", charlm + "/hybrid/seed0-ft-selective/checkpoint.json", "none", 256))
-for s in ["none", "sinusoidal", "learned", "rope", "alibi", "t5", "shaw", "txl", "deberta", "tupe"]:
-    cases.append(("cue " + s, "%s/%s/seed0/checkpoint.json" % (cue, s), "none", 0))
+for s in schemes:  # the tournament's heads: every scheme a one-layer model takes
+    if os.path.exists("%s/%s/seed0/checkpoint.json" % (cue, s)):
+        cases.append(("cue " + s, "%s/%s/seed0/checkpoint.json" % (cue, s), "none", 0))
 for m in ["pi", "ntk", "yarn", "yarn-hf", "llama3:factor=4:low_freq_factor=1:high_freq_factor=4", "dynamic"]:
     cases.append(("cue rope", cue + "/rope/seed0/checkpoint.json", m, 128))
 cases.append(("cue t5 past training", cue + "/t5/seed0/checkpoint.json", "none", 256))
@@ -144,8 +196,7 @@ for s in ["rope", "alibi", "none"]:
 for s in ["rope", "alibi"]:
     cases.append(("filings " + s, "results/filings/runs/filings/%s/seed0/checkpoint.json" % s, "none", 0))
 cases.append(("filings rope", "results/filings/runs/filings/rope/seed0/checkpoint.json", "yarn", 256))
-small = ["n_heads=4", "d_model=32", "train_length=32", "batch_size=4", "eval_lengths=32"]
-extra = [
+extra += [
     ("charlm tupe-R (trained here)", ("charlm", "tupe", small + ["tupe_relative=true", "learned_rows=64"])),
     ("charlm rope partial 0.5", ("charlm", "rope", small + ["rotary_fraction=0.5"])),
     ("charlm alibi 3 heads", ("charlm", "alibi", ["n_heads=3", "d_model=24", "train_length=32", "batch_size=4",
@@ -183,6 +234,9 @@ if table_path:
                 "| PyTorch f32 rel | logits via rope_scaling |\n|---|---|---|---|---|---|---|---|---|---|\n")
         for r in rows:
             f.write("| %s | %s | %d | %.1e | %.1e | %s | %.1e | %.1e | %.1e | %s |\n" % r[:10])
-print("twin_check: %d cases, %d disagree (tolerances: logits %.0e, gradients %.0e of the largest or %dx PyTorch "
-      "float32's own error)" % (len(rows), failures, LOGIT_TOL, GRAD_TOL, GRAD_FLOAT_RATIO))
+failures += len(uncovered)
+print("twin_check: %d schemes, %d coverage failures; %d cases, %d disagree (tolerances: logits %.0e, gradients %.0e of "
+      "the largest or %dx PyTorch float32's own error)" % (len(registry), len(uncovered), len(rows),
+                                                           failures - len(uncovered), LOGIT_TOL, GRAD_TOL,
+                                                           GRAD_FLOAT_RATIO))
 sys.exit(1 if failures else 0)

@@ -3,16 +3,17 @@
 the filings head), every scheme (none, sinusoidal, learned, rope with any frequency plan, alibi, t5,
 shaw, txl, deberta, tupe, hybrid), read with the checkpoint's frequency plan or a map's (a plan's
 per-plane theta and logit scale, or a Transformers rope_scaling dictionary). python3-torch and numpy
-only.
+only. Each scheme is one class in schemes/ under @register(name); each model class is registered for
+the tasks whose model it is (@register_model), and load_model picks it by the export's pe_bench_task.
 
     from pebench_torch import load_model
     model = load_model("/tmp/rope")          # a directory `pe-bench export` wrote
     logits = model(tokens)                    # tokens: LongTensor [B, T] at positions 0..T-1
 """
 from .io import load_export, save_export
-from .models import BlockStack, CueHead, load_model
-from .schemes import PositionScheme
+from .models import BlockStack, CueHead, load_model, model_class, register_model
+from .schemes import PositionScheme, register, registered
 from .rope_scaling import inverse_frequencies
 
-__all__ = ["load_export", "save_export", "BlockStack", "CueHead", "load_model", "PositionScheme",
-           "inverse_frequencies"]
+__all__ = ["load_export", "save_export", "BlockStack", "CueHead", "load_model", "model_class", "register_model",
+           "PositionScheme", "register", "registered", "inverse_frequencies"]

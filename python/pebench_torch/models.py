@@ -1,11 +1,35 @@
 """The two models pe-bench trains, in PyTorch: the block stack (char LM, passkey) and the cue head
-(tournament, filings). Weights are nn.Parameters named as the export names them ('.' -> '__')."""
+(tournament, filings). Weights are nn.Parameters named as the export names them ('.' -> '__'). Each
+model class registers the pe-bench tasks whose models it is (`@register_model("block_stack", tasks=...)`);
+load_model picks the class by the task the export states (config.json pe_bench_task)."""
 import math
 
 import torch
 
 from .io import load_export
 from .schemes import layer_plan, layer_schemes
+
+_MODELS = {}  # task name -> model class
+
+
+def register_model(kind, tasks):
+    """Class decorator: the twin of pe-bench's model `kind`, which the tasks `tasks` train."""
+    def add(cls):
+        cls.kind = kind
+        for t in tasks:
+            if t in _MODELS:
+                raise ValueError("task %r has two twin models" % t)
+            _MODELS[t] = cls
+        return cls
+    return add
+
+
+def model_class(task):
+    """The twin model class of an export of `task`."""
+    if task not in _MODELS:
+        raise NotImplementedError("no twin model for pe-bench task %r (python/pebench_torch/models.py registers: %s)"
+                                  % (task, ", ".join(sorted(_MODELS))))
+    return _MODELS[task]
 
 
 def frequency_plan_of(config):
@@ -33,7 +57,7 @@ class _Model(torch.nn.Module):
         """Reads with another frequency plan (a map's): {"theta", "logit_scale"} or a rope_scaling
         dictionary with its lengths ({"rope_scaling", "original", "length"})."""
         for l, s in enumerate(self.schemes):
-            if s.name == "rope":
+            if s.frequencies:
                 s.set_plan(layer_plan(plan, l))
 
     def _embed(self, x, pos):
@@ -58,6 +82,7 @@ class _Model(torch.nn.Module):
         return out if extra is None else out + extra
 
 
+@register_model("block_stack", tasks=("charlm", "passkey"))
 class BlockStack(_Model):
     """Embedding, residual causal attention blocks (fused qkv, proj, no bias, no MLP, no normalisation),
     output tied to the embedding: logits = h tok_emb.weight^T, [B, T, vocab]."""
@@ -84,6 +109,7 @@ class BlockStack(_Model):
         return h @ self.p("tok_emb.weight").t()
 
 
+@register_model("cue_head", tasks=("cue", "filings"))
 class CueHead(_Model):
     """One head of width d: q from the last position (or every position), logits = z readout^T:
     [B, classes] (or [B, T, classes] with every_position)."""
@@ -103,7 +129,6 @@ class CueHead(_Model):
 
 
 def load_model(directory, plan=None):
-    """The model of an export directory (a BlockStack or a CueHead), read with `plan` if given."""
+    """The model of an export directory (the class registered for its task), read with `plan` if given."""
     config, tensors = load_export(directory)
-    cls = CueHead if "readout.weight" in tensors else BlockStack
-    return cls(config, tensors, plan)
+    return model_class(config["pe_bench_task"])(config, tensors, plan)

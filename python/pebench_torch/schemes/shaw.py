@@ -1,0 +1,22 @@
+"""`shaw`: relative key and value vectors per clipped offset (Shaw et al.), a pair of tables per layer."""
+import math
+
+import torch
+
+from .base import PositionScheme, register
+
+
+@register("shaw")
+class Shaw(PositionScheme):
+    reads = ("shaw_clip",)
+
+    def _index(self, qpos, kpos):
+        K = self.s["shaw_clip"]
+        return (kpos[None, :] - qpos[:, None]).clamp(-K, K) + K  # key minus query, clipped
+
+    def score_terms(self, q, k, qpos, kpos, layer):
+        rk = self.p("pos.layers.0.shaw_rk.weight")[self._index(qpos, kpos)]  # [Tq, T, dh]
+        return torch.einsum("bmhc,mnc->bhmn", q, rk) / math.sqrt(self.dh)
+
+    def value_term(self, a, qpos, kpos):
+        return torch.einsum("bhmn,mnc->bmhc", a, self.p("pos.layers.0.shaw_rv.weight")[self._index(qpos, kpos)])
