@@ -15,7 +15,7 @@
 #include "tasks/charlm/checkpoint.h"
 #include "tasks/cue/checkpoint.h"
 #include "harness/config.h"
-#include "models/token_loop.h"
+#include "harness/token_loop.h"
 #include "schemes/hybrid.h"
 #include "schemes/rope.h"
 

@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 
 #include "core/keys.h"
+#include "harness/block_stack_checkpoint.h"
 #include "harness/config.h"
-#include "models/block_stack_checkpoint.h"
 
 namespace pe {
 

@@ -22,7 +22,7 @@
 #include "core/sha1.h"
 #include "tasks/charlm/checkpoint.h"
 #include "models/block_stack_keys.h"
-#include "models/token_loop.h"
+#include "harness/token_loop.h"
 #include "harness/run.h"
 #include "core/math.h"
 

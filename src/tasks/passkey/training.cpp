@@ -3,11 +3,11 @@
 #include <fmt/format.h>
 
 #include "core/math.h"
+#include "harness/block_stack_checkpoint.h"
 #include "harness/checkpoint.h"
 #include "harness/run_dir.h"
-#include "models/block_stack_checkpoint.h"
+#include "harness/token_loop.h"
 #include "models/block_stack_keys.h"
-#include "models/token_loop.h"
 
 namespace pe {
 

@@ -1,7 +1,8 @@
-// The training loop of the block stack (models/block_stack.h) as a harness TrainingLoop
-// (harness/run.h), for every token-level task: a task gives its batches and its checkpoint; the
-// loop takes the steps, logs the mean loss of the steps since the last line, and saves and restores
-// its state (the batches' position included) bit for bit.
+// The training loop of the block stack (models/block_stack.h) as a TrainingLoop (harness/run.h), for
+// every token-level task: a task gives its batches and its checkpoint; the loop takes the steps, logs
+// the mean loss of the steps since the last line, and saves and restores its state (the batches'
+// position included) bit for bit. It lives in the harness, above the model it drives, so models/
+// includes nothing of the harness.
 #pragma once
 #include <functional>
 #include <string>
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/run.h"
+#include "models/block_stack.h"
 #include "models/block_stack_trainer.h"
 
 namespace pe {

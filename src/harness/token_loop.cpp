@@ -1,4 +1,4 @@
-#include "models/token_loop.h"
+#include "harness/token_loop.h"
 
 #include <sstream>
 

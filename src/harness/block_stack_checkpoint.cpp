@@ -1,4 +1,4 @@
-#include "models/block_stack_checkpoint.h"
+#include "harness/block_stack_checkpoint.h"
 
 #include "core/keys.h"
 
