@@ -6,14 +6,15 @@
 #include <cstdio>
 
 #include "cli/common.h"
-#include "core/gemm.h"
 #include "core/allocator.h"
 #include "core/build_info.h"
 #include "core/eigen_blocking.h"
 #include "core/errors.h"
 #include "core/files.h"
+#include "core/gemm.h"
 #include "core/interrupt.h"
 #include "harness/task.h"
+#include "tasks/registry.h"
 
 // The default build targets x86-64-v3; on an older CPU say so instead of dying on an illegal instruction.
 bool cpu_can_run_this_build() {
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
   }
   pe::keep_freed_memory();
   pe::fix_eigen_blocking();
+  pe::register_tasks();  // the tasks into the harness's table, before any option or key names one
   CLI::App app{"pe-bench: train tiny attention models with each positional scheme and read them past their "
                "training length.\nExample: pe-bench run experiments/tournament.json"};
   app.require_subcommand(1);
