@@ -105,12 +105,15 @@ plots: deps
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
 
-# The speed targets (bench/report.py): pe-bench beside the PyTorch reference programs (the folder
-# REFERENCE=DIR holding tinycharlm_torch.py and tournament_torch.py, when python3-torch is installed),
-# measured alternately, with ratios and the fraction of FMA peak; writes results/bench.md.
+# The speed targets (bench/report.py): pe-bench beside PyTorch, measured alternately in one run, with
+# ratios and the fraction of FMA peak; writes results/bench.md. PyTorch's side is the project's own twin
+# (python/pebench_torch via bench/twin_bench.py: the same models and recipes; needs python3-torch);
+# REFERENCE=DIR measures the PyTorch programs in DIR (tinycharlm_torch.py, tournament_torch.py) instead.
+# QUICK=1: one round without the tournament, written to $(BUILD)/bench-quick.md (results/bench.md stays).
 # `make bench-all` runs every Google Benchmark of build/pe_benchmarks.
 bench: build
-	/usr/bin/python3 bench/report.py $(BUILD) --out results/bench.md $(if $(REFERENCE),--reference $(REFERENCE))
+	/usr/bin/python3 bench/report.py $(BUILD) $(if $(QUICK),--quick --out $(BUILD)/bench-quick.md,--out results/bench.md) \
+	  $(if $(REFERENCE),--reference $(REFERENCE))
 
 bench-all: build
 	$(BUILD)/pe_benchmarks

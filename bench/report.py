@@ -3,22 +3,24 @@
 run where one exists, alternately (this machine drifts 10-30% over minutes), and the ratio. Writes a
 Markdown report (default results/bench.md) and prints it.
 
-  1. the char-LM training step, RoPE, B 64 / T 128, 2 threads, against the PyTorch reference
-     (tinycharlm_torch.py --time-only) and as a fraction of the machine's FMA peak;
+  1. the char-LM training step, RoPE, B 64 / T 128, 2 threads, against PyTorch's (the twin's) and as
+     a fraction of the machine's FMA peak;
   2. every scheme's step against RoPE's;
   3. the two-thread step against the one-thread step;
   4. the whole tournament (5 published schemes x 3 seeds, every read, the geometry and the exact
-     reader), 1 thread, against the PyTorch reference head (tournament_torch.py --threads 1
-     --flush-denormal);
+     reader), 1 thread, against the same training and reads in PyTorch (the twin's cue head);
   5. the char LM read at 2,048 tokens: peak memory and time per window;
   6. cached decoding: ms per token at 128, 512 and 2,048 cached tokens, bytes of cache per token;
   7. the full width: on a CPU with AVX-512, the RoPE step with the AVX-512 matrix kernel against the
      AVX2 one (PEBENCH_NO_AVX512=1), alternately; the two give the same bits (tests/test_gemm.cpp,
      and the golden tests pass on both).
 
-The PyTorch references are programs kept outside the repository (tinycharlm_torch.py and
-tournament_torch.py in the folder --reference DIR names); a row whose reference is missing (no
---reference, no python3-torch) says so.
+PyTorch's side is the project's own twin (python/pebench_torch, run by bench/twin_bench.py): the same
+model and recipe, trained by PyTorch's autograd and optimiser, so the report needs nothing outside
+the repository. --reference DIR measures other PyTorch programs instead (tinycharlm_torch.py and
+tournament_torch.py in DIR, with their own command lines). A row whose PyTorch side cannot run (no
+python3-torch, or a reference program missing) says so. Every ratio is measured in this run, pe-bench
+and PyTorch alternately.
 Usage: bench/report.py BUILD_DIR [--out FILE] [--rounds N] [--reference DIR] [--quick]"""
 import argparse
 import json
@@ -36,11 +38,14 @@ ap = argparse.ArgumentParser()
 ap.add_argument("build")
 ap.add_argument("--out", default="results/bench.md")
 ap.add_argument("--rounds", type=int, default=3)
-ap.add_argument("--reference", default="", help="folder of tinycharlm_torch.py and tournament_torch.py")
+ap.add_argument("--reference", default="", help="folder of tinycharlm_torch.py and tournament_torch.py, measured "
+                "instead of the twin (bench/twin_bench.py)")
 ap.add_argument("--quick", action="store_true", help="one round, the tournament left out (a smoke test)")
 args = ap.parse_args()
 BIN, BENCH = os.path.join(args.build, "pe-bench"), os.path.join(args.build, "pe_benchmarks")
 PY = "/usr/bin/python3"
+TWIN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "twin_bench.py")
+TORCH_SIDE = "PyTorch reference" if args.reference else "PyTorch twin"
 rounds = 1 if args.quick else args.rounds
 tmp = tempfile.mkdtemp(prefix="pe-bench-report.")
 
@@ -53,9 +58,15 @@ def have_torch():
     return subprocess.run([PY, "-c", "import torch"], capture_output=True).returncode == 0
 
 
-def reference(name):
-    path = os.path.join(args.reference, name) if args.reference else ""
-    return path if path and os.path.exists(path) and have_torch() else None
+def pytorch_program(name):
+    """The command of PyTorch's side, to which a row adds its arguments: the reference program `name` in
+    --reference DIR, else the twin (bench/twin_bench.py); None when it cannot run here."""
+    if not have_torch():
+        return None
+    if not args.reference:
+        return [PY, TWIN]
+    path = os.path.join(args.reference, name)
+    return [PY, path] if os.path.exists(path) else None
 
 
 # ---- the machine -----------------------------------------------------------------------------
@@ -92,12 +103,22 @@ def benchmarks(pattern, min_time=2.0, avx512=True):
     return {b["name"].replace("/real_time", ""): b for b in json.load(open(out))["benchmarks"]}
 
 
-def torch_charlm_step(script):
+def torch_charlm_step(program):
+    if not args.reference:  # the twin prints its figures
+        run = subprocess.run(program + ["step", BIN, "--threads", "2", "--steps", "3" if args.quick else "10"],
+                             check=True, capture_output=True, text=True)
+        return json.loads(run.stdout)["train_step_ms_median"]
     out = os.path.join(tmp, "torch_step.json")
-    subprocess.run([PY, script, "--scheme", "rope", "--time-only", "--threads", "2", "--time-steps", "10",
-                    "--vocab-order", "alpha", "--corpus", "data/timemachine.txt", "--out", out],
+    subprocess.run(program + ["--scheme", "rope", "--time-only", "--threads", "2", "--time-steps", "10",
+                              "--vocab-order", "alpha", "--corpus", "data/timemachine.txt", "--out", out],
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return json.load(open(out))["results"][0]["train_step_ms_median"]
+
+
+def torch_tournament(program):
+    if not args.reference:
+        return program + ["tournament", BIN, "--threads", "1"]
+    return program + ["--threads", "1", "--flush-denormal"]
 
 
 def timed(cmd):
@@ -121,7 +142,7 @@ lines = ["# pe-bench speed (`make bench`)", "",
              mc["peak_core_gflops"], time.strftime("%Y-%m-%d")), ""]
 
 # 1. char-LM RoPE step vs PyTorch, alternately
-script = reference("tinycharlm_torch.py")
+script = pytorch_program("tinycharlm_torch.py")
 ours, theirs, gflops = [], [], []
 for r in range(rounds):
     log("char-LM RoPE step, round %d/%d" % (r + 1, rounds))
@@ -133,11 +154,14 @@ for r in range(rounds):
 o, t, g = statistics.median(ours), statistics.median(theirs) if theirs else None, statistics.median(gflops)
 peak2 = 2 * mc["peak_core_gflops"]
 lines += ["## 1. Char-LM training step, RoPE, B 64 / T 128, 2 threads", "",
-          "| | pe-bench | PyTorch reference | ratio (target >= 4x) | pe-bench GFLOP/s | fraction of 2-core FMA peak (target ~0.85) |",
+          "| | pe-bench | %s | ratio (target >= 4x) | pe-bench GFLOP/s | fraction of 2-core FMA peak (target ~0.85) |"
+          % TORCH_SIDE,
           "|---|---|---|---|---|---|",
           "| median of %d rounds | %.1f ms (%s) | %s | %s | %.0f | %.2f |" % (
               rounds, o, ", ".join("%.1f" % x for x in ours),
-              ("%.1f ms (%s)" % (t, ", ".join("%.1f" % x for x in theirs))) if t else "not measured (no python3-torch or reference script)",
+              ("%.1f ms (%s)" % (t, ", ".join("%.1f" % x for x in theirs))) if t else
+              "not measured (no python3-torch%s)" % (", or no tinycharlm_torch.py in --reference" if args.reference
+                                                     else ""),
               fmt_ratio(t, o), g, g / peak2), ""]
 
 # 2. every scheme against RoPE (each round runs every scheme once, RoPE among them: the ratio is the
@@ -169,7 +193,7 @@ lines += ["## 4. The tournament, 1 thread (target >= 25x)", ""]
 if args.quick:
     lines += ["(left out: --quick)", ""]
 else:
-    tscript = reference("tournament_torch.py")
+    tscript = pytorch_program("tournament_torch.py")
     pe_s, torch_s = [], []
     # alternate rounds (the machine's speed moves between runs); the ratio is each round's own, the
     # report the median of the rounds'
@@ -180,19 +204,20 @@ else:
                            "schemes=none,sinusoidal,learned,rope,alibi", "--set", "out_dir=" + tmp + "/t",
                            "--set", "runs_dir=" + tmp + "/t/runs", "--set", "reference=", "--threads", "1", "-q"]))
         if tscript:
-            log("the tournament in PyTorch (1 thread), round %d/%d" % (r + 1, rounds))
-            torch_s.append(timed([PY, tscript, "--threads", "1", "--flush-denormal"]))
+            log("the tournament in PyTorch (%s, 1 thread), round %d/%d" % (TORCH_SIDE, r + 1, rounds))
+            torch_s.append(timed(torch_tournament(tscript)))
     p = statistics.median(pe_s)
     if torch_s:
         q = statistics.median(torch_s)
         ratio = statistics.median(t / e for t, e in zip(torch_s, pe_s))
-        lines += ["Median of %d alternate rounds: pe-bench %.2f s (%s); PyTorch reference %.1f s (%s): **%.2fx** "
+        lines += ["Median of %d alternate rounds: pe-bench %.2f s (%s); %s %.1f s (%s): **%.2fx** "
                   "(the median of the rounds' own ratios)." % (
-                      rounds, p, ", ".join("%.2f" % x for x in pe_s), q, ", ".join("%.1f" % x for x in torch_s),
-                      ratio), ""]
+                      rounds, p, ", ".join("%.2f" % x for x in pe_s), TORCH_SIDE, q,
+                      ", ".join("%.1f" % x for x in torch_s), ratio), ""]
     else:
-        lines += ["pe-bench %.2f s (%s); PyTorch reference not measured." % (p, ", ".join("%.2f" % x for x in pe_s)),
-                  ""]
+        lines += ["pe-bench %.2f s (%s); %s not measured (no python3-torch%s)." % (
+            p, ", ".join("%.2f" % x for x in pe_s), TORCH_SIDE,
+            ", or no tournament_torch.py in --reference" if args.reference else ""), ""]
 
 # 5. reading at 2,048
 log("the char LM read at 2048")
