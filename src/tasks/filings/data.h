@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "tasks/cue/data.h"
+#include "models/cue_head.h"  // CueTaskConfig, CueBatch
 #include "tasks/filings/corpus.h"
 
 namespace pe {

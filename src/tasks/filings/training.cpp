@@ -15,7 +15,8 @@ CueModelConfig filings_model_config(const ExperimentConfig& e, const std::string
 }
 
 BatchSource filings_windows(const ExperimentConfig& e, int seed) {
-  const std::vector<FilingsDocument>& docs = filings_corpus(e.value("corpus_seed").get<uint64_t>(), e.value("corpus_version").get<int>()).train;
+  const std::vector<FilingsDocument>& docs =
+      filings_corpus(e.value("corpus_seed").get<uint64_t>(), e.value("corpus_version").get<int>()).train;
   return [&docs, seed, B = e.batch_size, T = e.train_length](int step) {
     return filings_train_batch(docs, uint64_t(seed), step, B, T);
   };

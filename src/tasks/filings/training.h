@@ -1,11 +1,12 @@
 // Training a filings head: the tournament's head without its query token (tasks/filings/data.h),
-// driven through the tournament's trainer (tasks/cue/training.h, train_head) by 32-token windows of
-// the training documents of the experiment's corpus.
+// trained by the head's loop (harness/head_loop.h, train_head_run; its step: models/cue_head_trainer.h)
+// on 32-token windows of the training documents of the experiment's corpus.
 #pragma once
 #include <string>
 
 #include "harness/config.h"
-#include "tasks/cue/training.h"
+#include "harness/head_loop.h"
+#include "models/cue_head.h"
 
 namespace pe {
 
