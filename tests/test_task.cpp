@@ -1,12 +1,16 @@
-// The cue task: the data stream, the exact no-position reader, pairing of the test stream.
+// The cue task: the data stream, the exact no-position reader, pairing of the test stream; the head's
+// trainer (models/cue_head_trainer.h) and the shapes the geometry analysis reads (Scheme::geometry).
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
 
+#include "core/parallel.h"
 #include "core/rng.h"
-#include "theory/exact_reader.h"
+#include "models/cue_head_trainer.h"
+#include "schemes/scheme.h"
 #include "tasks/cue/data.h"
+#include "theory/exact_reader.h"
 
 using namespace pe;
 
@@ -127,4 +131,69 @@ TEST_CASE("the test stream is fixed by (test seed, length) and independent of tr
   // a prefix of a larger test set is the smaller one: sequences are named by their index
   const CueBatch bigger = cue_test_set(cfg, 777, 64, 200);
   CHECK(std::equal(a.tokens.begin(), a.tokens.end(), bigger.tokens.begin()));
+}
+
+TEST_CASE("the cue head's trainer: the same bits on one thread as on two, and a step's loss is its batch's") {
+  for (const char* scheme : {"rope", "alibi", "t5", "sinusoidal"}) {
+    CueModelConfig cfg;
+    cfg.scheme.name = scheme;
+    cfg.scheme.train_length = 16;
+    const int B = 130, T = 16;  // three chunks: 64 + 64 + 2 sequences
+    std::vector<float> result[2];
+    double first_loss[2] = {0, 0}, first_accuracy[2] = {0, 0};
+    for (int threads : {1, 2}) {
+      set_threads(threads);
+      CueHead<float> m(cfg);
+      m.init(4);
+      CueHeadTrainer trainer(m, AdamConfig{0.01});
+      for (int step = 1; step <= 3; ++step) {
+        const CueStepStats st = trainer.step(cue_train_batch(cfg.task, 5, step, B, T), step != 2, step);
+        if (step == 1) first_loss[threads - 1] = st.loss, first_accuracy[threads - 1] = st.accuracy;
+        if (step == 2) CHECK(st.loss == 0.0);  // not asked for
+      }
+      CHECK(trainer.adam().steps() == 3);
+      result[threads - 1] = m.params();
+    }
+    set_threads(0);
+    INFO(scheme);
+    CHECK(result[0] == result[1]);
+    CHECK(first_loss[0] == first_loss[1]);
+    // the first step's loss and accuracy: the untrained head's forward over the whole batch, to rounding
+    CueHead<float> fresh(cfg);
+    fresh.init(4);
+    fresh.prepare(T);
+    const CueBatch batch = cue_train_batch(cfg.task, 5, 1, B, T);
+    CueWorkspace<float> ws;
+    const BatchStats whole = fresh.forward(batch.tokens.data(), batch.targets.data(), B, T, ws);
+    CHECK(first_loss[0] == doctest::Approx(whole.loss_sum / B).epsilon(1e-6));
+    CHECK(std::abs(first_accuracy[0] - double(whole.correct) / B) <= 1.0 / B);  // an argmax may tie-break apart
+  }
+}
+
+TEST_CASE("a scheme says the shape of its position term (Scheme::geometry), the sections the geometry analysis reads") {
+  auto geometry_of = [](const std::string& name, nlohmann::json settings = nlohmann::json::object(), int heads = 1) {
+    SchemeConfig c;
+    c.name = name;
+    c.n_heads = heads;
+    c.train_length = 32;
+    c.settings = std::move(settings);
+    return make_scheme<float>(c)->geometry();
+  };
+  using Kind = PositionGeometry::Kind;
+  CHECK(geometry_of("rope").kind == Kind::Rotation);
+  CHECK(geometry_of("rope").base == 10000.0);
+  CHECK(geometry_of("rope", {{"base", 500.0}}).base == 500.0);
+  CHECK(geometry_of("sinusoidal").kind == Kind::AddedCode);
+  CHECK(geometry_of("sinusoidal", {{"base", 250.0}}).base == 250.0);
+  const PositionGeometry alibi = geometry_of("alibi", {{"alibi_slopes", {0.5}}});
+  CHECK(alibi.kind == Kind::LinearBias);
+  CHECK(alibi.slopes == std::vector<double>{0.5});
+  // no slopes given: the reference rule's, the ones the scheme applies
+  CHECK(geometry_of("alibi", nlohmann::json::object(), 4).slopes == alibi_reference_slopes(4));
+  // every other one-layer scheme has none of these shapes
+  for (auto& info : scheme_list())
+    if (info.min_layers == 1 && info.name != "rope" && info.name != "sinusoidal" && info.name != "alibi") {
+      INFO(info.name);
+      CHECK(geometry_of(info.name).kind == Kind::Other);
+    }
 }

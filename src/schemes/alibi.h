@@ -19,6 +19,7 @@ class AlibiScheme final : public Scheme<S> {
   std::string name() const override { return "alibi"; }
   bool acts_on_scores() const override { return true; }
   const std::vector<double>& slopes() const { return slopes_; }
+  PositionGeometry geometry() const override { return {PositionGeometry::Kind::LinearBias, 0, slopes_}; }
 
   // scores[t] -= slope_h * (qpos - kpos[t]).
   void score_forward(CParamView<S>, const AttnRow<S>& r, S* scores) const override {

@@ -25,6 +25,7 @@ class RopeScheme final : public Scheme<S> {
   }
   std::string name() const override { return "rope"; }
   bool acts_on_qk() const override { return true; }
+  PositionGeometry geometry() const override { return {PositionGeometry::Kind::Rotation, base_, {}}; }
   int rotating_planes() const { return rotating_; }
 
   bool accepts_frequency_plan() const override { return true; }

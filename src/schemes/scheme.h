@@ -254,6 +254,21 @@ void init_linear(MatMap<S> w, int fan_in, Rng& rng) {
   for (Eigen::Index i = 0; i < w.size(); ++i) w.data()[i] = S(bound * (2.0 * rng.uniform() - 1.0));
 }
 
+// How position enters a head's scores, in the terms the readings of a trained head take
+// (tasks/cue/geometry.h): a scheme of one of these shapes says which (Scheme::geometry), with the
+// numbers the reading needs; any other scheme is Other and is not read that way.
+struct PositionGeometry {
+  enum class Kind {
+    Other,
+    Rotation,    // q and k planes rotated by position at frequencies from `base` (RoPE)
+    AddedCode,   // the fixed sin/cos code of frequency base `base` added to the token embedding
+    LinearBias,  // -slopes[h] * (query position - key position) added to the scores of head h (ALiBi)
+  };
+  Kind kind = Kind::Other;
+  double base = 0;             // Rotation, AddedCode
+  std::vector<double> slopes;  // LinearBias: one per head
+};
+
 template <class S>
 class Scheme {
  public:
@@ -277,6 +292,8 @@ class Scheme {
   virtual bool acts_on_qk() const { return false; }
   virtual bool acts_on_scores() const { return false; }
   virtual bool acts_on_values() const { return false; }
+  // The shape of its position term, for reading a trained head (PositionGeometry; default: Other).
+  virtual PositionGeometry geometry() const { return {}; }
 
   // Visibility of a layer: keys older than this many positions are hidden (0: no window). A window
   // is visibility, never a bias; the model combines it with the caller's band.

@@ -12,6 +12,7 @@ class SinusoidalScheme final : public Scheme<S> {
   explicit SinusoidalScheme(SchemeConfig cfg) : Scheme<S>(std::move(cfg)), base_(this->cfg_.template setting<double>("base")) {}
   std::string name() const override { return "sinusoidal"; }
   bool acts_on_embedding() const override { return true; }
+  PositionGeometry geometry() const override { return {PositionGeometry::Kind::AddedCode, base_, {}}; }
 
   // Caches p(m) for m = 0..max_pos (the same rows every training step).
   void prepare(int max_pos) override {

@@ -1,17 +1,15 @@
 #include "tasks/cue/geometry.h"
 
-#include "schemes/alibi.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 
+#include "core/build_info.h"
 #include "core/frequencies.h"
+#include "core/math.h"
 #include "tasks/cue/checkpoint.h"
 #include "theory/relativity.h"
-#include "core/math.h"
-#include "core/build_info.h"
 
 namespace pe {
 
@@ -36,20 +34,12 @@ Eigen::MatrixXd qk_matrix(const CueHead<float>& m) {
   return W.leftCols(d) * W.middleCols(d, d).transpose();
 }
 
-// The slope the head was trained with: the scheme's own (an empty alibi_slopes means the reference
-// rule, which the scheme applied), never the raw setting.
-double alibi_slope_of(const CueHead<float>& m) {
-  const auto* a = dynamic_cast<const AlibiScheme<float>*>(&m.scheme());
-  if (!a) throw Error("alibi analysis of a head whose scheme is not alibi");
-  return a->slopes().at(0);
-}
-
 // Sinusoidal head read with its position-position term replaced by the offset-only projection:
 // adds -p(m)^T (M - Pi M) p(n) / sqrt(d) to every score (an analysis-only scheme, no parameters).
 class ProjectedSinusoidal final : public Scheme<float> {
  public:
   ProjectedSinusoidal(const SchemeConfig& cfg, const Eigen::MatrixXd& M)
-      : Scheme<float>(cfg), inner_(make_scheme<float>(cfg)), base_(cfg_.setting<double>("base")) {
+      : Scheme<float>(cfg), inner_(make_scheme<float>(cfg)), base_(inner_->geometry().base) {
     D_ = M - theory::relative_projection(M);
   }
   std::string name() const override { return "sinusoidal-offset-projected"; }
@@ -87,7 +77,7 @@ class ProjectedSinusoidal final : public Scheme<float> {
 
 json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
-json rope_section(const CueHead<float>& m, int train_len, int max_age) {
+json rope_section(const CueHead<float>& m, const PositionGeometry& rotation, int train_len, int max_age) {
   const auto curve = rope_offset_curve(m, max_age);
   // first trough: the first local minimum
   int trough = -1;
@@ -118,7 +108,7 @@ json rope_section(const CueHead<float>& m, int train_len, int max_age) {
           {"highest_after_deepest", {{"age", rebound}, {"score", curve[rebound]}}},
           {"plane_amplitudes", amp},
           {"largest_plane", top},
-          {"largest_plane_wavelength", plane_wavelength(top, 2 * P, m.scheme().config().setting<double>("base"))}};
+          {"largest_plane_wavelength", plane_wavelength(top, 2 * P, rotation.base)}};
 }
 
 json sinusoidal_section(CueHead<float>& m, const json& meta, const EvalSettings& s, int train_len) {
@@ -179,14 +169,17 @@ json alibi_section(CueHead<float>& m, const EvalSettings& s) {
 }  // namespace
 
 std::optional<AlibiReach> alibi_reach(const CueHead<float>& m) {
-  if (!dynamic_cast<const AlibiScheme<float>*>(&m.scheme())) return std::nullopt;
+  // the slope the head was trained with: the scheme's own (an empty alibi_slopes means the reference
+  // rule, which the scheme applied), never the raw setting
+  const PositionGeometry g = m.scheme().geometry();
+  if (g.kind != PositionGeometry::Kind::LinearBias) return std::nullopt;
   Eigen::MatrixXd Qt, Kt;
   projected_tokens(m, Qt, Kt);
   const auto task = m.config().task;
   const int V = task.vocab(), d = m.config().d_model;
   // content scores of each query against every key the task produces (content tokens and the
   // query token itself, when there is one)
-  AlibiReach reach{0, alibi_slope_of(m), std::vector<double>(size_t(V), 0.0)};
+  AlibiReach reach{0, g.slopes.at(0), std::vector<double>(size_t(V), 0.0)};
   for (int q = task.query_token ? task.query_token_id() : 0; q < V; ++q) {
     double lo = 1e300, hi = -1e300;
     for (int x = 0; x < V; ++x) {
@@ -230,18 +223,24 @@ json analyze_checkpoints(const std::vector<std::string>& paths, const EvalSettin
   for (auto& p : paths) {
     auto cp = load_checkpoint(p);
     auto& m = *cp.model;
-    const std::string name = m.config().scheme.name;
+    const PositionGeometry g = m.scheme().geometry();
     const int L = cp.meta.at("training").value("train_length", 32);
     json head = {{"checkpoint", p}, {"seed", cp.meta.at("training").value("seed", 0)}, {"train_length", L}};
-    if (name == "rope") {
-      head.update(rope_section(m, L, max_age));
-      rope.push_back(head);
-    } else if (name == "sinusoidal") {
-      head.update(sinusoidal_section(m, cp.meta, s, L));
-      sinus.push_back(head);
-    } else if (name == "alibi") {
-      head.update(alibi_section(m, s));
-      alibi.push_back(head);
+    switch (g.kind) {  // the section of the head's shape (a head of any other shape is not read here)
+      case PositionGeometry::Kind::Rotation:
+        head.update(rope_section(m, g, L, max_age));
+        rope.push_back(head);
+        break;
+      case PositionGeometry::Kind::AddedCode:
+        head.update(sinusoidal_section(m, cp.meta, s, L));
+        sinus.push_back(head);
+        break;
+      case PositionGeometry::Kind::LinearBias:
+        head.update(alibi_section(m, s));
+        alibi.push_back(head);
+        break;
+      case PositionGeometry::Kind::Other:
+        break;
     }
   }
   return {{"format", "pe-bench-geometry"}, {"version", 1}, {"lengths", s.lengths}, {"test_sequences", s.test_sequences},

@@ -22,7 +22,7 @@ std::string format_geometry(const nlohmann::json& g);
 // An ALiBi head's reach: its slope s and the width W of its content scores — over the queries the
 // head reads (its query token; every content token for a head without one, the filings head), the
 // largest spread of q.k/sqrt(d) over the keys it can see. Past W/s positions the bias outweighs any
-// content preference. nullopt when the head's scheme is not ALiBi.
+// content preference. nullopt when its scheme adds no linear bias (Scheme::geometry, LinearBias).
 // widths[x]: the spread of query token x's own scores (W is their largest; a head with a query
 // token has one entry that counts, the query token's).
 struct AlibiReach {
