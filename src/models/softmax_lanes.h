@@ -1,7 +1,7 @@
 // The softmax of eight rows at once (floats, AVX2), for the looked-up scores of eight sequences
-// (models/attention.cpp): lane u of every register is row u, so each row's max, exp, sum and scaling
+// (models/attention_kernels.h): lane u of every register is row u, so each row's max, exp, sum and scaling
 // run with no horizontal step per row. Every lane does the operations softmax_row and
-// softmax_row_backward (models/attention.cpp) do for one row, in their order, so the results are the
+// softmax_row_backward (models/attention_kernels.h) do for one row, in their order, so the results are the
 // same bits as one row at a time (tested against them):
 //   forward  p = exp(s - max s) * (1 / sum), the sum in Eigen's order for an aligned row (eigen_sum8)
 //   backward c = the sum of p dp over eight running sums then one by one; ds = p (dp - c)

@@ -1,8 +1,8 @@
 // The filings case study as a registry entry (harness/task.h): "which company was named last?" on
 // pe-bench's synthetic company filings (tasks/filings/corpus.h). The tournament's single head in its
 // causal form (models/cue_head.h, every_position) is trained on 32-token windows of the training
-// documents by the tournament's trainer (tasks/cue/training.h, train_head) and read on whole held-out
-// documents in one pass; RoPE also through the maps at kappa = document length / 32.
+// documents by the cue head's trainer (models/cue_head_trainer.h, through harness/head_loop.h) and
+// read on whole held-out documents in one pass; RoPE also through the maps at kappa = document length / 32.
 #include <fmt/format.h>
 
 #include <filesystem>
