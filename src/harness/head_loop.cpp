@@ -75,8 +75,7 @@ class HeadLoop final : public TrainingLoop {
   }
   std::string checkpoint_text(const json& training) const override {
     // the shared envelope around the head's own model section (CueModelConfig::to_json), for the run's task
-    return pe::checkpoint_text(checkpoint_envelope(e_.task, model_.config().to_json(), model_.config().scheme,
-                                                   training, model_.layout(), model_.params().data()));
+    return pe::checkpoint_text(head_checkpoint(model_, training, e_.task));
   }
   CueHead<float>& model() { return model_; }
   const json& log() const { return log_; }
@@ -92,6 +91,11 @@ class HeadLoop final : public TrainingLoop {
 };
 
 }  // namespace
+
+json head_checkpoint(const CueHead<float>& model, const json& training, const std::string& task) {
+  return checkpoint_envelope(task, model.config().to_json(), model.config().scheme, training, model.layout(),
+                             model.params().data());
+}
 
 CueHead<float> train_head(const ExperimentConfig& e, const CueModelConfig& model_config, int seed,
                           const BatchSource& batches, json* metrics_log, const HeadProgress& progress) {

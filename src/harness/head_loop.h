@@ -37,6 +37,9 @@ TrainedRun train_head_run(const ExperimentConfig& e, const nlohmann::json& resol
 
 // What a head's training run reports to the runner (harness/task.h): its summary line ("batch" names
 // what its last-step accuracy was measured on) and its results.json record.
+// A trained head's checkpoint: the shared envelope around its model section, for `task` (the run's).
+nlohmann::json head_checkpoint(const CueHead<float>& model, const nlohmann::json& training, const std::string& task);
+
 TrainedRun head_task_run(TrainedRun out, const std::string& scheme, int seed, const std::string& batch);
 
 }  // namespace pe

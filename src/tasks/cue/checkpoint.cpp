@@ -8,11 +8,6 @@ namespace pe {
 
 using nlohmann::json;
 
-json make_checkpoint(const CueHead<float>& model, const json& training, const std::string& task) {
-  return checkpoint_envelope(task, model.config().to_json(), model.config().scheme, training, model.layout(),
-                             model.params().data());
-}
-
 LoadedCheckpoint load_checkpoint(const std::string& path, const std::string& task, HeadInput input) {
   CheckpointReader r(path, task);
   return r.fields([&] {

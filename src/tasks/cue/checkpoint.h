@@ -13,10 +13,6 @@
 
 namespace pe {
 
-// task: the task whose run it is (this one, or a task that trains the same head, such as the filings study).
-nlohmann::json make_checkpoint(const CueHead<float>& model, const nlohmann::json& training,
-                               const std::string& task = "cue");
-
 struct LoadedCheckpoint {
   std::unique_ptr<CueHead<float>> model;
   nlohmann::json meta;  // the whole file minus the parameters
