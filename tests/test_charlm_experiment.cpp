@@ -309,7 +309,7 @@ TEST_CASE("training, fine-tuning, checkpoints and sampling through the experimen
 
   // evaluation: rope plainly, with each map, and the fine-tuned one under its plan
   ExperimentConfig ev = e;
-  ev.maps = {"pi"};
+  ev.maps = {parse_map("pi")};
   ev.resolved["band"] = 64;
   const json r = evaluate_charlm({run.checkpoint, ft.checkpoint, alibi.checkpoint}, ev, false);
   REQUIRE(r["rows"].size() == 5);  // rope, rope band, rope+pi, rope+pi fine-tuned, alibi

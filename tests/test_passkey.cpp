@@ -132,7 +132,7 @@ TEST_CASE("a passkey run: stopped at a step boundary, --resume ends byte-identic
   const LoadedPasskey cp = load_passkey_checkpoint(ref.checkpoint);
   CHECK(cp.train_length == 24);
   CHECK(cp.model->config().n_layers == 3);
-  const json r = evaluate_passkey({ref.checkpoint}, PasskeyReadSettings{{24, 48}, {"pi"}, 3, 8, 5}, false);
+  const json r = evaluate_passkey({ref.checkpoint}, PasskeyReadSettings{{24, 48}, {parse_map("pi")}, 3, 8, 5}, false);
   REQUIRE(r["rows"].size() == 2);  // rope, rope+pi
   CHECK(r["rows"][1]["map"] == "pi");
   for (auto& row : r["rows"]) {

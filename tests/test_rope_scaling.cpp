@@ -210,8 +210,8 @@ TEST_CASE("practitioner maps as written: defaults, parameters, and the paper map
   CHECK(f == g);  // an explicit factor applies at every length, as Transformers applies it
   CHECK(write_map("yarn-hf", json{{"truncate", false}, {"factor", 4.0}}) == "yarn-hf:factor=4:truncate=false");
   CHECK(parse_map("longrope:short_factor=1/2.5/3").params["short_factor"] == json::array({1.0, 2.5, 3.0}));
-  CHECK(map_slug("pi") == "pi");
-  CHECK(map_slug("yarn-hf:factor=4").rfind("yarn-hf-", 0) == 0);
+  CHECK(parse_map("pi").slug() == "pi");
+  CHECK(parse_map("yarn-hf:factor=4").slug().rfind("yarn-hf-", 0) == 0);
   // compress: the warp of relative distance
   CHECK(compress_distance(3, 4, 2) == 3);
   CHECK(compress_distance(10, 4, 2) == 7);
@@ -234,8 +234,8 @@ TEST_CASE("rope_scaling_dict: every map with a Transformers rope_type goes out a
         "longrope:attention_factor=1.2"})
     for (double kappa : {1.0, 2.0, 4.0}) {
       INFO(map, " kappa ", kappa);
-      REQUIRE(has_rope_type(map));
-      json dict = rope_scaling_dict(map, kappa, L, d, base);
+      REQUIRE(has_rope_type(parse_map(map)));
+      json dict = rope_scaling_dict(parse_map(map), kappa, L, d, base);
       REQUIRE(dict.is_object());
       dict["rope_theta"] = base;
       const RopeScaling back = rope_scaling_from_json(dict, "test");
@@ -246,17 +246,17 @@ TEST_CASE("rope_scaling_dict: every map with a Transformers rope_type goes out a
       CHECK(b.logit_scale == doctest::Approx(a.logit_scale).epsilon(1e-12));
     }
   // the Transformers names
-  CHECK(rope_scaling_dict("pi", 4, 128, 32, 1e4) == json{{"rope_type", "linear"}, {"factor", 4.0}});
-  CHECK(rope_scaling_dict("yarn-hf", 2, 128, 32, 1e4)["rope_type"] == "yarn");
-  CHECK(rope_scaling_dict("longrope", 2, 128, 32, 1e4)["long_factor"].size() == 16);
+  CHECK(rope_scaling_dict(parse_map("pi"), 4, 128, 32, 1e4) == json{{"rope_type", "linear"}, {"factor", 4.0}});
+  CHECK(rope_scaling_dict(parse_map("yarn-hf"), 2, 128, 32, 1e4)["rope_type"] == "yarn");
+  CHECK(rope_scaling_dict(parse_map("longrope"), 2, 128, 32, 1e4)["long_factor"].size() == 16);
   // plain RoPE (and a re-based one, which is rope_theta alone) has no dictionary
-  CHECK(rope_scaling_dict("none", 2, 128, 32, 1e4).is_null());
-  CHECK(rope_scaling_dict("base=500000", 2, 128, 32, 1e4).is_null());
+  CHECK(rope_scaling_dict(parse_map("none"), 2, 128, 32, 1e4).is_null());
+  CHECK(rope_scaling_dict(parse_map("base=500000"), 2, 128, 32, 1e4).is_null());
   // the paper maps and the warp have no rope_type
   for (const char* map : {"ntk", "yarn", "selective", "compress", "dynamic-recompute"}) {
     INFO(map);
-    CHECK_FALSE(has_rope_type(map));
-    CHECK_THROWS_AS(rope_scaling_dict(map, 2, 128, 32, 1e4), UsageError);
+    CHECK_FALSE(has_rope_type(parse_map(map)));
+    CHECK_THROWS_AS(rope_scaling_dict(parse_map(map), 2, 128, 32, 1e4), UsageError);
   }
 }
 
@@ -341,8 +341,8 @@ TEST_CASE("rope_scaling: the v4 and v5 layouts of one config read as one map, ev
   for (const json& config : {layouts(longrope, 32).v5, layouts(longrope, 32).v4, layouts(longrope_null, 32).v5}) {
     INFO(config.dump());
     const RopeScaling rs = rope_scaling_from_json(config, "x");
-    CHECK(parse_map(rs.map).params["factor"].get<double>() == 8.0);
-    CHECK(parse_map(rs.map).params["original_max_position_embeddings"].get<int>() == 32);
+    CHECK(rs.map.params["factor"].get<double>() == 8.0);
+    CHECK(rs.map.params["original_max_position_embeddings"].get<int>() == 32);
     for (int length : {32, 256}) {
       const json c = theory::rope_scaling_census(rs.map, rs.rope_type, 32, 1.0, 10000, 32, length);
       CHECK(c["attention_factor"].get<double>() == doctest::Approx(std::sqrt(1 + std::log(8.0) / std::log(32.0))).epsilon(1e-14));
@@ -350,11 +350,11 @@ TEST_CASE("rope_scaling: the v4 and v5 layouts of one config read as one map, ev
     }
   }
   // a factor given is used as given (v5; Transformers 4.4x replaced it by the ratio)
-  CHECK(parse_map(rope_scaling_from_json(layouts(longrope_given, 32).v5, "x").map).params["factor"].get<double>() == 4.0);
+  CHECK(rope_scaling_from_json(layouts(longrope_given, 32).v5, "x").map.params["factor"].get<double>() == 4.0);
   // no original length anywhere: N = max_position_embeddings, factor 1, attention factor 1 (as v5's default)
   {
     const RopeScaling rs = rope_scaling_from_json(layouts(longrope, std::nullopt).v5, "x");
-    CHECK(parse_map(rs.map).params["factor"].get<double>() == 1.0);
+    CHECK(rs.map.params["factor"].get<double>() == 1.0);
     CHECK(theory::rope_scaling_census(rs.map, rs.rope_type, 32, 1.0, 10000, 256, 512)["attention_factor"].get<double>() == 1.0);
   }
   // a partial rotary factor in either place
@@ -375,7 +375,7 @@ TEST_CASE("rope_scaling: the original length at the top wins over the dictionary
     if (std::string(type) == "llama3") scaling["low_freq_factor"] = 1.0, scaling["high_freq_factor"] = 4.0;
     const json config = {{"head_dim", 32}, {"max_position_embeddings", 256}, {"rope_theta", 10000.0},
                          {"original_max_position_embeddings", 32}, {"rope_scaling", scaling}};
-    CHECK(parse_map(rope_scaling_from_json(config, "x").map).params["original_max_position_embeddings"].get<int>() == 32);
+    CHECK(rope_scaling_from_json(config, "x").map.params["original_max_position_embeddings"].get<int>() == 32);
   }
 }
 

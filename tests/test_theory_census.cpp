@@ -6,9 +6,14 @@
 
 #include "core/errors.h"
 #include "core/frequencies.h"
+#include "schemes/frequency_plan.h"
 #include "theory/census.h"
 
 using namespace pe::theory;
+using pe::kYarnAlpha;
+using pe::kYarnBeta;
+using pe::plane_factors;
+using pe::yarn_logit_scale;
 
 TEST_CASE("theory: plane factors of pi, ntk, yarn, selective") {
   const int d = 16, L = 32;

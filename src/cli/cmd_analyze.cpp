@@ -8,16 +8,16 @@
 #include <chrono>
 
 #include "cli/common.h"
-#include "harness/checkpoint.h"
-#include "core/files.h"
-#include "theory/theory.h"
 #include "core/errors.h"
-#include "harness/config.h"
+#include "core/files.h"
 #include "core/parallel.h"
+#include "harness/checkpoint.h"
+#include "harness/config.h"
 #include "harness/task.h"
 #include "models/attention_stats.h"
-#include "schemes/frequency_plan.h"
+#include "schemes/frequency_maps.h"
 #include "schemes/rope_scaling.h"
+#include "theory/theory.h"
 
 namespace pe::cli {
 
@@ -53,7 +53,7 @@ void register_analyze_attention(CLI::App* parent) {
         throw UsageError(fmt::format("{} holds a {} model but {} a {} model; analyse one task at a time", c,
                                      checkpoint_task(c), o->checkpoints.front(), task_name));
     const Task& task = find_task(task_name);
-    std::vector<std::string> maps = {identity_map()};
+    std::vector<MapSpec> maps = {identity_spec()};
     if (!o->maps.empty())
       for (auto& m : parse_map_list(o->maps, "--maps")) maps.push_back(m);
     if (!o->rope_scaling.empty()) maps.push_back(parse_rope_scaling(o->rope_scaling, "--rope-scaling").map);
@@ -74,15 +74,14 @@ void register_analyze_attention(CLI::App* parent) {
             st = task.attention_stats(cp, map, n, o->sequences, e);
           } catch (const UsageError& err) {
             // a map a scheme cannot read with (no frequencies): not a reading of it
-            if (!is_identity_map(map) && std::string(err.what()).find("no frequencies") != std::string::npos) break;
+            if (!map.is_identity() && std::string(err.what()).find("no frequencies") != std::string::npos) break;
             throw;
           }
           if (st.is_null())
             throw UsageError(fmt::format("analyze attention: the {} task has no attention maps to read", task.name()));
           if (!st.value("readable", true)) continue;  // past what the model can read
-          std::string label = st["scheme"].get<std::string>();
-          if (!is_identity_map(map)) label += fmt::format("+{}", map);
-          label += fmt::format(" s{}", st["seed"].get<int>());
+          const std::string label =
+              fmt::format("{} s{}", map.label(st["scheme"].get<std::string>()), st["seed"].get<int>());
           readings.push_back({{"label", label}, {"checkpoint", cp}, {"scheme", st["scheme"]}, {"seed", st["seed"]},
                               {"map", map}, {"length", n}, {"stats", st}});
         }

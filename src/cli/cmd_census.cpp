@@ -6,9 +6,9 @@
 
 #include "cli/common.h"
 #include "core/errors.h"
-#include "core/memory.h"
 #include "core/frequencies.h"
-#include "schemes/frequency_plan.h"
+#include "core/memory.h"
+#include "schemes/frequency_maps.h"
 #include "schemes/rope_scaling.h"
 #include "theory/census.h"
 
@@ -35,6 +35,13 @@ std::vector<std::string> split_commas(const std::string& text) {
 double census_bytes(int d, size_t kappas, size_t maps) {
   return double(d / 2) * (1024.0 + 300.0 * double(kappas) * double(maps)) + 64.0 * 1024 * 1024;
 }
+
+// "pi,ntk,yarn,selective": a list as --maps writes it.
+std::string written_list(const std::vector<MapSpec>& maps) {
+  std::string s;
+  for (const MapSpec& m : maps) s += (s.empty() ? "" : ",") + m.written;
+  return s;
+}
 }  // namespace
 
 // `census --rope-scaling`: the config's values and the flags must agree; the flags fill what the
@@ -51,7 +58,7 @@ void census_rope_scaling(const CLI::App& sub, const Opts& o) {
   const double base = rs.rope_theta.value_or(o.base);
   if (head_dim < 4 || head_dim > 131072) throw UsageError(fmt::format("head width {} must be in [4, 131072]", head_dim));
   if (!rs.rope_theta) check_rope_base(base, "--base");  // (a config's rope_theta was checked as it was read)
-  const MapSpec spec = parse_map(rs.map);
+  const MapSpec& spec = rs.map;
   const bool train_given = sub.count("--train-length") > 0;
   int original = o.train_length;
   if (spec.params.contains("original_max_position_embeddings")) {
@@ -72,7 +79,7 @@ void register_census(CLI::App& app) {
   struct Opts {
     int dim = 16, train_length = 32;
     double base = kDefaultBase;
-    std::string kappa = "2,4,8", maps = "pi,ntk,yarn,selective", rope_scaling;
+    std::string kappa = "2,4,8", maps = written_list(default_census_maps()), rope_scaling;
     std::optional<int> length;
     bool json = false;
   };

@@ -4,12 +4,12 @@
 
 #include "cli/common.h"
 #include "core/errors.h"
-#include "harness/checkpoint.h"
 #include "core/files.h"
 #include "core/parallel.h"
-#include "harness/task.h"
+#include "harness/checkpoint.h"
 #include "harness/config.h"
-#include "schemes/frequency_plan.h"
+#include "harness/task.h"
+#include "schemes/frequency_maps.h"
 
 namespace pe::cli {
 

@@ -63,9 +63,9 @@ void register_export(CLI::App& app) {
     std::vector<std::pair<std::string, std::string>> files{{"model.safetensors", m.safetensors},
                                                           {"config.json", m.config}};
     if (o->check) {
-      parse_map(o->map);  // a malformed map is named before the model is read
+      const MapSpec map = parse_map(o->map);  // a malformed map is named before the model is read
       const std::string task = CheckpointReader(o->checkpoint, "").json_().at("task");
-      const ExportedCheck c = export_check(find_task(task).check_batch(o->checkpoint, o->map, o->length, 0));
+      const ExportedCheck c = export_check(find_task(task).check_batch(o->checkpoint, map, o->length, 0));
       files.push_back({"check.safetensors", c.safetensors});
       files.push_back({"check.json", c.json});
     }

@@ -11,10 +11,10 @@
 #include "core/errors.h"
 #include "core/files.h"
 #include "core/text.h"
-#include "schemes/scheme.h"
-#include "schemes/frequency_plan.h"
-#include "schemes/rope_scaling.h"
 #include "harness/task.h"
+#include "schemes/frequency_maps.h"
+#include "schemes/rope_scaling.h"
+#include "schemes/scheme.h"
 
 namespace pe {
 
@@ -247,9 +247,27 @@ namespace {
 json value_of(const json& cfg, const std::string& key) {
   return cfg.contains(key) ? cfg.at(key) : key_spec(key).default_value;
 }
-}  // namespace
 
-void validate_config(const json& cfg) {
+// The config's maps, each parsed once: `maps`, then the map `rope_scaling` reads as (one more map,
+// as written: it records every field), unless `maps` holds it already.
+std::vector<MapSpec> config_maps(const json& cfg) {
+  try {
+    std::vector<MapSpec> maps = parse_maps(value_of(cfg, "maps").get<std::vector<std::string>>(), "maps");
+    const std::string rs = value_of(cfg, "rope_scaling").get<std::string>();
+    if (!rs.empty()) {
+      MapSpec map = parse_rope_scaling(rs, "rope_scaling").map;
+      if (std::find(maps.begin(), maps.end(), map) == maps.end()) maps.push_back(std::move(map));
+    }
+    return maps;
+  } catch (const ConfigError&) {
+    throw;
+  } catch (const UsageError& e) {
+    throw ConfigError(e.what());
+  }
+}
+
+// validate_config, returning the config's maps as config_maps reads them.
+std::vector<MapSpec> validated_maps(const json& cfg) {
   // every value in its declared domain (files and --set were checked as they came in; a config
   // assembled elsewhere, e.g. a run's config.json, is checked here)
   for (auto& [key, value] : cfg.items())
@@ -293,18 +311,14 @@ void validate_config(const json& cfg) {
   if (cfg.at("seeds").empty()) throw ConfigError("seeds: the list is empty");
   for (auto& n : value_of(cfg, "eval_lengths"))
     if (n.get<long long>() < 2) throw ConfigError(fmt::format("eval_lengths: {} is not a length >= 2", n.dump()));
-  try {
-    check_maps(value_of(cfg, "maps").get<std::vector<std::string>>(), "maps");
-    const std::string rs = value_of(cfg, "rope_scaling").get<std::string>();
-    if (!rs.empty()) parse_rope_scaling(rs, "rope_scaling");
-  } catch (const ConfigError&) {
-    throw;
-  } catch (const UsageError& e) {
-    throw ConfigError(e.what());
-  }
+  std::vector<MapSpec> maps = config_maps(cfg);
   for (auto& n : cfg.at("seeds"))
     if (n.get<long long>() < 0) throw ConfigError(fmt::format("seeds: {} is negative", n.dump()));
+  return maps;
 }
+}  // namespace
+
+void validate_config(const json& cfg) { validated_maps(cfg); }
 
 std::string describe_keys() {
   std::string s = "Experiment keys (defaults in brackets; out-of-domain values are refused, exit 2):\n";
@@ -329,20 +343,23 @@ std::string describe_keys() {
 }
 
 SchemeConfig scheme_config(const ExperimentConfig& e, const std::string& scheme) {
+  return scheme_config(e, find_task(e.task), scheme);
+}
+
+SchemeConfig scheme_config(const ExperimentConfig& e, const Task& task, const std::string& scheme) {
   SchemeConfig s;
   s.name = scheme;
   s.train_length = e.train_length;
   s.init_std = e.embed_init_std;
   // the scheme's own settings, and the model's shape (the model sets these again; they are here so
   // that a scheme can be built, and its settings checked, before any training)
-  const json task_defaults = find_task(e.task).defaults();
+  const json task_defaults = task.defaults();
   for (auto& k : scheme_info(scheme).keys)
     if (e.resolved.contains(k.key))
       s.settings[k.key] = e.resolved.at(k.key);
     else if (task_defaults.contains(k.key))  // a config not completed (complete_config) takes the task's default
       s.settings[k.key] = task_defaults.at(k.key);
   s.d_model = e.d_model;
-  const Task& task = find_task(e.task);
   s.n_heads = task.n_heads(e);
   s.d_head = s.d_model / s.n_heads;
   s.n_layers = task.n_layers(e);
@@ -401,7 +418,7 @@ json run_config(json resolved, const std::string& scheme, int seed) {
 json ExperimentConfig::value(const std::string& key) const { return value_of(resolved, key); }
 
 ExperimentConfig ExperimentConfig::from_json(const json& resolved) {
-  validate_config(resolved);
+  std::vector<MapSpec> maps = validated_maps(resolved);
   // every common key; a key of the task is read through value() by the task's own settings
   json c = resolved;
   for (auto& k : common_keys())
@@ -426,14 +443,11 @@ ExperimentConfig ExperimentConfig::from_json(const json& resolved) {
   e.beta2 = c["adam_beta2"];
   e.eps = c["adam_eps"];
   e.embed_init_std = c["embed_init_std"];
-  e.maps = c["maps"].get<std::vector<std::string>>();
-  if (!c["rope_scaling"].get<std::string>().empty()) {  // one more map, as written (records every field)
-    const std::string map = parse_rope_scaling(c["rope_scaling"], "rope_scaling").map;
-    if (std::find(e.maps.begin(), e.maps.end(), map) == e.maps.end()) e.maps.push_back(map);
-  }
+  e.maps = std::move(maps);
   e.resolved = resolved;
   // Build every scheme once, so that a setting out of its domain stops the run before it starts.
-  for (auto& name : e.schemes) make_scheme<float>(scheme_config(e, name));
+  const Task& task = find_task(e.task);
+  for (auto& name : e.schemes) make_scheme<float>(scheme_config(e, task, name));
   return e;
 }
 

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/keys.h"
+#include "schemes/frequency_maps.h"
 
 namespace pe {
 
@@ -48,7 +49,8 @@ std::string describe_keys();  // for --help
 // keys into its own settings (through value()).
 struct ExperimentConfig {
   std::string name, task, runs_dir, out_dir, reference;
-  std::vector<std::string> schemes, maps;
+  std::vector<std::string> schemes;
+  std::vector<MapSpec> maps;  // the key maps, then the map rope_scaling reads as: each parsed once, here
   std::vector<int> seeds, eval_lengths;
   int steps = 0, batch_size = 0, train_length = 0, d_model = 0, log_every = 0;
   int checkpoint_every = 0;  // a resumable state every this many steps (0: only when stopped)
@@ -74,9 +76,11 @@ const std::vector<std::string>& reading_keys();
 // complete run, or continues a saved state, whose config differs only in those).
 bool same_run(const nlohmann::json& a, const nlohmann::json& b);
 
-// The settings of one scheme for this experiment: its model shape and context, and the keys the
-// scheme declares.
+// The settings of one scheme for this experiment: its model shape and context (the task's), and the
+// keys the scheme declares. The first form finds e's task.
 struct SchemeConfig;
+class Task;
 SchemeConfig scheme_config(const ExperimentConfig& e, const std::string& scheme);
+SchemeConfig scheme_config(const ExperimentConfig& e, const Task& task, const std::string& scheme);
 
 }  // namespace pe

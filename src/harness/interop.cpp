@@ -50,14 +50,14 @@ json conventions() {
 }  // namespace
 
 void add_rope_scaling(json& into, const std::string& map, double kappa, int train_len, int head_dim, double base) {
-  if (!has_rope_type(map)) {
+  const MapSpec spec = parse_map(map);  // the map a checkpoint recorded
+  if (!has_rope_type(spec)) {
     into["rope_scaling_note"] = fmt::format("map '{}' has no Transformers rope_type; frequency_plan.theta and "
                                             "logit_scale give its frequencies and content scale", map);
     return;
   }
-  const MapSpec spec = parse_map(map);
   if (spec.map->rebase) into["rope_theta"] = spec.value;
-  into["rope_scaling"] = rope_scaling_dict(map, kappa, train_len, head_dim, base);
+  into["rope_scaling"] = rope_scaling_dict(spec, kappa, train_len, head_dim, base);
 }
 
 namespace {

@@ -219,9 +219,9 @@ json ruler_view(const json& theory, const std::string& file) {
 
 // Figure B's census: every map of the table that rescales frequencies, at kappa 2, 4, 8, 16.
 json census_view() {
-  std::vector<std::string> maps;
+  std::vector<MapSpec> maps;
   for (auto& m : frequency_maps())
-    if (!is_identity_map(m.name) && !m.takes_value) maps.push_back(m.name);
+    if (!bare_map(m).is_identity() && !m.takes_value) maps.push_back(bare_map(m));
   return theory::wavelength_census_report(16, 32, kDefaultBase, {2.0, 4.0, 8.0, 16.0}, maps);
 }
 
@@ -233,7 +233,7 @@ json optional_values(const std::vector<std::optional<double>>& v) {
 
 // Every tournament head's score curve (and RoPE's under each map the results read it with), the
 // drift of a sinusoidal head against RoPE's, from the checkpoints (checked by their loader).
-void head_views(const std::string& runs, const std::vector<std::string>& maps, json& scores, json& drift, bool progress) {
+void head_views(const std::string& runs, const std::vector<MapSpec>& maps, json& scores, json& drift, bool progress) {
   if (!std::filesystem::is_directory(runs))
     throw DataError(fmt::format("{} is missing; train the tournament first (make run)", runs));
   std::vector<std::string> paths;
@@ -259,14 +259,14 @@ void head_views(const std::string& runs, const std::vector<std::string>& maps, j
       throw DataError(fmt::format("{} was trained at {} tokens, the heads before it at {}: one tournament at a time",
                                   path, train_length, trained_at));
     trained_at = train_length;
-    std::vector<std::string> readings = {identity_map()};
+    std::vector<MapSpec> readings = {identity_spec()};
     if (m.scheme().accepts_frequency_plan()) readings.insert(readings.end(), maps.begin(), maps.end());
     for (auto& map : readings) {
       if (m.scheme().accepts_frequency_plan()) m.scheme().read_with(map, train_length, kScoreLength);
       m.prepare(kScoreLength);
       int read = 0;
       const auto curve = score_by_age(m, kScoreLength, &read);
-      readers.push_back({{"reader", is_identity_map(map) ? scheme : scheme + "+" + map},
+      readers.push_back({{"reader", map.label(scheme)},
                          {"scheme", scheme},
                          {"map", map},
                          {"seed", seed},
@@ -287,19 +287,19 @@ void head_views(const std::string& runs, const std::vector<std::string>& maps, j
 
 // The maps the tournament re-read RoPE with (results.json's maps, optional): each a map this build
 // knows (not the identity, which every head is read with anyway), each once.
-std::vector<std::string> tournament_maps(const json& results, const std::string& file) {
+std::vector<MapSpec> tournament_maps(const json& results, const std::string& file) {
   const Key root = top(file), k = root / "maps";
-  std::vector<std::string> maps;
+  std::vector<MapSpec> maps;
   if (!results.contains("maps")) return maps;
   const json& list_ = list(results["maps"], k, 0, kMaxMaps);
   for (size_t i = 0; i < list_.size(); ++i) {
-    const std::string map = text(list_[i], k[i], kMaxName);
+    MapSpec map;
     try {
-      parse_map(map);
+      map = parse_map(text(list_[i], k[i], kMaxName));
     } catch (const UsageError& e) {
       k[i].fail(fmt::format("is not a map this build reads ({})", one_line(e.what())));
     }
-    if (is_identity_map(map)) k[i].fail("must be a map that rescales (every head is read without one anyway)", list_[i]);
+    if (map.is_identity()) k[i].fail("must be a map that rescales (every head is read without one anyway)", list_[i]);
     if (std::find(maps.begin(), maps.end(), map) != maps.end()) k[i].fail("repeats an earlier map", list_[i]);
     maps.push_back(map);
   }
@@ -451,7 +451,7 @@ json lab_payload(const LabSources& s, bool progress) {
   // every input file is checked before the heads are read (the slow part)
   payload["ruler"] = ruler_view(theory, s.theory);
   payload["accuracy"] = accuracy_view(tournament, s.tournament_results);
-  const std::vector<std::string> maps = tournament_maps(tournament, s.tournament_results);
+  const std::vector<MapSpec> maps = tournament_maps(tournament, s.tournament_results);
   payload["filing"] = filing_view(lab, s.filings_lab);
   payload["clock"] = clock_view();
   json scores, drift;

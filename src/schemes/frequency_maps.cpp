@@ -10,14 +10,28 @@
 #include "core/frequencies.h"
 #include "core/math.h"
 #include "core/sha1.h"
-#include "schemes/frequency_plan.h"
-#include "schemes/rope_scaling.h"
 
 namespace pe {
 
 double frequency_ramp(double x, double lo, double hi) { return std::clamp((x - lo) / (hi - lo), 0.0, 1.0); }
 
 double yarn_mscale(double s, double m) { return s <= 1.0 ? 1.0 : 0.1 * m * math::log(s) + 1.0; }
+
+double yarn_logit_scale(double kappa) {
+  if (kappa <= 1.0) return 1.0;
+  const double t = 0.1 * math::log(kappa) + 1.0;
+  return t * t;
+}
+
+std::string rope_base_problem(double base) {
+  if (std::isfinite(base) && base > 1 && base <= kMaxRopeBase) return "";
+  return fmt::format("must be a number greater than 1 and at most {:g} (got {})", kMaxRopeBase, base);
+}
+
+void check_rope_base(double base, const std::string& what) {
+  const std::string problem = rope_base_problem(base);
+  if (!problem.empty()) throw UsageError(fmt::format("{} {}", what, problem));
+}
 
 double compress_distance(double d, double w, double s) {
   const double a = std::abs(d);
@@ -133,9 +147,12 @@ const std::vector<FrequencyMap>& frequency_maps() {
     pi.params = practitioner_params();
     pi.params.erase(pi.params.begin() + 1);  // no original length: the factor alone
     pi.check = check_stated_head;
+    pi.in_default_census = true;
     m.push_back(pi);
-    m.push_back(entry("ntk", "NTK-aware: base -> base kappa^(d/(d-2)), i.e. plane j slowed by kappa^(-2j/(d-2))",
-                      [](const FrequencyMapArgs& a, int j) { return math::pow(a.kappa, -2.0 * j / (a.d - 2)); }));
+    FrequencyMap ntk = entry("ntk", "NTK-aware: base -> base kappa^(d/(d-2)), i.e. plane j slowed by kappa^(-2j/(d-2))",
+                             [](const FrequencyMapArgs& a, int j) { return math::pow(a.kappa, -2.0 * j / (a.d - 2)); });
+    ntk.in_default_census = true;
+    m.push_back(ntk);
     FrequencyMap yarn = entry(
         "yarn",
         "YaRN (the paper): planes that turn often in training kept, slow ones interpolated (a ramp on L/lambda_j), logits times "
@@ -145,11 +162,28 @@ const std::vector<FrequencyMap>& frequency_maps() {
           return ramp_blend(frequency_ramp(turns, kYarnAlpha, kYarnBeta), a.kappa);
         });
     yarn.attention_factor = [](const FrequencyMapArgs& a) { return 0.1 * math::log(a.kappa) + 1.0; };
+    yarn.in_default_census = true;
+    yarn.census_fields = [](nlohmann::json& census, const std::vector<double>& kappas) {
+      nlohmann::json scale = nlohmann::json::array();
+      for (double k : kappas) scale.push_back({{"kappa", k}, {"yarn_logit_scale", yarn_logit_scale(k)}});
+      census["yarn_alpha"] = kYarnAlpha;
+      census["yarn_beta"] = kYarnBeta;
+      census["yarn_logit_scale"] = scale;
+    };
+    yarn.census_line = [](const nlohmann::json& census) {
+      if (!census.contains("yarn_logit_scale")) return std::string();
+      std::string out = "YaRN logit scale (0.1 ln kappa + 1)^2:";
+      for (const auto& s : census["yarn_logit_scale"])
+        out += fmt::format("  kappa {:g}: {:.6f}", s["kappa"].get<double>(), s["yarn_logit_scale"].get<double>());
+      return out + "\n";
+    };
     m.push_back(yarn);
-    m.push_back(entry("selective", "planes whose wavelength exceeds the training length slowed by 1/kappa",
-                      [](const FrequencyMapArgs& a, int j) {
-                        return plane_wavelength(j, a.d, a.base) > a.train_len ? 1.0 / a.kappa : 1.0;
-                      }));
+    FrequencyMap selective = entry("selective", "planes whose wavelength exceeds the training length slowed by 1/kappa",
+                                   [](const FrequencyMapArgs& a, int j) {
+                                     return plane_wavelength(j, a.d, a.base) > a.train_len ? 1.0 / a.kappa : 1.0;
+                                   });
+    selective.in_default_census = true;
+    m.push_back(selective);
     FrequencyMap rebase = entry("base", "read with another base B (> 1) at every length",
                                 [](const FrequencyMapArgs& a, int j) {
                                   return plane_frequency(j, a.d, a.value) / plane_frequency(j, a.d, a.base);
@@ -251,6 +285,18 @@ const std::string& identity_map() { return frequency_maps().front().name; }
 
 bool is_identity_map(const std::string& written) { return written == identity_map(); }
 
+bool MapSpec::is_identity() const { return map == &frequency_maps().front(); }
+
+std::string MapSpec::label(const std::string& scheme, const std::string& sep) const {
+  return is_identity() ? scheme : scheme + sep + written;
+}
+
+std::string MapSpec::slug() const {
+  const size_t colon = written.find(':');
+  if (colon == std::string::npos) return written;
+  return fmt::format("{}-{}", written.substr(0, colon), sha1_hex(written).substr(0, 8));
+}
+
 namespace {
 std::string write_value(const MapParam& p, const nlohmann::json& v) {
   switch (p.kind) {
@@ -318,6 +364,7 @@ MapSpec parse_map(const std::string& written) {
   const bool valued = eq != std::string::npos && (colon == std::string::npos || eq < colon);
   const std::string name = written.substr(0, valued ? eq : colon);
   MapSpec spec;
+  spec.written = written;
   for (const FrequencyMap& m : frequency_maps())
     if (m.name == name) spec.map = &m;
   if (!spec.map) throw UsageError(fmt::format("unknown context-extension map '{}' (known: {})", written, known_maps()));
@@ -374,10 +421,44 @@ std::string write_map(const std::string& name, const nlohmann::json& params) {
   return s;
 }
 
-std::string map_slug(const std::string& written) {
-  const size_t colon = written.find(':');
-  if (colon == std::string::npos) return written;
-  return fmt::format("{}-{}", written.substr(0, colon), sha1_hex(written).substr(0, 8));
+MapSpec bare_map(const FrequencyMap& entry) {
+  MapSpec spec;
+  spec.map = &entry;
+  spec.written = entry.name;
+  return spec;
+}
+
+MapSpec identity_spec() { return bare_map(frequency_maps().front()); }
+
+std::vector<MapSpec> parse_maps(const std::vector<std::string>& written, const std::string& what) {
+  std::vector<MapSpec> maps;
+  for (auto& m : written) try {
+      maps.push_back(parse_map(m));
+    } catch (const UsageError& e) {
+      throw UsageError(fmt::format("{}: {}", what, e.what()));
+    }
+  return maps;
+}
+
+std::vector<MapSpec> parse_map_list(const std::string& text, const std::string& what) {
+  std::vector<std::string> maps;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = text.find(',', start);
+    const std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (part.empty()) throw UsageError(fmt::format("{}: empty map name in '{}' (write e.g. pi,ntk)", what, text));
+    maps.push_back(part);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return parse_maps(maps, what);
+}
+
+std::vector<MapSpec> default_census_maps() {
+  std::vector<MapSpec> maps;
+  for (const FrequencyMap& m : frequency_maps())
+    if (m.in_default_census) maps.push_back(bare_map(m));
+  return maps;
 }
 
 const FrequencyMap* find_frequency_map(const std::string& written, double* value) {

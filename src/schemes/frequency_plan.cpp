@@ -1,17 +1,13 @@
 #include "schemes/frequency_plan.h"
 
-#include <fmt/format.h>
-
 #include <cmath>
 
 #include "core/errors.h"
-#include "core/math.h"
-#include "schemes/frequency_maps.h"
 
 namespace pe {
 
 namespace {
-// The arguments of a written map for a head of width d, checked (MapSpec's own checks).
+// The arguments of a map for a head of width d, checked (the entry's own checks).
 FrequencyMapArgs map_args(const MapSpec& spec, int d, double base, int train_len, double kappa, int pass_len) {
   FrequencyMapArgs a{d, base, train_len, kappa, spec.value, pass_len, spec.params};
   if (spec.map->check) spec.map->check(a);
@@ -35,50 +31,17 @@ int pass_length(int train_len, double kappa) { return int(std::lround(kappa * tr
 
 }  // namespace
 
-bool is_known_map(const std::string& map) { return find_frequency_map(map) != nullptr; }
-
-void check_maps(const std::vector<std::string>& maps, const std::string& what) {
-  for (auto& m : maps) try {
-      parse_map(m);
-    } catch (const UsageError& e) {
-      throw UsageError(fmt::format("{}: {}", what, e.what()));
-    }
-}
-
-std::vector<std::string> parse_map_list(const std::string& text, const std::string& what) {
-  std::vector<std::string> maps;
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t comma = text.find(',', start);
-    const std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (part.empty()) throw UsageError(fmt::format("{}: empty map name in '{}' (write e.g. pi,ntk)", what, text));
-    maps.push_back(part);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  check_maps(maps, what);
-  return maps;
-}
-
-std::vector<double> plane_factors(const std::string& map, int d, double base, int train_len, double kappa) {
+std::vector<double> MapSpec::factors(int d, double base, int train_len, double kappa) const {
   if (d < 4 || d % 2 != 0) throw UsageError("plane_factors: head width must be even and >= 4");
   if (!(base > 1.0) || train_len < 1 || !(kappa > 0.0))
     throw UsageError("plane_factors: need base > 1, train_len >= 1, kappa > 0");
-  const MapSpec spec = parse_map(map);
-  return factors_of(*spec.map, map_args(spec, d, base, train_len, kappa, pass_length(train_len, kappa)));
+  return factors_of(*map, map_args(*this, d, base, train_len, kappa, pass_length(train_len, kappa)));
 }
 
-double map_attention_factor(const std::string& map, int d, double base, int train_len, double kappa) {
-  const MapSpec spec = parse_map(map);
-  const FrequencyMapArgs a = map_args(spec, d, base, train_len, kappa, pass_length(train_len, kappa));
-  if (unchanged(*spec.map, a) || !spec.map->attention_factor) return 1.0;
-  return spec.map->attention_factor(a);
-}
-
-double yarn_logit_scale(double kappa) {
-  if (kappa <= 1.0) return 1.0;
-  const double t = 0.1 * math::log(kappa) + 1.0;
-  return t * t;
+double MapSpec::attention_factor(int d, double base, int train_len, double kappa) const {
+  const FrequencyMapArgs a = map_args(*this, d, base, train_len, kappa, pass_length(train_len, kappa));
+  if (unchanged(*map, a) || !map->attention_factor) return 1.0;
+  return map->attention_factor(a);
 }
 
 FrequencyPlan identity_plan(int d_head, double base, int rotating_planes) {
@@ -88,19 +51,18 @@ FrequencyPlan identity_plan(int d_head, double base, int rotating_planes) {
   return p;
 }
 
-FrequencyPlan make_plan(const std::string& map, int d_head, double base, int rotating_planes, int train_len,
-                        int read_len, int pass_len) {
-  const MapSpec spec = parse_map(map);
-  const FrequencyMap& m = *spec.map;
+FrequencyPlan MapSpec::plan(int d_head, double base, int rotating_planes, int train_len, int read_len,
+                            int pass_len) const {
+  const FrequencyMap& m = *map;
   const double kappa = double(read_len) / double(train_len);
-  const FrequencyMapArgs args = map_args(spec, d_head, base, train_len, kappa, pass_len > 0 ? pass_len : read_len);
+  const FrequencyMapArgs args = map_args(*this, d_head, base, train_len, kappa, pass_len > 0 ? pass_len : read_len);
   if (m.rebase) {
     FrequencyPlan p = identity_plan(d_head, m.rebase(args), rotating_planes);
-    p.name = map;
+    p.name = written;
     return p;
   }
   FrequencyPlan p = identity_plan(d_head, base, rotating_planes);
-  p.name = map;
+  p.name = written;
   p.kappa = kappa;
   p.length_dependent = m.length_dependent;
   p.recompute_cached_keys = m.recompute_cached_keys;
@@ -118,6 +80,22 @@ FrequencyPlan make_plan(const std::string& map, int d_head, double base, int rot
     p.logit_scale = a * a;
   }
   return p;
+}
+
+FrequencyPlan make_plan(const std::string& map, int d_head, double base, int rotating_planes, int train_len,
+                        int read_len, int pass_len) {
+  return parse_map(map).plan(d_head, base, rotating_planes, train_len, read_len, pass_len);
+}
+
+std::vector<double> plane_factors(const std::string& map, int d, double base, int train_len, double kappa) {
+  if (d < 4 || d % 2 != 0) throw UsageError("plane_factors: head width must be even and >= 4");
+  if (!(base > 1.0) || train_len < 1 || !(kappa > 0.0))
+    throw UsageError("plane_factors: need base > 1, train_len >= 1, kappa > 0");
+  return parse_map(map).factors(d, base, train_len, kappa);
+}
+
+double map_attention_factor(const std::string& map, int d, double base, int train_len, double kappa) {
+  return parse_map(map).attention_factor(d, base, train_len, kappa);
 }
 
 }  // namespace pe

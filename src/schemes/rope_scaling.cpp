@@ -9,7 +9,6 @@
 
 #include "core/errors.h"
 #include "core/files.h"
-#include "schemes/frequency_maps.h"
 #include "schemes/frequency_plan.h"
 
 namespace pe {
@@ -299,18 +298,12 @@ RopeScaling rope_scaling_from_json(const json& j, const std::string& what) {
     if (out.head_dim) p["head_dim"] = *out.head_dim;
     if (out.partial_rotary_factor != 1.0) p["partial_rotary_factor"] = out.partial_rotary_factor;
   }
-  out.map = write_map(fields.map, p);
+  try {
+    out.map = parse_map(write_map(fields.map, p));  // read as written, so the map's own domains are checked too
+  } catch (const UsageError& e) {
+    r.fail(e.what());
+  }
   return out;
-}
-
-std::string rope_base_problem(double base) {
-  if (std::isfinite(base) && base > 1 && base <= kMaxRopeBase) return "";
-  return fmt::format("must be a number greater than 1 and at most {:g} (got {})", kMaxRopeBase, base);
-}
-
-void check_rope_base(double base, const std::string& what) {
-  const std::string problem = rope_base_problem(base);
-  if (!problem.empty()) throw UsageError(fmt::format("{} {}", what, problem));
 }
 
 namespace {
@@ -322,17 +315,16 @@ const std::pair<const std::string, TypeFields>* type_of_map(const std::string& m
 }
 }  // namespace
 
-bool has_rope_type(const std::string& written) {
-  const MapSpec spec = parse_map(written);
-  return spec.map->rebase || is_identity_map(written) || type_of_map(spec.map->name);
+bool has_rope_type(const MapSpec& spec) {
+  return spec.map->rebase || spec.is_identity() || type_of_map(spec.map->name);
 }
 
-json rope_scaling_dict(const std::string& written, double kappa, int train_len, int head_dim, double base) {
-  const MapSpec spec = parse_map(written);
-  if (spec.map->rebase || is_identity_map(written)) return nullptr;
+json rope_scaling_dict(const MapSpec& spec, double kappa, int train_len, int head_dim, double base) {
+  if (spec.map->rebase || spec.is_identity()) return nullptr;
   const auto* type = type_of_map(spec.map->name);
   if (!type)
-    throw UsageError(fmt::format("map '{}' has no Transformers rope_type (those are: {})", written, known_types()));
+    throw UsageError(
+        fmt::format("map '{}' has no Transformers rope_type (those are: {})", spec.written, known_types()));
   const TypeFields& f = type->second;
   json d = {{"rope_type", type->first}};
   for (auto it = spec.params.begin(); it != spec.params.end(); ++it)
@@ -346,7 +338,7 @@ json rope_scaling_dict(const std::string& written, double kappa, int train_len, 
     d["short_factor"] = std::vector<double>(size_t(head_dim / 2), 1.0);
   if (f.required.count("long_factor") && !d.contains("long_factor")) {
     std::vector<double> long_factor;
-    for (double x : plane_factors(written, head_dim, base, train_len, std::max(kappa, 1.0))) long_factor.push_back(1.0 / x);
+    for (double x : spec.factors(head_dim, base, train_len, std::max(kappa, 1.0))) long_factor.push_back(1.0 / x);
     d["long_factor"] = long_factor;
   }
   return d;

@@ -18,24 +18,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "schemes/frequency_maps.h"
+
 namespace pe {
 
 struct RopeScaling {
   std::string rope_type;  // as the config names it ("default" when it has no scaling)
-  std::string map;        // the written map: "none", "pi:factor=4", "yarn-hf:factor=4:...", ...
+  MapSpec map;            // the map it reads as, written "none", "pi:factor=4", "yarn-hf:factor=4:...", ...
   std::optional<double> rope_theta;
   std::optional<int> head_dim;
   double partial_rotary_factor = 1.0;
   std::optional<int> max_position_embeddings, original_max_position_embeddings;
 };
-
-// A RoPE base as a user states it, one rule for every spelling (census --base, the map base=B, a
-// config's rope_theta, the map parameter rope_theta): a finite number greater than 1 and at most
-// kMaxRopeBase (real models use 1e4 to 1e7). rope_base_problem: "" or "must be ... (got X)";
-// check_rope_base throws it as a UsageError "<what> must be ...".
-inline constexpr double kMaxRopeBase = 1e12;
-std::string rope_base_problem(double base);
-void check_rope_base(double base, const std::string& what);
 
 // `what` names the source in messages (e.g. "--rope-scaling"). text: a path to a JSON file, or JSON
 // itself (it starts with '{').
@@ -49,8 +43,8 @@ RopeScaling rope_scaling_from_json(const nlohmann::json& j, const std::string& w
 // rope_theta = base, gives the same written map (a test checks every map that has a rope_type).
 // Throws UsageError for a map with no Transformers rope_type (the paper maps ntk, yarn, selective;
 // compress; dynamic-recompute): has_rope_type tells them apart first.
-bool has_rope_type(const std::string& written);
+bool has_rope_type(const MapSpec& map);
 // head_dim, base: the head's (longrope without lists writes pe-bench's default lists, which need them).
-nlohmann::json rope_scaling_dict(const std::string& written, double kappa, int train_len, int head_dim, double base);
+nlohmann::json rope_scaling_dict(const MapSpec& map, double kappa, int train_len, int head_dim, double base);
 
 }  // namespace pe

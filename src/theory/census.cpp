@@ -7,11 +7,18 @@
 
 #include "core/errors.h"
 #include "core/frequencies.h"
+#include "schemes/frequency_plan.h"
 
 namespace pe::theory {
 
 nlohmann::json wavelength_census_report(int d, int train_len, double base, const std::vector<double>& kappas,
-                                        const std::vector<std::string>& maps) {
+                                        const std::vector<MapSpec>& maps) {
+  // factors[m][k][j]: map m at kappa k, plane j
+  std::vector<std::vector<std::vector<double>>> factors_of;
+  for (const MapSpec& map : maps) {
+    factors_of.emplace_back();
+    for (double k : kappas) factors_of.back().push_back(map.factors(d, base, train_len, k));
+  }
   nlohmann::json planes = nlohmann::json::array();
   for (int j = 0; j < d / 2; ++j) {
     const double theta = pe::plane_frequency(j, d, base), lambda = pe::plane_wavelength(j, d, base);
@@ -23,26 +30,27 @@ nlohmann::json wavelength_census_report(int d, int train_len, double base, const
                           {"completes_turn", turns >= 1.0},
                           {"L_over_lambda", train_len / lambda}};
     nlohmann::json factors = nlohmann::json::object();
-    for (const auto& map : maps) {
+    for (size_t m = 0; m < maps.size(); ++m) {
       nlohmann::json per_kappa = nlohmann::json::object();
-      for (double k : kappas) per_kappa[fmt::format("{:g}", k)] = plane_factors(map, d, base, train_len, k)[j];
-      factors[map] = per_kappa;
+      for (size_t k = 0; k < kappas.size(); ++k)
+        per_kappa[fmt::format("{:g}", kappas[k])] = factors_of[m][k][size_t(j)];
+      factors[maps[m].written] = per_kappa;
     }
     row["factors"] = factors;
     planes.push_back(row);
   }
-  nlohmann::json scale = nlohmann::json::array();
-  for (double k : kappas) scale.push_back({{"kappa", k}, {"yarn_logit_scale", yarn_logit_scale(k)}});
-  return {{"d", d},
-          {"base", base},
-          {"train_len", train_len},
-          {"completes_turn_rule", "(L-1) theta_j >= 2 pi: the largest training offset L-1 turns the plane fully"},
-          {"yarn_alpha", kYarnAlpha},
-          {"yarn_beta", kYarnBeta},
-          {"kappas", kappas},
-          {"maps", maps},
-          {"planes", planes},
-          {"yarn_logit_scale", scale}};
+  nlohmann::json census = {
+      {"d", d},
+      {"base", base},
+      {"train_len", train_len},
+      {"completes_turn_rule", "(L-1) theta_j >= 2 pi: the largest training offset L-1 turns the plane fully"},
+      {"kappas", kappas},
+      {"maps", maps},
+      {"planes", planes}};
+  for (const FrequencyMap& m : frequency_maps())  // each map's own fields, once however often it is listed
+    if (m.census_fields && std::any_of(maps.begin(), maps.end(), [&](const MapSpec& s) { return s.map == &m; }))
+      m.census_fields(census, kappas);
+  return census;
 }
 
 namespace {
@@ -69,20 +77,19 @@ std::string format_census(const nlohmann::json& j) {
       for (const auto& k : j["kappas"]) out += fmt::format(" {:>9.4f}", num(p["factors"][map.get<std::string>()][fmt::format("{:g}", num(k))]));
     out += "\n";
   }
-  out += "YaRN logit scale (0.1 ln kappa + 1)^2:";
-  for (const auto& s : j["yarn_logit_scale"])
-    out += fmt::format("  kappa {:g}: {:.6f}", num(s["kappa"]), num(s["yarn_logit_scale"]));
-  return out + "\n";
+  for (const FrequencyMap& m : frequency_maps())
+    if (m.census_line) out += m.census_line(j);
+  return out;
 }
 
-nlohmann::json rope_scaling_census(const std::string& map, const std::string& rope_type, int head_dim, double partial,
+nlohmann::json rope_scaling_census(const MapSpec& map, const std::string& rope_type, int head_dim, double partial,
                                    double base, int original, int length) {
   const int dim = int(head_dim * partial);
   if (dim < 4 || dim % 2)
     throw UsageError(fmt::format("the rotary width int({} x {}) = {} must be even and at least 4", head_dim, partial, dim));
   const double kappa = double(length) / original;
-  const auto factors = plane_factors(map, dim, base, original, kappa);
-  const double a = map_attention_factor(map, dim, base, original, kappa);
+  const auto factors = map.factors(dim, base, original, kappa);
+  const double a = map.attention_factor(dim, base, original, kappa);
   nlohmann::json planes = nlohmann::json::array(), inv = nlohmann::json::array();
   for (int j = 0; j < dim / 2; ++j) {
     const double theta = pe::plane_frequency(j, dim, base);
@@ -105,22 +112,21 @@ nlohmann::json rope_scaling_census(const std::string& map, const std::string& ro
                         {"attention_factor", a},
                         {"logit_scale", a * a},
                         {"planes", planes}};
-  const MapSpec spec = parse_map(map);
-  if (!spec.map->paper_form.empty()) {  // the code YaRN beside the paper's (truncate on and off)
-    const double factor = spec.params.value("factor", std::max(1.0, kappa));
-    const std::string& paper = spec.map->paper_form;
+  if (!map.map->paper_form.empty()) {  // the code YaRN beside the paper's (truncate on and off)
+    const double factor = map.params.value("factor", std::max(1.0, kappa));
+    const MapSpec paper = parse_map(map.map->paper_form);
     nlohmann::json forms = nlohmann::json::object();
     forms["paper"] = {{"map", paper},
-                      {"factors", plane_factors(paper, dim, base, original, factor)},
-                      {"attention_factor", map_attention_factor(paper, dim, base, original, factor)}};
+                      {"factors", paper.factors(dim, base, original, factor)},
+                      {"attention_factor", paper.attention_factor(dim, base, original, factor)}};
     for (bool truncate : {true, false}) {
-      nlohmann::json p = spec.params;
-      p["truncate"] = truncate;
-      const std::string written = write_map(spec.map->name, p);
+      MapSpec code = map;
+      code.params["truncate"] = truncate;
+      code.written = write_map(map.map->name, code.params);
       forms[truncate ? "code_truncate" : "code_no_truncate"] = {
-          {"map", written},
-          {"factors", plane_factors(written, dim, base, original, kappa)},
-          {"attention_factor", map_attention_factor(written, dim, base, original, kappa)}};
+          {"map", code},
+          {"factors", code.factors(dim, base, original, kappa)},
+          {"attention_factor", code.attention_factor(dim, base, original, kappa)}};
     }
     out["yarn_forms"] = forms;
   }

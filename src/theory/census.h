@@ -1,28 +1,24 @@
 // The wavelength census (docs/analyses.md "RoPE"): per plane of a RoPE head, its wavelength and turns
-// over the training offsets, and each context-extension map's factor (schemes/frequency_maps.h).
+// over the training offsets, and each context-extension map's factor. Every map, its default list and
+// what it adds beside its factors come from the map table (schemes/frequency_maps.h).
 #pragma once
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/frequencies.h"
-#include "schemes/frequency_plan.h"
+#include "schemes/frequency_maps.h"
 
 namespace pe::theory {
 
-// The maps themselves live with the RoPE scheme (schemes/frequency_plan.h): one definition for the
-// census, the analyses and evaluation.
-using pe::kYarnAlpha;
-using pe::kYarnBeta;
-using pe::plane_factors;
-using pe::yarn_logit_scale;
-
 // Per plane: wavelength, turns over the training offsets 0..L-1, whether it completes a turn, and the
-// factor theta'_j/theta_j of each map at each kappa; YaRN's logit scale per kappa. (docs/analyses.md uses
-// d = 16, L = 32, kappa = 2, 4, 8; `pe-bench census` takes any.) Factors are keyed by "{:g}" of kappa.
+// factor theta'_j/theta_j of each map at each kappa; and each map's own census fields (the paper YaRN:
+// its ramp bounds and logit scale per kappa). (docs/analyses.md uses d = 16, L = 32, kappa = 2, 4, 8;
+// `pe-bench census` takes any.) Factors are keyed by "{:g}" of kappa.
 nlohmann::json wavelength_census_report(int d = 16, int train_len = 32, double base = pe::kDefaultBase,
                                         const std::vector<double>& kappas = {2.0, 4.0, 8.0},
-                                        const std::vector<std::string>& maps = {"pi", "ntk", "yarn", "selective"});
+                                        const std::vector<MapSpec>& maps = default_census_maps());
 // The census as a plain-text table.
 std::string format_census(const nlohmann::json& census);
 
@@ -32,7 +28,7 @@ std::string format_census(const nlohmann::json& census);
 // read at sequence length `length`: per plane the default and the scaled inverse frequency and their
 // ratio, and the attention factor (cos and sin are multiplied by it; scores by its square). For a
 // yarn-hf map, also the paper YaRN at kappa = factor and the code YaRN with truncate on and off.
-nlohmann::json rope_scaling_census(const std::string& map, const std::string& rope_type, int head_dim, double partial,
+nlohmann::json rope_scaling_census(const MapSpec& map, const std::string& rope_type, int head_dim, double partial,
                                    double base, int original, int length);
 std::string format_rope_scaling_census(const nlohmann::json& census);
 

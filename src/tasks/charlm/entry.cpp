@@ -3,13 +3,13 @@
 // banded.
 #include <fmt/format.h>
 
-#include "tasks/charlm/checkpoint.h"
-#include "tasks/charlm/training.h"
 #include "harness/task.h"
 #include "models/attention_stats.h"
 #include "models/block_stack_keys.h"
-#include "tasks/charlm/tools.h"
+#include "tasks/charlm/checkpoint.h"
 #include "tasks/charlm/gradcheck.h"
+#include "tasks/charlm/tools.h"
+#include "tasks/charlm/training.h"
 
 namespace pe {
 
@@ -41,7 +41,7 @@ class CharLMTask final : public Task {
     if (decode != "full" && decode != "cached")
       throw ConfigError(fmt::format("decode: '{}' is not full or cached", decode));
     try {
-      check_maps(cfg.value("cached_maps", std::vector<std::string>{}), "cached_maps");
+      parse_maps(cfg.value("cached_maps", std::vector<std::string>{}), "cached_maps");
     } catch (const ConfigError&) {
       throw;
     } catch (const UsageError& e) {

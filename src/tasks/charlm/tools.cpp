@@ -6,15 +6,15 @@
 
 #include "core/errors.h"
 #include "core/memory.h"
-#include "harness/cli_options.h"
-#include "tasks/charlm/checkpoint.h"
-#include "tasks/charlm/tools.h"
 #include "core/parallel.h"
-#include "tasks/charlm/training.h"
+#include "harness/cli_options.h"
 #include "harness/config.h"
 #include "harness/task.h"
-#include "schemes/frequency_plan.h"
+#include "schemes/frequency_maps.h"
 #include "schemes/rope_scaling.h"
+#include "tasks/charlm/checkpoint.h"
+#include "tasks/charlm/tools.h"
+#include "tasks/charlm/training.h"
 
 namespace pe::cli {
 
@@ -71,7 +71,7 @@ void add_finetune(CLI::App& app) {
   add_run_options(sub, o->run);
   add_resume_option(sub, o->resume);
   sub->callback([sub, o] {
-    std::vector<std::string> maps;
+    std::vector<MapSpec> maps;
     if (o->rope_scaling.empty() || sub->count("--maps")) maps = parse_map_list(o->maps, "--maps");
     if (!o->rope_scaling.empty()) maps.push_back(parse_rope_scaling(o->rope_scaling, "--rope-scaling").map);
     const nlohmann::json cfg = Overrides{{"task=charlm"}}
@@ -137,8 +137,8 @@ void add_sample(CLI::App& app) {
   sub->callback([sub, o] {
     if (!o->rope_scaling.empty() && sub->count("--map"))
       throw UsageError("give --map or --rope-scaling, not both");
-    const std::string map = o->rope_scaling.empty() ? o->map : parse_rope_scaling(o->rope_scaling, "--rope-scaling").map;
-    check_maps({map}, "--map");
+    const MapSpec map = o->rope_scaling.empty() ? parse_maps({o->map}, "--map").front()
+                                                : parse_rope_scaling(o->rope_scaling, "--rope-scaling").map;
     LoadedCharLM cp = load_charlm_checkpoint(o->checkpoint);
     const int train_len = cp.meta.at("training").at("train_length");
     const int context = o->context.value_or(train_len);
@@ -147,14 +147,14 @@ void add_sample(CLI::App& app) {
                                    cp.model->scheme().max_position() + 1));
     check_memory(decoder_bytes(*cp.model, context), fmt::format("--context {}: a key/value cache of {} positions", context, context),
                  "lower --context");
-    if (!cp.plan_map.empty() && !is_identity_map(map))
+    if (!cp.plan_map.empty() && !map.is_identity())
       throw UsageError(fmt::format("{} was fine-tuned with {} and reads with that plan; drop --map/--rope-scaling",
                                    o->checkpoint, cp.plan_map));
-    if (!cp.model->scheme().accepts_frequency_plan() && !is_identity_map(map))
+    if (!cp.model->scheme().accepts_frequency_plan() && !map.is_identity())
       throw UsageError(fmt::format("--map {}: {} has no frequencies to rescale", map, cp.model->scheme().name()));
     // a fine-tuned checkpoint reads with the plan it was tuned with (set when it was loaded)
     fmt::print("{}\n", charlm_sample(*cp.model, cp.vocab, o->prompt, o->chars, context, o->temperature, o->seed,
-                                     cp.plan_map.empty() ? map : std::string(), train_len));
+                                     cp.plan_map.empty() ? map.written : std::string(), train_len));
   });
 }
 

@@ -549,8 +549,8 @@ TrainedRun finetune_charlm(const ExperimentConfig& e, const json& resolved, cons
   if (!model.scheme().accepts_frequency_plan())
     throw UsageError(fmt::format("fine-tuning with a context-extension map needs a RoPE model; {} holds {}", checkpoint,
                                  model.scheme().name()));
-  check_maps({map}, "map");
-  if (is_identity_map(map)) throw UsageError("map: fine-tuning with " + map + " would be plain training; choose a map");
+  const MapSpec spec = parse_maps({map}, "map").front();
+  if (spec.is_identity()) throw UsageError("map: fine-tuning with " + map + " would be plain training; choose a map");
   const int train_len = loaded.meta.at("training").at("train_length");
   const int seed = loaded.meta.at("training").at("seed");
   const CharCorpus corpus = load_experiment_corpus(e);
@@ -558,7 +558,7 @@ TrainedRun finetune_charlm(const ExperimentConfig& e, const json& resolved, cons
     throw DataError(fmt::format("corpus {} has a different vocabulary from the one {} was trained on", corpus.path,
                                 checkpoint));
   check_windows_fit(e, corpus, charlm_settings(e).finetune_length);
-  FrequencyPlan tuned = model.scheme().plan_for(map, train_len, charlm_settings(e).finetune_length);
+  FrequencyPlan tuned = model.scheme().plan_for(spec, train_len, charlm_settings(e).finetune_length);
   // The checkpoint keeps the frequencies themselves, not only the map that made them.
   auto frequencies = [](const FrequencyPlan& p) {
     json f = {{"theta", p.theta}, {"logit_scale", p.logit_scale}};
@@ -576,7 +576,7 @@ TrainedRun finetune_charlm(const ExperimentConfig& e, const json& resolved, cons
   cfg["finetune_from"] = checkpoint;
   cfg["finetune_map"] = map;
   const std::string parent = checkpoint.substr(0, checkpoint.find_last_of('/'));
-  return train_and_write(model, corpus, e, cfg, parent + "-ft-" + map_slug(map), seed, charlm_settings(e).finetune_steps, charlm_settings(e).finetune_batch,
+  return train_and_write(model, corpus, e, cfg, parent + "-ft-" + spec.slug(), seed, charlm_settings(e).finetune_steps, charlm_settings(e).finetune_batch,
                          charlm_settings(e).finetune_length, charlm_settings(e).finetune_lr, plan, progress);
 }
 

@@ -58,7 +58,6 @@ Evaluation evaluate_checkpoints(const std::vector<std::string>& paths, const Eva
     if (c.model->config().task.alphabet != task.alphabet || c.model->config().task.mark_prob != task.mark_prob)
       throw UsageError(fmt::format("{} was trained on other task settings than {}; evaluate them separately",
                                    c.path, cps.front().path));
-  check_maps(s.maps, "maps");
   // group by scheme in registry order, seeds ascending; each map's rows follow their scheme's row
   std::vector<SchemeResult> rows;
   for (auto& info : scheme_list()) {
@@ -74,7 +73,7 @@ Evaluation evaluate_checkpoints(const std::vector<std::string>& paths, const Eva
     rows.push_back(r);
     if (plans)
       for (auto& m : s.maps) {
-        r.map = m;
+        r.map = m.written;
         rows.push_back(r);
       }
   }

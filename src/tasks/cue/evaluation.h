@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/cue_head.h"
+#include "schemes/frequency_maps.h"
 #include "tasks/cue/data.h"
 
 namespace pe {
@@ -18,7 +19,7 @@ struct EvalSettings {
   long long test_seed = 777;
   // Context-extension maps: each scheme that reads a frequency plan is also evaluated under each map
   // at kappa = n / training length (no retraining), as extra rows.
-  std::vector<std::string> maps;
+  std::vector<MapSpec> maps;
 };
 
 // Accuracy on `test`; nullopt when the scheme has no representation for its positions (learned

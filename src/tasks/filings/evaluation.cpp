@@ -132,7 +132,6 @@ json horizon_json(const std::string& trained_on, const Loaded& l, const AlibiRea
 }  // namespace
 
 json evaluate_filings(const std::vector<std::string>& paths, const FilingsSettings& s, bool progress) {
-  check_maps(s.maps, "maps");
   const FilingsCorpus& corpus = filings_corpus(s.corpus_seed, s.corpus_version);
   const HeldOut h = held_out_queries(corpus.held_out, s.far);
   std::vector<Loaded> cps;
@@ -146,17 +145,17 @@ json evaluate_filings(const std::vector<std::string>& paths, const FilingsSettin
     const ScopedFlushToZero ftz;
     CueHead<float>& m = *cps[c].cp.model;
     const std::optional<AlibiReach> reach = alibi_reach(m);
-    std::vector<std::string> maps = {identity_map()};
+    std::vector<MapSpec> maps = {identity_spec()};
     if (cps[c].plans) maps.insert(maps.end(), s.maps.begin(), s.maps.end());
     CueWorkspace<float> ws;
     for (auto& map : maps) {
       QueryCounts r;
-      r.map = map;
+      r.map = map.written;
       r.readable = m.scheme().can_read(h.longest - 1);
       for (size_t d = 0; r.readable && d < h.tokens.size(); ++d) {
         plan_for_document(m, map, cps[c].train_length, int(h.tokens[d].size()));
-        score(read_one_pass(m, h.tokens[d], ws), h.targets[d], h.ages[d], s.far, is_identity_map(map) ? reach : std::nullopt,
-              0, h.tokens[d], r);
+        score(read_one_pass(m, h.tokens[d], ws), h.targets[d], h.ages[d], s.far,
+              map.is_identity() ? reach : std::nullopt, 0, h.tokens[d], r);
       }
       readings[c].push_back(r);
     }
@@ -294,7 +293,7 @@ json read_document(const std::vector<std::string>& paths, const FilingsSettings&
       if (l.scheme == info.name) mine.push_back(&l);
     if (mine.empty()) continue;
     std::sort(mine.begin(), mine.end(), [](auto* a, auto* b) { return std::tie(a->seed, a->cp.path) < std::tie(b->seed, b->cp.path); });
-    std::vector<std::string> maps = {identity_map()};
+    std::vector<MapSpec> maps = {identity_spec()};
     if (mine.front()->plans) maps.insert(maps.end(), s.maps.begin(), s.maps.end());
     CueWorkspace<float> ws;
     for (auto& map : maps)
@@ -302,7 +301,7 @@ json read_document(const std::vector<std::string>& paths, const FilingsSettings&
         CueHead<float>& m = *l->cp.model;
         if (!m.scheme().can_read(int(doc.words.size()) - 1)) continue;
         plan_for_document(m, map, l->train_length, int(doc.words.size()));
-        readers.push_back({{"reader", is_identity_map(map) ? l->scheme : l->scheme + "+" + map},
+        readers.push_back({{"reader", map.label(l->scheme)},
                            {"scheme", l->scheme},
                            {"map", map},
                            {"seed", l->seed},

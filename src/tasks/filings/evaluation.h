@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "schemes/frequency_maps.h"
 #include "tasks/filings/corpus.h"
 
 namespace pe {
@@ -16,7 +17,7 @@ namespace pe {
 struct FilingsSettings {
   uint64_t corpus_seed = 1;
   int corpus_version = kFilingsCorpusVersion;
-  std::vector<std::string> maps;  // RoPE also read with each, at kappa = document length / train length
+  std::vector<MapSpec> maps;  // RoPE also read with each, at kappa = document length / train length
   int far = 32;                   // a far query's answer is more than this many tokens back
   std::string cue_runs;           // a cue runs_dir whose ALiBi heads the horizon table also reads ("": none)
 };

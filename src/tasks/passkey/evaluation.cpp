@@ -108,13 +108,13 @@ json evaluate_passkey(const std::vector<std::string>& checkpoints, const Passkey
                                      cp.spec.symbols, cp.spec.min_length()));
   }
   // readers in the order of the checkpoints: each scheme plainly, then with each map
-  std::vector<std::pair<std::string, std::string>> readers;
-  auto add_reader = [&](const std::string& scheme, const std::string& map) {
+  std::vector<std::pair<std::string, MapSpec>> readers;
+  auto add_reader = [&](const std::string& scheme, const MapSpec& map) {
     if (std::find(readers.begin(), readers.end(), std::make_pair(scheme, map)) == readers.end())
       readers.push_back({scheme, map});
   };
   for (auto& it : items) {
-    add_reader(it.scheme, identity_map());
+    add_reader(it.scheme, identity_spec());
     if (it.plans)
       for (auto& m : s.maps) add_reader(it.scheme, m);
   }
@@ -132,8 +132,7 @@ json evaluate_passkey(const std::vector<std::string>& checkpoints, const Passkey
                 {"symbol", json::array()}};
     for (auto& it : items) {
       if (it.scheme != scheme) continue;
-      progress.update(fmt::format("[passkey] reading {}{}{} seed {} ({}/{})", scheme, is_identity_map(map) ? "" : "+",
-                                  is_identity_map(map) ? "" : map, it.seed, ++done, total));
+      progress.update(fmt::format("[passkey] reading {} seed {} ({}/{})", map.label(scheme), it.seed, ++done, total));
       json whole = json::array(), symbol = json::array();
       LoadedPasskey cp = load_passkey_checkpoint(it.path);
       for (int n : s.lengths) {

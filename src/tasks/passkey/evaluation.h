@@ -9,13 +9,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "schemes/frequency_maps.h"
 #include "tasks/passkey/training.h"
 
 namespace pe {
 
 struct PasskeyReadSettings {
   std::vector<int> lengths;
-  std::vector<std::string> maps;
+  std::vector<MapSpec> maps;
   int depths = 11, cell_sequences = 100;
   uint64_t test_seed = 777;
 };
