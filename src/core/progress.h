@@ -15,7 +15,6 @@ class Progress {
   // A line that stays (a finished run's summary), printed over the in-place line.
   void note(const std::string& line);
   void done();  // clears the terminal line
-  bool on_terminal() const { return on_ && tty_; }  // an in-place line may be showing
 
  private:
   bool on_ = false, tty_ = false, shown_ = false;

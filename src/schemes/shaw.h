@@ -30,7 +30,6 @@ class ShawScheme final : public Scheme<S> {
   std::string name() const override { return "shaw"; }
   bool acts_on_scores() const override { return true; }
   bool acts_on_values() const override { return true; }
-  int clip() const { return clip_; }
   // The table row of a (query, key) pair: u = clamp(n - m, -K, K) + K.
   int relation(int m, int n) const { return std::clamp(n - m, -clip_, clip_) + clip_; }
 
