@@ -14,6 +14,7 @@
 #include "harness/interop.h"
 #include "harness/task.h"
 #include "models/check_batch.h"
+#include "schemes/scheme.h"
 
 using namespace pe;
 using nlohmann::json;
@@ -79,6 +80,12 @@ TEST_CASE("the exported tensors: PyTorch names, linear weights [out, in], tables
   CHECK(header["tok_emb.weight"]["dtype"] == "F32");
   CHECK(header["__metadata__"]["format"] == "pt");
   CHECK(m.safetensors.size() == 8 + n + 4 * (28 * 128 + 2 * (384 * 128 + 128 * 128)));
+  // every scheme's declared defaults, from the registry (what a hybrid layer's entry leaves out)
+  const json config = json::parse(m.config);
+  CHECK(config["scheme_defaults"].size() == scheme_list().size());
+  CHECK(config["scheme_defaults"]["rope"]["base"] == 10000.0);
+  CHECK(config["scheme_defaults"]["shaw"]["shaw_clip"] == 16);
+  CHECK(config["scheme_defaults"]["none"].empty());
   // names for every kind of tensor
   CHECK(torch_tensor_name("pos.layer1.w_r").name == "pos.layers.1.w_r.weight");
   CHECK(torch_tensor_name("pos.layer1.w_r").transposed);

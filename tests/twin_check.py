@@ -12,10 +12,11 @@ gradients cancel: both lose the same digits). The measured figures are printed. 
 map with a Transformers rope_type is also read with the twin's own frequencies from the dictionary
 (python/pebench_torch/rope_scaling.py), which must give the same logits.
 
-The schemes are pe-bench's registry (the names `pe-bench schemes` lists), not a list kept here: first
-every scheme must have a twin (python/pebench_torch/schemes/, `@register(name)`), and the defaults the
-twin holds for hybrid layers must be pe-bench's (its key table, `pe-bench run --help`), else one FAIL
-line names the scheme or setting and the check fails; then every scheme is checked on a char-LM
+The schemes are pe-bench's registry (`pe-bench schemes --json`: each scheme and its settings), not a
+list kept here: first every scheme must have a twin (python/pebench_torch/schemes/, `@register(name)`),
+and every setting pe-bench declares for it must be one the twin reads or says why it ignores (`reads`,
+`ignores`), else one FAIL line names the scheme or setting and the check fails (the twin restates no
+default: a hybrid layer's come from the export's scheme_defaults); then every scheme is checked on a char-LM
 checkpoint (charlm-quick's committed one, or one trained here for a few steps when none is committed)
 and on the tournament's cue head where it has one. Beside them: RoPE under the maps, passkey-quick
 and filings, and settings no committed run uses (TUPE-R, partial RoPE, three-head ALiBi, hybrids of
@@ -26,7 +27,6 @@ label holds TEXT) [--pretend-extra-scheme NAME] (as if the registry also had NAM
 import atexit
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -40,8 +40,7 @@ except ImportError:
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 from pebench_torch import CueHead, load_model  # noqa: E402
 from pebench_torch.io import read_safetensors  # noqa: E402
-from pebench_torch.schemes import registered  # noqa: E402
-from pebench_torch.schemes.hybrid import DECLARED_DEFAULTS  # noqa: E402
+from pebench_torch.schemes import registered, scheme_class  # noqa: E402
 
 LOGIT_TOL, GRAD_TOL, GRAD_FLOAT_RATIO = 1e-5, 1e-4, 10
 binary = sys.argv[1]
@@ -55,31 +54,23 @@ def run(*args):
     subprocess.run([binary, *args], check=True, stdout=subprocess.DEVNULL)
 
 
-def declared_defaults():
-    """{key: default} of every setting pe-bench declares, from the key table of `pe-bench run --help`
-    ("  key  help [default]; domain"; keys whose default is not JSON, paths and names, are left out)."""
-    text = subprocess.run([binary, "run", "--help"], check=True, capture_output=True, text=True).stdout
-    out = {}
-    for m in re.finditer(r"(?m)^  (\w+) +.*? \[((?:\[[^\]]*\]|[^\[\]])*)\](?:;|$)", text):
-        try:
-            out[m.group(1)] = json.loads(m.group(2))
-        except ValueError:
-            pass
-    return out
-
-
 def coverage(registry, twins):
-    """The FAIL lines of the twin's coverage of pe-bench's registry (scheme names, as `pe-bench schemes`
-    lists them): a scheme without a twin, and a default the twin holds for hybrid layers
-    (hybrid.DECLARED_DEFAULTS) that is not pe-bench's."""
-    lines = ["twin_check: FAIL: scheme %r (`pe-bench schemes`) has no twin: add python/pebench_torch/schemes/%s.py "
-             "with a class under @register(%r)" % (name, name, name) for name in registry if name not in twins]
-    pe_bench = declared_defaults()
-    for name, settings in DECLARED_DEFAULTS.items():
-        for key, value in settings.items():
-            if pe_bench.get(key) != value:
-                lines.append("twin_check: FAIL: the twin's default %s %s = %r, pe-bench's %r (update "
-                             "python/pebench_torch/schemes/hybrid.py)" % (name, key, value, pe_bench.get(key)))
+    """The FAIL lines of the twin's coverage of pe-bench's registry ([{name, settings}], as `pe-bench
+    schemes --json` prints it): a scheme without a twin, and a setting of a scheme its twin neither
+    reads nor names in `ignores` (a setting added in C++ would otherwise be silently dropped)."""
+    lines = []
+    for entry in registry:
+        name = entry["name"]
+        if name not in twins:
+            lines.append("twin_check: FAIL: scheme %r (`pe-bench schemes`) has no twin: add "
+                         "python/pebench_torch/schemes/%s.py with a class under @register(%r)" % (name, name, name))
+            continue
+        twin = scheme_class(name)
+        for key in entry.get("settings", {}):
+            if key not in twin.reads and key not in twin.ignores:
+                lines.append("twin_check: FAIL: scheme %r's setting %r is neither read nor ignored by its twin "
+                             "(python/pebench_torch/schemes/%s.py: add it to reads, or to ignores with the reason)"
+                             % (name, key, name))
     return lines
 
 
@@ -160,15 +151,15 @@ def check(label, checkpoint, map_="none", length=0):
 rows = []
 
 
-# pe-bench's schemes in its registry's order: `pe-bench schemes` prints one a line, its name first
-registry = [line.split()[0] for line in subprocess.run([binary, "schemes"], check=True, capture_output=True,
-                                                       text=True).stdout.splitlines() if line.strip()]
+# pe-bench's schemes and their settings, in its registry's order
+registry = json.loads(subprocess.run([binary, "schemes", "--json"], check=True, capture_output=True,
+                                     text=True).stdout)
 if "--pretend-extra-scheme" in sys.argv:
-    registry.append(sys.argv[sys.argv.index("--pretend-extra-scheme") + 1])
+    registry.append({"name": sys.argv[sys.argv.index("--pretend-extra-scheme") + 1], "settings": {}})
 uncovered = coverage(registry, registered())
 for line in uncovered:
     print(line, flush=True)
-schemes = [name for name in registry if name in registered()]
+schemes = [e["name"] for e in registry if e["name"] in registered()]
 charlm = "results/charlm-quick/runs/charlm"
 cue = "results/tournament/runs/cue"
 small = ["n_heads=4", "d_model=32", "train_length=32", "batch_size=4", "eval_lengths=32"]

@@ -1,14 +1,46 @@
-// pe-bench schemes: list the positional schemes.
+// pe-bench schemes: list the positional schemes; --json: each with its settings as the registry
+// declares them (what tests/twin_check.py and the PyTorch twin read instead of restating them).
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/common.h"
+#include "core/keys.h"
 #include "schemes/scheme.h"
 
 namespace pe::cli {
 
+namespace {
+// [{name, description, min_layers, positionless, settings: {key: {type, default, help, domain}}}], in
+// the registry's order.
+nlohmann::json schemes_json() {
+  nlohmann::json out = nlohmann::json::array();
+  for (auto& s : scheme_list()) {
+    nlohmann::json settings = nlohmann::json::object();
+    for (auto& k : s.keys)
+      settings[k.key] = {{"type", type_name(k.type)}, {"default", k.default_value}, {"help", k.help},
+                         {"domain", domain_of(k)}};
+    out.push_back({{"name", s.name},
+                   {"description", s.description},
+                   {"min_layers", s.min_layers},
+                   {"positionless", s.positionless},
+                   {"settings", settings}});
+  }
+  return out;
+}
+}  // namespace
+
 void register_schemes(CLI::App& app) {
   auto* sub = app.add_subcommand("schemes", "List the positional schemes pe-bench implements");
-  sub->callback([] {
+  auto json = std::make_shared<bool>(false);
+  sub->add_flag("--json", *json,
+                "print JSON instead: each scheme's name, description and settings (type, declared default, help, "
+                "domain), in the registry's order");
+  sub->callback([json] {
+    if (*json) {
+      fmt::print("{}\n", schemes_json().dump(2));
+      return;
+    }
     for (auto& s : scheme_list()) fmt::print("{:<12} {}\n", s.name, s.description);
   });
 }

@@ -13,6 +13,7 @@
 #include "harness/task.h"
 #include "models/check_batch.h"
 #include "schemes/rope_scaling.h"
+#include "schemes/scheme.h"
 
 namespace pe {
 
@@ -101,6 +102,18 @@ void check_checkpoint_file(const std::string& path) {
   find_task(task.get<std::string>()).check_checkpoint(path);
 }
 
+// Every scheme's declared defaults, {scheme: {key: default}}: what a hybrid layer's entry leaves out
+// (python/pebench_torch/schemes/hybrid.py reads them here instead of restating the registry).
+static json scheme_defaults() {
+  json out = json::object();
+  for (auto& s : scheme_list()) {
+    json keys = json::object();
+    for (auto& k : s.keys) keys[k.key] = k.default_value;
+    out[s.name] = keys;
+  }
+  return out;
+}
+
 ExportedModel export_checkpoint(const std::string& path) {
   // read as eval and sample read it, first: every tensor against the model's layout, only finite numbers
   check_checkpoint_file(path);
@@ -134,6 +147,7 @@ ExportedModel export_checkpoint(const std::string& path) {
                  {"num_hidden_layers", model.value("n_layers", 1)},
                  {"tensors", table},
                  {"conventions", conventions()},
+                 {"scheme_defaults", scheme_defaults()},
                  {"pe_bench_checkpoint", meta}};
   if (model.contains("vocab")) config["vocab_size"] = model["vocab"];
   if (scheme.contains("base")) config["rope_theta"] = scheme["base"];
