@@ -45,7 +45,7 @@ from pebench_torch.schemes import registered, scheme_class  # noqa: E402
 LOGIT_TOL, GRAD_TOL, GRAD_FLOAT_RATIO = 1e-5, 1e-4, 10
 binary = sys.argv[1]
 table_path = sys.argv[sys.argv.index("--table") + 1] if "--table" in sys.argv else None
-torch.set_num_threads(2)
+torch.set_num_threads(1)  # ctest -j runs another test on the other core (CMakeLists.txt)
 work = tempfile.mkdtemp(prefix="twin_check.")
 atexit.register(shutil.rmtree, work, True)
 
