@@ -7,9 +7,9 @@
 #include "core/eigen_blocking.h"
 #include "core/parallel.h"
 #include "core/rng.h"
-#include "tasks/charlm/training.h"
 #include "harness/config.h"
 #include "models/block_stack.h"
+#include "tasks/charlm/training.h"
 
 namespace {
 
@@ -43,11 +43,10 @@ void BM_CharLMTrainStep(benchmark::State& state, const std::string& scheme, int 
   for (auto _ : state) benchmark::DoNotOptimize(trainer.step(x.data(), y.data(), B, T));
   const double flops = pe::charlm_step_flops(model.config(), B, T, true);
   state.counters["GFLOP"] = flops * 1e-9;
-  state.counters["GFLOP/s"] = benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate,
-                                                 benchmark::Counter::kIs1000);
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
   state.counters["threads"] = pe::max_threads();
 }
-
 
 // One validation batch: B = 16, T = 512, forward only.
 void BM_CharLMEvalBatch(benchmark::State& state, const std::string& scheme) {
@@ -70,8 +69,8 @@ void BM_CharLMEvalBatch(benchmark::State& state, const std::string& scheme) {
   }
   const double flops = pe::charlm_step_flops(model.config(), B, T, false);
   state.counters["GFLOP"] = flops * 1e-9;
-  state.counters["GFLOP/s"] = benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate,
-                                                 benchmark::Counter::kIs1000);
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
 }
 // One of each per registered scheme (and rope's training step on one thread).
 const bool kRegistered = [] {

@@ -8,11 +8,11 @@
 
 #include "core/parallel.h"
 #include "harness/config.h"
-#include "tasks/cue/evaluation.h"
 #include "harness/experiment.h"
+#include "schemes/scheme.h"
+#include "tasks/cue/evaluation.h"
 #include "tasks/cue/training.h"
 #include "tasks/filings/corpus.h"
-#include "schemes/scheme.h"
 
 namespace {
 

@@ -28,34 +28,36 @@ bool cpu_can_run_this_build() {
 
 int main(int argc, char** argv) {
   if (!cpu_can_run_this_build()) {
-    fmt::print(stderr, "pe-bench: error: this build targets {} (AVX2 and FMA), which this CPU lacks; rebuild for "
-                       "it with `make NATIVE=ON`\n", pe::build_info().target);
+    fmt::print(stderr,
+               "pe-bench: error: this build targets {} (AVX2 and FMA), which this CPU lacks; rebuild for "
+               "it with `make NATIVE=ON`\n",
+               pe::build_info().target);
     return 2;
   }
   pe::keep_freed_memory();
   pe::fix_eigen_blocking();
   pe::register_tasks();  // the tasks into the harness's table, before any option or key names one
-  CLI::App app{"pe-bench: train tiny attention models with each positional scheme and read them past their "
-               "training length.\nExample: pe-bench run experiments/tournament.json"};
+  CLI::App app{
+      "pe-bench: train tiny attention models with each positional scheme and read them past their "
+      "training length.\nExample: pe-bench run experiments/tournament.json"};
   app.require_subcommand(1);
   const pe::BuildInfo& build = pe::build_info();
-  app.set_version_flag("--version",
-                       fmt::format("pe-bench {} ({}, target {}, numerics {}; matrix kernel on this CPU: {})", build.commit,
-                                   build.compiler, build.target, pe::kNumericsVersion,
-                                   pe::gemm_kernel_name(pe::gemm_kernel())),
-                       "the commit, compiler, instruction-set target and numerics version of this build, and the "
-                       "matrix-product kernel this CPU runs (avx512 or avx2: the same bits)");
+  app.set_version_flag(
+      "--version",
+      fmt::format("pe-bench {} ({}, target {}, numerics {}; matrix kernel on this CPU: {})", build.commit,
+                  build.compiler, build.target, pe::kNumericsVersion, pe::gemm_kernel_name(pe::gemm_kernel())),
+      "the commit, compiler, instruction-set target and numerics version of this build, and the "
+      "matrix-product kernel this CPU runs (avx512 or avx2: the same bits)");
   // CLI11's own parse errors, also on one line.
   app.failure_message([](const CLI::App* a, const CLI::Error& e) {
     return fmt::format("pe-bench: error: {} (see pe-bench {}--help)\n", e.what(),
                        a && a->get_parent() ? a->get_name() + " " : std::string());
   });
-  const pe::cli::Register commands[] = {pe::cli::register_train, pe::cli::register_eval, pe::cli::register_run,
-                                        pe::cli::register_gradcheck, pe::cli::register_schemes,
-                                        pe::cli::register_analyze, pe::cli::register_census,
-                                        pe::cli::register_table, pe::cli::register_compare, pe::cli::register_diff,
-                                        pe::cli::register_lab, pe::cli::register_export,
-                                        pe::cli::register_import};
+  const pe::cli::Register commands[] = {
+      pe::cli::register_train,   pe::cli::register_eval,    pe::cli::register_run,    pe::cli::register_gradcheck,
+      pe::cli::register_schemes, pe::cli::register_analyze, pe::cli::register_census, pe::cli::register_table,
+      pe::cli::register_compare, pe::cli::register_diff,    pe::cli::register_lab,    pe::cli::register_export,
+      pe::cli::register_import};
   for (auto reg : commands) reg(app);
   for (auto* task : pe::task_list()) task->add_tools(app);  // each task's own subcommands
   // SIGINT/SIGTERM remove the temporary files in flight; during training they stop it at a step boundary

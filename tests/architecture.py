@@ -10,10 +10,14 @@
 3. No task name appears outside its own folder (as a string literal, e.g. "cue"), and no map name is
    compared outside the map table (src/schemes/frequency_maps.cpp): a literal map name next to == or
    != appears nowhere else.
+4. The layout .clang-format gives (run `make format`): in src/, tests/ and bench/, no line past 120
+   columns outside a raw string literal, and every block of #include lines sorted as clang-format
+   sorts it (the file's own header first, then <...h>, then other <...>, then "...", each by name).
 
 Usage: tests/architecture.py [repository root]; exit 0 when all hold, 1 with one line per finding.
-       tests/architecture.py --self-test [repository root]: plants an upward include and a call from the
-       harness into a task's function in a copy of src/ and fails unless the check reports each.
+       tests/architecture.py --self-test [repository root]: plants an upward include, a call from the
+       harness into a task's function, a long line and an unsorted include block in a copy of src/ and
+       fails unless the check reports each.
 """
 import os
 import re
@@ -182,9 +186,60 @@ def place_reaches(caller, target):
     return task is None or t_task is None or task == t_task or (task, t_task) in TASK_DEPENDENCIES
 
 
+# ---- layout: line length and sorted include blocks, as .clang-format (clang-format 14) leaves them
+
+MAX_COLUMNS = 120
+INCLUDE_LINE = re.compile(r'^\s*#\s*include\s*([<"][^>"]+[>"])')
+RAW_STRING = re.compile(r'R"([^(\s]*)\(.*?\)\1"', re.S)
+
+
+def include_key(rel, name, first_block):
+    """clang-format's order within a block (Google's categories): the file's own header (in the file's
+    first block only), <x.h>, <x>, "x"."""
+    stem = os.path.splitext(os.path.basename(rel))[0]
+    if first_block and name.startswith('"') and os.path.splitext(os.path.basename(name[1:-1]))[0] == stem:
+        return (0, name)
+    if name.startswith("<"):
+        return (1 if name.endswith('.h>') and not name.startswith("<ext/") else 2, name)
+    return (3, name)
+
+
+def layout(rel, text):
+    findings = []
+    raw = [(m.start(), m.end()) for m in RAW_STRING.finditer(text)]
+    offset = 0
+    lines = text.split("\n")
+    for number, line in enumerate(lines, 1):
+        end = offset + len(line)
+        if len(line) > MAX_COLUMNS and not any(a < end and offset < b for a, b in raw):
+            findings.append(f"{rel}:{number}: {len(line)} columns (at most {MAX_COLUMNS}; `make format`)")
+        offset = end + 1
+    block, first = [], True
+    for number, line in enumerate(lines + [""], 1):
+        m = INCLUDE_LINE.match(line)
+        if m:
+            block.append((number, m.group(1)))
+            continue
+        if not block:
+            continue
+        names = [name for _, name in block]
+        if names != sorted(names, key=lambda n: include_key(rel, n, first)):
+            findings.append(f"{rel}:{block[0][0]}: the #include block is not sorted (`make format`)")
+        block, first = [], False
+    return findings
+
+
+def layout_files(root):
+    for top in ("src", "tests", "bench"):
+        for rel, text in sources(os.path.join(root, top)):
+            yield f"{top}/{rel}", text
+
+
 def check(root):
     src = os.path.join(root, "src")
     findings = []
+    for rel, text in layout_files(root):
+        findings += layout(rel, text)
     files = list(sources(src))
     include = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
     for rel, text in files:
@@ -261,7 +316,8 @@ def check(root):
 
 
 def self_test(root):
-    """The check fails on an upward include and on a call from the harness into a task by name."""
+    """The check fails on an upward include, a call from the harness into a task by name, a long line and
+    an unsorted include block."""
     with tempfile.TemporaryDirectory(prefix="pe-architecture-") as tmp:
         shutil.copytree(os.path.join(root, "src"), os.path.join(tmp, "src"))
         before, _, defined_at = check(tmp)
@@ -281,10 +337,15 @@ def self_test(root):
             f.write(f"\nnamespace pe {{\n\nstruct Planted {{\n  int {name}(int) const;\n}};\n\n"
                     f"int planted(const Planted& p) {{ return p.{name}(1) + Planted::{name}(2); }}\n\n"
                     "}  // namespace pe\n")
+        # and a line past the limit and an unsorted include block
+        with open(os.path.join(tmp, "src/core/errors.h"), "a", encoding="utf-8") as f:
+            f.write("\n#include <vector>\n#include <string>\n\n// " + "x" * MAX_COLUMNS + "\n")
         after, _, _ = check(tmp)
         new = [f for f in after if f not in before]
         expected = {"upward include": lambda f: f.startswith("models/block_stack.cpp: includes harness/run.h"),
-                    f"call into the tasks ({name})": lambda f: f.startswith("harness/run.cpp:") and f"{name}()" in f}
+                    f"call into the tasks ({name})": lambda f: f.startswith("harness/run.cpp:") and f"{name}()" in f,
+                    "long line": lambda f: f.startswith("src/core/errors.h:") and "columns" in f,
+                    "unsorted include block": lambda f: f.startswith("src/core/errors.h:") and "not sorted" in f}
         problems = [f"self-test: the planted {what} was not reported" for what, hit in expected.items()
                     if not any(hit(f) for f in new)]
         problems += [f"self-test: a member call was reported: {f}" for f in new if f.startswith("harness/run_dir.cpp")]

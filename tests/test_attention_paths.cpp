@@ -140,14 +140,14 @@ TEST_CASE("attention paths: a path that cannot take the arguments throws") {
   const std::vector<int> pos{0, 1, 2, 3}, index{0, 1, 2, 3};
   const AttnShape sh{1, 4, 4, 1, 8};
   auto forward = [&](const int* kv, ScoreLookup<float> lookup, AttnPath path) {
-    attention_forward(sh, x.data(), x.data(), x.data(), pos.data(), pos.data(), Visibility{}, *scheme, P,
-                      probs.data(), out.data(), kv, {}, lookup, path);
+    attention_forward(sh, x.data(), x.data(), x.data(), pos.data(), pos.data(), Visibility{}, *scheme, P, probs.data(),
+                      out.data(), kv, {}, lookup, path);
   };
   CHECK_NOTHROW(forward(nullptr, {}, AttnPath::rows));
   CHECK_NOTHROW(forward(index.data(), {}, AttnPath::rows));
   CHECK_NOTHROW(forward(nullptr, {}, AttnPath::dense));
-  CHECK_THROWS_AS(forward(index.data(), {}, AttnPath::dense), Error);                 // dense: no kv_index
-  CHECK_THROWS_AS(forward(index.data(), {}, AttnPath::lookup), Error);                // lookup: no scores given
-  CHECK_THROWS_AS(forward(index.data(), {scores.data()}, AttnPath::rows), Error);     // scores for lookup only
+  CHECK_THROWS_AS(forward(index.data(), {}, AttnPath::dense), Error);                   // dense: no kv_index
+  CHECK_THROWS_AS(forward(index.data(), {}, AttnPath::lookup), Error);                  // lookup: no scores given
+  CHECK_THROWS_AS(forward(index.data(), {scores.data()}, AttnPath::rows), Error);       // scores for lookup only
   CHECK_THROWS_AS(forward(index.data(), {scores.data()}, AttnPath::automatic), Error);  // lookup: Tq = 4
 }

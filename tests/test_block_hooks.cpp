@@ -128,7 +128,6 @@ TEST_CASE("run_sum and add_by_class: fixed-order sums, the same bits wherever th
   CHECK(acc[cls(n - 1)] == x[n - 1]);
 }
 
-
 TEST_CASE("clipped_runs: the runs class_runs finds for Shaw's clipped relation, from the positions alone") {
   // every query position against key spans before, around and after it, clip wider and narrower than
   // the span, consecutive positions (the arithmetic runs) and gapped ones (the general walk)
@@ -142,18 +141,27 @@ TEST_CASE("clipped_runs: the runs class_runs finds for Shaw's clipped relation, 
             std::vector<int> kpos(nk);
             for (int t = 0; t < nk; ++t) kpos[t] = k0 + gap * t;
             std::vector<Run> want, got;
-            class_runs(nk, [&](int t) { return std::clamp(kpos[t] - qp, -K, K) + K; },
-                       [&](int t0, int t1, int u) { want.push_back({t0, t1, u}); });
-            clipped_runs(qp, kpos.data(), nk, consecutive(kpos.data(), nk), K, [&](int t0, int t1, int u) { got.push_back({t0, t1, u}); });
+            class_runs(
+                nk, [&](int t) { return std::clamp(kpos[t] - qp, -K, K) + K; },
+                [&](int t0, int t1, int u) {
+                  want.push_back({t0, t1, u});
+                });
+            clipped_runs(qp, kpos.data(), nk, consecutive(kpos.data(), nk), K, [&](int t0, int t1, int u) {
+              got.push_back({t0, t1, u});
+            });
             CHECK(got == want);
             // only the runs that meet a row's visible keys [lo, hi), each whole
-            for (auto [lo, hi] : {std::pair{0, nk / 2}, std::pair{nk / 3, nk}, std::pair{1, nk - 1}, std::pair{nk, nk}}) {
+            for (auto [lo, hi] :
+                 {std::pair{0, nk / 2}, std::pair{nk / 3, nk}, std::pair{1, nk - 1}, std::pair{nk, nk}}) {
               std::vector<Run> meet, part;
               for (const Run& w : want)
                 if (lo < hi && w[1] > lo && w[0] < hi) meet.push_back(w);
               clipped_runs(
                   qp, kpos.data(), nk, consecutive(kpos.data(), nk), K,
-                  [&](int t0, int t1, int u) { part.push_back({t0, t1, u}); }, lo, hi);
+                  [&](int t0, int t1, int u) {
+                    part.push_back({t0, t1, u});
+                  },
+                  lo, hi);
               CHECK(part == meet);
             }
             ++checked;
@@ -173,7 +181,7 @@ TEST_CASE("a block's visible keys: the ages its rows can see, and a table gradie
   CHECK(b.key_end(0) == 11);
   CHECK(b.key_end(3) == 14);
   CHECK(block_visible_age_range(b) == std::pair{0, 12});  // row 3 sees keys 5..13 alone
-  first[2] = 12;  // row 2 sees its own key alone
+  first[2] = 12;                                          // row 2 sees its own key alone
   CHECK(block_visible_age_range(b) == std::pair{0, 11});
   for (int r = 0; r < 4; ++r) first[r] = 7, last[r] = 6;  // no row sees a key
   CHECK(b.key_begin(1) == b.key_end(1));
@@ -235,7 +243,8 @@ TEST_CASE("the cue head's tables made once for a step's chunks: the bits of each
       std::vector<int> targets = batch.targets;
       if (every) {  // a target at every other position, tokens from the content vocabulary
         targets.assign(size_t(B) * T, -1);
-        for (int i = 0; i < B * T; ++i) batch.tokens[i] %= cfg.task.vocab(), targets[i] = i % 2 ? batch.tokens[i] % 8 : -1;
+        for (int i = 0; i < B * T; ++i)
+          batch.tokens[i] %= cfg.task.vocab(), targets[i] = i % 2 ? batch.tokens[i] % 8 : -1;
       }
       m.prepare(p0 + T + 1);
       CueTables<float> tables;
@@ -244,8 +253,10 @@ TEST_CASE("the cue head's tables made once for a step's chunks: the bits of each
       CueWorkspace<float> own, shared;
       shared.shared = &tables;
       long rows = every ? B * T / 2 : B;
-      const BatchStats a = m.forward_backward(batch.tokens.data(), targets.data(), B, T, rows, g_own.data(), own, p0, every);
-      const BatchStats b = m.forward_backward(batch.tokens.data(), targets.data(), B, T, rows, g_shared.data(), shared, p0, every);
+      const BatchStats a =
+          m.forward_backward(batch.tokens.data(), targets.data(), B, T, rows, g_own.data(), own, p0, every);
+      const BatchStats b =
+          m.forward_backward(batch.tokens.data(), targets.data(), B, T, rows, g_shared.data(), shared, p0, every);
       INFO(s << (every ? " (every position)" : ""));
       CHECK(a.loss_sum == b.loss_sum);
       CHECK(own.logits == shared.logits);
@@ -258,7 +269,9 @@ TEST_CASE("the cue head's tables made once for a step's chunks: the bits of each
     }
 }
 
-TEST_CASE("the cue head's looked-up scores: the same probabilities, logits and gradient to float rounding, for every scheme") {
+TEST_CASE(
+    "the cue head's looked-up scores: the same probabilities, logits and gradient to float rounding, for every "
+    "scheme") {
   for (auto& info : scheme_list()) {
     if (info.min_layers > 1) continue;
     CueModelConfig cfg;
@@ -275,14 +288,14 @@ TEST_CASE("the cue head's looked-up scores: the same probabilities, logits and g
     CueWorkspace<float> computed, looked;
     computed.shared = looked.shared = &tables;
     computed.lookup = false;
-    const BatchStats a = m.forward_backward(batch.tokens.data(), batch.targets.data(), B, T, B, g_computed.data(),
-                                            computed, p0);
-    const BatchStats b = m.forward_backward(batch.tokens.data(), batch.targets.data(), B, T, B, g_looked.data(),
-                                            looked, p0);
+    const BatchStats a =
+        m.forward_backward(batch.tokens.data(), batch.targets.data(), B, T, B, g_computed.data(), computed, p0);
+    const BatchStats b =
+        m.forward_backward(batch.tokens.data(), batch.targets.data(), B, T, B, g_looked.data(), looked, p0);
     INFO(info.name);
     CHECK(!computed.looked_up);
     CHECK(looked.looked_up == !m.scheme().acts_on_values());  // a value term needs the per-sequence rows
-    CHECK(computed.probs == looked.probs);  // the scores are the same bits, looked up or computed
+    CHECK(computed.probs == looked.probs);                    // the scores are the same bits, looked up or computed
     CHECK(b.loss_sum == doctest::Approx(a.loss_sum).epsilon(1e-6));
     // the logits sum p (V W_out) instead of (sum p V) W_out
     float lscale = 0, lworst = 0;
@@ -303,7 +316,8 @@ TEST_CASE("the cue head's looked-up scores: the same probabilities, logits and g
   }
 }
 
-TEST_CASE("a step whose chunks mix looked-up and computed scores: the chunks' forward_backward summed, to float rounding") {
+TEST_CASE(
+    "a step whose chunks mix looked-up and computed scores: the chunks' forward_backward summed, to float rounding") {
   for (const char* s : {"rope", "t5", "learned", "deberta"}) {
     CueModelConfig cfg;
     cfg.scheme.name = s;

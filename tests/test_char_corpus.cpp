@@ -51,8 +51,8 @@ TEST_CASE("a missing or altered corpus is a clear DataError") {
   CHECK_THROWS_WITH_AS(load_char_corpus((dir / "absent.txt").string(), kTimeMachineSha1),
                        doctest::Contains("git checkout data/timemachine.txt"), DataError);
   write_file_atomic((dir / "other.txt").string(), "Another text, with Letters.");
-  CHECK_THROWS_WITH_AS(load_char_corpus((dir / "other.txt").string(), kTimeMachineSha1),
-                       doctest::Contains("has sha1"), DataError);
+  CHECK_THROWS_WITH_AS(load_char_corpus((dir / "other.txt").string(), kTimeMachineSha1), doctest::Contains("has sha1"),
+                       DataError);
   // --corpus PATH: another text through the same pipeline, no digest required
   const CharCorpus other = load_char_corpus((dir / "other.txt").string(), "");
   CHECK(other.vocab[0] == " ");

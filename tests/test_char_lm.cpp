@@ -6,8 +6,8 @@
 #include "core/rng.h"
 #include "models/block_stack.h"
 #include "models/gradcheck.h"
-#include "tasks/charlm/gradcheck.h"
 #include "schemes/scheme.h"
+#include "tasks/charlm/gradcheck.h"
 
 using namespace pe;
 

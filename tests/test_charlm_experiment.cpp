@@ -11,13 +11,13 @@
 #include "core/files.h"
 #include "core/parallel.h"
 #include "core/rng.h"
-#include "tasks/charlm/training.h"
-#include "tasks/charlm/checkpoint.h"
-#include "tasks/cue/checkpoint.h"
 #include "harness/config.h"
 #include "harness/token_loop.h"
 #include "schemes/hybrid.h"
 #include "schemes/rope.h"
+#include "tasks/charlm/checkpoint.h"
+#include "tasks/charlm/training.h"
+#include "tasks/cue/checkpoint.h"
 
 using namespace pe;
 using nlohmann::json;
@@ -62,7 +62,9 @@ std::string temp_dir(const std::string& name) {
 }  // namespace
 
 TEST_CASE("the final training loss averages the last 100 steps of the logged intervals") {
-  const auto line = [](int step, double avg) { return json{{"step", step}, {"loss_avg", avg}, {"loss", 0.0}}.dump() + "\n"; };
+  const auto line = [](int step, double avg) {
+    return json{{"step", step}, {"loss_avg", avg}, {"loss", 0.0}}.dump() + "\n";
+  };
   int covered = -1;
   // every 50 steps: the last two intervals, exactly 100 steps
   std::string lines = line(50, 4.0) + line(100, 3.0) + line(150, 2.0) + line(200, 1.0);
@@ -155,7 +157,8 @@ TEST_CASE("causality at the real size: logits at 0..127 of a 512-long sequence e
     m.forward(x.data(), y.data(), 1, 512, a);
     m.forward(x.data(), y.data(), 1, 128, b);
     double diff = 0, scale = 0;
-    for (int i = 0; i < 128 * 28; ++i) diff = std::max(diff, std::abs(a.logits[i] - b.logits[i])), scale = std::max(scale, std::abs(b.logits[i]));
+    for (int i = 0; i < 128 * 28; ++i)
+      diff = std::max(diff, std::abs(a.logits[i] - b.logits[i])), scale = std::max(scale, std::abs(b.logits[i]));
     INFO(std::string(scheme), " max diff ", diff, " of logits up to ", scale);
     CHECK(diff <= 1e-12 * std::max(1.0, scale));
   }
@@ -168,8 +171,7 @@ TEST_CASE("one pass at the longest length gives every shorter length's perplexit
     for (int band : {0, 24}) {
       BlockStack<float> m(small_model(scheme));
       m.init(8);
-      if (m.scheme().accepts_frequency_plan())
-        m.scheme().set_frequency_plan(m.scheme().plan_for("selective", 32, 100));
+      if (m.scheme().accepts_frequency_plan()) m.scheme().set_frequency_plan(m.scheme().plan_for("selective", 32, 100));
       const Visibility vis{true, band};
       const auto all = charlm_perplexities(m, corpus, lengths, 100000, 21, 8, vis);
       REQUIRE(all.size() == lengths.size());
@@ -223,9 +225,16 @@ TEST_CASE("validation perplexity is exp(mean over batches of each batch's mean l
 
 TEST_CASE("training, fine-tuning, checkpoints and sampling through the experiment settings") {
   const std::string dir = temp_dir("charlm");
-  json cfg = small_experiment(dir, {{"d_model", 32}, {"steps", 30}, {"batch_size", 8}, {"lr", 3e-3}, {"log_every", 10},
-                                    {"val_windows", 24}, {"eval_lengths", {128, 256}}, {"finetune_steps", 4},
-                                    {"finetune_length", 256}, {"finetune_batch", 2}});
+  json cfg = small_experiment(dir, {{"d_model", 32},
+                                    {"steps", 30},
+                                    {"batch_size", 8},
+                                    {"lr", 3e-3},
+                                    {"log_every", 10},
+                                    {"val_windows", 24},
+                                    {"eval_lengths", {128, 256}},
+                                    {"finetune_steps", 4},
+                                    {"finetune_length", 256},
+                                    {"finetune_batch", 2}});
   const ExperimentConfig e = ExperimentConfig::from_json(cfg);
   const TrainedRun run = train_charlm(e, cfg, "rope", 1);
   CHECK(run.run_dir == dir + "/runs/charlm/rope/seed1");
@@ -300,8 +309,8 @@ TEST_CASE("training, fine-tuning, checkpoints and sampling through the experimen
     edited["frequency_plan"]["theta"] = {1.0, 0.5};
     edited["frequency_plan"]["logit_scale"] = 1.0;
     write_file_atomic(dir + "/bad.json", edited.dump());
-    CHECK_THROWS_WITH_AS(load_charlm_checkpoint(dir + "/bad.json"), doctest::Contains("frequency_plan.theta has 2 planes"),
-                         CheckpointError);
+    CHECK_THROWS_WITH_AS(load_charlm_checkpoint(dir + "/bad.json"),
+                         doctest::Contains("frequency_plan.theta has 2 planes"), CheckpointError);
   }
   const TrainedRun alibi = train_charlm(e, cfg, "alibi", 1);
   CHECK_THROWS_WITH_AS(finetune_charlm(e, cfg, alibi.checkpoint, "pi"), doctest::Contains("needs a RoPE model"),
@@ -357,13 +366,20 @@ TEST_CASE("training, fine-tuning, checkpoints and sampling through the experimen
   CHECK(t1 != t2);
 }
 
-TEST_CASE("a hybrid whose RoPE layers have their own bases fine-tunes with a plan per layer, kept in its "
-          "checkpoint") {
+TEST_CASE(
+    "a hybrid whose RoPE layers have their own bases fine-tunes with a plan per layer, kept in its "
+    "checkpoint") {
   const std::string dir = temp_dir("charlm-hybrid-bases");
-  json cfg = small_experiment(dir, {{"d_model", 16}, {"steps", 2}, {"batch_size", 2}, {"n_layers", 3},
+  json cfg = small_experiment(dir, {{"d_model", 16},
+                                    {"steps", 2},
+                                    {"batch_size", 2},
+                                    {"n_layers", 3},
                                     {"hybrid_layers", {"rope:8:base=500", "none", "rope:base=1000000"}},
-                                    {"val_windows", 4}, {"eval_lengths", {128}}, {"finetune_steps", 1},
-                                    {"finetune_length", 256}, {"finetune_batch", 1}});
+                                    {"val_windows", 4},
+                                    {"eval_lengths", {128}},
+                                    {"finetune_steps", 1},
+                                    {"finetune_length", 256},
+                                    {"finetune_batch", 1}});
   cfg["schemes"] = {"hybrid"};
   const ExperimentConfig e = ExperimentConfig::from_json(cfg);
   const TrainedRun run = train_charlm(e, cfg, "hybrid", 0);
@@ -389,8 +405,12 @@ TEST_CASE("a hybrid whose RoPE layers have their own bases fine-tunes with a pla
 
 TEST_CASE("a learned table evaluated past its rows gives null, and a corpus too short is a clear DataError") {
   const std::string dir = temp_dir("charlm-null");
-  json cfg = small_experiment(dir, {{"d_model", 16}, {"steps", 2}, {"batch_size", 2}, {"learned_rows", 200},
-                                    {"val_windows", 8}, {"eval_lengths", {128, 256}}});
+  json cfg = small_experiment(dir, {{"d_model", 16},
+                                    {"steps", 2},
+                                    {"batch_size", 2},
+                                    {"learned_rows", 200},
+                                    {"val_windows", 8},
+                                    {"eval_lengths", {128, 256}}});
   const ExperimentConfig e = ExperimentConfig::from_json(cfg);
   const TrainedRun run = train_charlm(e, cfg, "learned", 0);
   const json r = evaluate_charlm({run.checkpoint}, e, false);
@@ -406,12 +426,18 @@ TEST_CASE("a learned table evaluated past its rows gives null, and a corpus too 
                        DataError);
 }
 
-TEST_CASE("train_order: pe-bench's own order read from a file gives the same run bit for bit; a partial batch "
-          "trains; a bad file is one clear error") {
+TEST_CASE(
+    "train_order: pe-bench's own order read from a file gives the same run bit for bit; a partial batch "
+    "trains; a bad file is one clear error") {
   const std::string dir = temp_dir("charlm-order");
   // 6 steps x 4 windows of 50: the stream crosses an epoch boundary
-  json cfg = small_experiment(dir, {{"runs_dir", dir + "/a"}, {"d_model", 16}, {"steps", 6}, {"batch_size", 4},
-                                    {"train_windows", 50}, {"log_every", 3}, {"eval_lengths", json::array({128})}});
+  json cfg = small_experiment(dir, {{"runs_dir", dir + "/a"},
+                                    {"d_model", 16},
+                                    {"steps", 6},
+                                    {"batch_size", 4},
+                                    {"train_windows", 50},
+                                    {"log_every", 3},
+                                    {"eval_lengths", json::array({128})}});
   const TrainedRun own = train_charlm(ExperimentConfig::from_json(cfg), cfg, "rope", 2);
   const std::string file = dir + "/order.json";
   write_file_atomic(file, json(window_stream_order(50, 2, 6, 4)).dump());
@@ -462,7 +488,8 @@ TEST_CASE("window streams are independent across seeds and epochs, not only unif
   auto correlation = [&](const std::vector<double>& a, const std::vector<double>& b) {
     const double mean = (n - 1) / 2.0;
     double ab = 0, aa = 0, bb = 0;
-    for (int i = 0; i < n; ++i) ab += (a[i] - mean) * (b[i] - mean), aa += (a[i] - mean) * (a[i] - mean), bb += (b[i] - mean) * (b[i] - mean);
+    for (int i = 0; i < n; ++i)
+      ab += (a[i] - mean) * (b[i] - mean), aa += (a[i] - mean) * (a[i] - mean), bb += (b[i] - mean) * (b[i] - mean);
     return ab / std::sqrt(aa * bb);
   };
   auto same_place = [&](const std::vector<double>& a, const std::vector<double>& b) {

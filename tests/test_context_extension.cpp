@@ -12,15 +12,16 @@
 #include "models/attention_stats.h"
 #include "models/block_stack.h"
 #include "models/cue_head.h"
-#include "tasks/cue/data.h"
 #include "tasks/charlm/checkpoint.h"
 #include "tasks/charlm/training.h"
+#include "tasks/cue/data.h"
 
 using namespace pe;
 using nlohmann::json;
 
 namespace {
-const std::string kQuickRope = std::string(PEBENCH_SOURCE_DIR) + "/results/charlm-quick/runs/charlm/rope/seed0/checkpoint.json";
+const std::string kQuickRope =
+    std::string(PEBENCH_SOURCE_DIR) + "/results/charlm-quick/runs/charlm/rope/seed0/checkpoint.json";
 
 ExperimentConfig quick_reading(int windows) {
   json cfg = default_config("charlm");
@@ -40,7 +41,8 @@ TEST_CASE("cached decoding gives the full forward's perplexities; dynamic's cach
   auto full_model = load();
   full_model->scheme().read_with(identity_map(), 128, 256);
   const auto full = charlm_perplexities(*full_model, corpus, {64, 256}, s.val_start, 6, 4);
-  const auto cached = charlm_cached_perplexities(load, identity_map(), 128, 256, corpus, {64, 256}, s.val_start, 6, 4, 0);
+  const auto cached =
+      charlm_cached_perplexities(load, identity_map(), 128, 256, corpus, {64, 256}, s.val_start, 6, 4, 0);
   for (int i = 0; i < 2; ++i) {
     INFO("length ", full[i].length);
     CHECK(cached[i].loss == doctest::Approx(full[i].loss).epsilon(1e-6));
@@ -50,7 +52,8 @@ TEST_CASE("cached decoding gives the full forward's perplexities; dynamic's cach
   // dynamic: within the original length (128) the same; at 256 the cached keys keep older bases
   full_model->scheme().read_with("dynamic", 128, 256, 256);
   const auto dyn_full = charlm_perplexity(*full_model, corpus, 256, s.val_start, 6, 4);
-  const auto dyn_cached = charlm_cached_perplexities(load, "dynamic", 128, 256, corpus, {64, 256}, s.val_start, 6, 4, 0);
+  const auto dyn_cached =
+      charlm_cached_perplexities(load, "dynamic", 128, 256, corpus, {64, 256}, s.val_start, 6, 4, 0);
   CHECK(dyn_cached[0].loss == doctest::Approx(full[0].loss).epsilon(1e-6));
   CHECK(std::abs(dyn_cached[1].loss - dyn_full.loss) > 1e-4);
   // and dynamic read in full at 64 is plain RoPE (the base changes only past 128)
@@ -141,8 +144,10 @@ TEST_CASE("attention statistics of a cue head: one query row per sequence, whole
       for (auto& b : l["distance_bins"]) mass += b["mass"].get<double>();
       CHECK(mass == doctest::Approx(1.0).epsilon(1e-5));
       CHECK(l["max_entropy"].get<double>() == doctest::Approx(std::log(double(T))));
-      if (T <= 32) CHECK(l["beyond_training_mass"].get<double>() == 0.0);
-      else CHECK(l["beyond_training_mass"].get<double>() > 0.0);
+      if (T <= 32)
+        CHECK(l["beyond_training_mass"].get<double>() == 0.0);
+      else
+        CHECK(l["beyond_training_mass"].get<double>() > 0.0);
     }
   }
 }

@@ -113,8 +113,10 @@ TEST_CASE("cached decoding equals recomputation for every scheme (600 tokens, a 
       CHECK(a.largest > 1.0);  // logits that mean something
       CHECK(a.worst_before <= (in_double ? 1e-9 : 2e-5) * a.largest);
       // a table with a last position decodes up to it and refuses the next (never clamps)
-      if (info.name == "learned" || info.name == "tupe") CHECK(a.steps < kTokens);
-      else CHECK(a.steps == kTokens);
+      if (info.name == "learned" || info.name == "tupe")
+        CHECK(a.steps < kTokens);
+      else
+        CHECK(a.steps == kTokens);
     }
   }
 }

@@ -8,8 +8,8 @@
 
 #include "core/files.h"
 #include "core/progress.h"
-#include "harness/config.h"
 #include "harness/checkpoint.h"
+#include "harness/config.h"
 #include "harness/experiment.h"
 #include "harness/run_dir.h"
 #include "harness/task.h"
@@ -55,7 +55,8 @@ TEST_CASE("the runner records every run, and --resume keeps complete runs with t
   CHECK(!r.contains("reference"));  // none given
   CHECK(r.at("experiment") == cfg);
   CHECK(file_exists(dir + "/table.md"));
-  const std::string results = read_file(dir + "/results.json"), ckpt = read_file(dir + "/runs/cue/alibi/seed1/checkpoint.json");
+  const std::string results = read_file(dir + "/results.json"),
+                    ckpt = read_file(dir + "/runs/cue/alibi/seed1/checkpoint.json");
 
   // a killed experiment: one run directory lost; --resume trains that one only, and ends where an
   // uninterrupted run ends
@@ -111,8 +112,8 @@ TEST_CASE("a run directory is whole or absent, locked while written, and readers
   fs::remove_all(root + "/runs/cue/rope/seed0.tmp.999999999.1");
   const std::string live = root + "/runs/cue/rope/seed0.tmp." + std::to_string(::getpid()) + ".1";
   write_file_atomic(live + "/config.json", "{}");
-  CHECK_THROWS_WITH_AS(find_checkpoints(root + "/runs", "cue"), doctest::Contains("is being written by pe-bench process"),
-                       UsageError);
+  CHECK_THROWS_WITH_AS(find_checkpoints(root + "/runs", "cue"),
+                       doctest::Contains("is being written by pe-bench process"), UsageError);
   fs::remove_all(live);
   write_file_atomic(root + "/runs/cue/rope/seed1/config.json", "{}");
   CHECK_THROWS_WITH_AS(find_checkpoints(root + "/runs", "cue"), doctest::Contains("is incomplete"), DataError);
@@ -154,7 +155,8 @@ TEST_CASE("compare: the paired differences agree with the results' per-seed accu
     CHECK(text.find(fmt::format("seed {}, over the shared test sequences: {:+.3f}", s, per_seed[s])) !=
           std::string::npos);
   CHECK(text == cue.compare(r, "rope", "rope+pi", 64, CompareSettings{500, 3}));  // seeded
-  CHECK_THROWS_WITH_AS(cue.compare(r, "rope+ntk", "rope", 64, {}), doctest::Contains("rope, rope+pi, alibi"), UsageError);
+  CHECK_THROWS_WITH_AS(cue.compare(r, "rope+ntk", "rope", 64, {}), doctest::Contains("rope, rope+pi, alibi"),
+                       UsageError);
   CHECK_THROWS_WITH_AS(cue.compare(r, "rope", "alibi", 128, {}), doctest::Contains("read at [32,64]"), UsageError);
   // every row carries its statistics; the interval adds the test set's error to the seeds'
   const json& row = r["rows"][2];
@@ -169,8 +171,8 @@ TEST_CASE("compare: the paired differences agree with the results' per-seed accu
     CHECK(row["mean"][li].get<double>() <= row["hi"][li].get<double>());
     CHECK(row["hi"][li].get<double>() <= 1);
   }
-  CHECK(cue.table(r).find(fmt::format("{:.3f} [{:.3f}, {:.3f}]", row["mean"][0].get<double>(), row["lo"][0].get<double>(),
-                                      row["hi"][0].get<double>())) != std::string::npos);
+  CHECK(cue.table(r).find(fmt::format("{:.3f} [{:.3f}, {:.3f}]", row["mean"][0].get<double>(),
+                                      row["lo"][0].get<double>(), row["hi"][0].get<double>())) != std::string::npos);
   fs::remove_all(dir);
 }
 
@@ -178,9 +180,17 @@ TEST_CASE("char-LM summaries group the readings by label over seeds; compare pai
   json rows = json::array();
   const double p[3][2] = {{6.0, 7.0}, {6.5, 7.9}, {7.0, 8.1}};
   for (int s = 0; s < 3; ++s) {
-    rows.push_back({{"scheme", "rope"}, {"map", "none"}, {"band", 0}, {"finetuned", false}, {"seed", s},
+    rows.push_back({{"scheme", "rope"},
+                    {"map", "none"},
+                    {"band", 0},
+                    {"finetuned", false},
+                    {"seed", s},
                     {"perplexity", {p[s][0], p[s][1]}}});
-    rows.push_back({{"scheme", "rope"}, {"map", "pi"}, {"band", 0}, {"finetuned", false}, {"seed", s},
+    rows.push_back({{"scheme", "rope"},
+                    {"map", "pi"},
+                    {"band", 0},
+                    {"finetuned", false},
+                    {"seed", s},
                     {"perplexity", {p[s][0] + 0.5, nullptr}}});
   }
   const json sum = charlm_summary(rows);

@@ -68,7 +68,8 @@ TEST_CASE("corpus version 2 has the published corpus's shape; version 1 is the f
 TEST_CASE("the laboratory's filing has the shape the article describes") {
   const FilingsDocument d = lab_filing();
   REQUIRE(d.words.size() == size_t(kLabFilingLength));
-  CHECK(d.companies == std::vector<std::string>{"Marrow Freight", "Dunmore Aerospace", "Siskin Apparel", "Fenwick Logistics"});
+  CHECK(d.companies ==
+        std::vector<std::string>{"Marrow Freight", "Dunmore Aerospace", "Siskin Apparel", "Fenwick Logistics"});
   std::vector<int> named(4, 0);
   for (size_t i = 0; i < d.words.size(); ++i)
     if (d.marks[i]) ++named[size_t(d.symbols[i])];
@@ -77,7 +78,8 @@ TEST_CASE("the laboratory's filing has the shape the article describes") {
   CHECK(d.marks[size_t(kLabFilingLastMention)] == 1);
   // forty-five tokens later
   const std::vector<std::string> phrase = {"a", "result", "the", "company", "called", "disappointing"};
-  CHECK(std::vector<std::string>(d.words.begin() + kLabFilingLastMention + 45, d.words.begin() + kLabFilingLastMention + 51) == phrase);
+  CHECK(std::vector<std::string>(d.words.begin() + kLabFilingLastMention + 45,
+                                 d.words.begin() + kLabFilingLastMention + 51) == phrase);
   const std::vector<int> t = d.targets();
   CHECK(std::count(t.begin() + kLabFilingLastMention, t.end(), 3) == kLabFilingLength - kLabFilingLastMention);
   CHECK(std::count(t.begin(), t.begin() + kLabFilingLastMention, 3) == 0);

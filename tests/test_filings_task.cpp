@@ -9,11 +9,11 @@
 #include "core/files.h"
 #include "harness/config.h"
 #include "harness/experiment.h"
+#include "harness/task.h"
 #include "tasks/filings/data.h"
 #include "tasks/filings/evaluation.h"
 #include "tasks/filings/lab_filing.h"
 #include "tasks/filings/reader.h"
-#include "harness/task.h"
 
 using namespace pe;
 using nlohmann::json;
@@ -127,13 +127,15 @@ TEST_CASE("the filings experiment end to end: every held-out query counted once,
   for (auto& row : r["rows"])
     for (auto& sd : row["seeds"]) {
       CHECK(sd["correct"][0].get<long>() <= r["queries"].get<long>());
-      CHECK(sd["accuracy"][0].get<double>() == doctest::Approx(sd["correct"][0].get<double>() / r["queries"].get<double>()));
+      CHECK(sd["accuracy"][0].get<double>() ==
+            doctest::Approx(sd["correct"][0].get<double>() / r["queries"].get<double>()));
     }
   // the horizon table: both ALiBi heads, their counts within the queries
   REQUIRE(r["alibi_horizons"].size() == 2);
   for (auto& h : r["alibi_horizons"]) {
     CHECK(h["trained_on"] == "filings");
-    CHECK(h["queries_inside_half_horizon"].get<long>() + h["queries_beyond_horizon"].get<long>() <= r["queries"].get<long>());
+    CHECK(h["queries_inside_half_horizon"].get<long>() + h["queries_beyond_horizon"].get<long>() <=
+          r["queries"].get<long>());
   }
   const json doc = json::parse(read_file(dir + "/document.json"));
   CHECK(doc["readers"].size() == 2 * 5);

@@ -23,7 +23,8 @@ TEST_CASE("frequency maps: the table is what every list says") {
   double v = 0;
   CHECK(pe::find_frequency_map("base=5e4", &v) != nullptr);
   CHECK(v == 50000.0);
-  for (const char* bad : {"base", "base=", "base=1", "base=-3", "base=2x", "pi=2", "dynamic=3", "", "PI", "yarn-hf:factor=0.5", "yarn-hf:beta=3", "compress:w"})
+  for (const char* bad : {"base", "base=", "base=1", "base=-3", "base=2x", "pi=2", "dynamic=3", "", "PI",
+                          "yarn-hf:factor=0.5", "yarn-hf:beta=3", "compress:w"})
     CHECK_MESSAGE(pe::find_frequency_map(bad) == nullptr, bad);
 }
 
@@ -35,8 +36,7 @@ TEST_CASE("frequency maps: base=B and none as plane factors (what the census rea
       CHECK(f[j] == doctest::Approx(pe::plane_frequency(j, d, 40000.0) / pe::plane_frequency(j, d, 10000.0)));
     for (double x : pe::plane_factors("none", d, 10000.0, L, kappa)) CHECK(x == 1.0);
   }
-  CHECK_THROWS_WITH_AS(pe::plane_factors("base=0.5", d, 10000.0, L, 2.0), doctest::Contains("B > 1"),
-                       pe::UsageError);
+  CHECK_THROWS_WITH_AS(pe::plane_factors("base=0.5", d, 10000.0, L, 2.0), doctest::Contains("B > 1"), pe::UsageError);
 }
 
 TEST_CASE("frequency maps: make_plan follows the table") {

@@ -21,8 +21,12 @@ struct Operands {
   int lda, ldb, ldc;
   std::vector<float> A, B, C;
   Operands(Rng& rng, int M, int N, int K, bool ta, bool tb)
-      : lda((ta ? M : K) + 3), ldb((tb ? K : N) + 2), ldc(N + 1), A(size_t(ta ? K : M) * lda + 1),
-        B(size_t(tb ? N : K) * ldb + 1), C(size_t(M) * ldc) {
+      : lda((ta ? M : K) + 3),
+        ldb((tb ? K : N) + 2),
+        ldc(N + 1),
+        A(size_t(ta ? K : M) * lda + 1),
+        B(size_t(tb ? N : K) * ldb + 1),
+        C(size_t(M) * ldc) {
     for (auto* v : {&A, &B, &C})
       for (auto& x : *v) x = float(rng.normal());
   }
@@ -40,7 +44,7 @@ TEST_CASE("float gemm equals a double product for every shape class, transpose a
             for (bool acc : {false, true}) {
               const Operands o(rng, M, N, K, ta, tb);
               const int lda = o.lda, ldb = o.ldb, ldc = o.ldc;
-              const std::vector<float> &A = o.A, &B = o.B;
+              const std::vector<float>&A = o.A, &B = o.B;
               std::vector<float> C = o.C;
               const std::vector<float> C0 = C;
               gemm<float>(ta ? Op::T : Op::N, tb ? Op::T : Op::N, M, N, K, A.data(), lda, B.data(), ldb, C.data(), ldc,
@@ -98,16 +102,16 @@ TEST_CASE("the AVX-512 kernel gives the AVX2 kernel's bits, for every shape clas
             for (bool acc : {false, true}) {
               const Operands o(rng, M, N, K, ta, tb);
               const int lda = o.lda, ldb = o.ldb, ldc = o.ldc;
-              const std::vector<float> &A = o.A, &B = o.B;
+              const std::vector<float>&A = o.A, &B = o.B;
               std::vector<float> C = o.C;
               std::vector<float> C2 = C, C5 = C;
               set_gemm_kernel(GemmKernel::Avx2);
-              gemm<float>(ta ? Op::T : Op::N, tb ? Op::T : Op::N, M, N, K, A.data(), lda, B.data(), ldb, C2.data(),
-                          ldc, acc);
+              gemm<float>(ta ? Op::T : Op::N, tb ? Op::T : Op::N, M, N, K, A.data(), lda, B.data(), ldb, C2.data(), ldc,
+                          acc);
               set_gemm_kernel(GemmKernel::Avx512);
               REQUIRE(gemm_kernel() == GemmKernel::Avx512);
-              gemm<float>(ta ? Op::T : Op::N, tb ? Op::T : Op::N, M, N, K, A.data(), lda, B.data(), ldb, C5.data(),
-                          ldc, acc);
+              gemm<float>(ta ? Op::T : Op::N, tb ? Op::T : Op::N, M, N, K, A.data(), lda, B.data(), ldb, C5.data(), ldc,
+                          acc);
               differ += C2 != C5;  // every element, and the padding past each row, bit for bit
               ++cases;
             }

@@ -3,9 +3,9 @@
 
 #include "harness/task.h"
 #include "models/gradcheck.h"
+#include "schemes/scheme.h"
 #include "tasks/cue/gradcheck.h"
 #include "tasks/filings/gradcheck.h"
-#include "schemes/scheme.h"
 
 using namespace pe;
 

@@ -1,18 +1,18 @@
 // The harness: learned-table nulls, determinism across threads, checkpoints, config, bad input.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <cmath>
 #include <limits>
 
 #include "core/errors.h"
 #include "core/files.h"
 #include "core/parallel.h"
 #include "core/params.h"
+#include "harness/config.h"
 #include "harness/head_loop.h"
 #include "tasks/cue/checkpoint.h"
-#include "harness/config.h"
 #include "tasks/cue/evaluation.h"
 #include "tasks/cue/training.h"
 
@@ -144,7 +144,8 @@ TEST_CASE("experiment files list what differs; --set applies last; unknown keys 
   write_file_atomic(dir + "/typo.json", R"({"step": 10})");
   CHECK_THROWS_WITH_AS(load_experiment(dir + "/typo.json"), doctest::Contains("unknown key 'step'"), ConfigError);
   write_file_atomic(dir + "/type.json", R"({"steps": "many"})");
-  CHECK_THROWS_WITH_AS(load_experiment(dir + "/type.json"), doctest::Contains("'steps' must be an integer"), ConfigError);
+  CHECK_THROWS_WITH_AS(load_experiment(dir + "/type.json"), doctest::Contains("'steps' must be an integer"),
+                       ConfigError);
   write_file_atomic(dir + "/broken.json", R"({"steps": 10,)");
   CHECK_THROWS_WITH_AS(load_experiment(dir + "/broken.json"), doctest::Contains("not valid JSON"), ConfigError);
   CHECK_THROWS_AS(load_experiment(dir + "/absent.json"), ConfigError);
@@ -167,7 +168,8 @@ TEST_CASE("length lists must be positive integers") {
 TEST_CASE("unknown schemes are named, with the known ones") {
   SchemeConfig c;
   c.name = "fourier";
-  CHECK_THROWS_WITH_AS(make_scheme<float>(c), doctest::Contains("known: none, sinusoidal, learned, rope, alibi"), UsageError);
+  CHECK_THROWS_WITH_AS(make_scheme<float>(c), doctest::Contains("known: none, sinusoidal, learned, rope, alibi"),
+                       UsageError);
 }
 
 TEST_CASE("results are written atomically: a failed write leaves the old file intact") {
@@ -189,8 +191,8 @@ TEST_CASE("a non-finite loss or parameter stops training, naming the step and th
   CHECK_THROWS_WITH_AS(check_finite_step(4, 0.7, layout, p.data(), g.data(), 0.01),
                        doctest::Contains("the gradient of b is not finite"), TrainingDiverged);
   p[1] = std::nanf("");
-  CHECK_THROWS_WITH_AS(check_finite_step<float>(5, 0.7, layout, p.data(), nullptr, 0.01), doctest::Contains("a is not finite"),
-                       TrainingDiverged);
+  CHECK_THROWS_WITH_AS(check_finite_step<float>(5, 0.7, layout, p.data(), nullptr, 0.01),
+                       doctest::Contains("a is not finite"), TrainingDiverged);
   CHECK(TrainingDiverged("x").exit_code() == 7);
 }
 

@@ -51,8 +51,9 @@ TEST_CASE("hybrid_layers: a layer's settings reach its scheme; the rest take the
 TEST_CASE("hybrid_layers: a bad layer is one ConfigError naming the layer and what to fix") {
   const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
       {{"rope:64:base=abc", "none"}, "layer 1 'rope:64:base=abc': 'abc' is not a number"},
-      {{"none", "rope:basee=10"}, "layer 2 'rope:basee=10': rope has no setting 'basee' (its settings: base, "
-                                  "rotary_fraction)"},
+      {{"none", "rope:basee=10"},
+       "layer 2 'rope:basee=10': rope has no setting 'basee' (its settings: base, "
+       "rotary_fraction)"},
       {{"none", "none:base=10"}, "none has no setting 'base' (it has no settings)"},
       {{"rope:rotary_fraction=2", "none"}, "rotary_fraction"},
       {{"rope:base=0", "none"}, "base"},

@@ -142,19 +142,27 @@ TEST_CASE("a safetensors header: shapes bounded by the data, whole numbers only,
     CHECK_THROWS_WITH_AS(parse_safetensors(file(header, data), "f"), doctest::Contains(why), DataError);
   };
   CHECK(parse_safetensors(file(R"({"w": {"dtype": "F32", "shape": [2, 1], "data_offsets": [0, 8]}}  )", 8), "f")
-            .tensors[0].data.size() == 2);
-  CHECK(parse_safetensors(file(R"({"w": {"dtype": "F32", "shape": [0, 4611686018427387904], "data_offsets": [0, 0]}})", 0), "f")
-            .tensors[0].data.empty());
-  refused(R"({"w": {"dtype": "F32", "shape": [4611686018427387904], "data_offsets": [0, 0]}})", 0, "more than the file holds");
-  refused(R"({"w": {"dtype": "F32", "shape": [4294967296, 4294967296], "data_offsets": [0, 0]}})", 0, "more than the file holds");
-  refused(R"({"w": {"dtype": "F32", "shape": [9223372036854775807, 9223372036854775807], "data_offsets": [0, 4]}})", 4, "more than");
+            .tensors[0]
+            .data.size() == 2);
+  CHECK(parse_safetensors(
+            file(R"({"w": {"dtype": "F32", "shape": [0, 4611686018427387904], "data_offsets": [0, 0]}})", 0), "f")
+            .tensors[0]
+            .data.empty());
+  refused(R"({"w": {"dtype": "F32", "shape": [4611686018427387904], "data_offsets": [0, 0]}})", 0,
+          "more than the file holds");
+  refused(R"({"w": {"dtype": "F32", "shape": [4294967296, 4294967296], "data_offsets": [0, 0]}})", 0,
+          "more than the file holds");
+  refused(R"({"w": {"dtype": "F32", "shape": [9223372036854775807, 9223372036854775807], "data_offsets": [0, 4]}})", 4,
+          "more than");
   refused(R"({"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4.5]}})", 4, "data_offsets holds 4.5");
   refused(R"({"w": {"dtype": "F32", "shape": [1.0], "data_offsets": [0, 4]}})", 4, "shape holds 1.0");
   refused(R"({"w": {"dtype": "F32", "shape": [-1], "data_offsets": [0, 4]}})", 4, "shape holds -1");
   refused(R"({"w": {"dtype": "F32", "shape": "1", "data_offsets": [0, 4]}})", 4, "not a list of whole numbers");
-  refused(std::string(R"({"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}})") + std::string(3, '\0'), 4, "NUL byte");
-  refused(R"({"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}, "w": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}})",
-          8, "duplicate key 'w'");
+  refused(std::string(R"({"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}})") + std::string(3, '\0'), 4,
+          "NUL byte");
+  refused(
+      R"({"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}, "w": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}})",
+      8, "duplicate key 'w'");
   refused(R"({"w": 5})", 0, "not an object");
 }
 
@@ -184,15 +192,16 @@ TEST_CASE("a check batch: the model's logits and every tensor's gradient under P
   // the same batch every time
   CHECK(export_check(find_task("cue").check_batch(path, "pi", 64, 0)).safetensors == e.safetensors);
   // a block stack: every position scored, logits [B, T, vocab]
-  const CheckBatch s = find_task("charlm").check_batch("results/charlm-quick/runs/charlm/t5/seed0/checkpoint.json",
-                                                        "none", 0, 0);
+  const CheckBatch s =
+      find_task("charlm").check_batch("results/charlm-quick/runs/charlm/t5/seed0/checkpoint.json", "none", 0, 0);
   CHECK(s.logits_shape == std::vector<int64_t>{4, 128, 28});
   CHECK(json::parse(export_check(s).json)["reading"].contains("frequency_plan") == false);
   // readings that cannot be made are named
   CHECK_THROWS_AS(find_task("cue").check_batch("results/tournament/runs/cue/alibi/seed0/checkpoint.json", "pi", 64, 0),
                   UsageError);
-  CHECK_THROWS_AS(find_task("cue").check_batch("results/tournament/runs/cue/learned/seed0/checkpoint.json", "none", 64, 0),
-                  UsageError);
+  CHECK_THROWS_AS(
+      find_task("cue").check_batch("results/tournament/runs/cue/learned/seed0/checkpoint.json", "none", 64, 0),
+      UsageError);
   CHECK_THROWS_AS(find_task("charlm").check_batch("results/charlm-quick/runs/charlm/rope/seed0-ft-pi/checkpoint.json",
                                                   "yarn", 0, 0),
                   UsageError);

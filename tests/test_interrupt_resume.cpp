@@ -13,11 +13,11 @@
 #include "harness/checkpoint.h"
 #include "harness/config.h"
 #include "harness/experiment.h"
+#include "harness/task.h"
 #include "harness/training_state.h"
 #include "tasks/charlm/training.h"
 #include "tasks/cue/training.h"
 #include "tasks/filings/training.h"
-#include "harness/task.h"
 
 using namespace pe;
 using nlohmann::json;
@@ -214,7 +214,8 @@ TEST_CASE("a fine-tune is resumable too, and checkpoint_every leaves the run's c
   e2.resume = true;
   const TrainedRun resumed = finetune_charlm(e2, other, base.checkpoint, "pi");
   CHECK(resumed.resumed_at == 4);
-  CHECK(read_file(resumed.run_dir + "/checkpoint.json") == read_file(dir + "/runs/charlm/rope/seed0-ft-pi/checkpoint.json"));
+  CHECK(read_file(resumed.run_dir + "/checkpoint.json") ==
+        read_file(dir + "/runs/charlm/rope/seed0-ft-pi/checkpoint.json"));
   CHECK(files_of(resumed.run_dir) == expected);
   CHECK(json::parse(read_file(resumed.run_dir + "/config.json")).count("checkpoint_every") == 0);
   fs::remove_all(dir);
@@ -288,6 +289,7 @@ TEST_CASE("a training state is continued only by its own run, and an unreadable 
   CHECK_THROWS_WITH_AS(train_cue(e, cfg, "rope", 0, nullptr), doctest::Contains("loop.metrics must be a list"),
                        CheckpointError);
   write_file_atomic(training_state_path(run_dir), "{\"format\": \"pe-bench-training-state\"");
-  CHECK_THROWS_WITH_AS(load_training_state(run_dir, run_cfg, n, steps), doctest::Contains("unreadable"), CheckpointError);
+  CHECK_THROWS_WITH_AS(load_training_state(run_dir, run_cfg, n, steps), doctest::Contains("unreadable"),
+                       CheckpointError);
   fs::remove_all(dir);
 }

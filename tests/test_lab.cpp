@@ -37,8 +37,7 @@ TEST_CASE("the laboratory's clock: the readout is <p(m), p(n)> / (d/2) from the 
     CHECK(k["theta"][1].get<double>() == doctest::Approx(std::pow(b, -2.0 / d)));
     for (int m : {0, 3, 17}) {
       const int n = m + 7;
-      const double direct =
-          theory::sinusoidal_position(m, d, b).dot(theory::sinusoidal_position(n, d, b)) / (d / 2.0);
+      const double direct = theory::sinusoidal_position(m, d, b).dot(theory::sinusoidal_position(n, d, b)) / (d / 2.0);
       CHECK(k["readout"][7].get<double>() == doctest::Approx(direct).epsilon(1e-12));
     }
   }
@@ -71,7 +70,8 @@ TEST_CASE("the laboratory's score curves are the heads' own scores: RoPE's agree
   // ALiBi's curve falls by its slope per position (content constant: every key the same token)
   for (auto& r : scores["readers"])
     if (r["reader"] == "alibi")
-      CHECK(r["score_by_age"][100].get<double>() - r["score_by_age"][101].get<double>() == doctest::Approx(0.5).epsilon(1e-4));
+      CHECK(r["score_by_age"][100].get<double>() - r["score_by_age"][101].get<double>() ==
+            doctest::Approx(0.5).epsilon(1e-4));
 }
 
 TEST_CASE("the laboratory's drift: a relative head is flat, the sinusoidal head is not") {
@@ -150,9 +150,22 @@ size_t count(const std::string& text, const std::string& what) {
 }  // namespace
 
 TEST_CASE("the laboratory's page escapes what it embeds: no string can end the element or open a comment") {
-  const std::vector<std::string> hostile = {
-      "<!--<script>", "</script><script>alert(1)</script>", "<!--", "-->", "a&amp;b", "x</SCRIPT >y", "<\\/script>",
-      "\xE2\x80\xA8 and \xE2\x80\xA9", "]]>", "</", "<", ">", "&", "\\", "\"", "\xEF\xBF\xBF"};
+  const std::vector<std::string> hostile = {"<!--<script>",
+                                            "</script><script>alert(1)</script>",
+                                            "<!--",
+                                            "-->",
+                                            "a&amp;b",
+                                            "x</SCRIPT >y",
+                                            "<\\/script>",
+                                            "\xE2\x80\xA8 and \xE2\x80\xA9",
+                                            "]]>",
+                                            "</",
+                                            "<",
+                                            ">",
+                                            "&",
+                                            "\\",
+                                            "\"",
+                                            "\xEF\xBF\xBF"};
   // a payload of every shape the laboratory's has, hostile strings in its values and keys, and the
   // committed payload with hostile strings where the inputs put theirs (a scheme name, a reference
   // key, a filing word, the --results path in sources)
@@ -173,7 +186,8 @@ TEST_CASE("the laboratory's page escapes what it embeds: no string can end the e
     const std::string block = json_block(page);
     CHECK(count(page, "<script") == own_scripts);
     CHECK(count(page, "<!--") == 0);
-    for (const char* raw : {"<", ">", "&", "</", "\xE2\x80\xA8", "\xE2\x80\xA9"}) CHECK_MESSAGE(count(block, raw) == 0, raw);
+    for (const char* raw : {"<", ">", "&", "</", "\xE2\x80\xA8", "\xE2\x80\xA9"})
+      CHECK_MESSAGE(count(block, raw) == 0, raw);
     CHECK(json::parse(block) == payload);  // JSON.parse reads the \u escapes back as the characters
     CHECK(block.find("\\u003c!--\\u003cscript\\u003e") != std::string::npos);
   }
@@ -191,7 +205,8 @@ std::string lab_error(const std::string& file, const std::function<void(json&)>&
   fs::remove_all(dir);
   const lab::LabSources committed = lab::LabSources::in("results"), copy = lab::LabSources::in(dir.string());
   if (empty_runs) fs::create_directories(copy.tournament_runs);
-  for (auto [from, to] : {std::pair{committed.theory, copy.theory}, {committed.tournament_results, copy.tournament_results},
+  for (auto [from, to] : {std::pair{committed.theory, copy.theory},
+                          {committed.tournament_results, copy.tournament_results},
                           {committed.filings_lab, copy.filings_lab}}) {
     json j = json::parse(read_file(from));
     if (fs::path(to).filename() == fs::path(file).filename()) edit(j);
@@ -214,59 +229,105 @@ TEST_CASE("the laboratory checks every input it reads: one DataError naming the 
   // the committed inputs pass every check: the first error is the runs directory the copy lacks
   CHECK(lab_error(T, [](json&) {}).find("tournament/runs is missing") != std::string::npos);
   // a runs directory without a head is missing input too (exit 4), not a usage error
-  CHECK(lab_error(T, [](json&) {}, true).find("no checkpoint.json under") != std::string::npos);
+  CHECK(lab_error(
+            T, [](json&) {}, true)
+            .find("no checkpoint.json under") != std::string::npos);
   const std::vector<std::tuple<std::string, std::function<void(json&)>, std::string>> cases = {
       // issue 46: 161 nulls, minutes of work, a string carried to the page, an internal error
-      {T, [](json& j) { j["log_ruler"]["base"] = 1.0; }, "theory.json: log_ruler.base must be a number in [2, 1000000000000], got 1.0"},
-      {T, [](json& j) { j["log_ruler"]["rows"][0]["by_d"][0]["d"] = 0; }, "theory.json: log_ruler.rows[0].by_d[0].d must be an integer in [2, 65536], got 0"},
-      {T, [](json& j) { j["log_ruler"]["rows"][0]["by_d"][1]["d"] = 100000000; }, "log_ruler.rows[0].by_d[1].d must be an integer in [2, 65536]"},
+      {T, [](json& j) { j["log_ruler"]["base"] = 1.0; },
+       "theory.json: log_ruler.base must be a number in [2, 1000000000000], got 1.0"},
+      {T, [](json& j) { j["log_ruler"]["rows"][0]["by_d"][0]["d"] = 0; },
+       "theory.json: log_ruler.rows[0].by_d[0].d must be an integer in [2, 65536], got 0"},
+      {T, [](json& j) { j["log_ruler"]["rows"][0]["by_d"][1]["d"] = 100000000; },
+       "log_ruler.rows[0].by_d[1].d must be an integer in [2, 65536]"},
       {R, [](json& j) { j["rows"][0]["mean"] = "x"; }, "results.json: rows[0].mean must be a list, got \"x\""},
-      {R, [](json& j) { j = {{"rows", json::array()}}; }, "results.json: task is missing"},
+      {R,
+       [](json& j) {
+         j = {{"rows", json::array()}};
+       },
+       "results.json: task is missing"},
       {R, [](json& j) { j["rows"] = json::array(); }, "results.json: rows must hold 1 to 256 entries (it holds 0)"},
       // types, domains, missing keys, sizes
       {T, [](json& j) { j = json::array(); }, "theory.json: the top level must be an object, got []"},
       {T, [](json& j) { j.erase("log_ruler"); }, "theory.json: log_ruler is missing"},
       {T, [](json& j) { j["log_ruler"]["base"] = "1e4"; }, "log_ruler.base must be a number"},
       {T, [](json& j) { j["log_ruler"]["rows"][0]["by_d"][0]["d"] = 63; }, "by_d[0].d must be even"},
-      {T, [](json& j) { j["log_ruler"]["rows"][2]["delta"] = 0; }, "log_ruler.rows[2].delta must be a number in [1, 10000]"},
+      {T, [](json& j) { j["log_ruler"]["rows"][2]["delta"] = 0; },
+       "log_ruler.rows[2].delta must be a number in [1, 10000]"},
       {T, [](json& j) { j["log_ruler"]["rows"][1]["limit"] = nullptr; }, "log_ruler.rows[1].limit must be a number"},
-      {T, [](json& j) { j["log_ruler"]["rows"][0]["by_d"] = json::array(); }, "log_ruler.rows[0].by_d must hold 1 to 8 entries"},
-      {T, [](json& j) { j["log_ruler"]["rows"] = json::array(); }, "log_ruler.rows must hold 1 to 64 entries (it holds 0)"},
+      {T, [](json& j) { j["log_ruler"]["rows"][0]["by_d"] = json::array(); },
+       "log_ruler.rows[0].by_d must hold 1 to 8 entries"},
+      {T, [](json& j) { j["log_ruler"]["rows"] = json::array(); },
+       "log_ruler.rows must hold 1 to 64 entries (it holds 0)"},
       // another task's results: refused by their shape (no shared test set), naming their task
       {R, [](json& j) { j = json::parse(read_file("results/filings/results.json")); },
        "results.json: test_sequences is missing: the laboratory reads the tournament's results (accuracy by length on "
        "one shared test set), and this file is the \"filings\" task's"},
-      {R, [](json& j) { j = json::parse(read_file("results/passkey/results.json")); }, "this file is the \"passkey\" task's"},
-      {R, [](json& j) { j["test_sequences"] = 0; }, "results.json: test_sequences must be an integer in [1, 100000], got 0"},
+      {R, [](json& j) { j = json::parse(read_file("results/passkey/results.json")); },
+       "this file is the \"passkey\" task's"},
+      {R, [](json& j) { j["test_sequences"] = 0; },
+       "results.json: test_sequences must be an integer in [1, 100000], got 0"},
       {R, [](json& j) { j["task"] = 7; }, "results.json: task must be a string of 1 to 200 bytes, got 7"},
-      {R, [](json& j) { j["lengths"] = {64, 32}; }, "results.json: lengths[1] must be longer than the length before it"},
+      {R,
+       [](json& j) {
+         j["lengths"] = {64, 32};
+       },
+       "results.json: lengths[1] must be longer than the length before it"},
       {R, [](json& j) { j["lengths"][0] = 4294967297LL; }, "results.json: lengths[0] must be an integer in [2, 2048]"},
       {R, [](json& j) { j.erase("lengths"); }, "results.json: lengths is missing"},
-      {R, [](json& j) { j["rows"][2]["mean"][1] = 1.5; }, "results.json: rows[2].mean[1] must be a number in [0, 1] or null, got 1.5"},
+      {R, [](json& j) { j["rows"][2]["mean"][1] = 1.5; },
+       "results.json: rows[2].mean[1] must be a number in [0, 1] or null, got 1.5"},
       // the interval: lo and hi per length, in [0, 1], lo <= mean <= hi, null exactly where the mean is
       {R, [](json& j) { j["rows"][0]["lo"].erase(0); }, "results.json: rows[0].lo must hold 4 entries (it holds 3)"},
       {R, [](json& j) { j["rows"][0].erase("hi"); }, "results.json: rows[0].hi is missing"},
-      {R, [](json& j) { j["rows"][1]["lo"][2] = -0.1; }, "results.json: rows[1].lo[2] must be a number in [0, 1] or null, got -0.1"},
-      {R, [](json& j) { j["rows"][1]["hi"][2] = 1.5; }, "results.json: rows[1].hi[2] must be a number in [0, 1] or null, got 1.5"},
-      {R, [](json& j) { j["rows"][1]["mean"][0] = 0.5; j["rows"][1]["lo"][0] = 0.6; j["rows"][1]["hi"][0] = 0.7; },
+      {R, [](json& j) { j["rows"][1]["lo"][2] = -0.1; },
+       "results.json: rows[1].lo[2] must be a number in [0, 1] or null, got -0.1"},
+      {R, [](json& j) { j["rows"][1]["hi"][2] = 1.5; },
+       "results.json: rows[1].hi[2] must be a number in [0, 1] or null, got 1.5"},
+      {R,
+       [](json& j) {
+         j["rows"][1]["mean"][0] = 0.5;
+         j["rows"][1]["lo"][0] = 0.6;
+         j["rows"][1]["hi"][0] = 0.7;
+       },
        "results.json: rows[1].lo[0] must be a number in [0, 0.5] (at most the mean 0.5), got 0.6"},
-      {R, [](json& j) { j["rows"][1]["mean"][0] = 0.5; j["rows"][1]["lo"][0] = 0.3; j["rows"][1]["hi"][0] = 0.4; },
+      {R,
+       [](json& j) {
+         j["rows"][1]["mean"][0] = 0.5;
+         j["rows"][1]["lo"][0] = 0.3;
+         j["rows"][1]["hi"][0] = 0.4;
+       },
        "results.json: rows[1].hi[0] must be a number in [0.5, 1] (at least the mean 0.5), got 0.4"},
       {R, [](json& j) { j["rows"][1]["lo"][3] = nullptr; }, "results.json: rows[1].lo[3] must be a number in [0, "},
-      {R, [](json& j) { j["rows"][1]["mean"][3] = nullptr; }, "results.json: rows[1].lo[3] must be null where the mean is null"},
-      {R, [](json& j) { j["rows"][0]["seeds"][1]["seed"] = -1; }, "rows[0].seeds[1].seed must be an integer in [0, 2147483647]"},
+      {R, [](json& j) { j["rows"][1]["mean"][3] = nullptr; },
+       "results.json: rows[1].lo[3] must be null where the mean is null"},
+      {R, [](json& j) { j["rows"][0]["seeds"][1]["seed"] = -1; },
+       "rows[0].seeds[1].seed must be an integer in [0, 2147483647]"},
       {R, [](json& j) { j["rows"][0]["seeds"][1].erase("accuracy"); }, "rows[0].seeds[1].accuracy is missing"},
       {R, [](json& j) { j["rows"][3]["scheme"] = ""; }, "rows[3].scheme must be a string of 1 to 200 bytes"},
-      {R, [](json& j) { j["rows"][3]["scheme"] = std::string(201, 'x'); }, "rows[3].scheme must be a string of 1 to 200 bytes"},
-      {R, [](json& j) { j["maps"] = {"pi", "zoom"}; }, "results.json: maps[1] is not a map this build reads"},
-      {R, [](json& j) { j["maps"] = {"pi", "pi"}; }, "results.json: maps[1] repeats an earlier map"},
+      {R, [](json& j) { j["rows"][3]["scheme"] = std::string(201, 'x'); },
+       "rows[3].scheme must be a string of 1 to 200 bytes"},
+      {R,
+       [](json& j) {
+         j["maps"] = {"pi", "zoom"};
+       },
+       "results.json: maps[1] is not a map this build reads"},
+      {R,
+       [](json& j) {
+         j["maps"] = {"pi", "pi"};
+       },
+       "results.json: maps[1] repeats an earlier map"},
       {R, [](json& j) { j["maps"] = "pi"; }, "results.json: maps must be a list"},
-      {R, [](json& j) { j["reference"]["rows"]["rope\nx"] = {"far too long a note"}; }, "results.json: reference.rows[\"rope\\nx\"][0] must be a number, null or a short note"},
-      {F, [](json& j) { j["document"]["words"] = json::array(); }, "lab_filing.json: document.words must hold 1 to 4096 entries (it holds 0)"},
+      {R, [](json& j) { j["reference"]["rows"]["rope\nx"] = {"far too long a note"}; },
+       "results.json: reference.rows[\"rope\\nx\"][0] must be a number, null or a short note"},
+      {F, [](json& j) { j["document"]["words"] = json::array(); },
+       "lab_filing.json: document.words must hold 1 to 4096 entries (it holds 0)"},
       {F, [](json& j) { j["document"]["marks"].erase(0); }, "document.marks must hold 209 entries (it holds 208)"},
-      {F, [](json& j) { j["document"]["targets"][100] = 4; }, "document.targets[100] must be an integer in [-1, 3], got 4"},
+      {F, [](json& j) { j["document"]["targets"][100] = 4; },
+       "document.targets[100] must be an integer in [-1, 3], got 4"},
       {F, [](json& j) { j["readers"][0]["answers"][5] = "x"; }, "readers[0].answers[5] must be an integer in [-1, 3]"},
-      {F, [](json& j) { j["last_mention"] = 63; }, "lab_filing.json: last_mention must be the position of the document's last mention"},
+      {F, [](json& j) { j["last_mention"] = 63; },
+       "lab_filing.json: last_mention must be the position of the document's last mention"},
       {F, [](json& j) { j["last_mention"] = 209; }, "lab_filing.json: last_mention must be an integer in [0, 208]"},
       {F, [](json& j) { j["why"] = ""; }, "lab_filing.json: why must be a string of 1 to 2000 bytes"},
       {F, [](json& j) { j["document"].erase("kind"); }, "lab_filing.json: document.kind is missing"},

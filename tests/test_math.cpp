@@ -57,8 +57,8 @@ TEST_CASE("math: double functions within a few ulp of long double") {
   CHECK(worst_cos < 2);
   CHECK(worst_pow < 48);  // exp(y log x): |y log x| <= 20 amplifies log's rounding (about 1e-14 relative)
   CHECK(worst_log1p < 3);
-  MESSAGE("worst ulp: exp ", worst_exp, " log ", worst_log, " sin ", worst_sin, " cos ", worst_cos, " pow ",
-          worst_pow, " log1p ", worst_log1p);
+  MESSAGE("worst ulp: exp ", worst_exp, " log ", worst_log, " sin ", worst_sin, " cos ", worst_cos, " pow ", worst_pow,
+          " log1p ", worst_log1p);
 }
 
 TEST_CASE("math: float exp within one ulp, and the vector path gives the scalar bits") {
@@ -91,11 +91,23 @@ TEST_CASE("math: float exp within one ulp, and the vector path gives the scalar 
 TEST_CASE("math: the double exp's vector path gives the scalar bits, at the edges too") {
   pe::Rng rng(pe::stream_key({93}));
   std::vector<double> x(100003);
-  for (auto& v : x) v = -760 + 1480 * rng.uniform();  // past both ends of the plain range
+  for (auto& v : x) v = -760 + 1480 * rng.uniform();             // past both ends of the plain range
   for (size_t i = 0; i < 2000; ++i) x[i] = -40 * rng.uniform();  // cross-entropy's range (l - max <= 0)
-  const double edges[] = {0.0, -0.0, 709.78, 709.79, -745.2, -745.3, -708.4, -708.3, -707.0, 709.5,
-                          std::numeric_limits<double>::quiet_NaN(), -std::numeric_limits<double>::infinity(),
-                          std::numeric_limits<double>::infinity(), 1e-300, -1e-300};
+  const double edges[] = {0.0,
+                          -0.0,
+                          709.78,
+                          709.79,
+                          -745.2,
+                          -745.3,
+                          -708.4,
+                          -708.3,
+                          -707.0,
+                          709.5,
+                          std::numeric_limits<double>::quiet_NaN(),
+                          -std::numeric_limits<double>::infinity(),
+                          std::numeric_limits<double>::infinity(),
+                          1e-300,
+                          -1e-300};
   for (size_t i = 0; i < std::size(edges); ++i) x[2000 + 4 * i + i % 4] = edges[i];  // in every lane
   std::vector<double> y = x;
   pe::math::exp_inplace(y.data(), int(y.size()));

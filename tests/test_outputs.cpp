@@ -76,9 +76,9 @@ TEST_CASE("a pending set names only its folder's own plain files, checked whole 
   };
   std::ofstream(victim) << "precious\n";
   const std::vector<std::pair<std::string, std::string>> set = {{"results.json", "1\n"}, {"table.md", "a\n"}};
-  for (const std::string& line : std::vector<std::string>{"remove ../victim.txt", "remove " + victim, "put ../victim.txt", "remove .",
-                                 "remove ..", "remove ", "put .output-set.pending", "remove a/../../victim.txt",
-                                 "delete results.json", "remove notes.txt"}) {
+  for (const std::string& line : std::vector<std::string>{
+           "remove ../victim.txt", "remove " + victim, "put ../victim.txt", "remove .", "remove ..", "remove ",
+           "put .output-set.pending", "remove a/../../victim.txt", "delete results.json", "remove notes.txt"}) {
     INFO(line);
     pending("put results.json\n" + line + "\n");
     std::ofstream(d + "/table.md") << "old\n";
@@ -104,7 +104,8 @@ TEST_CASE("a pending set names only its folder's own plain files, checked whole 
   CHECK(read_file(d + "/results.json") == "1\n");
   CHECK_FALSE(fs::exists(d + "/.output-set.pending"));
   // the rule for names
-  for (const char* bad : {"", ".", "..", "../x", "/etc/passwd", "a/b", ".hidden", "a\\b"}) CHECK_FALSE(plain_file_name(bad));
+  for (const char* bad : {"", ".", "..", "../x", "/etc/passwd", "a/b", ".hidden", "a\\b"})
+    CHECK_FALSE(plain_file_name(bad));
   for (const char* good : {"results.json", "check.safetensors", "held_out.jsonl", "a..b"}) CHECK(plain_file_name(good));
   fs::remove_all(root);
 }
@@ -113,7 +114,8 @@ TEST_CASE("every JSON pe-bench reads: a key twice and a number past a double are
   CHECK(parse_json(R"({"a": 1, "b": {"a": 2}})")["b"]["a"] == 2);  // the same key in two objects is fine
   CHECK_THROWS_WITH_AS(parse_json(R"({"steps": 2, "steps": 1000000})"), doctest::Contains("duplicate key 'steps'"),
                        json::exception);
-  CHECK_THROWS_WITH_AS(parse_json(R"([{"x": {"k": 1, "k": 1}}])"), doctest::Contains("duplicate key 'k'"), json::exception);
+  CHECK_THROWS_WITH_AS(parse_json(R"([{"x": {"k": 1, "k": 1}}])"), doctest::Contains("duplicate key 'k'"),
+                       json::exception);
   CHECK_THROWS_AS(parse_json(R"({"steps": 1e400})"), json::exception);
   CHECK_THROWS_AS(parse_json(R"({"steps": -1e400})"), json::exception);
   CHECK_THROWS_AS(parse_json("{\"a\": 1"), json::parse_error);
@@ -130,10 +132,11 @@ TEST_CASE("every JSON pe-bench reads: a key twice and a number past a double are
 TEST_CASE("a file checked before it is put in place: a refused one leaves the old file and no temporary") {
   const std::string d = scratch_dir("checked");
   write_file_atomic(d + "/cp.json", "old\n");
-  CHECK_THROWS_AS(write_file_checked(d + "/cp.json", "new\n", [](const std::string& t) {
-                    CHECK(read_file(t) == "new\n");
-                    throw DataError("refused");
-                  }),
+  CHECK_THROWS_AS(write_file_checked(d + "/cp.json", "new\n",
+                                     [](const std::string& t) {
+                                       CHECK(read_file(t) == "new\n");
+                                       throw DataError("refused");
+                                     }),
                   DataError);
   CHECK(read_file(d + "/cp.json") == "old\n");
   CHECK(names_in(d) == std::vector<std::string>{"cp.json"});
@@ -183,8 +186,8 @@ TEST_CASE("a temporary's owner is read from its name; a dead owner's temporaries
   fs::create_directories(d + "/seed0.tmp." + std::to_string(::getpid()) + ".3");  // ours: alive
   fs::create_directories(d + "/seed1.tmp.999999999.1");                           // another run's
   remove_stale_temps(d + "/seed0");
-  CHECK(names_in(d) == std::vector<std::string>{"seed0.tmp." + std::to_string(::getpid()) + ".3",
-                                                "seed1.tmp.999999999.1"});
+  CHECK(names_in(d) ==
+        std::vector<std::string>{"seed0.tmp." + std::to_string(::getpid()) + ".3", "seed1.tmp.999999999.1"});
   fs::remove_all(d);
 }
 

@@ -8,8 +8,8 @@
 #include "core/rng.h"
 #include "models/attention.h"
 #include "models/cue_head.h"
-#include "tasks/cue/data.h"
 #include "schemes/rope.h"
+#include "tasks/cue/data.h"
 
 using namespace pe;
 
@@ -114,7 +114,8 @@ TEST_CASE("unmasked attention without positions is permutation-equivariant; the 
   for (bool causal : {false, true}) {
     const Visibility vis{causal, 0};
     std::vector<double> probs(2 * T * T), out(T * W), out_p(T * W);
-    attention_forward(sh, X.data(), X.data(), V.data(), pos.data(), pos.data(), vis, *none, {}, probs.data(), out.data());
+    attention_forward(sh, X.data(), X.data(), V.data(), pos.data(), pos.data(), vis, *none, {}, probs.data(),
+                      out.data());
     const auto Xp = permute(X), Vp = permute(V);
     attention_forward(sh, Xp.data(), Xp.data(), Vp.data(), pos.data(), pos.data(), vis, *none, {}, probs.data(),
                       out_p.data());

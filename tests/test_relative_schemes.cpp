@@ -8,10 +8,10 @@
 #include <set>
 
 #include "core/rng.h"
-#include "tasks/cue/checkpoint.h"
 #include "harness/config.h"
 #include "models/block_stack.h"
 #include "schemes/scheme.h"
+#include "tasks/cue/checkpoint.h"
 
 using namespace pe;
 
@@ -66,15 +66,16 @@ double dot(const double* a, const double* b, int n) {
 
 // The fixture's query (head row, width 4) and two keys as [2, H*dh] rows.
 const std::vector<double> kQ = {0.3, -1.1, 0.7, 0.2};
-const std::vector<double> kK = {0.5, 0.1, -0.4, 0.9, -0.6, 1.2, 0.3, -0.8,
-                                1.0, -0.2, 0.6, 0.4, 0.2, -0.9, -0.5, 0.7};
+const std::vector<double> kK = {0.5, 0.1, -0.4, 0.9, -0.6, 1.2, 0.3, -0.8, 1.0, -0.2, 0.6, 0.4, 0.2, -0.9, -0.5, 0.7};
 constexpr int kM = 10, kBefore = 7, kAfter = 13;  // a key three before the query and one three after
 constexpr int kHead = 1;
 const double* key_row(int t) { return kK.data() + t * 8 + kHead * 4; }
 
 }  // namespace
 
-TEST_CASE("sign conventions: each relative scheme's term for a key 3 before the query differs from 3 after, as its formula says") {
+TEST_CASE(
+    "sign conventions: each relative scheme's term for a key 3 before the query differs from 3 after, as its formula "
+    "says") {
   SUBCASE("alibi: -slope_h (m - n)") {
     Fixture f("alibi", {{"alibi_slopes", {0.5, 0.25}}});
     const auto s = f.scores(kHead, kM, {kBefore, kAfter}, kQ, kK);
@@ -155,7 +156,8 @@ TEST_CASE("sign conventions: each relative scheme's term for a key 3 before the 
   SUBCASE("tupe: <p_m U_Q, p_n U_K> / sqrt(2d), absolute rows") {
     Fixture f("tupe");
     const auto s = f.scores(kHead, kM, {kBefore, kAfter}, kQ, kK);
-    const Eigen::MatrixXd PQ = f.P("pos.tupe_p") * f.P("pos.layer0.u_q"), PK = f.P("pos.tupe_p") * f.P("pos.layer0.u_k");
+    const Eigen::MatrixXd PQ = f.P("pos.tupe_p") * f.P("pos.layer0.u_q"),
+                          PK = f.P("pos.tupe_p") * f.P("pos.layer0.u_k");
     for (int t = 0; t < 2; ++t) {
       const int n = t == 0 ? kBefore : kAfter;
       double want = 0;
@@ -166,7 +168,8 @@ TEST_CASE("sign conventions: each relative scheme's term for a key 3 before the 
     // TUPE-R adds the bucket bias
     Fixture r("tupe", {{"tupe_relative", true}});
     const auto sr = r.scores(kHead, kM, {kBefore}, kQ, kK);
-    const Eigen::MatrixXd PQr = r.P("pos.tupe_p") * r.P("pos.layer0.u_q"), PKr = r.P("pos.tupe_p") * r.P("pos.layer0.u_k");
+    const Eigen::MatrixXd PQr = r.P("pos.tupe_p") * r.P("pos.layer0.u_q"),
+                          PKr = r.P("pos.tupe_p") * r.P("pos.layer0.u_k");
     double want = 0;
     for (int c = 0; c < 4; ++c) want += PQr(kM, kHead * 4 + c) * PKr(kBefore, kHead * 4 + c);
     CHECK(sr[0] == doctest::Approx(want / std::sqrt(8.0) + r.P("pos.t5_bias")(3, kHead)));

@@ -6,11 +6,11 @@
 #include <filesystem>
 
 #include "core/files.h"
-#include "tasks/cue/checkpoint.h"
 #include "harness/config.h"
+#include "schemes/rope.h"
+#include "tasks/cue/checkpoint.h"
 #include "tasks/cue/geometry.h"
 #include "tasks/cue/training.h"
-#include "schemes/rope.h"
 #include "theory/relativity.h"
 
 using namespace pe;

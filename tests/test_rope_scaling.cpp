@@ -55,8 +55,10 @@ std::vector<double> llama3_route(int dim, double base, double factor, int origin
   std::vector<double> out;
   for (double f : default_inv_freq(dim, base)) {
     const double wavelen = 2 * M_PI / f;
-    if (wavelen < original / hi) out.push_back(f);
-    else if (wavelen > original / lo) out.push_back(f / factor);
+    if (wavelen < original / hi)
+      out.push_back(f);
+    else if (wavelen > original / lo)
+      out.push_back(f / factor);
     else {
       const double smooth = (original / wavelen - lo) / (hi - lo);
       out.push_back((1 - smooth) * f / factor + smooth * f);
@@ -90,8 +92,9 @@ TEST_CASE("rope_scaling: yarn as Transformers computes it, truncate on and off, 
   for (int dim : {16, 32, 128})
     for (double base : {10000.0, 500000.0})
       for (bool truncate : {true, false}) {
-        const std::string dict = fmt::format(R"({{"rope_type":"yarn","factor":4,"original_max_position_embeddings":128,"truncate":{}}})",
-                                             truncate ? "true" : "false");
+        const std::string dict =
+            fmt::format(R"({{"rope_type":"yarn","factor":4,"original_max_position_embeddings":128,"truncate":{}}})",
+                        truncate ? "true" : "false");
         const json c = census(dict, dim, base, 128, 512);
         const auto [inv, att] = yarn_route(dim, base, 4, 128, 32, 1, truncate, 0, 0);
         check_close(inv_of(c), inv, fmt::format("yarn d{} base {} truncate {}", dim, base, truncate));
@@ -100,19 +103,23 @@ TEST_CASE("rope_scaling: yarn as Transformers computes it, truncate on and off, 
       }
   // mscale/mscale_all_dim (DeepSeek's form), beta_fast/beta_slow, an explicit attention factor
   for (int dim : {16, 32, 128}) {
-    const json c = census(R"({"rope_type":"yarn","factor":40,"original_max_position_embeddings":4096,"mscale":1.0,"mscale_all_dim":0.707,"beta_fast":16,"beta_slow":2})",
-                          dim, 10000, 4096, 4096);
+    const json c = census(
+        R"({"rope_type":"yarn","factor":40,"original_max_position_embeddings":4096,"mscale":1.0,"mscale_all_dim":0.707,"beta_fast":16,"beta_slow":2})",
+        dim, 10000, 4096, 4096);
     const auto [inv, att] = yarn_route(dim, 10000, 40, 4096, 16, 2, true, 1.0, 0.707);
     check_close(inv_of(c), inv, fmt::format("yarn mscale d{}", dim));
     CHECK(c["attention_factor"].get<double>() == doctest::Approx(att).epsilon(1e-14));
     CHECK(att == doctest::Approx((0.1 * std::log(40.0) + 1) / (0.1 * 0.707 * std::log(40.0) + 1)));
-    const json given = census(R"({"rope_type":"yarn","factor":8,"original_max_position_embeddings":256,"attention_factor":1.5})", dim, 10000, 256, 256);
+    const json given =
+        census(R"({"rope_type":"yarn","factor":8,"original_max_position_embeddings":256,"attention_factor":1.5})", dim,
+               10000, 256, 256);
     CHECK(given["attention_factor"].get<double>() == 1.5);
     CHECK(given["logit_scale"].get<double>() == 2.25);
   }
   // a hand-worked plane: d 32, base 10^4, N 128, factor 4: low = floor(-0.78) -> 0, high = ceil(5.24) = 6,
   // plane 1 is 1/6 interpolated: 1 - (1/6)(1 - 1/4) = 0.875
-  const json c = census(R"({"rope_type":"yarn","factor":4,"original_max_position_embeddings":128})", 32, 10000, 128, 128);
+  const json c =
+      census(R"({"rope_type":"yarn","factor":4,"original_max_position_embeddings":128})", 32, 10000, 128, 128);
   CHECK(c["planes"][1]["factor"].get<double>() == doctest::Approx(0.875).epsilon(1e-14));
   CHECK(c["planes"][6]["factor"].get<double>() == doctest::Approx(0.25).epsilon(1e-14));
   CHECK(c.contains("yarn_forms"));  // the paper form beside it
@@ -120,18 +127,21 @@ TEST_CASE("rope_scaling: yarn as Transformers computes it, truncate on and off, 
 
 TEST_CASE("rope_scaling: llama3, linear, default, a partial rotary factor") {
   for (int dim : {16, 32, 128}) {
-    const json c = census(R"({"rope_type":"llama3","factor":8,"low_freq_factor":1,"high_freq_factor":4,"original_max_position_embeddings":256})",
-                          dim, 10000, 256, 256);
+    const json c = census(
+        R"({"rope_type":"llama3","factor":8,"low_freq_factor":1,"high_freq_factor":4,"original_max_position_embeddings":256})",
+        dim, 10000, 256, 256);
     check_close(inv_of(c), llama3_route(dim, 10000, 8, 256, 1, 4), fmt::format("llama3 d{}", dim));
     CHECK(c["attention_factor"].get<double>() == 1.0);
     const json lin = census(R"({"rope_type":"linear","factor":4})", dim, 10000, 64, 64);
     auto want = default_inv_freq(dim, 10000);
     for (auto& f : want) f /= 4;
     check_close(inv_of(lin), want, "linear");
-    check_close(inv_of(census(R"({"rope_type":"default"})", dim, 10000, 64, 64)), default_inv_freq(dim, 10000), "default");
+    check_close(inv_of(census(R"({"rope_type":"default"})", dim, 10000, 64, 64)), default_inv_freq(dim, 10000),
+                "default");
   }
   // partial_rotary_factor 0.5 on 128-wide heads: a 64-wide rotary span with its own exponent base^(-2j/64)
-  const json c = census(R"({"rope_type":"yarn","factor":4,"original_max_position_embeddings":128})", 128, 10000, 128, 128, 0.5);
+  const json c =
+      census(R"({"rope_type":"yarn","factor":4,"original_max_position_embeddings":128})", 128, 10000, 128, 128, 0.5);
   CHECK(c["rotary_dim"].get<int>() == 64);
   check_close(inv_of(c), yarn_route(64, 10000, 4, 128, 32, 1, true, 0, 0).first, "yarn partial 0.5");
 }
@@ -139,7 +149,8 @@ TEST_CASE("rope_scaling: llama3, linear, default, a partial rotary factor") {
 TEST_CASE("rope_scaling: dynamic below, at and above the original length") {
   for (int dim : {16, 32, 128})
     for (int seq : {64, 128, 129, 300, 1024}) {
-      const json c = census(R"({"rope_type":"dynamic","factor":2,"original_max_position_embeddings":128})", dim, 10000, 128, seq);
+      const json c =
+          census(R"({"rope_type":"dynamic","factor":2,"original_max_position_embeddings":128})", dim, 10000, 128, seq);
       check_close(inv_of(c), dynamic_route(dim, 10000, 2, 128, seq), fmt::format("dynamic d{} at {}", dim, seq));
       if (seq <= 128) check_close(inv_of(c), default_inv_freq(dim, 10000), "dynamic within the original length");
     }
@@ -149,7 +160,10 @@ TEST_CASE("rope_scaling: longrope on both sides of the original length") {
   for (int dim : {16, 32, 128}) {
     json s = json::array(), l = json::array();
     for (int j = 0; j < dim / 2; ++j) s.push_back(1.0 + 0.01 * j), l.push_back(1.0 + 0.5 * j);
-    const json dict = {{"rope_type", "longrope"}, {"short_factor", s}, {"long_factor", l}, {"factor", 8.0},
+    const json dict = {{"rope_type", "longrope"},
+                       {"short_factor", s},
+                       {"long_factor", l},
+                       {"factor", 8.0},
                        {"original_max_position_embeddings", 512}};
     const double att = std::sqrt(1 + std::log(8.0) / std::log(512.0));
     for (int seq : {256, 512, 513, 4096}) {
@@ -166,41 +180,51 @@ TEST_CASE("rope_scaling: longrope on both sides of the original length") {
 TEST_CASE("rope_scaling: whole configs (v4 and v5) and their errors, each naming the field") {
   // v4: rope_theta and max_position_embeddings at the top, rope_scaling with the old "type" key
   const RopeScaling v4 = parse_rope_scaling(
-      R"({"hidden_size":4096,"num_attention_heads":32,"rope_theta":500000,"max_position_embeddings":8192,"rope_scaling":{"type":"yarn","factor":4}})", "x");
+      R"({"hidden_size":4096,"num_attention_heads":32,"rope_theta":500000,"max_position_embeddings":8192,"rope_scaling":{"type":"yarn","factor":4}})",
+      "x");
   CHECK(v4.head_dim == 128);
   CHECK(v4.map == "yarn-hf:factor=4:original_max_position_embeddings=8192:rope_theta=500000:head_dim=128");
   // v5: rope_theta inside rope_parameters; a null factor is max_position_embeddings / original
   const RopeScaling v5 = parse_rope_scaling(
-      R"({"head_dim":64,"max_position_embeddings":32768,"rope_parameters":{"rope_type":"yarn","rope_theta":10000,"factor":null,"original_max_position_embeddings":4096}})", "x");
+      R"({"head_dim":64,"max_position_embeddings":32768,"rope_parameters":{"rope_type":"yarn","rope_theta":10000,"factor":null,"original_max_position_embeddings":4096}})",
+      "x");
   CHECK(v5.map == "yarn-hf:factor=8:original_max_position_embeddings=4096:rope_theta=10000:head_dim=64");
   // dynamic divides by the config's max_position_embeddings, as Transformers does
-  CHECK(parse_rope_scaling(R"({"max_position_embeddings":2048,"rope_scaling":{"rope_type":"dynamic","factor":2}})", "x").map ==
-        "dynamic:factor=2:original_max_position_embeddings=2048");
+  CHECK(parse_rope_scaling(R"({"max_position_embeddings":2048,"rope_scaling":{"rope_type":"dynamic","factor":2}})", "x")
+            .map == "dynamic:factor=2:original_max_position_embeddings=2048");
   CHECK(parse_rope_scaling(R"({"rope_type":"linear","factor":2})", "x").map == "pi:factor=2");
   CHECK(parse_rope_scaling(R"({"rope_scaling":null,"max_position_embeddings":2048})", "x").map == "none");
   struct Bad {
     const char* json;
     const char* names;
   };
-  for (const Bad& b : {Bad{R"({"rope_type":"zoom","factor":2})", "rope_type 'zoom'"},
-                       Bad{R"({"rope_type":"yarn","factor":2,"beta":3})", "beta is not a field"},
-                       Bad{R"({"rope_type":"yarn"})", "factor is required"},
-                       Bad{R"({"rope_type":"yarn","factor":0.5})", "factor must be at least 1"},
-                       Bad{R"({"rope_type":"yarn","factor":4,"beta_fast":1,"beta_slow":2})", "beta_fast"},
-                       Bad{R"({"rope_type":"llama3","factor":8,"original_max_position_embeddings":8192,"low_freq_factor":4,"high_freq_factor":1})", "low_freq_factor"},
-                       Bad{R"({"rope_type":"llama3","factor":8,"low_freq_factor":1,"high_freq_factor":4})", "original_max_position_embeddings is required"},
-                       Bad{R"({"rope_type":"longrope","short_factor":[1,1],"long_factor":"x"})", "long_factor must be a list"},
-                       Bad{R"({"head_dim":8,"rope_scaling":{"rope_type":"longrope","short_factor":[1,1],"long_factor":[1,1,1,1]}})", "short_factor lists 2"},
-                       Bad{R"({"rope_type":"dynamic","factor":"2"})", "factor must be a number"},
-                       Bad{R"({"factor":2})", "neither a config.json"},
-                       Bad{R"({"rope_type":"yarn","factor":4,"truncate":1})", "truncate must be true or false"}}) {
+  for (
+      const Bad& b :
+      {Bad{R"({"rope_type":"zoom","factor":2})", "rope_type 'zoom'"},
+       Bad{R"({"rope_type":"yarn","factor":2,"beta":3})", "beta is not a field"},
+       Bad{R"({"rope_type":"yarn"})", "factor is required"},
+       Bad{R"({"rope_type":"yarn","factor":0.5})", "factor must be at least 1"},
+       Bad{R"({"rope_type":"yarn","factor":4,"beta_fast":1,"beta_slow":2})", "beta_fast"},
+       Bad{R"({"rope_type":"llama3","factor":8,"original_max_position_embeddings":8192,"low_freq_factor":4,"high_freq_factor":1})",
+           "low_freq_factor"},
+       Bad{R"({"rope_type":"llama3","factor":8,"low_freq_factor":1,"high_freq_factor":4})",
+           "original_max_position_embeddings is required"},
+       Bad{R"({"rope_type":"longrope","short_factor":[1,1],"long_factor":"x"})", "long_factor must be a list"},
+       Bad{R"({"head_dim":8,"rope_scaling":{"rope_type":"longrope","short_factor":[1,1],"long_factor":[1,1,1,1]}})",
+           "short_factor lists 2"},
+       Bad{R"({"rope_type":"dynamic","factor":"2"})", "factor must be a number"},
+       Bad{R"({"factor":2})", "neither a config.json"},
+       Bad{R"({"rope_type":"yarn","factor":4,"truncate":1})", "truncate must be true or false"}}) {
     INFO(b.json);
     CHECK_THROWS_WITH_AS(parse_rope_scaling(b.json, "--rope-scaling"), doctest::Contains(b.names), UsageError);
   }
   // the map checks the model it reads: a stated base or head width that differs is refused
-  CHECK_THROWS_WITH_AS(make_plan("yarn-hf:factor=4:rope_theta=500000", 32, 10000, 16, 128, 512), doctest::Contains("rope_theta is 500000"), UsageError);
-  CHECK_THROWS_WITH_AS(make_plan("yarn-hf:factor=4:head_dim=64", 32, 10000, 16, 128, 512), doctest::Contains("head_dim is 64"), UsageError);
-  CHECK_THROWS_WITH_AS(make_plan("longrope:short_factor=1/1", 32, 10000, 16, 128, 512), doctest::Contains("short_factor lists 2"), UsageError);
+  CHECK_THROWS_WITH_AS(make_plan("yarn-hf:factor=4:rope_theta=500000", 32, 10000, 16, 128, 512),
+                       doctest::Contains("rope_theta is 500000"), UsageError);
+  CHECK_THROWS_WITH_AS(make_plan("yarn-hf:factor=4:head_dim=64", 32, 10000, 16, 128, 512),
+                       doctest::Contains("head_dim is 64"), UsageError);
+  CHECK_THROWS_WITH_AS(make_plan("longrope:short_factor=1/1", 32, 10000, 16, 128, 512),
+                       doctest::Contains("short_factor lists 2"), UsageError);
 }
 
 TEST_CASE("practitioner maps as written: defaults, parameters, and the paper maps untouched") {
@@ -229,9 +253,9 @@ TEST_CASE("rope_scaling_dict: every map with a Transformers rope_type goes out a
   const int d = 32, L = 128;
   const double base = 10000;
   for (const std::string map :
-       {"pi", "pi:factor=3", "yarn-hf", "yarn-hf:factor=4:truncate=false:beta_fast=16", "yarn-hf:mscale=1:mscale_all_dim=0.5",
-        "llama3:factor=8:low_freq_factor=1:high_freq_factor=4", "dynamic", "longrope",
-        "longrope:attention_factor=1.2"})
+       {"pi", "pi:factor=3", "yarn-hf", "yarn-hf:factor=4:truncate=false:beta_fast=16",
+        "yarn-hf:mscale=1:mscale_all_dim=0.5", "llama3:factor=8:low_freq_factor=1:high_freq_factor=4", "dynamic",
+        "longrope", "longrope:attention_factor=1.2"})
     for (double kappa : {1.0, 2.0, 4.0}) {
       INFO(map, " kappa ", kappa);
       REQUIRE(has_rope_type(parse_map(map)));
@@ -272,7 +296,8 @@ Layouts layouts(const json& scaling, std::optional<int> original, double partial
   json params = scaling;
   params["rope_theta"] = 10000.0;
   if (partial != 1.0) v4["partial_rotary_factor"] = partial, params["partial_rotary_factor"] = partial;
-  if (original) v4["original_max_position_embeddings"] = *original, params["original_max_position_embeddings"] = *original;
+  if (original)
+    v4["original_max_position_embeddings"] = *original, params["original_max_position_embeddings"] = *original;
   v4["rope_scaling"] = scaling;
   v5["rope_parameters"] = params;
   return {v4, v5};
@@ -302,19 +327,32 @@ TEST_CASE("rope_scaling: the v4 and v5 layouts of one config read as one map, ev
       {"default", {{"rope_type", "default"}}, std::nullopt, "none"},
       {"linear", {{"rope_type", "linear"}, {"factor", 4.0}}, std::nullopt, "pi:factor=4:rope_theta=10000:head_dim=32"},
       // dynamic divides by max_position_embeddings in both (a stated original length is not its N)
-      {"dynamic", {{"rope_type", "dynamic"}, {"factor", 2.0}}, std::nullopt,
+      {"dynamic",
+       {{"rope_type", "dynamic"}, {"factor", 2.0}},
+       std::nullopt,
        "dynamic:factor=2:original_max_position_embeddings=256:rope_theta=10000:head_dim=32"},
-      {"yarn", {{"rope_type", "yarn"}, {"factor", 4.0}}, 64,
+      {"yarn",
+       {{"rope_type", "yarn"}, {"factor", 4.0}},
+       64,
        "yarn-hf:factor=4:original_max_position_embeddings=64:rope_theta=10000:head_dim=32"},
-      {"yarn, null factor", {{"rope_type", "yarn"}, {"factor", nullptr}}, 64,
+      {"yarn, null factor",
+       {{"rope_type", "yarn"}, {"factor", nullptr}},
+       64,
        "yarn-hf:factor=4:original_max_position_embeddings=64:rope_theta=10000:head_dim=32"},
-      {"yarn, no original length: max_position_embeddings", {{"rope_type", "yarn"}, {"factor", 2.0}}, std::nullopt,
+      {"yarn, no original length: max_position_embeddings",
+       {{"rope_type", "yarn"}, {"factor", 2.0}},
+       std::nullopt,
        "yarn-hf:factor=2:original_max_position_embeddings=256:rope_theta=10000:head_dim=32"},
-      {"llama3", {{"rope_type", "llama3"}, {"factor", 8.0}, {"low_freq_factor", 1.0}, {"high_freq_factor", 4.0}}, 32,
-       "llama3:factor=8:original_max_position_embeddings=32:rope_theta=10000:head_dim=32:low_freq_factor=1:high_freq_factor=4"},
+      {"llama3",
+       {{"rope_type", "llama3"}, {"factor", 8.0}, {"low_freq_factor", 1.0}, {"high_freq_factor", 4.0}},
+       32,
+       "llama3:factor=8:original_max_position_embeddings=32:rope_theta=10000:head_dim=32:low_freq_factor=1:high_freq_"
+       "factor=4"},
       {"llama3, no original length: max_position_embeddings",
-       {{"rope_type", "llama3"}, {"factor", 8.0}, {"low_freq_factor", 1.0}, {"high_freq_factor", 4.0}}, std::nullopt,
-       "llama3:factor=8:original_max_position_embeddings=256:rope_theta=10000:head_dim=32:low_freq_factor=1:high_freq_factor=4"},
+       {{"rope_type", "llama3"}, {"factor", 8.0}, {"low_freq_factor", 1.0}, {"high_freq_factor", 4.0}},
+       std::nullopt,
+       "llama3:factor=8:original_max_position_embeddings=256:rope_theta=10000:head_dim=32:low_freq_factor=1:high_freq_"
+       "factor=4"},
       // longrope: Phi-3's factor max_position_embeddings / N = 256 / 32, missing or null
       {"longrope, no factor", longrope, 32, ""},
       {"longrope, null factor", longrope_null, 32, ""},
@@ -345,7 +383,8 @@ TEST_CASE("rope_scaling: the v4 and v5 layouts of one config read as one map, ev
     CHECK(rs.map.params["original_max_position_embeddings"].get<int>() == 32);
     for (int length : {32, 256}) {
       const json c = theory::rope_scaling_census(rs.map, rs.rope_type, 32, 1.0, 10000, 32, length);
-      CHECK(c["attention_factor"].get<double>() == doctest::Approx(std::sqrt(1 + std::log(8.0) / std::log(32.0))).epsilon(1e-14));
+      CHECK(c["attention_factor"].get<double>() ==
+            doctest::Approx(std::sqrt(1 + std::log(8.0) / std::log(32.0))).epsilon(1e-14));
       CHECK(c["attention_factor"].get<double>() == doctest::Approx(1.2649).epsilon(1e-4));
     }
   }
@@ -355,7 +394,9 @@ TEST_CASE("rope_scaling: the v4 and v5 layouts of one config read as one map, ev
   {
     const RopeScaling rs = rope_scaling_from_json(layouts(longrope, std::nullopt).v5, "x");
     CHECK(rs.map.params["factor"].get<double>() == 1.0);
-    CHECK(theory::rope_scaling_census(rs.map, rs.rope_type, 32, 1.0, 10000, 256, 512)["attention_factor"].get<double>() == 1.0);
+    CHECK(
+        theory::rope_scaling_census(rs.map, rs.rope_type, 32, 1.0, 10000, 256, 512)["attention_factor"].get<double>() ==
+        1.0);
   }
   // a partial rotary factor in either place
   {
@@ -365,16 +406,23 @@ TEST_CASE("rope_scaling: the v4 and v5 layouts of one config read as one map, ev
   }
 }
 
-TEST_CASE("rope_scaling: the original length at the top wins over the dictionary's (v5, Phi-3), for every type that reads one") {
+TEST_CASE(
+    "rope_scaling: the original length at the top wins over the dictionary's (v5, Phi-3), for every type that reads "
+    "one") {
   // v5 moves a top-level original_max_position_embeddings into rope_parameters over the dictionary's own
   for (const char* type : {"yarn", "llama3", "longrope"}) {
     INFO(type);
     json scaling = {{"rope_type", type}, {"original_max_position_embeddings", 64}};
-    if (std::string(type) == "longrope") scaling["short_factor"] = short_long(false), scaling["long_factor"] = short_long(true);
-    else scaling["factor"] = 4.0;
+    if (std::string(type) == "longrope")
+      scaling["short_factor"] = short_long(false), scaling["long_factor"] = short_long(true);
+    else
+      scaling["factor"] = 4.0;
     if (std::string(type) == "llama3") scaling["low_freq_factor"] = 1.0, scaling["high_freq_factor"] = 4.0;
-    const json config = {{"head_dim", 32}, {"max_position_embeddings", 256}, {"rope_theta", 10000.0},
-                         {"original_max_position_embeddings", 32}, {"rope_scaling", scaling}};
+    const json config = {{"head_dim", 32},
+                         {"max_position_embeddings", 256},
+                         {"rope_theta", 10000.0},
+                         {"original_max_position_embeddings", 32},
+                         {"rope_scaling", scaling}};
     CHECK(rope_scaling_from_json(config, "x").map.params["original_max_position_embeddings"].get<int>() == 32);
   }
 }
@@ -382,16 +430,24 @@ TEST_CASE("rope_scaling: the original length at the top wins over the dictionary
 TEST_CASE("rope_scaling: contradictions and impossible lengths are refused by name") {
   // two partial rotary factors that differ (v5 takes the top's, v4 reads the top only: a contradiction)
   CHECK_THROWS_WITH_AS(
-      rope_scaling_from_json(json::parse(R"({"head_dim":32,"partial_rotary_factor":0.5,"rope_parameters":{"rope_type":"linear","factor":2,"partial_rotary_factor":0.25}})"), "--rope-scaling"),
+      rope_scaling_from_json(
+          json::parse(
+              R"({"head_dim":32,"partial_rotary_factor":0.5,"rope_parameters":{"rope_type":"linear","factor":2,"partial_rotary_factor":0.25}})"),
+          "--rope-scaling"),
       doctest::Contains("partial_rotary_factor 0.5 and rope_parameters.partial_rotary_factor 0.25 differ"), UsageError);
   // a factor derived from lengths that would shrink the context
   CHECK_THROWS_WITH_AS(
-      rope_scaling_from_json(json::parse(R"({"max_position_embeddings":128,"rope_parameters":{"rope_type":"yarn","factor":null,"original_max_position_embeddings":512}})"), "--rope-scaling"),
+      rope_scaling_from_json(
+          json::parse(
+              R"({"max_position_embeddings":128,"rope_parameters":{"rope_type":"yarn","factor":null,"original_max_position_embeddings":512}})"),
+          "--rope-scaling"),
       doctest::Contains("128 / 512, below 1"), UsageError);
   // llama3 with no original length at all (a bare dictionary)
-  CHECK_THROWS_WITH_AS(
-      rope_scaling_from_json(json::parse(R"({"rope_type":"llama3","factor":8,"low_freq_factor":1,"high_freq_factor":4})"), "--rope-scaling"),
-      doctest::Contains("original_max_position_embeddings is required for rope_type 'llama3'"), UsageError);
+  CHECK_THROWS_WITH_AS(rope_scaling_from_json(
+                           json::parse(R"({"rope_type":"llama3","factor":8,"low_freq_factor":1,"high_freq_factor":4})"),
+                           "--rope-scaling"),
+                       doctest::Contains("original_max_position_embeddings is required for rope_type 'llama3'"),
+                       UsageError);
 }
 
 TEST_CASE("rope base: one rule for census --base, the map base=B and a config's rope_theta") {
@@ -405,13 +461,15 @@ TEST_CASE("rope base: one rule for census --base, the map base=B and a config's 
   for (double bad : {1.0, 0.5, -3.0, 1e13, std::numeric_limits<double>::infinity(), std::nan("")}) {
     INFO(bad);
     CHECK_FALSE(rope_base_problem(bad).empty());
-    CHECK_THROWS_WITH_AS(check_rope_base(bad, "--base"), doctest::Contains("--base must be a number greater than 1"), UsageError);
+    CHECK_THROWS_WITH_AS(check_rope_base(bad, "--base"), doctest::Contains("--base must be a number greater than 1"),
+                         UsageError);
     if (std::isfinite(bad)) {
       CHECK_THROWS_AS(parse_map(fmt::format("base={}", bad)), UsageError);
       CHECK_THROWS_WITH_AS(rope_scaling_from_json(json{{"rope_theta", bad}, {"max_position_embeddings", 64}}, "x"),
                            doctest::Contains("rope_theta must be a number greater than 1"), UsageError);
-      CHECK_THROWS_WITH_AS(rope_scaling_from_json(json{{"rope_parameters", {{"rope_type", "default"}, {"rope_theta", bad}}}}, "x"),
-                           doctest::Contains("rope_parameters.rope_theta must be"), UsageError);
+      CHECK_THROWS_WITH_AS(
+          rope_scaling_from_json(json{{"rope_parameters", {{"rope_type", "default"}, {"rope_theta", bad}}}}, "x"),
+          doctest::Contains("rope_parameters.rope_theta must be"), UsageError);
     }
   }
   CHECK_THROWS_AS(parse_map("base=inf"), UsageError);

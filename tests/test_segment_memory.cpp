@@ -131,8 +131,8 @@ TEST_CASE("the memory slides: after each segment it holds the last mem_len state
 }
 
 TEST_CASE("a window read in segments with a memory holding everything before it is the full read") {
-  const CharCorpus corpus = load_char_corpus(std::string(PEBENCH_SOURCE_DIR) + "/data/timemachine.txt",
-                                             kTimeMachineSha1);
+  const CharCorpus corpus =
+      load_char_corpus(std::string(PEBENCH_SOURCE_DIR) + "/data/timemachine.txt", kTimeMachineSha1);
   for (auto scheme : {"txl", "alibi"}) {
     BlockStack<float> m(memory_model<float>(scheme));
     m.init(9);
@@ -184,7 +184,8 @@ TEST_CASE("mem_len trains on consecutive segments with a memory, and is refused 
   REQUIRE(r.at("rows").size() == 2);
   CHECK(r["rows"][1].at("memory") == 32);
   // the first segment has no memory (up to the rounding of txl's R over another span)
-  CHECK(r["rows"][0]["perplexity"][0].get<double>() == doctest::Approx(r["rows"][1]["perplexity"][0].get<double>()).epsilon(1e-9));
+  CHECK(r["rows"][0]["perplexity"][0].get<double>() ==
+        doctest::Approx(r["rows"][1]["perplexity"][0].get<double>()).epsilon(1e-9));
   CHECK(r["rows"][0]["perplexity"][1] != r["rows"][1]["perplexity"][1]);
   bool labelled = false;
   for (auto& g : r.at("summary")) labelled = labelled || g.at("label") == "txl (memory 32)";

@@ -47,7 +47,9 @@ TEST_CASE("the paired t test is the one-sample t on the differences") {
   CHECK(t.mean_diff == doctest::Approx(d.mean));
   CHECK(t.hi - t.lo == doctest::Approx(2 * d.half_width));
   const double stat = d.mean / (d.sd / 2);
-  CHECK(t.p_value == doctest::Approx(2 * boost::math::cdf(boost::math::complement(boost::math::students_t(3), stat))).epsilon(1e-10));
+  CHECK(
+      t.p_value ==
+      doctest::Approx(2 * boost::math::cdf(boost::math::complement(boost::math::students_t(3), stat))).epsilon(1e-10));
 }
 
 TEST_CASE("exact McNemar: the two-sided binomial tail of the discordant split, as Boost computes it") {

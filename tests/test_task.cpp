@@ -54,7 +54,8 @@ double brute_force_reader(int N, int A, double p) {
 TEST_CASE("the exact no-position reader agrees with brute-force enumeration") {
   for (int n : {3, 5, 7}) {
     INFO("n = ", n);
-    CHECK(cue_best_reader_without_positions(n, 3, 0.3) == doctest::Approx(brute_force_reader(n - 1, 3, 0.3)).epsilon(1e-12));
+    CHECK(cue_best_reader_without_positions(n, 3, 0.3) ==
+          doctest::Approx(brute_force_reader(n - 1, 3, 0.3)).epsilon(1e-12));
   }
   CHECK(cue_best_reader_without_positions(6, 8, 0.1) == doctest::Approx(brute_force_reader(5, 8, 0.1)).epsilon(1e-10));
 }

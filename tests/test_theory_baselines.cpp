@@ -5,8 +5,8 @@
 #include <cmath>
 #include <vector>
 
-#include "theory/exact_reader.h"
 #include "theory/baselines.h"
+#include "theory/exact_reader.h"
 
 namespace {
 

@@ -1,6 +1,7 @@
 // format_tables renders every section of a (reduced) compute_all-shaped object, and skips missing ones.
 #include <doctest/doctest.h>
 
+#include "schemes/t5_buckets.h"
 #include "theory/alibi_bound.h"
 #include "theory/baselines.h"
 #include "theory/census.h"
@@ -9,7 +10,6 @@
 #include "theory/relativity.h"
 #include "theory/rope_geometry.h"
 #include "theory/sinusoidal_geometry.h"
-#include "schemes/t5_buckets.h"
 #include "theory/theory.h"
 
 using namespace pe::theory;

@@ -1,9 +1,9 @@
 // pe-bench analyze: the geometry behind the results.
 //   pe-bench analyze theory   everything in docs/analyses.md that needs no trained model
+#include <fmt/format.h>
+#include <algorithm>
 #include <map>
 #include <set>
-#include <algorithm>
-#include <fmt/format.h>
 
 #include <chrono>
 
@@ -35,12 +35,16 @@ void register_analyze_attention(CLI::App* parent) {
       "attention",
       "What attention does inside and past the training length: per layer and head, the mass by distance, on the "
       "first token (sink), each row's entropy against ln(visible keys), the mass beyond the training length; for "
-      "plain reads and each map (a task with attention maps: charlm, passkey, cue: the query row of the test sequences)");
+      "plain reads and each map (a task with attention maps: charlm, passkey, cue: the query row of the test "
+      "sequences)");
   sub->add_option("--checkpoint", o->checkpoints, "checkpoint.json to read (repeatable)")->required();
   sub->add_option("--lengths", o->lengths, "comma-separated lengths to read at (default: the task's eval_lengths)");
-  sub->add_option("--maps", o->maps, fmt::format("also read RoPE checkpoints with these maps (comma-separated): {}", known_maps()));
-  sub->add_option("--rope-scaling", o->rope_scaling, "also read RoPE checkpoints as a Transformers config says (a config.json path or JSON)");
-  sub->add_option("--sequences", o->sequences, "sequences read per checkpoint, map and length (the task's own: validation windows, test sequences)")
+  sub->add_option("--maps", o->maps,
+                  fmt::format("also read RoPE checkpoints with these maps (comma-separated): {}", known_maps()));
+  sub->add_option("--rope-scaling", o->rope_scaling,
+                  "also read RoPE checkpoints as a Transformers config says (a config.json path or JSON)");
+  sub->add_option("--sequences", o->sequences,
+                  "sequences read per checkpoint, map and length (the task's own: validation windows, test sequences)")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
   sub->add_option("--out", o->out, "JSON file to write (atomically)")->capture_default_str();
@@ -82,13 +86,19 @@ void register_analyze_attention(CLI::App* parent) {
           if (!st.value("readable", true)) continue;  // past what the model can read
           const std::string label =
               fmt::format("{} s{}", map.label(st["scheme"].get<std::string>()), st["seed"].get<int>());
-          readings.push_back({{"label", label}, {"checkpoint", cp}, {"scheme", st["scheme"]}, {"seed", st["seed"]},
-                              {"map", map}, {"length", n}, {"stats", st}});
+          readings.push_back({{"label", label},
+                              {"checkpoint", cp},
+                              {"scheme", st["scheme"]},
+                              {"seed", st["seed"]},
+                              {"map", map},
+                              {"length", n},
+                              {"stats", st}});
         }
     progress.done();
     if (readings.empty())
-      throw UsageError("analyze attention: no checkpoint can read any of --lengths (a learned table has no row "
-                       "that far); give shorter lengths");
+      throw UsageError(
+          "analyze attention: no checkpoint can read any of --lengths (a learned table has no row "
+          "that far); give shorter lengths");
     // two checkpoints of the same scheme and seed (e.g. trained on other window orders): their labels
     // name the checkpoint's place on the command line, #1, #2, ...
     std::map<std::string, std::set<std::string>> paths_of;
@@ -98,8 +108,8 @@ void register_analyze_attention(CLI::App* parent) {
         const auto at = std::find(o->checkpoints.begin(), o->checkpoints.end(), r["checkpoint"].get<std::string>());
         r["label"] = fmt::format("{} #{}", r["label"].get<std::string>(), at - o->checkpoints.begin() + 1);
       }
-    const nlohmann::json out = {{"task", task.name()}, {"sequences", o->sequences}, {"lengths", e.eval_lengths},
-                                {"readings", readings}};
+    const nlohmann::json out = {
+        {"task", task.name()}, {"sequences", o->sequences}, {"lengths", e.eval_lengths}, {"readings", readings}};
     write_json_atomic(o->out, out);
     fmt::print("{}", format_attention_table(out));
     fmt::print("written to {}\n", o->out);
@@ -121,7 +131,8 @@ void register_analyze(CLI::App& app) {
       "theory` for the analyses that need no model");
   sub->require_subcommand(0, 1);
   sub->add_option("--task", o->task, "the task whose models to read: " + known_tasks())->capture_default_str();
-  sub->add_option("--runs-dir", o->runs, "analyse every checkpoint.json of the task below this directory, e.g. results/tournament/runs");
+  sub->add_option("--runs-dir", o->runs,
+                  "analyse every checkpoint.json of the task below this directory, e.g. results/tournament/runs");
   sub->add_option("--out", o->out, "JSON file to write (atomically)")->capture_default_str();
   sub->add_option("--lengths", o->lengths, "test lengths for the accuracies")->capture_default_str();
   sub->add_option("--set", o->sets, "test settings: --set test_sequences=N, --set test_seed=N");
@@ -141,7 +152,8 @@ void register_analyze(CLI::App& app) {
     const auto paths = find_checkpoints(o->runs, task.name());
     check_distinct_runs(paths);
     const Task::Analysis a = task.analyze(paths, e);
-    if (a.files.empty()) throw UsageError(fmt::format("analyze: the {} task has no analyses of trained models", task.name()));
+    if (a.files.empty())
+      throw UsageError(fmt::format("analyze: the {} task has no analyses of trained models", task.name()));
     if (a.files.size() != 1)
       throw Error(fmt::format("analyze: the {} task writes {} files; --out names one", task.name(), a.files.size()));
     write_file_atomic(o->out, a.files.front().second);

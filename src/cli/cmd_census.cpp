@@ -51,12 +51,15 @@ void census_rope_scaling(const CLI::App& sub, const Opts& o) {
   const RopeScaling rs = parse_rope_scaling(o.rope_scaling, "--rope-scaling");
   const bool dim_given = sub.count("--d-head") > 0, base_given = sub.count("--base") > 0;
   if (rs.head_dim && dim_given && *rs.head_dim != o.dim)
-    throw UsageError(fmt::format("--d-head {} but the config's head_dim is {}; drop the flag or fix the config", o.dim, *rs.head_dim));
+    throw UsageError(fmt::format("--d-head {} but the config's head_dim is {}; drop the flag or fix the config", o.dim,
+                                 *rs.head_dim));
   if (rs.rope_theta && base_given && *rs.rope_theta != o.base)
-    throw UsageError(fmt::format("--base {} but the config's rope_theta is {}; drop the flag or fix the config", o.base, *rs.rope_theta));
+    throw UsageError(fmt::format("--base {} but the config's rope_theta is {}; drop the flag or fix the config", o.base,
+                                 *rs.rope_theta));
   const int head_dim = rs.head_dim.value_or(o.dim);
   const double base = rs.rope_theta.value_or(o.base);
-  if (head_dim < 4 || head_dim > 131072) throw UsageError(fmt::format("head width {} must be in [4, 131072]", head_dim));
+  if (head_dim < 4 || head_dim > 131072)
+    throw UsageError(fmt::format("head width {} must be in [4, 131072]", head_dim));
   if (!rs.rope_theta) check_rope_base(base, "--base");  // (a config's rope_theta was checked as it was read)
   const MapSpec& spec = rs.map;
   const bool train_given = sub.count("--train-length") > 0;
@@ -64,15 +67,20 @@ void census_rope_scaling(const CLI::App& sub, const Opts& o) {
   if (spec.params.contains("original_max_position_embeddings")) {
     original = spec.params["original_max_position_embeddings"].template get<int>();
     if (train_given && o.train_length != original)
-      throw UsageError(fmt::format("--train-length {} but the config's original length is {}; drop the flag", o.train_length, original));
+      throw UsageError(fmt::format("--train-length {} but the config's original length is {}; drop the flag",
+                                   o.train_length, original));
   } else if (rs.max_position_embeddings && !train_given) {
     original = *rs.max_position_embeddings;
   }
   const int length = o.length.value_or(original);
-  if (length < 1 || length > (1 << 24)) throw UsageError(fmt::format("--length must be in [1, 16777216] (got {})", length));
-  const auto census = theory::rope_scaling_census(rs.map, rs.rope_type, head_dim, rs.partial_rotary_factor, base, original, length);
-  if (o.json) fmt::print("{}\n", census.dump(2));
-  else fmt::print("{}", theory::format_rope_scaling_census(census));
+  if (length < 1 || length > (1 << 24))
+    throw UsageError(fmt::format("--length must be in [1, 16777216] (got {})", length));
+  const auto census =
+      theory::rope_scaling_census(rs.map, rs.rope_type, head_dim, rs.partial_rotary_factor, base, original, length);
+  if (o.json)
+    fmt::print("{}\n", census.dump(2));
+  else
+    fmt::print("{}", theory::format_rope_scaling_census(census));
 }
 
 void register_census(CLI::App& app) {
@@ -84,13 +92,18 @@ void register_census(CLI::App& app) {
     bool json = false;
   };
   auto o = std::make_shared<Opts>();
-  auto* sub = app.add_subcommand("census", "RoPE's wavelength census: per plane, the wavelength, the turns it makes over "
-                                           "the training offsets, and each map's factor theta'_j/theta_j at each kappa");
+  auto* sub = app.add_subcommand("census",
+                                 "RoPE's wavelength census: per plane, the wavelength, the turns it makes over "
+                                 "the training offsets, and each map's factor theta'_j/theta_j at each kappa");
   sub->add_option("--d-head,--dim", o->dim, "head width d (even; d_model / n_heads of a model)")->capture_default_str();
   sub->add_option("--train-length", o->train_length, "training length L")->capture_default_str();
-  sub->add_option("--base", o->base, "frequency base b: a number in (1, 1e12], the rule of the map base=B and a config's rope_theta")->capture_default_str();
-  sub->add_option("--kappa", o->kappa, "comma-separated read/train length ratios (finite, > 0, e.g. 1.5,2,4; none empty); the census's "
-                  "planes x kappas x maps is checked against this machine's memory")->capture_default_str();
+  sub->add_option("--base", o->base,
+                  "frequency base b: a number in (1, 1e12], the rule of the map base=B and a config's rope_theta")
+      ->capture_default_str();
+  sub->add_option("--kappa", o->kappa,
+                  "comma-separated read/train length ratios (finite, > 0, e.g. 1.5,2,4; none empty); the census's "
+                  "planes x kappas x maps is checked against this machine's memory")
+      ->capture_default_str();
   sub->add_option("--maps", o->maps, "comma-separated maps: " + known_maps())->capture_default_str();
   sub->add_option("--rope-scaling", o->rope_scaling,
                   "a Transformers config.json (path or JSON) or its rope_scaling dictionary, e.g. "
@@ -128,9 +141,10 @@ void register_census(CLI::App& app) {
     }
     const auto maps = parse_map_list(o->maps, "--maps");
     // the report holds a row per plane, kappa and map: a size the arguments choose
-    check_memory(census_bytes(o->dim, kappas.size(), maps.size()),
-                 fmt::format("a census of {} planes at {} kappas through {} maps", o->dim / 2, kappas.size(), maps.size()),
-                 "give fewer --kappa values or --maps, or a smaller --d-head");
+    check_memory(
+        census_bytes(o->dim, kappas.size(), maps.size()),
+        fmt::format("a census of {} planes at {} kappas through {} maps", o->dim / 2, kappas.size(), maps.size()),
+        "give fewer --kappa values or --maps, or a smaller --d-head");
     const auto census = theory::wavelength_census_report(o->dim, o->train_length, o->base, kappas, maps);
     if (o->json) {
       fmt::print("{}\n", census.dump(2));

@@ -19,7 +19,8 @@ void register_compare(CLI::App& app) {
   auto o = std::make_shared<Opts>();
   auto* sub = app.add_subcommand(
       "compare",
-      "Compare two readers of a results.json at one length (filings: on all queries and on the far ones): the mean difference a - b with its 95% interval "
+      "Compare two readers of a results.json at one length (filings: on all queries and on the far ones): the mean "
+      "difference a - b with its 95% interval "
       "across seeds (paired t) and, for the cue task, within each seed's checkpoints over the shared test "
       "sequences (paired bootstrap; exact McNemar test); and each reader's own accuracy with the 95% interval of a "
       "proportion (logit scale, docs/results-format.md). E.g. pe-bench compare results/tournament/results.json "

@@ -18,7 +18,8 @@ void register_diff(CLI::App& app) {
       "diff", "Compare two results directories (or files) value by value; exit 0 if the same, 6 if not");
   sub->footer(
       "JSON is compared by value, JSON Lines line by line, other files byte for byte; each differing file is named "
-      "with its first differing value. The `build` provenance (compiler, target, flags, numerics version) is reported as a note, not "
+      "with its first differing value. The `build` provenance (compiler, target, flags, numerics version) is reported "
+      "as a note, not "
       "a difference.\nExample: pe-bench diff /tmp/mine/results/tournament results/tournament");
   sub->add_option("a", o->a, "first directory or file")->required();
   sub->add_option("b", o->b, "second directory or file")->required();

@@ -1,7 +1,6 @@
 // pe-bench eval: evaluate every checkpoint under a runs directory (or the ones given) at some lengths.
 #include <fmt/format.h>
 
-
 #include "cli/common.h"
 #include "core/errors.h"
 #include "core/files.h"
@@ -15,31 +14,37 @@ namespace pe::cli {
 
 void register_eval(CLI::App& app) {
   struct Opts {
-    std::string task = task_list().front()->name(), lengths, runs_dir = "results/runs", out = "results/eval.json", markdown, maps, corpus, rope_scaling, decode;
+    std::string task = task_list().front()->name(), lengths, runs_dir = "results/runs", out = "results/eval.json",
+                markdown, maps, corpus, rope_scaling, decode;
     std::vector<std::string> checkpoints, sets;
     std::optional<int> band;
     RunOptions run;
   };
   auto o = std::make_shared<Opts>();
-  auto* sub = app.add_subcommand("eval", "Evaluate trained checkpoints at several lengths on the shared test stream; "
-                                         "writes a results JSON and prints a table (mean over seeds and each seed)");
+  auto* sub = app.add_subcommand("eval",
+                                 "Evaluate trained checkpoints at several lengths on the shared test stream; "
+                                 "writes a results JSON and prints a table (mean over seeds and each seed)");
   sub->add_option("--task", o->task, "the task whose checkpoints to read: " + known_tasks())->capture_default_str();
   sub->add_option("--lengths", o->lengths, "comma-separated test lengths (default: the task's eval_lengths)");
-  sub->add_option("--band", o->band, "also read RoPE with only this many recent keys visible (0: no; key band, for a task that reads it)");
-  sub->add_option("--runs-dir", o->runs_dir, "evaluate every checkpoint.json below this directory")->capture_default_str();
+  sub->add_option("--band", o->band,
+                  "also read RoPE with only this many recent keys visible (0: no; key band, for a task that reads it)");
+  sub->add_option("--runs-dir", o->runs_dir, "evaluate every checkpoint.json below this directory")
+      ->capture_default_str();
   sub->add_option("--checkpoint", o->checkpoints, "evaluate this checkpoint instead (repeatable)");
   sub->add_option("--maps", o->maps,
                   "also re-read every RoPE checkpoint with these context-extension maps (comma-separated: " +
                       known_maps() + "), at kappa = length / training length, without retraining");
-  sub->add_option("--rope-scaling", o->rope_scaling,
-                  "also re-read every RoPE checkpoint as a Transformers config says: a config.json path or JSON (the "
-                  "config, or its rope_scaling dictionary such as '{\"rope_type\":\"yarn\",\"factor\":4}'); key rope_scaling");
+  sub->add_option(
+      "--rope-scaling", o->rope_scaling,
+      "also re-read every RoPE checkpoint as a Transformers config says: a config.json path or JSON (the "
+      "config, or its rope_scaling dictionary such as '{\"rope_type\":\"yarn\",\"factor\":4}'); key rope_scaling");
   sub->add_option("--decode", o->decode,
                   "full (a forward over each window) or cached (token by token through a key/value cache; key decode, "
                   "for a task that reads it; leave it out for the task's default: an empty value is an error)");
   sub->add_option("--out", o->out, "results JSON to write (atomically)")->capture_default_str();
   sub->add_option("--markdown", o->markdown, "also write the table as Markdown to this file");
-  sub->add_option("--set", o->sets, "test settings, e.g. --set test_seed=N (pe-bench train --help lists each task's keys)");
+  sub->add_option("--set", o->sets,
+                  "test settings, e.g. --set test_seed=N (pe-bench train --help lists each task's keys)");
   sub->add_option("--corpus", o->corpus, "plain-text corpus (key corpus, for a task that reads one)");
   add_run_options(sub, o->run);
   check_option_values(app);  // empty values, non-finite numbers: harness/cli_options.h

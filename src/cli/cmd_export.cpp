@@ -61,7 +61,7 @@ void register_export(CLI::App& app) {
       throw UsageError("--map and --length describe the check batch: add --check");
     const ExportedModel m = export_checkpoint(o->checkpoint);
     std::vector<std::pair<std::string, std::string>> files{{"model.safetensors", m.safetensors},
-                                                          {"config.json", m.config}};
+                                                           {"config.json", m.config}};
     if (o->check) {
       const MapSpec map = parse_map(o->map);  // a malformed map is named before the model is read
       const std::string task = CheckpointReader(o->checkpoint, "").json_().at("task");
@@ -76,12 +76,16 @@ void register_export(CLI::App& app) {
       for (const char* name : {"check.safetensors", "check.json"}) {
         const std::string path = o->out + "/" + name;
         if (!file_exists(path)) continue;
-        if (written_by_export_check(path)) obsolete.push_back(name);
-        else fmt::print("left {} as it is: pe-bench export --check did not write it\n", path);
+        if (written_by_export_check(path))
+          obsolete.push_back(name);
+        else
+          fmt::print("left {} as it is: pe-bench export --check did not write it\n", path);
       }
     write_file_set(o->out, files, obsolete);
     for (auto& [name, bytes] : files) fmt::print("wrote {}/{} ({} bytes)\n", o->out, name, bytes.size());
-    for (auto& name : obsolete) fmt::print("removed {}/{} (an earlier export's check batch: add --check to write one for this model)\n", o->out, name);
+    for (auto& name : obsolete)
+      fmt::print("removed {}/{} (an earlier export's check batch: add --check to write one for this model)\n", o->out,
+                 name);
   });
 }
 

@@ -15,9 +15,11 @@ struct GradCheckFailed : Error {
 
 void register_gradcheck(CLI::App& app) {
   auto scheme = std::make_shared<std::string>("all");
-  auto* sub = app.add_subcommand("gradcheck", "Check every hand-written gradient against central differences in double: for every scheme, "
-                                              "the multi-head attention layer and every task's model; prints the worst relative error per "
-                                              "tensor; non-zero exit on failure");
+  auto* sub =
+      app.add_subcommand("gradcheck",
+                         "Check every hand-written gradient against central differences in double: for every scheme, "
+                         "the multi-head attention layer and every task's model; prints the worst relative error per "
+                         "tensor; non-zero exit on failure");
   sub->add_option("--scheme", *scheme, "one scheme, or all")->capture_default_str();
   sub->callback([scheme] {
     std::vector<std::string> names;
@@ -25,8 +27,7 @@ void register_gradcheck(CLI::App& app) {
       for (auto& s : scheme_list()) names.push_back(s.name);
     else if (scheme_exists(*scheme))
       names.push_back(*scheme);
-    else
-    {
+    else {
       SchemeConfig c;
       c.name = *scheme;
       make_scheme<double>(c);  // throws the unknown-scheme error

@@ -34,10 +34,11 @@ void register_lab(CLI::App& app) {
     // lab.json as the page's payload: a path that is not valid UTF-8 carries U+FFFD in both
     const std::string data = payload.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
     write_file_set(o->out, {{"index.html", page}, {"lab.json", data + "\n"}});
-    fmt::print("wrote {}/index.html ({} KB, the payload inline) and {}/lab.json: {} score curves, {} readers of the "
-               "filing; open the page in a browser\n",
-               o->out, (page.size() + 1023) / 1024, o->out, payload["scores"]["readers"].size(),
-               payload["filing"]["readers"].size());
+    fmt::print(
+        "wrote {}/index.html ({} KB, the payload inline) and {}/lab.json: {} score curves, {} readers of the "
+        "filing; open the page in a browser\n",
+        o->out, (page.size() + 1023) / 1024, o->out, payload["scores"]["readers"].size(),
+        payload["filing"]["readers"].size());
   });
 }
 

@@ -16,9 +16,12 @@ void register_run(CLI::App& app) {
     RunOptions run;
   };
   auto o = std::make_shared<Opts>();
-  auto* sub = app.add_subcommand("run", "Run an experiment file: train every scheme x seed, evaluate at every length, "
-                                        "write <out_dir>/results.json and table.md, print the table");
-  sub->add_option("experiment", o->experiment, "experiment JSON file, e.g. experiments/tournament.json or experiments/charlm.json")->required();
+  auto* sub = app.add_subcommand("run",
+                                 "Run an experiment file: train every scheme x seed, evaluate at every length, "
+                                 "write <out_dir>/results.json and table.md, print the table");
+  sub->add_option("experiment", o->experiment,
+                  "experiment JSON file, e.g. experiments/tournament.json or experiments/charlm.json")
+      ->required();
   sub->add_option("--set", o->sets, "override a key: --set key=value (repeatable; lists comma-separated)");
   add_run_options(sub, o->run);
   add_resume_option(sub, o->resume);

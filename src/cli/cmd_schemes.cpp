@@ -18,8 +18,8 @@ nlohmann::json schemes_json() {
   for (auto& s : scheme_list()) {
     nlohmann::json settings = nlohmann::json::object();
     for (auto& k : s.keys)
-      settings[k.key] = {{"type", type_name(k.type)}, {"default", k.default_value}, {"help", k.help},
-                         {"domain", domain_of(k)}};
+      settings[k.key] = {
+          {"type", type_name(k.type)}, {"default", k.default_value}, {"help", k.help}, {"domain", domain_of(k)}};
     out.push_back({{"name", s.name},
                    {"description", s.description},
                    {"min_layers", s.min_layers},

@@ -20,8 +20,9 @@ void register_table(CLI::App& app) {
     bool restate = false;
   };
   auto o = std::make_shared<Opts>();
-  auto* sub = app.add_subcommand("table", "Print the table of a results.json (of any task) without recomputing; "
-                                          "optionally write it as Markdown");
+  auto* sub = app.add_subcommand("table",
+                                 "Print the table of a results.json (of any task) without recomputing; "
+                                 "optionally write it as Markdown");
   sub->add_option("results", o->results, "results file, e.g. results/charlm/results.json")->required();
   sub->add_option("--markdown", o->markdown, "also write the Markdown table to this file (atomically)");
   sub->add_option("--reference", o->reference,
@@ -38,7 +39,8 @@ void register_table(CLI::App& app) {
       if (!o->reference.empty()) r["reference"] = parse_json(read_file(o->reference));
       if (o->restate) {
         // the tasks whose results are proportions, each recognising its own results
-        const bool proportions = restate_cue_intervals(r) || restate_filings_intervals(r) || restate_passkey_intervals(r);
+        const bool proportions =
+            restate_cue_intervals(r) || restate_filings_intervals(r) || restate_passkey_intervals(r);
         if (proportions) write_json_atomic(o->results, r);
       }
       text = task.table(r);

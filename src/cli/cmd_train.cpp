@@ -19,8 +19,9 @@ void register_train(CLI::App& app) {
     RunOptions run;
   };
   auto o = std::make_shared<Opts>();
-  auto* sub = app.add_subcommand("train", "Train one model; writes <runs-dir>/<task>/<scheme>/seed<N>/ "
-                                          "(config.json, metrics.jsonl, checkpoint.json)");
+  auto* sub = app.add_subcommand("train",
+                                 "Train one model; writes <runs-dir>/<task>/<scheme>/seed<N>/ "
+                                 "(config.json, metrics.jsonl, checkpoint.json)");
   sub->add_option("--scheme", o->scheme, "positional scheme (see `pe-bench schemes`)")->required();
   sub->add_option("--task", o->task,
                   "task to train on, each with its own defaults and keys: " + known_tasks() +
@@ -29,7 +30,8 @@ void register_train(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::Range(0, kMaxSeed));
   sub->add_option("--steps", o->steps, "Adam steps (default: the experiment's, else the task's)");
-  sub->add_option("--experiment", o->experiment, "experiment JSON file whose settings to use (default: built-in defaults)");
+  sub->add_option("--experiment", o->experiment,
+                  "experiment JSON file whose settings to use (default: built-in defaults)");
   sub->add_option("--runs-dir", o->runs_dir, "root of run directories (default: results/runs)");
   sub->add_option("--set", o->sets, "override an experiment key: --set key=value (repeatable; lists comma-separated)");
   sub->add_option("--corpus", o->corpus, "plain-text corpus (key corpus, for a task that reads one)");

@@ -11,7 +11,7 @@ namespace pe {
 
 inline void keep_freed_memory() {
 #if defined(__GLIBC__)
-  mallopt(M_MMAP_THRESHOLD, 64 << 20);  // blocks below 64 MiB come from the heap, not fresh mmaps
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);   // blocks below 64 MiB come from the heap, not fresh mmaps
   mallopt(M_TRIM_THRESHOLD, 512 << 20);  // do not hand the top of the heap back below 512 MiB free
 #endif
 }

@@ -50,9 +50,12 @@ bool vector_level_available(VectorLevel level) {
 
 const char* vector_level_name(VectorLevel level) {
   switch (level) {
-    case VectorLevel::Avx512: return "avx512";
-    case VectorLevel::Avx2: return "avx2";
-    case VectorLevel::Scalar: return "scalar";
+    case VectorLevel::Avx512:
+      return "avx512";
+    case VectorLevel::Avx2:
+      return "avx2";
+    case VectorLevel::Scalar:
+      return "scalar";
   }
   return "?";
 }

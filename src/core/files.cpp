@@ -5,10 +5,10 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cerrno>
-#include <csignal>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <csignal>
 #include <cstring>
 
 #include <cstdio>
@@ -111,10 +111,9 @@ void write_file_checked(const std::string& path, const std::string& text,
   // an existing output that is not a regular file (a device, a pipe) is written through, never renamed over
   if (fs::exists(path, ec) && !fs::is_regular_file(path, ec)) {
     if (check) {  // checked first as a temporary file of the system's temporary folder
-      const std::string tmp = (fs::temp_directory_path(ec) / fmt::format("pe-bench-check.{}.json", ::getpid())).string();
-      write_file_checked(tmp, text, [&](const std::string& t) {
-        check(t);
-      });
+      const std::string tmp =
+          (fs::temp_directory_path(ec) / fmt::format("pe-bench-check.{}.json", ::getpid())).string();
+      write_file_checked(tmp, text, [&](const std::string& t) { check(t); });
       ::unlink(tmp.c_str());
     }
     std::ofstream out(path, std::ios::binary);
@@ -188,24 +187,29 @@ struct SetStep {
 std::vector<SetStep> read_manifest(const fs::path& dir, const std::set<std::string>& allowed) {
   const fs::path pending = dir / kPendingSet, path = pending / kSetManifest;
   if (entry_at(path) != Entry::File)
-    throw IoError(fmt::format("{} is not a regular file; remove {} (an unfinished output set pe-bench cannot have "
-                              "written) and run again",
-                              path.string(), pending.string()));
+    throw IoError(
+        fmt::format("{} is not a regular file; remove {} (an unfinished output set pe-bench cannot have "
+                    "written) and run again",
+                    path.string(), pending.string()));
   std::istringstream in(read_file(path.string()));
   std::vector<SetStep> steps;
   std::set<std::string> seen;
   std::string line;
   for (int n = 1; std::getline(in, line); ++n) {
     const auto bad = [&](const std::string& why) {
-      return IoError(fmt::format("{} line {} ({}): {}; nothing was changed: remove {} (an unfinished output set "
-                                 "pe-bench did not write for this folder) and run again",
-                                 path.string(), n, nlohmann::json(line).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-                                 why, pending.string()));
+      return IoError(fmt::format(
+          "{} line {} ({}): {}; nothing was changed: remove {} (an unfinished output set "
+          "pe-bench did not write for this folder) and run again",
+          path.string(), n, nlohmann::json(line).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), why,
+          pending.string()));
     };
     SetStep step;
-    if (line.rfind("put ", 0) == 0) step = {true, line.substr(4)};
-    else if (line.rfind("remove ", 0) == 0) step = {false, line.substr(7)};
-    else throw bad("not 'put NAME' or 'remove NAME'");
+    if (line.rfind("put ", 0) == 0)
+      step = {true, line.substr(4)};
+    else if (line.rfind("remove ", 0) == 0)
+      step = {false, line.substr(7)};
+    else
+      throw bad("not 'put NAME' or 'remove NAME'");
     if (!plain_file_name(step.name)) throw bad("not a plain file name inside the folder");
     if (!allowed.count(step.name)) throw bad("not a file this command writes");
     if (!seen.insert(step.name).second) throw bad("names a file twice");
@@ -278,9 +282,10 @@ void write_file_set(const std::string& dir_text, const std::vector<std::pair<std
   // the commit point, so the old set stays whole
   for (auto& name : allowed)
     if (entry_at(dir / name) == Entry::Other)
-      throw IoError(fmt::format("{} is not a regular file, and pe-bench writes {} there; move it away or choose "
-                                "another output folder (nothing was written)",
-                                (dir / name).string(), name));
+      throw IoError(
+          fmt::format("{} is not a regular file, and pe-bench writes {} there; move it away or choose "
+                      "another output folder (nothing was written)",
+                      (dir / name).string(), name));
   const std::string staging = unique_temp_name((dir / kSetStaging).string());
   if (::mkdir(staging.c_str(), 0755) != 0)
     throw IoError(fmt::format("cannot create {}: {}", staging, std::strerror(errno)));
@@ -322,14 +327,11 @@ void write_file_set(const std::string& dir_text, const std::vector<std::pair<std
 
 std::string json_text(const nlohmann::json& j) { return j.dump(2) + "\n"; }
 
-void write_json_atomic(const std::string& path, const nlohmann::json& j) {
-  write_file_atomic(path, json_text(j));
-}
+void write_json_atomic(const std::string& path, const nlohmann::json& j) { write_file_atomic(path, json_text(j)); }
 
 std::string read_file(const std::string& path, size_t max_bytes) {
   std::error_code ec;
-  if (fs::is_directory(path, ec))
-    throw IoError(fmt::format("cannot read {}: it is a directory, not a file", path));
+  if (fs::is_directory(path, ec)) throw IoError(fmt::format("cannot read {}: it is a directory, not a file", path));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw IoError(fmt::format("cannot read {}: no such file or not readable", path));
   // read in pieces, so that a device or a pipe without end (/dev/zero) stops at the bound
@@ -370,9 +372,10 @@ nlohmann::json parse_json(const std::string& text) {
       case json::parse_event_t::key: {
         const std::string k = parsed.get<std::string>();
         if (!keys.back().insert(k).second)
-          throw StrictJsonError(fmt::format("duplicate key '{}': each key may appear once in an object (the last "
-                                            "would silently win)",
-                                            k));
+          throw StrictJsonError(
+              fmt::format("duplicate key '{}': each key may appear once in an object (the last "
+                          "would silently win)",
+                          k));
         break;
       }
       case json::parse_event_t::value:
@@ -391,7 +394,8 @@ nlohmann::json parse_json(const std::string& text) {
   } catch (const StrictJsonError&) {
     throw;
   } catch (const json::exception& e) {  // out_of_range.406: a number past a double's range
-    const std::string what = e.what(), plain = what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2);
+    const std::string what = e.what(),
+                      plain = what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2);
     throw StrictJsonError(fmt::format("a number past the range of a double ({})", plain));
   }
 }

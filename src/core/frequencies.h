@@ -9,9 +9,7 @@ namespace pe {
 inline constexpr double kDefaultBase = 10000.0;
 
 // theta_j = base^(-2j/d) for plane j = 0 .. d/2-1 (planes are adjacent coordinate pairs 2j, 2j+1).
-inline double plane_frequency(int j, int d, double base = kDefaultBase) {
-  return math::pow(base, -2.0 * j / d);
-}
+inline double plane_frequency(int j, int d, double base = kDefaultBase) { return math::pow(base, -2.0 * j / d); }
 
 // lambda_j = 2 pi / theta_j.
 inline double plane_wavelength(int j, int d, double base = kDefaultBase) {

@@ -31,8 +31,7 @@ constexpr int MC = 72;   // rows of op(A) per block (MC x KC floats: 36 KB)
 // Element (r, k) of op(A) is a[r * lda + k] (AT = false) or a[k * lda + r] (AT = true); row k of op(B)
 // starts at b + k * ldb.
 template <int R, bool AT>
-void tile_kernel(int n, int K, const float* a, size_t lda, const float* b, size_t ldb, float* c, size_t ldc,
-                 bool acc) {
+void tile_kernel(int n, int K, const float* a, size_t lda, const float* b, size_t ldb, float* c, size_t ldc, bool acc) {
 #ifdef PEBENCH_GEMM_AVX2
   __m256 c0[R], c1[R];
 #pragma GCC unroll 6
@@ -45,14 +44,14 @@ void tile_kernel(int n, int K, const float* a, size_t lda, const float* b, size_
   for (int r = 0; r < R; ++r) ar[r] = AT ? a + r : a + r * lda;
   const size_t astep = AT ? lda : 1;
   // The k loop: two loads of op(B), R broadcasts of op(A), 2R FMAs.
-#define PEBENCH_TILE_STEP(LOAD0, LOAD1)                                    \
-  for (int k = 0; k < K; ++k, b += ldb) {                                  \
-    const __m256 b0 = LOAD0, b1 = LOAD1;                                   \
-    _Pragma("GCC unroll 6") for (int r = 0; r < R; ++r) {                  \
-      const __m256 x = _mm256_broadcast_ss(ar[r] + k * astep);             \
-      c0[r] = _mm256_fmadd_ps(x, b0, c0[r]);                               \
-      c1[r] = _mm256_fmadd_ps(x, b1, c1[r]);                               \
-    }                                                                      \
+#define PEBENCH_TILE_STEP(LOAD0, LOAD1)                        \
+  for (int k = 0; k < K; ++k, b += ldb) {                      \
+    const __m256 b0 = LOAD0, b1 = LOAD1;                       \
+    _Pragma("GCC unroll 6") for (int r = 0; r < R; ++r) {      \
+      const __m256 x = _mm256_broadcast_ss(ar[r] + k * astep); \
+      c0[r] = _mm256_fmadd_ps(x, b0, c0[r]);                   \
+      c1[r] = _mm256_fmadd_ps(x, b1, c1[r]);                   \
+    }                                                          \
   }
   if (n == NR) {
     PEBENCH_TILE_STEP(_mm256_loadu_ps(b), _mm256_loadu_ps(b + 8))
@@ -100,8 +99,7 @@ void by_height(int m, F&& f) {
 }
 
 template <bool AT>
-void tile(int m, int n, int K, const float* a, size_t lda, const float* b, size_t ldb, float* c, size_t ldc,
-          bool acc) {
+void tile(int m, int n, int K, const float* a, size_t lda, const float* b, size_t ldb, float* c, size_t ldc, bool acc) {
   by_height<MR>(m, [&](auto R) { tile_kernel<R(), AT>(n, K, a, lda, b, ldb, c, ldc, acc); });
 }
 
@@ -116,8 +114,7 @@ void tile(int m, int n, int K, const float* a, size_t lda, const float* b, size_
 constexpr int MR512 = 12;
 template <int R, int W, bool AT>
 __attribute__((target("avx512f"))) void tile_kernel512(int n, int K, const float* a, size_t lda, const float* b0,
-                                                         const float* b1, size_t ldb, float* c, size_t ldc,
-                                                         bool acc) {
+                                                       const float* b1, size_t ldb, float* c, size_t ldc, bool acc) {
   static_assert(W == 1 || W == 2);
   __m512 c0[R], c1[R];
 #pragma GCC unroll 12
@@ -129,20 +126,20 @@ __attribute__((target("avx512f"))) void tile_kernel512(int n, int K, const float
   for (int r = 0; r < R; ++r) ar[r] = AT ? a + r : a + r * lda;
   const size_t astep = AT ? lda : 1;
   // The k loop; LOAD reads the last register's row of op(B) (whole, or masked past n).
-#define PEBENCH_TILE_STEP512(LOAD)                                           \
-  for (int k = 0; k < K; ++k, b0 += ldb, b1 += ldb) {                        \
-    if constexpr (W == 1) {                                                  \
-      const __m512 x0 = LOAD(b0);                                            \
-      _Pragma("GCC unroll 12") for (int r = 0; r < R; ++r)                   \
-        c0[r] = _mm512_fmadd_ps(_mm512_set1_ps(ar[r][k * astep]), x0, c0[r]); \
-    } else {                                                                 \
-      const __m512 x0 = _mm512_loadu_ps(b0), x1 = LOAD(b1);                  \
-      _Pragma("GCC unroll 12") for (int r = 0; r < R; ++r) {                 \
-        const __m512 x = _mm512_set1_ps(ar[r][k * astep]);                   \
-        c0[r] = _mm512_fmadd_ps(x, x0, c0[r]);                               \
-        c1[r] = _mm512_fmadd_ps(x, x1, c1[r]);                               \
-      }                                                                      \
-    }                                                                        \
+#define PEBENCH_TILE_STEP512(LOAD)                                      \
+  for (int k = 0; k < K; ++k, b0 += ldb, b1 += ldb) {                   \
+    if constexpr (W == 1) {                                             \
+      const __m512 x0 = LOAD(b0);                                       \
+      _Pragma("GCC unroll 12") for (int r = 0; r < R; ++r) c0[r] =      \
+          _mm512_fmadd_ps(_mm512_set1_ps(ar[r][k * astep]), x0, c0[r]); \
+    } else {                                                            \
+      const __m512 x0 = _mm512_loadu_ps(b0), x1 = LOAD(b1);             \
+      _Pragma("GCC unroll 12") for (int r = 0; r < R; ++r) {            \
+        const __m512 x = _mm512_set1_ps(ar[r][k * astep]);              \
+        c0[r] = _mm512_fmadd_ps(x, x0, c0[r]);                          \
+        c1[r] = _mm512_fmadd_ps(x, x1, c1[r]);                          \
+      }                                                                 \
+    }                                                                   \
   }
 #define PEBENCH_WHOLE(p) _mm512_loadu_ps(p)
 #define PEBENCH_MASKED(p) _mm512_maskz_loadu_ps(m, p)
@@ -169,11 +166,13 @@ __attribute__((target("avx512f"))) void tile_kernel512(int n, int K, const float
 }
 
 template <bool AT>
-void tile512(int m, int n, int K, const float* a, size_t lda, const float* b0, const float* b1, size_t ldb,
-             float* c, size_t ldc, bool acc) {
+void tile512(int m, int n, int K, const float* a, size_t lda, const float* b0, const float* b1, size_t ldb, float* c,
+             size_t ldc, bool acc) {
   by_height<MR512>(m, [&](auto R) {
-    if (n > NR) tile_kernel512<R(), 2, AT>(n, K, a, lda, b0, b1, ldb, c, ldc, acc);
-    else tile_kernel512<R(), 1, AT>(n, K, a, lda, b0, b1, ldb, c, ldc, acc);
+    if (n > NR)
+      tile_kernel512<R(), 2, AT>(n, K, a, lda, b0, b1, ldb, c, ldc, acc);
+    else
+      tile_kernel512<R(), 1, AT>(n, K, a, lda, b0, b1, ldb, c, ldc, acc);
   });
 }
 #endif
@@ -191,7 +190,8 @@ void pack_b(const float* B, size_t ldb, bool bt, int N, int k0, int kc, float* d
       // position rows)
       const int k8 = kc - kc % 8;
       for (; c0 + 8 <= n; c0 += 8) {
-        for (int k = 0; k < k8; k += 8) transpose8x8(B + size_t(j + c0) * ldb + k0 + k, ldb, dst + size_t(k) * NR + c0, NR);
+        for (int k = 0; k < k8; k += 8)
+          transpose8x8(B + size_t(j + c0) * ldb + k0 + k, ldb, dst + size_t(k) * NR + c0, NR);
         for (int k = k8; k < kc; ++k)
           for (int c = c0; c < c0 + 8; ++c) dst[size_t(k) * NR + c] = B[size_t(j + c) * ldb + k0 + k];
       }
@@ -223,8 +223,8 @@ void pack_b(const float* B, size_t ldb, bool bt, int N, int k0, int kc, float* d
 // A/B-interleaved steps). Packing copies values, so results are the same either way.
 constexpr int kDirectDepth = 32;
 template <bool AT, bool W512>
-void sgemm(int M, int N, int K, const float* A, size_t lda, const float* B, size_t ldb, bool bt, float* C,
-           size_t ldc, bool accumulate) {
+void sgemm(int M, int N, int K, const float* A, size_t lda, const float* B, size_t ldb, bool bt, float* C, size_t ldc,
+           bool accumulate) {
   thread_local std::vector<float> bpack;
   const bool pack = bt || M > MC || (K > kDirectDepth && ldb % 64 == 0);
   if (pack) bpack.resize(size_t(std::min(K, KC)) * ((N + NR - 1) / NR) * NR);
@@ -255,7 +255,8 @@ void sgemm(int M, int N, int K, const float* A, size_t lda, const float* B, size
           const int r = (mc + t) / tiles;  // heights differ by at most one
           const float* a = AT ? A + size_t(pc) * lda + i : A + i * lda + pc;
 #ifdef PEBENCH_GEMM_AVX2
-          if (W512) tile512<AT>(r, n, kc, a, lda, b, b1, ldbp, C + i * ldc + j, ldc, acc);
+          if (W512)
+            tile512<AT>(r, n, kc, a, lda, b, b1, ldbp, C + i * ldc + j, ldc, acc);
           else
 #endif
             tile<AT>(r, n, kc, a, lda, b, ldbp, C + i * ldc + j, ldc, acc);
@@ -294,8 +295,8 @@ using Strided = Eigen::Map<const Mat<S>, 0, Eigen::OuterStride<>>;
 }  // namespace
 
 template <>
-void gemm<double>(Op opa, Op opb, int M, int N, int K, const double* A, int lda, const double* B, int ldb,
-                  double* C, int ldc, bool accumulate) {
+void gemm<double>(Op opa, Op opb, int M, int N, int K, const double* A, int lda, const double* B, int ldb, double* C,
+                  int ldc, bool accumulate) {
   Eigen::Map<Mat<double>, 0, Eigen::OuterStride<>> c(C, M, N, Eigen::OuterStride<>(ldc));
   if (!accumulate) c.setZero();
   if (M <= 0 || N <= 0 || K <= 0) return;

@@ -12,8 +12,8 @@ namespace pe {
 
 namespace {
 
-std::atomic<int> scopes{0};       // live StopScopes
-std::atomic<int> stop_sig{0};     // the first signal during training
+std::atomic<int> scopes{0};    // live StopScopes
+std::atomic<int> stop_sig{0};  // the first signal during training
 
 extern "C" void on_signal(int sig) {
   int none = 0;
@@ -50,9 +50,12 @@ void clear_stop() { stop_sig.store(0); }
 
 const char* signal_name(int sig) {
   switch (sig) {
-    case SIGINT: return "SIGINT";
-    case SIGTERM: return "SIGTERM";
-    default: return "a signal";
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    default:
+      return "a signal";
   }
 }
 

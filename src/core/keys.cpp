@@ -13,13 +13,20 @@ using nlohmann::json;
 
 std::string type_name(KeyType t) {
   switch (t) {
-    case KeyType::Int: return "an integer";
-    case KeyType::Float: return "a number";
-    case KeyType::String: return "a string";
-    case KeyType::Bool: return "true or false";
-    case KeyType::IntList: return "a list of integers";
-    case KeyType::FloatList: return "a list of numbers";
-    case KeyType::StringList: return "a list of strings";
+    case KeyType::Int:
+      return "an integer";
+    case KeyType::Float:
+      return "a number";
+    case KeyType::String:
+      return "a string";
+    case KeyType::Bool:
+      return "true or false";
+    case KeyType::IntList:
+      return "a list of integers";
+    case KeyType::FloatList:
+      return "a list of numbers";
+    case KeyType::StringList:
+      return "a list of strings";
   }
   return "?";
 }
@@ -28,9 +35,12 @@ std::optional<json> parse_key_text(KeyType t, const std::string& text) {
   long long i;
   double d;
   switch (t) {
-    case KeyType::Int: return parse_int(text, i) ? std::optional<json>(i) : std::nullopt;
-    case KeyType::Float: return parse_double(text, d) ? std::optional<json>(d) : std::nullopt;
-    case KeyType::String: return json(text);
+    case KeyType::Int:
+      return parse_int(text, i) ? std::optional<json>(i) : std::nullopt;
+    case KeyType::Float:
+      return parse_double(text, d) ? std::optional<json>(d) : std::nullopt;
+    case KeyType::String:
+      return json(text);
     case KeyType::Bool:
       if (text != "true" && text != "false") return std::nullopt;
       return json(text == "true");
@@ -66,13 +76,20 @@ bool has_type(const json& v, KeyType t) {
     return true;
   };
   switch (t) {
-    case KeyType::Int: return v.is_number_integer();
-    case KeyType::Float: return v.is_number();
-    case KeyType::String: return v.is_string();
-    case KeyType::Bool: return v.is_boolean();
-    case KeyType::IntList: return all([](const json& e) { return e.is_number_integer(); });
-    case KeyType::FloatList: return all([](const json& e) { return e.is_number(); });
-    case KeyType::StringList: return all([](const json& e) { return e.is_string(); });
+    case KeyType::Int:
+      return v.is_number_integer();
+    case KeyType::Float:
+      return v.is_number();
+    case KeyType::String:
+      return v.is_string();
+    case KeyType::Bool:
+      return v.is_boolean();
+    case KeyType::IntList:
+      return all([](const json& e) { return e.is_number_integer(); });
+    case KeyType::FloatList:
+      return all([](const json& e) { return e.is_number(); });
+    case KeyType::StringList:
+      return all([](const json& e) { return e.is_string(); });
   }
   return false;
 }
@@ -83,7 +100,8 @@ std::string number_text(double x) {
   return fmt::format("{}", x);
 }
 std::string domain_text(const KeySpec& k) {
-  const bool has_min = k.min > -std::numeric_limits<double>::max(), has_max = k.max < std::numeric_limits<double>::max();
+  const bool has_min = k.min > -std::numeric_limits<double>::max(),
+             has_max = k.max < std::numeric_limits<double>::max();
   const std::string what = (k.type == KeyType::Int || k.type == KeyType::IntList) ? "an integer" : "a finite number";
   if (has_min && has_max)
     return fmt::format("{} in {}{}, {}]", what, k.min_open ? "(" : "[", number_text(k.min), number_text(k.max));
@@ -94,8 +112,8 @@ std::string domain_text(const KeySpec& k) {
 }  // namespace
 
 std::string domain_of(const KeySpec& k) {
-  const bool number = k.type == KeyType::Int || k.type == KeyType::Float || k.type == KeyType::IntList ||
-                      k.type == KeyType::FloatList;
+  const bool number =
+      k.type == KeyType::Int || k.type == KeyType::Float || k.type == KeyType::IntList || k.type == KeyType::FloatList;
   if (number) return domain_text(k);
   if (k.type == KeyType::String && k.min >= 1) return "not empty";
   return "";
@@ -115,8 +133,8 @@ void check_key_value(const KeySpec& k, const json& v, const std::string& origin)
   if (list && v.is_array()) {
     for (auto& x : v)
       if (!in_domain(x))
-        throw ConfigError(fmt::format("{}: key '{}': every entry must be {} (got {})", origin, k.key, domain_text(k),
-                                      x.dump()));
+        throw ConfigError(
+            fmt::format("{}: key '{}': every entry must be {} (got {})", origin, k.key, domain_text(k), x.dump()));
   } else if (!list && !in_domain(v)) {
     throw ConfigError(fmt::format("{}: key '{}' must be {} (got {})", origin, k.key, domain_text(k), v.dump()));
   }

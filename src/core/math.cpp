@@ -40,20 +40,9 @@ T horner(const T (&c)[N], T z) {
 }
 
 // 1/k! for k = 0..13: exp(r) = sum r^k / k! on |r| <= ln2/2 leaves a remainder below 5e-18.
-constexpr double kExpTaylor[14] = {1.0,
-                                   1.0,
-                                   1.0 / 2,
-                                   1.0 / 6,
-                                   1.0 / 24,
-                                   1.0 / 120,
-                                   1.0 / 720,
-                                   1.0 / 5040,
-                                   1.0 / 40320,
-                                   1.0 / 362880,
-                                   1.0 / 3628800,
-                                   1.0 / 39916800,
-                                   1.0 / 479001600,
-                                   1.0 / 6227020800.0};
+constexpr double kExpTaylor[14] = {
+    1.0,        1.0,         1.0 / 2,      1.0 / 6,       1.0 / 24,       1.0 / 120,       1.0 / 720,
+    1.0 / 5040, 1.0 / 40320, 1.0 / 362880, 1.0 / 3628800, 1.0 / 39916800, 1.0 / 479001600, 1.0 / 6227020800.0};
 
 // log(1+f) = f - f^2/2 + s (f^2/2 + R(z)), s = f/(2+f), z = s^2, R(z) = sum_{k>=1} 2 z^k / (2k+1).
 // R is given here divided by z: R(z) = z * kLogSeries(z).
@@ -62,8 +51,14 @@ constexpr double kLogSeries[11] = {2.0 / 3,  2.0 / 5,  2.0 / 7,  2.0 / 9,  2.0 /
 
 // sin r = r + r z S(z), cos r = 1 + z C(z), z = r^2, Taylor series on |r| <= pi/4 (remainders below
 // 1e-19): S = -1/3! + z/5! - ..., C = -1/2! + z/4! - ...
-constexpr double kSinSeries[8] = {-1.0 / 6,         1.0 / 120,          -1.0 / 5040,           1.0 / 362880,
-                                  -1.0 / 39916800, 1.0 / 6227020800.0, -1.0 / 1307674368000.0, 1.0 / 355687428096000.0};
+constexpr double kSinSeries[8] = {-1.0 / 6,
+                                  1.0 / 120,
+                                  -1.0 / 5040,
+                                  1.0 / 362880,
+                                  -1.0 / 39916800,
+                                  1.0 / 6227020800.0,
+                                  -1.0 / 1307674368000.0,
+                                  1.0 / 355687428096000.0};
 constexpr double kCosSeries[9] = {-1.0 / 2,
                                   1.0 / 24,
                                   -1.0 / 720,
@@ -103,11 +98,10 @@ double cos_kernel(double r) {
 // Float exp, shared by the scalar and the AVX2 paths (the same operations in the same order):
 // x = k ln2 + r, |r| <= ln2/2, exp(r) by its Taylor series to r^7 (remainder below 6e-9), times 2^k.
 constexpr float kLog2eF = float(kLog2e);
-constexpr float kLn2HiF = 0x1.62e4p-1f;  // 16 significant bits: k * kLn2HiF is exact
+constexpr float kLn2HiF = 0x1.62e4p-1f;                  // 16 significant bits: k * kLn2HiF is exact
 constexpr float kLn2LoF = float(0x1.7f7d1cf79abcap-20);  // ln 2 - kLn2HiF, rounded
 constexpr float kExpMaxF = 88.0f, kExpMinF = -87.0f;
-constexpr float kExpTaylorF[8] = {1.0f,        1.0f,         1.0f / 2,    1.0f / 6,
-                                  1.0f / 24,   1.0f / 120,   1.0f / 720,  1.0f / 5040};
+constexpr float kExpTaylorF[8] = {1.0f, 1.0f, 1.0f / 2, 1.0f / 6, 1.0f / 24, 1.0f / 120, 1.0f / 720, 1.0f / 5040};
 
 }  // namespace
 
@@ -176,8 +170,9 @@ void exp_inplace(double* x, int n) {
   for (; i + 4 <= n; i += 4) {
     const __m256d v = _mm256_loadu_pd(x + i);
     const __m256d k = _mm256_round_pd(_mm256_mul_pd(v, log2e), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    const __m256d plain = _mm256_and_pd(_mm256_and_pd(_mm256_cmp_pd(v, xmin, _CMP_GE_OQ), _mm256_cmp_pd(v, xmax, _CMP_LE_OQ)),
-                                        _mm256_and_pd(_mm256_cmp_pd(k, kmin, _CMP_GE_OQ), _mm256_cmp_pd(k, kmax, _CMP_LE_OQ)));
+    const __m256d plain =
+        _mm256_and_pd(_mm256_and_pd(_mm256_cmp_pd(v, xmin, _CMP_GE_OQ), _mm256_cmp_pd(v, xmax, _CMP_LE_OQ)),
+                      _mm256_and_pd(_mm256_cmp_pd(k, kmin, _CMP_GE_OQ), _mm256_cmp_pd(k, kmax, _CMP_LE_OQ)));
     if (_mm256_movemask_pd(plain) != 0xF) {
       for (int j = i; j < i + 4; ++j) x[j] = exp(x[j]);
       continue;
@@ -200,7 +195,7 @@ double log(double x) {
   if (x == 0) return -kInf;
   if (x == kInf) return x;
   int e;
-  double m = std::frexp(x, &e);  // x = m 2^e, m in [0.5, 1), exact
+  double m = std::frexp(x, &e);    // x = m 2^e, m in [0.5, 1), exact
   if (m < 0x1.6a09e667f3bcdp-1) {  // sqrt(1/2): keep m in [sqrt(1/2), sqrt(2))
     m *= 2;
     --e;
@@ -226,10 +221,14 @@ double sin(double x) {
   int q;
   const double r = reduce_half_pi(x, q);
   switch (q) {
-    case 0: return sin_kernel(r);
-    case 1: return cos_kernel(r);
-    case 2: return -sin_kernel(r);
-    default: return -cos_kernel(r);
+    case 0:
+      return sin_kernel(r);
+    case 1:
+      return cos_kernel(r);
+    case 2:
+      return -sin_kernel(r);
+    default:
+      return -cos_kernel(r);
   }
 }
 
@@ -238,10 +237,14 @@ double cos(double x) {
   int q;
   const double r = reduce_half_pi(x, q);
   switch (q) {
-    case 0: return cos_kernel(r);
-    case 1: return -sin_kernel(r);
-    case 2: return -cos_kernel(r);
-    default: return sin_kernel(r);
+    case 0:
+      return cos_kernel(r);
+    case 1:
+      return -sin_kernel(r);
+    case 2:
+      return -cos_kernel(r);
+    default:
+      return sin_kernel(r);
   }
 }
 

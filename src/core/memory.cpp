@@ -36,9 +36,9 @@ double rlimit(int resource) {
 double memory_limit_bytes() {
   double limit = double(::sysconf(_SC_PHYS_PAGES)) * double(::sysconf(_SC_PAGESIZE));
   if (!(limit > 0)) limit = std::numeric_limits<double>::infinity();
-  limit = std::min({limit, cgroup_limit("/sys/fs/cgroup/memory.max"),
-                    cgroup_limit("/sys/fs/cgroup/memory/memory.limit_in_bytes"), rlimit(RLIMIT_AS),
-                    rlimit(RLIMIT_DATA)});
+  limit =
+      std::min({limit, cgroup_limit("/sys/fs/cgroup/memory.max"),
+                cgroup_limit("/sys/fs/cgroup/memory/memory.limit_in_bytes"), rlimit(RLIMIT_AS), rlimit(RLIMIT_DATA)});
   return limit;
 }
 

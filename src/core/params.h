@@ -49,7 +49,8 @@ class ParamLayout {
   std::string scoped(const std::string& name) const {
     if (layer_scope_ < 0) return name;
     const std::string pos = "pos.", first_layer = "pos.layer0.";
-    if (name.rfind(first_layer, 0) == 0) return fmt::format("pos.layer{}.{}", layer_scope_, name.substr(first_layer.size()));
+    if (name.rfind(first_layer, 0) == 0)
+      return fmt::format("pos.layer{}.{}", layer_scope_, name.substr(first_layer.size()));
     if (name.rfind(pos, 0) == 0) return fmt::format("pos.layer{}.{}", layer_scope_, name.substr(pos.size()));
     throw Error("a scheme's parameter must be named pos.*: " + name);
   }
@@ -96,17 +97,17 @@ std::string first_nonfinite(const ParamLayout& layout, const S* values) {
 // Throws TrainingDiverged when the step's loss or any parameter after it is not finite, naming the
 // step and the first tensor where it shows.
 template <class S>
-void check_finite_step(int step, double loss, const ParamLayout& layout, const S* params, const S* grad,
-                       double lr) {
+void check_finite_step(int step, double loss, const ParamLayout& layout, const S* params, const S* grad, double lr) {
   std::string where;
-  if (!std::isfinite(loss)) where = fmt::format("the loss is {}", loss);
+  if (!std::isfinite(loss))
+    where = fmt::format("the loss is {}", loss);
   else if (const std::string g = grad ? first_nonfinite(layout, grad) : ""; !g.empty())
     where = "the gradient of " + g + " is not finite";
   else if (const std::string p = first_nonfinite(layout, params); !p.empty())
     where = p + " is not finite";
   if (!where.empty())
-    throw TrainingDiverged(fmt::format("training diverged at step {}: {}; lower lr (it is {}); nothing was written",
-                                       step, where, lr));
+    throw TrainingDiverged(
+        fmt::format("training diverged at step {}: {}; lower lr (it is {}); nothing was written", step, where, lr));
 }
 
 }  // namespace pe

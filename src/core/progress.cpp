@@ -11,8 +11,7 @@ namespace {
 constexpr auto kLogInterval = std::chrono::seconds(30);  // between plain lines when not on a terminal
 }
 
-Progress::Progress(bool quiet)
-    : on_(!quiet), tty_(isatty(fileno(stderr))), last_(std::chrono::steady_clock::now()) {}
+Progress::Progress(bool quiet) : on_(!quiet), tty_(isatty(fileno(stderr))), last_(std::chrono::steady_clock::now()) {}
 
 void Progress::update(const std::string& line) {
   if (!on_) return;

@@ -10,8 +10,7 @@ namespace pe {
 
 // splitmix64's constants (core/rng_lanes.h computes the same hash eight lanes at a time from them).
 namespace splitmix {
-inline constexpr uint64_t kGamma = 0x9E3779B97F4A7C15ULL, kMul1 = 0xBF58476D1CE4E5B9ULL,
-                          kMul2 = 0x94D049BB133111EBULL;
+inline constexpr uint64_t kGamma = 0x9E3779B97F4A7C15ULL, kMul1 = 0xBF58476D1CE4E5B9ULL, kMul2 = 0x94D049BB133111EBULL;
 inline constexpr int kShift1 = 30, kShift2 = 27, kShift3 = 31;
 }  // namespace splitmix
 

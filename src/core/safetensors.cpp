@@ -51,7 +51,8 @@ int64_t bounded_elements(const std::vector<int64_t>& shape, int64_t limit) {
 }
 // A JSON array of non-negative integers (a shape, data offsets): a fraction, a sign or a string is
 // refused, never truncated.
-std::vector<int64_t> whole_numbers(const json& j, const char* what, const std::function<DataError(const std::string&)>& fail) {
+std::vector<int64_t> whole_numbers(const json& j, const char* what,
+                                   const std::function<DataError(const std::string&)>& fail) {
   if (!j.is_array()) throw fail(fmt::format("its {} is not a list of whole numbers", what));
   std::vector<int64_t> out;
   for (auto& x : j) {
@@ -65,7 +66,8 @@ std::vector<int64_t> whole_numbers(const json& j, const char* what, const std::f
 }
 }  // namespace
 
-std::string safetensors_bytes(const std::vector<NamedTensor>& tensors, const std::map<std::string, std::string>& metadata) {
+std::string safetensors_bytes(const std::vector<NamedTensor>& tensors,
+                              const std::map<std::string, std::string>& metadata) {
   // the header: an ordered JSON object (nlohmann's sorts keys; offsets say where each tensor lies)
   json header = json::object();
   uint64_t at = 0;
@@ -126,9 +128,10 @@ SafetensorsFile parse_safetensors(const std::string& bytes, const std::string& p
       if (!spec.is_object()) throw tensor_fail("its description is not an object");
       const std::string dtype = spec.at("dtype");
       if (dtype != "F32")
-        throw DataError(fmt::format("{}: tensor '{}' has dtype {}; pe-bench reads F32 only (convert it with "
-                                    "tensor.float() before saving)",
-                                    path, name, dtype));
+        throw DataError(
+            fmt::format("{}: tensor '{}' has dtype {}; pe-bench reads F32 only (convert it with "
+                        "tensor.float() before saving)",
+                        path, name, dtype));
       NamedTensor t;
       t.name = name;
       t.shape = whole_numbers(spec.at("shape"), "shape", tensor_fail);
@@ -139,7 +142,8 @@ SafetensorsFile parse_safetensors(const std::string& bytes, const std::string& p
       const int64_t count = bounded_elements(t.shape, int64_t(data_bytes / 4));
       if (count < 0 || uint64_t(off[1] - off[0]) != uint64_t(count) * 4)
         throw fail(fmt::format("tensor '{}' holds {} bytes, its shape {} needs {}", name, off[1] - off[0],
-                               json(t.shape).dump(), count < 0 ? "more than the file holds" : std::to_string(count * 4)));
+                               json(t.shape).dump(),
+                               count < 0 ? "more than the file holds" : std::to_string(count * 4)));
       t.data.resize(size_t(count));
       for (size_t i = 0; i < t.data.size(); ++i) t.data[i] = get_f32(bytes.data() + base + off[0] + 4 * i);
       spans.push_back({uint64_t(off[0]), uint64_t(off[1])});
@@ -154,7 +158,8 @@ SafetensorsFile parse_safetensors(const std::string& bytes, const std::string& p
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return spans[a] < spans[b]; });
   uint64_t at = 0;
   for (size_t i : order) {
-    if (spans[i].first != at) throw fail(fmt::format("tensor '{}' does not start where the one before it ends", f.tensors[i].name));
+    if (spans[i].first != at)
+      throw fail(fmt::format("tensor '{}' does not start where the one before it ends", f.tensors[i].name));
     at = spans[i].second;
   }
   if (at != data_bytes) throw fail(fmt::format("{} bytes of data follow the last tensor", data_bytes - at));

@@ -18,7 +18,8 @@ struct NamedTensor {
 };
 
 // The file's bytes: tensors in the order given (offsets ascending), metadata as "__metadata__".
-std::string safetensors_bytes(const std::vector<NamedTensor>& tensors, const std::map<std::string, std::string>& metadata);
+std::string safetensors_bytes(const std::vector<NamedTensor>& tensors,
+                              const std::map<std::string, std::string>& metadata);
 
 struct SafetensorsFile {
   std::vector<NamedTensor> tensors;  // in the order of their data offsets

@@ -27,10 +27,14 @@ std::string sha1_hex(const std::string& data) {
     uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4];
     for (int t = 0; t < 80; ++t) {
       uint32_t f, k;
-      if (t < 20) f = (b & c) | (~b & d), k = 0x5A827999u;
-      else if (t < 40) f = b ^ c ^ d, k = 0x6ED9EBA1u;
-      else if (t < 60) f = (b & c) | (b & d) | (c & d), k = 0x8F1BBCDCu;
-      else f = b ^ c ^ d, k = 0xCA62C1D6u;
+      if (t < 20)
+        f = (b & c) | (~b & d), k = 0x5A827999u;
+      else if (t < 40)
+        f = b ^ c ^ d, k = 0x6ED9EBA1u;
+      else if (t < 60)
+        f = (b & c) | (b & d) | (c & d), k = 0x8F1BBCDCu;
+      else
+        f = b ^ c ^ d, k = 0xCA62C1D6u;
       const uint32_t tmp = rotl(a, 5) + f + e + k + w[t];
       e = d, d = c, c = rotl(b, 30), b = a, a = tmp;
     }

@@ -56,7 +56,8 @@ std::string first_difference(const json& a, const json& b, const std::string& pa
       std::string d = first_difference(a[i], b[i], fmt::format("{}[{}]", path, i), builds);
       if (!d.empty()) return d;
     }
-    if (a.size() != b.size()) return fmt::format("{}: {} elements vs {}", path.empty() ? "(top)" : path, a.size(), b.size());
+    if (a.size() != b.size())
+      return fmt::format("{}: {} elements vs {}", path.empty() ? "(top)" : path, a.size(), b.size());
     return "";
   }
   if (a.is_number() && b.is_number()) {  // exact: a double's shortest form reads back to its bits
@@ -87,7 +88,9 @@ void add_build_notes(const std::string& name, const std::vector<std::pair<json, 
   const json &a = builds.front().first, &b = builds.front().second;
   std::string what;
   for (auto& [k, v] : a.items())
-    if (!b.contains(k) || b[k] != v) what += fmt::format("{}{} {} vs {}", what.empty() ? "" : ", ", k, shown(v), b.contains(k) ? shown(b[k]) : "missing");
+    if (!b.contains(k) || b[k] != v)
+      what +=
+          fmt::format("{}{} {} vs {}", what.empty() ? "" : ", ", k, shown(v), b.contains(k) ? shown(b[k]) : "missing");
   d.notes.push_back(fmt::format("{}: build differs ({})", name, what.empty() ? "fields" : what));
 }
 
@@ -99,8 +102,10 @@ void diff_files(const std::string& name, const std::string& pa, const std::strin
   if (ends_with(name, ".json")) {
     if (ta != tb) {
       const std::string diff = first_difference(parse_or_throw(ta, pa), parse_or_throw(tb, pb), "", builds);
-      if (!diff.empty()) d.differences.push_back(name + ": " + diff);
-      else if (builds.empty()) d.differences.push_back(name + ": same values, different layout");
+      if (!diff.empty())
+        d.differences.push_back(name + ": " + diff);
+      else if (builds.empty())
+        d.differences.push_back(name + ": same values, different layout");
     }
   } else if (ends_with(name, ".jsonl")) {
     const auto la = lines_of(ta), lb = lines_of(tb);
@@ -122,7 +127,8 @@ void diff_files(const std::string& name, const std::string& pa, const std::strin
     size_t i = 0;
     while (i < la.size() && i < lb.size() && la[i] == lb[i]) ++i;
     const auto line = [](const std::vector<std::string>& v, size_t k) {
-      return k < v.size() ? json(v[k].size() > 60 ? v[k].substr(0, 57) + "..." : v[k]).dump() : std::string("end of file");
+      return k < v.size() ? json(v[k].size() > 60 ? v[k].substr(0, 57) + "..." : v[k]).dump()
+                          : std::string("end of file");
     };
     d.differences.push_back(fmt::format("{} line {}: {} vs {}", name, i + 1, line(la, i), line(lb, i)));
   }

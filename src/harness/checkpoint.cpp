@@ -2,13 +2,13 @@
 
 #include <fmt/format.h>
 
+#include "core/build_info.h"
 #include "core/errors.h"
 #include "core/files.h"
-#include "core/build_info.h"
 #include "harness/config.h"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -88,8 +88,12 @@ json params_json(const ParamLayout& layout, const float* values) {
 
 json checkpoint_envelope(const std::string& task, const json& model, const SchemeConfig& scheme, const json& training,
                          const ParamLayout& layout, const float* values, const json& extra) {
-  json cp = {{"format", kCheckpointFormat}, {"version", kCheckpointVersion}, {"task", task},
-             {"model", model},              {"scheme", scheme_config_to_json(scheme)}, {"training", training},
+  json cp = {{"format", kCheckpointFormat},
+             {"version", kCheckpointVersion},
+             {"task", task},
+             {"model", model},
+             {"scheme", scheme_config_to_json(scheme)},
+             {"training", training},
              {"build", build_info_json()}};
   for (auto& [k, v] : extra.items()) cp[k] = v;
   cp["params"] = params_json(layout, values);
@@ -102,18 +106,20 @@ CheckpointError CheckpointReader::fail(const std::string& why) const {
 }
 
 CheckpointReader::CheckpointReader(const std::string& path, const std::string& task) : path_(path) {
-  if (!file_exists(path)) throw CheckpointError(fmt::format("checkpoint {} not found; train one with `pe-bench train` first", path));
+  if (!file_exists(path))
+    throw CheckpointError(fmt::format("checkpoint {} not found; train one with `pe-bench train` first", path));
   try {
     j_ = parse_json(read_file(path));
   } catch (const json::exception& e) {
     throw fail(fmt::format("not valid JSON ({})", e.what()));
   }
-  if (!j_.is_object() || !j_.contains("format") || j_["format"] != kCheckpointFormat) throw fail("not a pe-bench checkpoint (format field missing or different)");
+  if (!j_.is_object() || !j_.contains("format") || j_["format"] != kCheckpointFormat)
+    throw fail("not a pe-bench checkpoint (format field missing or different)");
   if (!j_.contains("version") || !j_["version"].is_number_integer()) throw fail("no format version");
   // compared as a 64-bit value, never cut to 32 bits first (4294967297 is not version 1)
   if (j_["version"] != kCheckpointVersion)
-    throw fail(fmt::format("format version {} but this pe-bench reads version {}", j_["version"].dump(),
-                           kCheckpointVersion));
+    throw fail(
+        fmt::format("format version {} but this pe-bench reads version {}", j_["version"].dump(), kCheckpointVersion));
   const json t = j_.value("task", json());
   if (!task.empty() && t != task) throw fail(fmt::format("it holds a model of task {}, not {}", t.dump(), task));
   for (auto s : {"model", "scheme", "training"})
@@ -221,24 +227,27 @@ std::vector<std::string> find_checkpoints(const std::string& dir, const std::str
     // killed pe-bench left (not a run: skipped; training that run again removes it)
     if (const int pid = temp_owner(name)) {
       if (process_alive(pid))
-        throw UsageError(fmt::format("{} is being written by pe-bench process {} (a run in progress); wait for it to "
-                                     "finish, then read the runs",
-                                     path, pid));
+        throw UsageError(
+            fmt::format("{} is being written by pe-bench process {} (a run in progress); wait for it to "
+                        "finish, then read the runs",
+                        path, pid));
       if (entry.is_directory()) it.disable_recursion_pending();
       continue;
     }
     if (entry.is_directory() && fs::exists(entry.path() / "config.json") &&
         !fs::exists(entry.path() / "checkpoint.json"))
-      throw DataError(fmt::format("run directory {} is incomplete (config.json but no checkpoint.json); remove it "
-                                  "and train that run again",
-                                  path));
+      throw DataError(
+          fmt::format("run directory {} is incomplete (config.json but no checkpoint.json); remove it "
+                      "and train that run again",
+                      path));
     const std::string state_suffix = ".state.json";
     if (name.size() > state_suffix.size() && name.ends_with(state_suffix)) {
       const std::string run = path.substr(0, path.size() - state_suffix.size());
       if (!fs::exists(run + "/checkpoint.json"))
-        throw DataError(fmt::format("run {} was interrupted before it finished (its state is saved in {}); finish it "
-                                    "with the same command and --resume, or remove the state file",
-                                    run, path));
+        throw DataError(
+            fmt::format("run {} was interrupted before it finished (its state is saved in {}); finish it "
+                        "with the same command and --resume, or remove the state file",
+                        run, path));
     }
     if (!entry.is_regular_file() || name != "checkpoint.json") continue;
     bool keep = true;
@@ -251,10 +260,11 @@ std::vector<std::string> find_checkpoints(const std::string& dir, const std::str
         const json c = parse_json(read_file(cfg.string()));
         const json scheme = cp.at("scheme").at("name"), seed = cp.at("training").at("seed");
         if (c.value("scheme", scheme) != scheme || c.value("seed", seed) != seed)
-          throw DataError(fmt::format("run directory {} mixes runs: config.json is {} seed {} but checkpoint.json "
-                                      "holds {} seed {}; remove it and train that run again",
-                                      entry.path().parent_path().string(), c.value("scheme", json()).dump(),
-                                      c.value("seed", json()).dump(), scheme.dump(), seed.dump()));
+          throw DataError(
+              fmt::format("run directory {} mixes runs: config.json is {} seed {} but checkpoint.json "
+                          "holds {} seed {}; remove it and train that run again",
+                          entry.path().parent_path().string(), c.value("scheme", json()).dump(),
+                          c.value("seed", json()).dump(), scheme.dump(), seed.dump()));
       }
     } catch (const json::exception&) {  // unreadable: kept, so loading it reports the problem
     }
@@ -275,9 +285,10 @@ void check_distinct_runs(const std::vector<std::string>& checkpoints) {
     const fs::path canonical = fs::weakly_canonical(path, ec);
     const std::string file_key = "file " + (ec ? path : canonical.string());
     if (auto it = seen.find(file_key); it != seen.end())
-      throw UsageError(fmt::format("checkpoint {} is given twice; each run may be read once (its seed would count "
-                                   "twice in the mean and the interval)",
-                                   path));
+      throw UsageError(
+          fmt::format("checkpoint {} is given twice; each run may be read once (its seed would count "
+                      "twice in the mean and the interval)",
+                      path));
     seen[file_key] = path;
     json cp;
     try {
@@ -290,13 +301,14 @@ void check_distinct_runs(const std::vector<std::string>& checkpoints) {
       continue;
     const json plan = cp.value("frequency_plan", json());
     const std::string map = plan.is_object() && plan.contains("map") ? " map " + plan["map"].dump() : "";
-    const std::string run = fmt::format("{} {} seed {}{}", cp.value("task", json()).dump(),
-                                        cp["scheme"].value("name", json()).dump(),
-                                        cp["training"].value("seed", json()).dump(), map);
+    const std::string run =
+        fmt::format("{} {} seed {}{}", cp.value("task", json()).dump(), cp["scheme"].value("name", json()).dump(),
+                    cp["training"].value("seed", json()).dump(), map);
     if (auto it = seen.find(run); it != seen.end())
-      throw UsageError(fmt::format("checkpoints {} and {} are the same run ({}): its seed would count twice in the "
-                                   "mean and the interval; read each run once (remove the copy, or give another seed)",
-                                   it->second, path, run));
+      throw UsageError(
+          fmt::format("checkpoints {} and {} are the same run ({}): its seed would count twice in the "
+                      "mean and the interval; read each run once (remove the copy, or give another seed)",
+                      it->second, path, run));
     seen[run] = path;
   }
 }

@@ -28,9 +28,10 @@ nlohmann::json resolve_config(const std::string& experiment, const std::vector<s
   const Task& task = find_task(cfg.at("task"));
   for (auto& [key, where] : given)
     if (key != "description" && !task.reads(key))
-      throw ConfigError(fmt::format("{}: key '{}' does not apply to the {} task (its keys: pe-bench run --help); drop "
-                                    "it or set task",
-                                    where, key, task.name()));
+      throw ConfigError(
+          fmt::format("{}: key '{}' does not apply to the {} task (its keys: pe-bench run --help); drop "
+                      "it or set task",
+                      where, key, task.name()));
   return cfg;
 }
 
@@ -86,16 +87,18 @@ void add_resume_option(CLI::App* sub, bool& resume) {
 
 void reject_unread(bool given, const std::string& option, const std::string& key, const std::string& task) {
   if (given && !find_task(task).reads(key))
-    throw UsageError(fmt::format("{} does not apply to --task {} (its model does not read {}); drop it or choose "
-                                 "another task",
-                                 option, task, key));
+    throw UsageError(
+        fmt::format("{} does not apply to --task {} (its model does not read {}); drop it or choose "
+                    "another task",
+                    option, task, key));
 }
 
 namespace {
 // What is wrong with `text` as the value of option `name` of CLI11 type `type` ("" when nothing this
 // check owns: a value that is not a number at all is left to CLI11's own conversion error).
 std::string value_problem(const std::string& name, const std::string& type, const std::string& text) {
-  if (text.empty()) return fmt::format("{} must not be empty: give a value, or leave the option out for its default", name);
+  if (text.empty())
+    return fmt::format("{} must not be empty: give a value, or leave the option out for its default", name);
   const auto is = [&](const char* kind) { return type.rfind(kind, 0) == 0; };
   const char* begin = text.c_str();
   char* end = nullptr;
@@ -105,12 +108,15 @@ std::string value_problem(const std::string& name, const std::string& type, cons
     if (end == begin + text.size() && !std::isfinite(v))  // nan, inf, or an overflow to inf
       return fmt::format("{} {}: not a finite number (a double's range ends near 1.8e308)", name, text);
   } else if (is("UINT")) {
-    if (text.find('-') != std::string::npos) return fmt::format("{} {}: negative; give a whole number >= 0", name, text);
+    if (text.find('-') != std::string::npos)
+      return fmt::format("{} {}: negative; give a whole number >= 0", name, text);
     std::strtoull(begin, &end, 0);
-    if (end == begin + text.size() && errno == ERANGE) return fmt::format("{} {}: out of range (above 2^64 - 1)", name, text);
+    if (end == begin + text.size() && errno == ERANGE)
+      return fmt::format("{} {}: out of range (above 2^64 - 1)", name, text);
   } else if (is("INT")) {
     std::strtoll(begin, &end, 0);
-    if (end == begin + text.size() && errno == ERANGE) return fmt::format("{} {}: out of range for a whole number", name, text);
+    if (end == begin + text.size() && errno == ERANGE)
+      return fmt::format("{} {}: out of range for a whole number", name, text);
   }
   return "";
 }
@@ -147,11 +153,11 @@ void check_option_values(CLI::App& root) {
 }
 
 void add_renamed_option(CLI::App* sub, const std::string& old_name, const std::string& new_name) {
-  sub->add_option_function<std::string>(
-         old_name,
-         [=](const std::string&) {
-           throw UsageError(fmt::format("{} {} was renamed {}; write {}", sub->get_name(), old_name, new_name, new_name));
-         })
+  sub->add_option_function<std::string>(old_name,
+                                        [=](const std::string&) {
+                                          throw UsageError(fmt::format("{} {} was renamed {}; write {}",
+                                                                       sub->get_name(), old_name, new_name, new_name));
+                                        })
       ->group("")
       ->allow_extra_args(false);
 }

@@ -41,7 +41,8 @@ const std::vector<KeySpec>& common_keys() {
     for (auto* t : task_list()) tasks += (tasks.empty() ? "" : "; ") + t->name() + " (" + t->description() + ")";
     return std::vector<KeySpec>{
         {"name", KeyType::String, "experiment", "experiment name (used in output file names)", 1},
-        {"task", KeyType::String, task_list().front()->name(), "task, each with its own defaults and keys: " + tasks, 1},
+        {"task", KeyType::String, task_list().front()->name(), "task, each with its own defaults and keys: " + tasks,
+         1},
         {"schemes", KeyType::StringList, registered_schemes(1),
          "positional schemes to train (default: every registered scheme the task's model can hold)"},
         {"seeds", KeyType::IntList, json::array({0, 1, 2}), "training seeds", 0, kMaxSeed},
@@ -54,8 +55,11 @@ const std::vector<KeySpec>& common_keys() {
         {"train_length", KeyType::Int, 32, "sequence length during training", 2, kMaxLength},
         {"eval_lengths", KeyType::IntList, json::array({32, 64, 128, 256}), "lengths to evaluate at", 2, kMaxLength},
         {"d_model", KeyType::Int, 16, "model width (the head width of a one-head model)", 2, 1024},
-        {"embed_init_std", KeyType::Float, 0.3, "std of the token embedding and of the schemes' trained tables at init", 0, 10},
-        {"maps", KeyType::StringList, json::array(), "context-extension maps to re-read RoPE with (also fine-tuned with, by a task that fine-tunes): " + known_maps()},
+        {"embed_init_std", KeyType::Float, 0.3, "std of the token embedding and of the schemes' trained tables at init",
+         0, 10},
+        {"maps", KeyType::StringList, json::array(),
+         "context-extension maps to re-read RoPE with (also fine-tuned with, by a task that fine-tunes): " +
+             known_maps()},
         {"rope_scaling", KeyType::String, "",
          "a model's RoPE scaling as Transformers configures it: a config.json path, or JSON (the config or its "
          "rope_scaling / rope_parameters dictionary); read as one more map after `maps` (docs/schemes.md)"},
@@ -76,7 +80,8 @@ const std::vector<KeySpec>& config_keys() {
     for (auto* t : task_list())
       for (auto& k : t->keys()) {
         auto same = std::find_if(keys.begin(), keys.end(), [&](const KeySpec& o) { return o.key == k.key; });
-        if (same == keys.end()) keys.push_back(k);
+        if (same == keys.end())
+          keys.push_back(k);
         else if (same->type != k.type || same->min != k.min || same->max != k.max)
           throw Error(fmt::format("task {} declares key '{}' with another type or domain than an earlier task",
                                   t->name(), k.key));
@@ -115,7 +120,9 @@ json default_config(const std::string& task) {
 }
 
 std::string task_of(const json& file, const std::vector<std::string>& sets) {
-  std::string task = file.is_object() && file.contains("task") && file["task"].is_string() ? file["task"].get<std::string>() : task_list().front()->name();
+  std::string task = file.is_object() && file.contains("task") && file["task"].is_string()
+                         ? file["task"].get<std::string>()
+                         : task_list().front()->name();
   for (auto& s : sets)
     if (s.rfind("task=", 0) == 0) task = s.substr(5);
   return task;
@@ -128,8 +135,8 @@ const KeySpec* renamed_to(const std::string& key, const std::string& origin) {
   static const std::vector<std::pair<std::string, std::string>> renamed = {{"rescale", "maps"}};
   for (auto& [old_name, new_name] : renamed)
     if (key == old_name)
-      throw ConfigError(fmt::format("{}: key '{}' was renamed '{}'; write {} instead", origin, old_name, new_name,
-                                    new_name));
+      throw ConfigError(
+          fmt::format("{}: key '{}' was renamed '{}'; write {} instead", origin, old_name, new_name, new_name));
   return nullptr;
 }
 
@@ -164,7 +171,8 @@ void merge_config(json& cfg, const json& overrides, const std::string& origin) {
     if (!spec) renamed_to(key, origin);
     if (!spec) throw ConfigError(fmt::format("{}: unknown key '{}' (known keys: {})", origin, key, known_keys()));
     if (!has_type(value, spec->type))
-      throw ConfigError(fmt::format("{}: key '{}' must be {} (got {})", origin, key, type_name(spec->type), value.dump()));
+      throw ConfigError(
+          fmt::format("{}: key '{}' must be {} (got {})", origin, key, type_name(spec->type), value.dump()));
     check_key_value(*spec, value, origin);
     cfg[key] = value;
   }
@@ -203,8 +211,7 @@ std::vector<int> parse_length_list(const std::string& text, const std::string& w
 
 void apply_override(json& cfg, const std::string& assignment) {
   const auto eq = assignment.find('=');
-  if (eq == std::string::npos || eq == 0)
-    throw ConfigError(fmt::format("--set '{}': expected key=value", assignment));
+  if (eq == std::string::npos || eq == 0) throw ConfigError(fmt::format("--set '{}': expected key=value", assignment));
   const std::string key = trim(assignment.substr(0, eq)), text = trim(assignment.substr(eq + 1));
   const KeySpec* spec = find_key(key);
   if (!spec) renamed_to(key, "--set");
@@ -235,9 +242,10 @@ void complete_config(json& cfg) {
         }
     if (used && !cfg.contains(k.key)) cfg[k.key] = task_defaults.value(k.key, k.default_value);
     if (!used && cfg.contains(k.key))
-      throw ConfigError(fmt::format("key '{}' is a setting of {}, and no scheme of this experiment uses it "
-                                    "(schemes: {}); add one of them to schemes or drop the key",
-                                    k.key, users, cfg["schemes"].dump()));
+      throw ConfigError(
+          fmt::format("key '{}' is a setting of {}, and no scheme of this experiment uses it "
+                      "(schemes: {}); add one of them to schemes or drop the key",
+                      k.key, users, cfg["schemes"].dump()));
   }
 }
 
@@ -273,7 +281,8 @@ std::vector<MapSpec> validated_maps(const json& cfg) {
   for (auto& [key, value] : cfg.items())
     if (const KeySpec* spec = find_key(key)) {
       if (!has_type(value, spec->type))
-        throw ConfigError(fmt::format("config: key '{}' must be {} (got {})", key, type_name(spec->type), value.dump()));
+        throw ConfigError(
+            fmt::format("config: key '{}' must be {} (got {})", key, type_name(spec->type), value.dump()));
       check_key_value(*spec, value, "config");
     }
   auto positive = [&](const char* key) {
@@ -285,9 +294,10 @@ std::vector<MapSpec> validated_maps(const json& cfg) {
   // another task's key is refused by name, wherever the config came from
   for (auto& [key, value] : cfg.items())
     if (find_key(key) && !is_scheme_key(key) && !find_task(task).reads(key))
-      throw ConfigError(fmt::format("config: key '{}' does not apply to the {} task (its keys: pe-bench run --help); "
-                                    "drop it or set task",
-                                    key, task));
+      throw ConfigError(
+          fmt::format("config: key '{}' does not apply to the {} task (its keys: pe-bench run --help); "
+                      "drop it or set task",
+                      key, task));
   find_task(task).validate(cfg);
   if (cfg.at("d_model").get<int>() % 2) throw ConfigError("d_model must be even (planes are coordinate pairs)");
   if (cfg.at("train_length").get<int>() < 2) throw ConfigError("train_length must be at least 2");
@@ -304,9 +314,10 @@ std::vector<MapSpec> validated_maps(const json& cfg) {
     for (size_t i = 0; i < l.size(); ++i)
       for (size_t j = 0; j < i; ++j)
         if (l[i] == l[j])
-          throw ConfigError(fmt::format("{}: {} appears twice (each run directory is one scheme and seed); drop "
-                                        "the repeat",
-                                        list, l[i].dump()));
+          throw ConfigError(
+              fmt::format("{}: {} appears twice (each run directory is one scheme and seed); drop "
+                          "the repeat",
+                          list, l[i].dump()));
   }
   if (cfg.at("seeds").empty()) throw ConfigError("seeds: the list is empty");
   for (auto& n : value_of(cfg, "eval_lengths"))
@@ -334,11 +345,13 @@ std::string describe_keys() {
   }
   s += "Scheme settings (only with a scheme that declares them; pe-bench schemes lists them)\n";
   for (auto& k : scheme_keys()) s += line(k, k.default_value);
-  s += fmt::format("Limits: lengths (train_length, eval_lengths, finetune_length) at most {}; steps at most {}; "
-                   "batches at most {}; cue test_sequences at most {}.\n"
-                   "Exit codes: 0 done, 2 usage or config, 3 checkpoint, 4 data, 5 file I/O, 6 diff found a "
-                   "difference, 7 training diverged, 8 interrupted (state saved: rerun with --resume), 70 internal error (a bug: please report it).\n",
-                   kMaxLength, kMaxSteps, kMaxBatch, kMaxTestSequences);
+  s += fmt::format(
+      "Limits: lengths (train_length, eval_lengths, finetune_length) at most {}; steps at most {}; "
+      "batches at most {}; cue test_sequences at most {}.\n"
+      "Exit codes: 0 done, 2 usage or config, 3 checkpoint, 4 data, 5 file I/O, 6 diff found a "
+      "difference, 7 training diverged, 8 interrupted (state saved: rerun with --resume), 70 internal error (a bug: "
+      "please report it).\n",
+      kMaxLength, kMaxSteps, kMaxBatch, kMaxTestSequences);
   return s;
 }
 
@@ -368,10 +381,12 @@ SchemeConfig scheme_config(const ExperimentConfig& e, const Task& task, const st
 
 const std::vector<std::string>& reading_keys() {
   static const std::vector<std::string> keys = {
-      "name",     "description", "eval_lengths", "test_sequences", "test_seed",  "maps",           "analyze",
-      "out_dir",  "runs_dir",    "reference",    "band",           "position_window", "val_start", "val_windows",
-      "eval_batch", "horizon_cue_runs", "depths", "cell_sequences", "rope_scaling", "decode", "cached_maps", "cached_windows",
-      "rescale"};  // maps' name before it was renamed (run directories written then)
+      "name",         "description", "eval_lengths", "test_sequences",   "test_seed", "maps",
+      "analyze",      "out_dir",     "runs_dir",     "reference",        "band",      "position_window",
+      "val_start",    "val_windows", "eval_batch",   "horizon_cue_runs", "depths",    "cell_sequences",
+      "rope_scaling", "decode",      "cached_maps",  "cached_windows",   "rescale"};  // maps' name before it was
+                                                                                      // renamed (run directories
+                                                                                      // written then)
   return keys;
 }
 
@@ -389,7 +404,8 @@ bool same_run(const json& a, const json& b) {
       const json defaults = default_config(a["task"].get<std::string>());
       auto drop_defaults = [&](json& have, const json& lacks) {
         for (auto it = have.begin(); it != have.end();) {
-          const bool implicit = !lacks.contains(it.key()) && defaults.contains(it.key()) && defaults[it.key()] == it.value();
+          const bool implicit =
+              !lacks.contains(it.key()) && defaults.contains(it.key()) && defaults[it.key()] == it.value();
           it = implicit ? have.erase(it) : std::next(it);
         }
       };

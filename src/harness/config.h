@@ -13,10 +13,10 @@
 namespace pe {
 
 // Limits on sizes (the key table's domains use them; --help prints them).
-inline constexpr int kMaxLength = 2048;       // any sequence length: training, reading, fine-tuning
-inline constexpr int kMaxSteps = 1000000;     // optimiser steps of one run
-inline constexpr int kMaxBatch = 4096;        // sequences per step or per evaluation batch
-inline constexpr int kMaxTestSequences = 100000;   // cue test sequences per length
+inline constexpr int kMaxLength = 2048;           // any sequence length: training, reading, fine-tuning
+inline constexpr int kMaxSteps = 1000000;         // optimiser steps of one run
+inline constexpr int kMaxBatch = 4096;            // sequences per step or per evaluation batch
+inline constexpr int kMaxTestSequences = 100000;  // cue test sequences per length
 inline constexpr int kMaxSeed = 2147483647;
 
 // The keys every task reads (or refuses by name: Task::unread_keys).

@@ -40,12 +40,12 @@ void rethrow_job_errors(const std::vector<std::exception_ptr>& errors) {
   }
   if (saved + unstarted == 1) throw Interrupted(first, saved > 0);
   if (saved + unstarted > 1)
-    throw Interrupted(fmt::format("interrupted by {}: {} of {} runs complete, {} stopped with their state saved "
-                                  "(<run dir>.state.json), {} not started; run the same command with --resume to "
-                                  "continue",
-                                  signal_name(stop_signal()), errors.size() - saved - unstarted, errors.size(), saved,
-                                  unstarted),
-                      saved > 0);
+    throw Interrupted(
+        fmt::format("interrupted by {}: {} of {} runs complete, {} stopped with their state saved "
+                    "(<run dir>.state.json), {} not started; run the same command with --resume to "
+                    "continue",
+                    signal_name(stop_signal()), errors.size() - saved - unstarted, errors.size(), saved, unstarted),
+        saved > 0);
 }
 
 }  // namespace
@@ -119,9 +119,10 @@ ExperimentReport run_experiment(const Task& task, const json& resolved, const Ru
 
   std::string resume_line;
   if (out.kept || out.resumed)
-    resume_line = fmt::format("--resume: kept {} complete run{}, continued {} from a saved state, trained {} from "
-                              "the start\n",
-                              out.kept, out.kept == 1 ? "" : "s", out.resumed, out.runs - out.kept - out.resumed);
+    resume_line = fmt::format(
+        "--resume: kept {} complete run{}, continued {} from a saved state, trained {} from "
+        "the start\n",
+        out.kept, out.kept == 1 ? "" : "s", out.resumed, out.runs - out.kept - out.resumed);
   if (control.train_only) {
     out.text = resume_line + fmt::format("{} runs ({} training steps) in {:.1f} s; not evaluated (--train-only)\n",
                                          out.runs, out.total_steps, out.train_seconds);

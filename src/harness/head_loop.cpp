@@ -6,8 +6,8 @@
 
 #include "core/adam.h"
 #include "core/errors.h"
-#include "harness/checkpoint.h"
 #include "core/params.h"
+#include "harness/checkpoint.h"
 #include "harness/run_dir.h"
 #include "harness/task.h"
 #include "harness/training_state.h"
@@ -24,8 +24,12 @@ class HeadLoop final : public TrainingLoop {
  public:
   HeadLoop(const ExperimentConfig& e, const CueModelConfig& model_config, int seed, BatchSource batches,
            HeadProgress progress)
-      : e_(e), model_(model_config), trainer_(model_, AdamConfig{e.lr, e.beta1, e.beta2, e.eps, 0.0}),
-        batches_(std::move(batches)), progress_(std::move(progress)), seed_(seed) {
+      : e_(e),
+        model_(model_config),
+        trainer_(model_, AdamConfig{e.lr, e.beta1, e.beta2, e.eps, 0.0}),
+        batches_(std::move(batches)),
+        progress_(std::move(progress)),
+        seed_(seed) {
     model_.init(uint64_t(seed));
   }
   size_t n_params() const override { return model_.layout().total(); }
@@ -38,9 +42,10 @@ class HeadLoop final : public TrainingLoop {
       if (!line.is_object() || !line.contains("step") || !line["step"].is_number_integer() ||
           line["step"].get<long long>() > s.step || !line.contains("loss") || !line["loss"].is_number() ||
           !line.contains("accuracy") || !line["accuracy"].is_number())
-        throw CheckpointError(fmt::format("{}: loop.metrics holds {}, not a line of this run's log; remove the file "
-                                          "to train that run from scratch",
-                                          s.path, line.dump().substr(0, 60)));
+        throw CheckpointError(
+            fmt::format("{}: loop.metrics holds {}, not a line of this run's log; remove the file "
+                        "to train that run from scratch",
+                        s.path, line.dump().substr(0, 60)));
     log_ = metrics;
   }
   void step(int step) override {
@@ -56,8 +61,8 @@ class HeadLoop final : public TrainingLoop {
   }
   TrainingState state(int step) const override {
     const Adam<float>& adam = trainer_.adam();
-    return TrainingState{step, model_.params(), adam.first_moment(), adam.second_moment(), adam.steps(),
-                         json{{"metrics", log_}}, ""};
+    return TrainingState{
+        step, model_.params(), adam.first_moment(), adam.second_moment(), adam.steps(), json{{"metrics", log_}}, ""};
   }
   std::string metrics_lines() const override {
     std::string lines;
@@ -109,10 +114,11 @@ TrainedRun head_task_run(TrainedRun out, const std::string& scheme, int seed, co
   const double final_accuracy = out.training.value("final_accuracy", 0.0);
   out.summary = out.kept ? fmt::format("kept {} (complete, same config): {} seed {}, final loss {:.4f}", out.run_dir,
                                        scheme, seed, out.final_loss())
-                         : fmt::format("trained {} seed {}: {} steps{} in {:.2f} s ({:.0f} steps/s), final loss "
-                                       "{:.4f}, {} accuracy {:.3f}",
-                                       scheme, seed, out.trained(), resumed_note(out.resumed_at), out.seconds,
-                                       out.trained() / out.seconds, out.final_loss(), batch, final_accuracy);
+                         : fmt::format(
+                               "trained {} seed {}: {} steps{} in {:.2f} s ({:.0f} steps/s), final loss "
+                               "{:.4f}, {} accuracy {:.3f}",
+                               scheme, seed, out.trained(), resumed_note(out.resumed_at), out.seconds,
+                               out.trained() / out.seconds, out.final_loss(), batch, final_accuracy);
   out.record = {{"scheme", scheme},
                 {"seed", seed},
                 {"steps", out.steps},
@@ -124,8 +130,12 @@ TrainedRun head_task_run(TrainedRun out, const std::string& scheme, int seed, co
 TrainedRun train_head_run(const ExperimentConfig& e, const json& resolved, const std::string& scheme, int seed,
                           const CueModelConfig& model_config, const BatchSource& batches,
                           const HeadProgress& progress) {
-  const RunSpec spec{run_dir_path(e.runs_dir, e.task, scheme, seed), run_config(resolved, scheme, seed), e.steps,
-                     e.checkpoint_every, fmt::format("{} seed {}", scheme, seed), e.resume};
+  const RunSpec spec{run_dir_path(e.runs_dir, e.task, scheme, seed),
+                     run_config(resolved, scheme, seed),
+                     e.steps,
+                     e.checkpoint_every,
+                     fmt::format("{} seed {}", scheme, seed),
+                     e.resume};
   return train_run(spec, [&] { return std::make_unique<HeadLoop>(e, model_config, seed, batches, progress); });
 }
 

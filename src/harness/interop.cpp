@@ -27,24 +27,27 @@ struct Kind {
   const char* name;
   enum { Linear, Table, Plain } kind;
 };
-const Kind kKinds[] = {{"w_qkv", Kind::Linear}, {"w_proj", Kind::Linear}, {"w_out", Kind::Linear},
-                       {"w_r", Kind::Linear},   {"w_kr", Kind::Linear},   {"w_qr", Kind::Linear},
-                       {"u_q", Kind::Linear},   {"u_k", Kind::Linear},    {"tok_emb", Kind::Table},
-                       {"table", Kind::Table},  {"t5_bias", Kind::Table}, {"shaw_rk", Kind::Table},
+const Kind kKinds[] = {{"w_qkv", Kind::Linear},  {"w_proj", Kind::Linear},   {"w_out", Kind::Linear},
+                       {"w_r", Kind::Linear},    {"w_kr", Kind::Linear},     {"w_qr", Kind::Linear},
+                       {"u_q", Kind::Linear},    {"u_k", Kind::Linear},      {"tok_emb", Kind::Table},
+                       {"table", Kind::Table},   {"t5_bias", Kind::Table},   {"shaw_rk", Kind::Table},
                        {"shaw_rv", Kind::Table}, {"deberta_p", Kind::Table}, {"tupe_p", Kind::Table},
-                       {"txl_u", Kind::Plain},  {"txl_v", Kind::Plain}};
+                       {"txl_u", Kind::Plain},   {"txl_v", Kind::Plain}};
 
 json conventions() {
-  return {{"linear_weights", "pe-bench computes x W with W [in, out]; the exported weight is W transposed, [out, in], "
-                             "as nn.Linear keeps it (y = x weight^T)"},
+  return {{"linear_weights",
+           "pe-bench computes x W with W [in, out]; the exported weight is W transposed, [out, in], "
+           "as nn.Linear keeps it (y = x weight^T)"},
           {"tables", "embedding and position tables keep their rows: [rows, dim] (nn.Embedding)"},
           {"qkv", "qkv.weight rows are [W_Q; W_K; W_V] outputs; heads are consecutive groups of head_dim"},
-          {"rotary", "RoPE turns adjacent pairs (2j, 2j+1) by theta_j, theta_j = base^(-2j/head_dim) unless "
-                     "frequency_plan.theta gives them; split-half implementations must permute the head's "
-                     "channels to [0, 2, 4, ..., 1, 3, 5, ...]"},
+          {"rotary",
+           "RoPE turns adjacent pairs (2j, 2j+1) by theta_j, theta_j = base^(-2j/head_dim) unless "
+           "frequency_plan.theta gives them; split-half implementations must permute the head's "
+           "channels to [0, 2, 4, ..., 1, 3, 5, ...]"},
           {"sinusoidal", "the sinusoidal code interleaves: p[2j] = sin(m theta_j), p[2j+1] = cos(m theta_j)"},
-          {"txl_age_code", "Transformer-XL's age code interleaves sin and cos the same way (the original puts all "
-                           "sines first): permute w_r's input columns to convert"},
+          {"txl_age_code",
+           "Transformer-XL's age code interleaves sin and cos the same way (the original puts all "
+           "sines first): permute w_r's input columns to convert"},
           {"tied_output", "the char LM's logits are h tok_emb.weight^T (the output is tied to the embedding)"}};
 }
 
@@ -53,8 +56,10 @@ json conventions() {
 void add_rope_scaling(json& into, const std::string& map, double kappa, int train_len, int head_dim, double base) {
   const MapSpec spec = parse_map(map);  // the map a checkpoint recorded
   if (!has_rope_type(spec)) {
-    into["rope_scaling_note"] = fmt::format("map '{}' has no Transformers rope_type; frequency_plan.theta and "
-                                            "logit_scale give its frequencies and content scale", map);
+    into["rope_scaling_note"] = fmt::format(
+        "map '{}' has no Transformers rope_type; frequency_plan.theta and "
+        "logit_scale give its frequencies and content scale",
+        map);
     return;
   }
   if (spec.map->rebase) into["rope_theta"] = spec.value;
@@ -90,8 +95,8 @@ TorchTensorName torch_tensor_name(const std::string& pe_name) {
       std::string base = last == "w_qkv" ? "qkv" : last == "w_proj" ? "proj" : last == "w_out" ? "readout" : last;
       return {prefix + base + (k.kind == Kind::Plain ? "" : ".weight"), k.kind == Kind::Linear};
     }
-  throw DataError(fmt::format("tensor '{}' has no PyTorch name in pe-bench's conversion table (harness/interop.cpp)",
-                              pe_name));
+  throw DataError(
+      fmt::format("tensor '{}' has no PyTorch name in pe-bench's conversion table (harness/interop.cpp)", pe_name));
 }
 
 void check_checkpoint_file(const std::string& path) {
@@ -130,7 +135,10 @@ ExportedModel export_checkpoint(const std::string& path) {
     const TorchTensorName t = torch_tensor_name(name);
     NamedTensor nt{t.name, {shape[0], shape[1]}, data};
     if (t.transposed) nt.shape = {shape[1], shape[0]}, nt.data = transpose(data, shape[0], shape[1]);
-    table.push_back({{"pe_bench", name}, {"torch", t.name}, {"pe_bench_shape", shape}, {"torch_shape", nt.shape},
+    table.push_back({{"pe_bench", name},
+                     {"torch", t.name},
+                     {"pe_bench_shape", shape},
+                     {"torch_shape", nt.shape},
                      {"transposed", t.transposed}});
     tensors.push_back(std::move(nt));
   }
@@ -168,8 +176,10 @@ ExportedCheck export_check(const CheckBatch& c) {
   for (auto& g : c.grads) {
     const TorchTensorName t = torch_tensor_name(g.name);
     const int rows = int(g.shape[0]), cols = int(g.shape[1]);
-    if (t.transposed) tensors.push_back({"grad." + t.name, {cols, rows}, transpose(g.data, rows, cols)});
-    else tensors.push_back({"grad." + t.name, g.shape, g.data});
+    if (t.transposed)
+      tensors.push_back({"grad." + t.name, {cols, rows}, transpose(g.data, rows, cols)});
+    else
+      tensors.push_back({"grad." + t.name, g.shape, g.data});
     names[t.name] = g.name;
   }
   json j = {{"batch", c.B},
@@ -178,8 +188,9 @@ ExportedCheck export_check(const CheckBatch& c) {
             {"tokens", c.tokens},
             {"targets", c.targets},
             {"loss", c.loss},
-            {"loss_is", "the mean cross-entropy over the targets; grad.<name> is its gradient (float32, pe-bench's "
-                        "hand-written backward)"},
+            {"loss_is",
+             "the mean cross-entropy over the targets; grad.<name> is its gradient (float32, pe-bench's "
+             "hand-written backward)"},
             {"logits_shape", c.logits_shape},
             {"reading", c.reading},
             {"tensors", names}};
@@ -209,8 +220,9 @@ void import_checkpoint(const std::string& dir, const std::string& out) {
     throw fail(config_path, fmt::format("not JSON ({})", e.what()));
   }
   if (!config.is_object() || !config.contains("pe_bench_checkpoint") || !config.contains("tensors"))
-    throw fail(config_path, "no pe_bench_checkpoint and tensors fields; write it with `pe-bench export` (a PyTorch "
-                            "model needs the config.json of the export it came from)");
+    throw fail(config_path,
+               "no pe_bench_checkpoint and tensors fields; write it with `pe-bench export` (a PyTorch "
+               "model needs the config.json of the export it came from)");
   if (!config["pe_bench_checkpoint"].is_object() || config["pe_bench_checkpoint"].empty())
     throw fail(config_path, fmt::format("pe_bench_checkpoint is {}, not the checkpoint's fields (an object)",
                                         config["pe_bench_checkpoint"].dump().substr(0, 60)));
@@ -243,25 +255,26 @@ void import_checkpoint(const std::string& dir, const std::string& out) {
       throw fail(config_path, fmt::format("{}: {}", at, e.what()));
     }
     if (expected.name != torch_name || expected.transposed != transposed)
-      throw fail(config_path, fmt::format("{} pairs '{}' with '{}' (transposed {}), but pe-bench's '{}' is '{}' "
-                                          "(transposed {}); write config.json with `pe-bench export`",
-                                          at, pe_name, torch_name, transposed, pe_name, expected.name,
-                                          expected.transposed));
+      throw fail(config_path,
+                 fmt::format("{} pairs '{}' with '{}' (transposed {}), but pe-bench's '{}' is '{}' "
+                             "(transposed {}); write config.json with `pe-bench export`",
+                             at, pe_name, torch_name, transposed, pe_name, expected.name, expected.transposed));
     if (!pe_names.insert(pe_name).second)
       throw fail(config_path, fmt::format("{} names '{}' a second time", at, pe_name));
     if (!torch_names.insert(torch_name).second)
       throw fail(config_path, fmt::format("{} reads tensor '{}' a second time", at, torch_name));
     const NamedTensor* x = file.find(torch_name);
     if (!x) throw fail(tensors_path, fmt::format("tensor '{}' ({} in pe-bench) is missing", torch_name, pe_name));
-    const std::vector<int64_t> want = transposed ? std::vector<int64_t>{shape[1], shape[0]}
-                                                 : std::vector<int64_t>{shape[0], shape[1]};
+    const std::vector<int64_t> want =
+        transposed ? std::vector<int64_t>{shape[1], shape[0]} : std::vector<int64_t>{shape[0], shape[1]};
     if (x->shape != want)
       throw fail(tensors_path, fmt::format("tensor '{}' has shape {} but the model needs {}", torch_name,
                                            json(x->shape).dump(), json(want).dump()));
     const std::vector<float> values = transposed ? transpose(x->data, shape[1], shape[0]) : x->data;
     json data = json::array();
     for (float f : values) {
-      if (!std::isfinite(f)) throw fail(tensors_path, fmt::format("tensor '{}' holds a value that is not finite", torch_name));
+      if (!std::isfinite(f))
+        throw fail(tensors_path, fmt::format("tensor '{}' holds a value that is not finite", torch_name));
       data.push_back(shortest_float(f));
     }
     params.push_back({{"name", pe_name}, {"shape", shape}, {"data", std::move(data)}});
@@ -278,7 +291,8 @@ void import_checkpoint(const std::string& dir, const std::string& out) {
       throw fail(config_path, fmt::format("the checkpoint it describes would not read: {} (nothing was written)",
                                           e.why.empty() ? e.what() : e.why));
     } catch (const Error& e) {
-      throw fail(config_path, fmt::format("the checkpoint it describes would not read: {} (nothing was written)", e.what()));
+      throw fail(config_path,
+                 fmt::format("the checkpoint it describes would not read: {} (nothing was written)", e.what()));
     }
   });
 }

@@ -19,7 +19,8 @@ TrainedRun train_run(const RunSpec& spec, const std::function<std::unique_ptr<Tr
   const RunDirLock lock(spec.dir);  // no other process writes this run meanwhile
   if (spec.resume) {
     const json kept = complete_run_training(spec.dir, spec.config);
-    if (kept.is_object() && kept.contains("steps") && kept["steps"].is_number_integer() && kept.contains("final_loss")) {
+    if (kept.is_object() && kept.contains("steps") && kept["steps"].is_number_integer() &&
+        kept.contains("final_loss")) {
       out.training = kept;
       out.steps = kept["steps"].get<int>();
       out.kept = true;

@@ -32,13 +32,15 @@ RunDirLock::RunDirLock(const std::string& dir) : path_(dir + ".lock") {
   // never through a symlink (a runs folder from elsewhere could point the lock at any file)
   fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW, 0644);
   if (fd_ < 0 && errno == ELOOP)
-    throw IoError(fmt::format("the lock {} is a symlink; pe-bench makes its locks itself: remove it and run again", path_));
+    throw IoError(
+        fmt::format("the lock {} is a symlink; pe-bench makes its locks itself: remove it and run again", path_));
   if (fd_ < 0) throw IoError(fmt::format("cannot create the lock {} (is the runs directory writable?)", path_));
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     ::close(fd_);
-    throw UsageError(fmt::format("another pe-bench process is writing {} (it holds {}); wait for it to finish or "
-                                 "choose another runs_dir",
-                                 dir, path_));
+    throw UsageError(
+        fmt::format("another pe-bench process is writing {} (it holds {}); wait for it to finish or "
+                    "choose another runs_dir",
+                    dir, path_));
   }
   slot_ = register_temp(path_);
   remove_stale_temps(dir);  // what a killed run of this directory left: no live process owns it now
@@ -59,9 +61,10 @@ void write_run_dir(const std::string& dir, const json& config, const std::string
     std::error_code ec;
     const fs::file_type type = fs::symlink_status(dir, ec).type();
     if (!ec && type != fs::file_type::not_found && type != fs::file_type::directory)
-      throw IoError(fmt::format("{} is not a directory (a file or a symlink stands there), and pe-bench writes a run "
-                                "directory there; move it away or choose another runs_dir",
-                                dir));
+      throw IoError(
+          fmt::format("{} is not a directory (a file or a symlink stands there), and pe-bench writes a run "
+                      "directory there; move it away or choose another runs_dir",
+                      dir));
   }
   const std::string tmp = unique_temp_name(dir);
   if (::mkdir(tmp.c_str(), 0755) != 0) throw IoError(fmt::format("cannot create {}: {}", tmp, std::strerror(errno)));

@@ -70,7 +70,8 @@ inline constexpr const char* kProportionIntervalMethod =
     "95% interval [lo, hi] on the logit scale: each seed's proportion continuity-corrected to (x + 1/2)/(N + 1) "
     "(N test items), Student t over the seeds' logits (t(0.975, k-1) sd / sqrt(k)) added in quadrature to the test "
     "set's binomial part (1.96 sqrt(1/(pN + 1/2) + 1/((1-p)N + 1/2)), p the mean), centred at the corrected mean's "
-    "logit and mapped back; an end that would leave the mean out is the mean (0 when every seed is 0, 1 when every seed is 1)";
+    "logit and mapped back; an end that would leave the mean out is the mean (0 when every seed is 0, 1 when every "
+    "seed is 1)";
 inline constexpr const char* kSeedIntervalMethod =
     "95% interval: Student t over seeds (t(0.975, n-1) sd / sqrt(n), sd with divisor n-1)";
 

@@ -1,8 +1,8 @@
 // A task is one entry: its name, its defaults over the shared key table and the keys only it reads,
 // the shape of its model, one training run (and the runs that start from it), the reading of its
 // checkpoints, its analyses and its tables. The experiment runner (harness/experiment.h), the CLI
-// and the config code call these; nothing outside a task's folder tests its name. Adding a task: a folder under src/tasks/, one Task implementation, one line in
-// src/tasks/registry.cpp (docs/architecture.md, "How to add a task").
+// and the config code call these; nothing outside a task's folder tests its name. Adding a task: a folder under
+// src/tasks/, one Task implementation, one line in src/tasks/registry.cpp (docs/architecture.md, "How to add a task").
 #pragma once
 #include <cstdint>
 #include <string>
@@ -59,8 +59,8 @@ inline size_t length_index(const nlohmann::json& results, int length) {
 // How an experiment is run (never part of its results).
 struct RunControl {
   bool quiet = false;
-  int threads = 0;      // 0: every core
-  bool resume = false;  // keep complete run directories whose config.json is the run's
+  int threads = 0;          // 0: every core
+  bool resume = false;      // keep complete run directories whose config.json is the run's
   bool train_only = false;  // train the runs (and their follow-ups) and stop: no evaluation, no results
 };
 
@@ -107,8 +107,8 @@ class Task {
   virtual bool parallel_runs() const = 0;
   // Trains one (scheme, seed) run from scratch and writes its run directory; with e.resume, keeps a
   // complete run directory whose config.json is this run's instead.
-  virtual TrainedRun train(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
-                        Progress& progress) const = 0;
+  virtual TrainedRun train(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme,
+                           int seed, Progress& progress) const = 0;
   // Runs that start from a trained one (e.g. a fine-tune per map), in the order they are read.
   // Keys that configure the follow-up runs only (a fine-tune's steps, ...): a run directory trained
   // under other values of them is still this run. A follow-up's own directory records them in its
@@ -116,7 +116,7 @@ class Task {
   virtual std::vector<std::string> follow_up_keys() const { return {}; }
   virtual bool is_follow_up(const nlohmann::json& run_config) const { return false; }
   virtual std::vector<TrainedRun> follow_ups(const ExperimentConfig& e, const nlohmann::json& resolved,
-                                          const TrainedRun& run, Progress& progress) const {
+                                             const TrainedRun& run, Progress& progress) const {
     return {};
   }
   // Reads checkpoints with e's settings (lengths, maps, test or validation data) into a results JSON
@@ -129,9 +129,7 @@ class Task {
     std::string text;
     std::vector<std::pair<std::string, std::string>> files;
   };
-  virtual Analysis analyze(const std::vector<std::string>& checkpoints, const ExperimentConfig& e) const {
-    return {};
-  }
+  virtual Analysis analyze(const std::vector<std::string>& checkpoints, const ExperimentConfig& e) const { return {}; }
   // What attention does at `length` (pe-bench analyze attention): the checkpoint read with `map` on
   // `sequences` of the task's own sequences, every query row fed to an AttentionStats
   // (models/attention_stats.h); its JSON with "scheme", "seed", "train_length". {"readable": false}:

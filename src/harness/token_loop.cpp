@@ -29,7 +29,8 @@ void TokenLoop::resume(const TrainingState& s) {
                     m["rows"].get<int>() <= settings_.mem_len && m.contains("h") && m["h"].is_array() &&
                     (m["rows"].get<int>() == 0 || m["h"].size() == L);
     if (!ok)
-      throw CheckpointError(s.path + ": loop.memory is not a segment memory of this model (rows 0 .. mem_len, one "
+      throw CheckpointError(s.path +
+                            ": loop.memory is not a segment memory of this model (rows 0 .. mem_len, one "
                             "list of states per block); remove the file to train that run from scratch");
     memory_.M = m["rows"].get<int>();
     const size_t n = size_t(settings_.batch) * memory_.M * model_.config().d_model;
@@ -76,8 +77,13 @@ TrainingState TokenLoop::state(int step) const {
   json loop = {{"metrics", lines_}, {"since", since_}, {"count", count_}, {"final_loss", final_loss_}};
   if (const json p = batches_.position(); !p.is_null()) loop["stream"] = p;
   if (settings_.mem_len > 0) loop["memory"] = {{"rows", memory_.M}, {"h", memory_.h}};
-  return TrainingState{step, model_.params(), trainer_.adam().first_moment(), trainer_.adam().second_moment(),
-                       trainer_.adam().steps(), loop, ""};
+  return TrainingState{step,
+                       model_.params(),
+                       trainer_.adam().first_moment(),
+                       trainer_.adam().second_moment(),
+                       trainer_.adam().steps(),
+                       loop,
+                       ""};
 }
 
 double final_loss_of(const std::string& metrics_lines, int steps, int* covered) {

@@ -29,8 +29,8 @@ json floats(const std::vector<float>& v) {
 
 std::vector<float> floats_of(const json& a, size_t n, const std::string& field, const std::string& path) {
   if (!a.is_array() || a.size() != n)
-    throw CheckpointError(fmt::format("{}: '{}' must hold {} numbers; remove the file to train from scratch", path,
-                                      field, n));
+    throw CheckpointError(
+        fmt::format("{}: '{}' must hold {} numbers; remove the file to train from scratch", path, field, n));
   std::vector<float> v(n);
   for (size_t i = 0; i < n; ++i) {
     if (!a[i].is_number()) throw CheckpointError(fmt::format("{}: '{}' holds a non-number", path, field));
@@ -51,9 +51,10 @@ std::optional<TrainingState> load_training_state(const std::string& run_dir, con
   try {
     const json j = parse_json(read_file(path));
     if (j.value("format", json()) != kFormat || j.value("version", json()) != kVersion)
-      throw CheckpointError(fmt::format("{} is not a pe-bench training state of version {}; remove it to train "
-                                        "from scratch",
-                                        path, kVersion));
+      throw CheckpointError(
+          fmt::format("{} is not a pe-bench training state of version {}; remove it to train "
+                      "from scratch",
+                      path, kVersion));
     if (!same_run(j.at("config"), config)) return std::nullopt;  // another run's: training from scratch replaces it
     TrainingState s;
     s.path = path;
@@ -61,9 +62,10 @@ std::optional<TrainingState> load_training_state(const std::string& run_dir, con
       try {
         return checked_int32(j.at(field), field, 1, steps - 1);
       } catch (const UsageError& e) {
-        throw CheckpointError(fmt::format("{}: {} (a run of {} steps saves its state between steps 1 and {}); "
-                                          "remove the file to train from scratch",
-                                          path, e.what(), steps, steps - 1));
+        throw CheckpointError(
+            fmt::format("{}: {} (a run of {} steps saves its state between steps 1 and {}); "
+                        "remove the file to train from scratch",
+                        path, e.what(), steps, steps - 1));
       }
     };
     s.step = step_field("step");
@@ -82,8 +84,8 @@ std::optional<TrainingState> load_training_state(const std::string& run_dir, con
       throw CheckpointError(fmt::format("{}: step {} and adam_steps {} do not agree", path, s.step, s.adam_steps));
     return s;
   } catch (const json::exception& e) {
-    throw CheckpointError(fmt::format("{} is unreadable ({}); remove it to train that run from scratch", path,
-                                      e.what()));
+    throw CheckpointError(
+        fmt::format("{} is unreadable ({}); remove it to train that run from scratch", path, e.what()));
   }
 }
 
@@ -104,8 +106,8 @@ const json& loop_field(const TrainingState& s, const std::string& key, LoopField
                         : type == LoopField::Object ? v->is_object()
                                                     : is_count(*v));
   if (!ok)
-    throw CheckpointError(fmt::format("{}: loop.{} must be {}; remove the file to train that run from scratch",
-                                      s.path, key, names[int(type)]));
+    throw CheckpointError(fmt::format("{}: loop.{} must be {}; remove the file to train that run from scratch", s.path,
+                                      key, names[int(type)]));
   return *v;
 }
 
@@ -127,9 +129,15 @@ void StepCheckpoints::after_step(int step, const std::function<TrainingState()>&
   const int sig = stop_signal();
   if (!sig && !(every_ > 0 && step % every_ == 0)) return;
   const TrainingState s = state();
-  const json j = {{"format", kFormat},      {"version", kVersion},     {"config", config_},
-                  {"step", s.step},         {"steps", steps_},         {"adam_steps", s.adam_steps},
-                  {"loop", s.loop},         {"params", floats(s.params)}, {"adam_m", floats(s.adam_m)},
+  const json j = {{"format", kFormat},
+                  {"version", kVersion},
+                  {"config", config_},
+                  {"step", s.step},
+                  {"steps", steps_},
+                  {"adam_steps", s.adam_steps},
+                  {"loop", s.loop},
+                  {"params", floats(s.params)},
+                  {"adam_m", floats(s.adam_m)},
                   {"adam_v", floats(s.adam_v)}};
   write_file_atomic(training_state_path(run_dir_), j.dump() + "\n");
   if (sig)

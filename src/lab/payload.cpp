@@ -111,14 +111,15 @@ const json& list(const json& v, const Key& k, size_t min, size_t max) {
 }
 // A finite number in [lo, hi] ((lo, hi] when lo_open).
 double number(const json& v, const Key& k, double lo, double hi, bool lo_open = false) {
-  const bool ok = v.is_number() && std::isfinite(v.get<double>()) && (lo_open ? v.get<double>() > lo : v.get<double>() >= lo) &&
-                  v.get<double>() <= hi;
+  const bool ok = v.is_number() && std::isfinite(v.get<double>()) &&
+                  (lo_open ? v.get<double>() > lo : v.get<double>() >= lo) && v.get<double>() <= hi;
   if (!ok) k.fail(fmt::format("must be a number in {}{}, {}]", lo_open ? "(" : "[", lo, hi), v);
   return v.get<double>();
 }
 // Accuracies and their intervals: a number in [lo, hi] or null (no reading at that length).
 void number_or_null(const json& v, const Key& k, double lo, double hi) {
-  if (!v.is_null() && !(v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() >= lo && v.get<double>() <= hi))
+  if (!v.is_null() &&
+      !(v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() >= lo && v.get<double>() <= hi))
     k.fail(fmt::format("must be a number in [{}, {}] or null", lo, hi), v);
 }
 // An integer in [lo, hi], range-checked before it is narrowed (get<int> would cut 2^32 + 1 to 1).
@@ -141,12 +142,12 @@ const json& text(const json& v, const Key& k, size_t max) {
 }
 
 // The bounds (docs/lab.md, "What the page embeds and how"): every size read from an input.
-constexpr size_t kMaxName = 200;             // a scheme, map, reader, company or word; a reference key
-constexpr size_t kMaxSentence = 2000;        // the filing's why
+constexpr size_t kMaxName = 200;                           // a scheme, map, reader, company or word; a reference key
+constexpr size_t kMaxSentence = 2000;                      // the filing's why
 constexpr size_t kMaxRulerRows = 64, kMaxRulerWidths = 8;  // theory.json's log_ruler rows, widths per row
-constexpr int kMaxRulerWidth = 65536;        // d of a ruler curve: 161 offsets x d/2 planes each
-constexpr double kMaxBase = 1e12;            // the ruler's base b, in [2, 1e12]
-constexpr double kMaxRulerOffset = 1e4;      // the ruler's grid: offsets 1..10^4
+constexpr int kMaxRulerWidth = 65536;                      // d of a ruler curve: 161 offsets x d/2 planes each
+constexpr double kMaxBase = 1e12;                          // the ruler's base b, in [2, 1e12]
+constexpr double kMaxRulerOffset = 1e4;                    // the ruler's grid: offsets 1..10^4
 constexpr size_t kMaxLengths = 64, kMaxRows = 256, kMaxSeeds = 1000, kMaxMaps = 16;  // results.json
 constexpr size_t kMaxReferenceRows = 256, kMaxReferenceCells = 64;
 constexpr size_t kMaxWords = 4096, kMaxCompanies = 64, kMaxFilingReaders = 256;  // lab_filing.json
@@ -214,7 +215,8 @@ json ruler_view(const json& theory, const std::string& file) {
     for (auto& x : deltas) v.push_back(theory::stationary_kernel(x.get<double>(), d, b) * 2.0 / d);
     curves.push_back({{"d", d}, {"values", v}});
   }
-  return {{"base", table["base"]}, {"deltas", deltas}, {"limit", limit}, {"line", line}, {"curves", curves}, {"theory_rows", theory_rows}};
+  return {{"base", table["base"]}, {"deltas", deltas}, {"limit", limit},
+          {"line", line},          {"curves", curves}, {"theory_rows", theory_rows}};
 }
 
 // Figure B's census: every map of the table that rescales frequencies, at kappa 2, 4, 8, 16.
@@ -252,9 +254,10 @@ void head_views(const std::string& runs, const std::vector<MapSpec>& maps, json&
     const int seed = cp.meta.at("training").at("seed");
     const int train_length = cp.meta.at("training").at("train_length");
     if (train_length >= kScoreLength)
-      throw DataError(fmt::format("{}: training.train_length is {}; the laboratory reads heads at {} tokens, past "
-                                  "their training length, and takes heads trained at 2 to {}",
-                                  path, train_length, kScoreLength, kScoreLength - 1));
+      throw DataError(
+          fmt::format("{}: training.train_length is {}; the laboratory reads heads at {} tokens, past "
+                      "their training length, and takes heads trained at 2 to {}",
+                      path, train_length, kScoreLength, kScoreLength - 1));
     if (trained_at && train_length != trained_at)
       throw DataError(fmt::format("{} was trained at {} tokens, the heads before it at {}: one tournament at a time",
                                   path, train_length, trained_at));
@@ -325,7 +328,8 @@ json accuracy_view(const json& results, const std::string& file) {
   const json& lengths = list(member(results, root, "lengths"), root / "lengths", 1, kMaxLengths);
   for (size_t i = 0; i < lengths.size(); ++i) {
     const long long n = integer(lengths[i], (root / "lengths")[i], 2, kMaxLength);
-    if (i > 0 && n <= lengths[i - 1].get<long long>()) (root / "lengths")[i].fail("must be longer than the length before it", lengths[i]);
+    if (i > 0 && n <= lengths[i - 1].get<long long>())
+      (root / "lengths")[i].fail("must be longer than the length before it", lengths[i]);
   }
   const json& rows = list(member(results, root, "rows"), root / "rows", 1, kMaxRows);
   json readers = json::array();
@@ -333,7 +337,8 @@ json accuracy_view(const json& results, const std::string& file) {
     const Key r = (root / "rows")[i];
     const json& row = object(rows[i], r);
     const std::string scheme = text(member(row, r, "scheme"), r / "scheme", kMaxName);
-    const std::string map = row.contains("map") ? text(row["map"], r / "map", kMaxName).get<std::string>() : identity_map();
+    const std::string map =
+        row.contains("map") ? text(row["map"], r / "map", kMaxName).get<std::string>() : identity_map();
     // a proportion per length, or null (no reading at that length)
     const auto per_length = [&](const json& v, const Key& k) -> const json& {
       list(v, k, lengths.size(), lengths.size());
@@ -378,9 +383,11 @@ json accuracy_view(const json& results, const std::string& file) {
   if (results.contains("reference") && results["reference"].is_object() && results["reference"].contains("rows")) {
     const Key k = root / "reference" / "rows";
     const json& ref = object(results["reference"]["rows"], k);
-    if (ref.size() > kMaxReferenceRows) k.fail(fmt::format("must hold at most {} readers (it holds {})", kMaxReferenceRows, ref.size()));
+    if (ref.size() > kMaxReferenceRows)
+      k.fail(fmt::format("must hold at most {} readers (it holds {})", kMaxReferenceRows, ref.size()));
     for (auto& [name, cells] : ref.items()) {
-      if (name.empty() || name.size() > kMaxName) k.fail(fmt::format("must name its readers in 1 to {} bytes", kMaxName), json(name));
+      if (name.empty() || name.size() > kMaxName)
+        k.fail(fmt::format("must name its readers in 1 to {} bytes", kMaxName), json(name));
       const Key row = named(k, name);
       list(cells, row, 0, kMaxReferenceCells);
       for (size_t j = 0; j < cells.size(); ++j)
@@ -419,7 +426,8 @@ json filing_view(const json& lab, const std::string& file) {
   const long long at = integer(last, root / "last_mention", 0, static_cast<long long>(n) - 1);
   bool last_mark = marks[size_t(at)] == 1;
   for (size_t i = size_t(at) + 1; i < n; ++i) last_mark = last_mark && marks[i] == 0;
-  if (!last_mark) (root / "last_mention").fail("must be the position of the document's last mention (its last mark)", last);
+  if (!last_mark)
+    (root / "last_mention").fail("must be the position of the document's last mention (its last mark)", last);
   text(member(lab, root, "why"), root / "why", kMaxSentence);
   const json& list_ = list(member(lab, root, "readers"), root / "readers", 0, kMaxFilingReaders);
   json readers = json::array();
@@ -432,9 +440,9 @@ json filing_view(const json& lab, const std::string& file) {
     for (size_t j = 0; j < n; ++j) integer(answers[j], (r / "answers")[j], -1, last_company);
     readers.push_back({{"reader", x["reader"]}, {"seed", x["seed"]}, {"answers", answers}});
   }
-  return {{"words", words},         {"marks", marks},   {"companies", companies},
-          {"targets", targets},     {"kind", doc["kind"]},     {"last_mention", last},
-          {"window", 32},           {"readers", readers},      {"why", lab["why"]}};
+  return {{"words", words},     {"marks", marks},      {"companies", companies},
+          {"targets", targets}, {"kind", doc["kind"]}, {"last_mention", last},
+          {"window", 32},       {"readers", readers},  {"why", lab["why"]}};
 }
 
 }  // namespace

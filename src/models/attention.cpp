@@ -22,11 +22,9 @@ const VisibleSets& visible_sets(const Visibility& vis, const int* qpos, int Tq, 
     VisibleSets sets;
   };
   thread_local std::unique_ptr<Last> last;
-  const bool same = last && last->vis == vis &&
-                    std::equal(qpos, qpos + Tq, last->qpos.begin(), last->qpos.end()) &&
+  const bool same = last && last->vis == vis && std::equal(qpos, qpos + Tq, last->qpos.begin(), last->qpos.end()) &&
                     std::equal(kpos, kpos + Tk, last->kpos.begin(), last->kpos.end());
-  if (!same)
-    last.reset(new Last{vis, {qpos, qpos + Tq}, {kpos, kpos + Tk}, VisibleSets(vis, qpos, Tq, kpos, Tk)});
+  if (!same) last.reset(new Last{vis, {qpos, qpos + Tq}, {kpos, kpos + Tk}, VisibleSets(vis, qpos, Tq, kpos, Tk)});
   return last->sets;
 }
 
@@ -60,34 +58,36 @@ void attention_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, 
                        const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* probs, S* out,
                        const int* kv_index, AttnTables<S> tables, ScoreLookup<S> lookup, AttnPath path) {
   switch (attn::choose_path("attention_forward", path, lookup.scores != nullptr, sh, kv_index, scheme)) {
-    case AttnPath::lookup: return attn::lookup_forward(sh, V, qpos, kpos, vis, probs, out, kv_index, lookup);
-    case AttnPath::dense: return attn::dense_forward(sh, Q, K, V, qpos, kpos, vis, scheme, P, probs, out, tables);
-    default: return attn::rows_forward(sh, Q, K, V, qpos, kpos, vis, scheme, P, probs, out, kv_index, tables);
+    case AttnPath::lookup:
+      return attn::lookup_forward(sh, V, qpos, kpos, vis, probs, out, kv_index, lookup);
+    case AttnPath::dense:
+      return attn::dense_forward(sh, Q, K, V, qpos, kpos, vis, scheme, P, probs, out, tables);
+    default:
+      return attn::rows_forward(sh, Q, K, V, qpos, kpos, vis, scheme, P, probs, out, kv_index, tables);
   }
 }
 
 template <class S>
 void attention_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
-                        const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G,
-                        const S* probs, const S* dout, S* dQ, S* dK, S* dV, const int* kv_index,
-                        AttnTables<S> tables, ScoreLookup<S> lookup, AttnPath path) {
+                        const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G, const S* probs,
+                        const S* dout, S* dQ, S* dK, S* dV, const int* kv_index, AttnTables<S> tables,
+                        ScoreLookup<S> lookup, AttnPath path) {
   switch (attn::choose_path("attention_backward", path, lookup.grads != nullptr, sh, kv_index, scheme)) {
     case AttnPath::lookup:
       return attn::lookup_backward(sh, V, qpos, kpos, vis, probs, dout, dV, kv_index, lookup);
     case AttnPath::dense:
       return attn::dense_backward(sh, Q, K, V, qpos, kpos, vis, scheme, P, G, probs, dout, dQ, dK, dV, tables);
     default:
-      return attn::rows_backward(sh, Q, K, V, qpos, kpos, vis, scheme, P, G, probs, dout, dQ, dK, dV, kv_index,
-                                 tables);
+      return attn::rows_backward(sh, Q, K, V, qpos, kpos, vis, scheme, P, G, probs, dout, dQ, dK, dV, kv_index, tables);
   }
 }
 
-#define PE_ATTENTION(S)                                                                                              \
-  template void attention_forward<S>(const AttnShape&, const S*, const S*, const S*, const int*, const int*,          \
-                                     const Visibility&, const Scheme<S>&, CParamView<S>, S*, S*, const int*,          \
-                                     AttnTables<S>, ScoreLookup<S>, AttnPath);                                        \
-  template void attention_backward<S>(const AttnShape&, const S*, const S*, const S*, const int*, const int*,         \
-                                      const Visibility&, const Scheme<S>&, CParamView<S>, ParamView<S>, const S*,     \
+#define PE_ATTENTION(S)                                                                                           \
+  template void attention_forward<S>(const AttnShape&, const S*, const S*, const S*, const int*, const int*,      \
+                                     const Visibility&, const Scheme<S>&, CParamView<S>, S*, S*, const int*,      \
+                                     AttnTables<S>, ScoreLookup<S>, AttnPath);                                    \
+  template void attention_backward<S>(const AttnShape&, const S*, const S*, const S*, const int*, const int*,     \
+                                      const Visibility&, const Scheme<S>&, CParamView<S>, ParamView<S>, const S*, \
                                       const S*, S*, S*, S*, const int*, AttnTables<S>, ScoreLookup<S>, AttnPath);
 PE_ATTENTION(float)
 PE_ATTENTION(double)

@@ -28,11 +28,11 @@ struct Visibility {
 };
 
 struct AttnShape {
-  int B = 1;   // sequences
-  int Tq = 1;  // query rows per sequence
-  int Tk = 1;  // key/value rows per sequence
-  int H = 1;   // heads
-  int dh = 16; // head width
+  int B = 1;      // sequences
+  int Tq = 1;     // query rows per sequence
+  int Tk = 1;     // key/value rows per sequence
+  int H = 1;      // heads
+  int dh = 16;    // head width
   int layer = 0;  // which layer of the model (schemes with per-layer parameters or visibility)
 };
 
@@ -111,9 +111,8 @@ void attention_scores_backward(const AttnShape& sh, const S* Q, const S* K, cons
 // probs: as attention_forward wrote them, by any path.
 template <class S>
 void attention_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
-                        const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G,
-                        const S* probs, const S* dout, S* dQ, S* dK, S* dV, const int* kv_index = nullptr,
-                        AttnTables<S> tables = {}, ScoreLookup<S> lookup = {},
-                        AttnPath path = AttnPath::automatic);
+                        const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G, const S* probs,
+                        const S* dout, S* dQ, S* dK, S* dV, const int* kv_index = nullptr, AttnTables<S> tables = {},
+                        ScoreLookup<S> lookup = {}, AttnPath path = AttnPath::automatic);
 
 }  // namespace pe

@@ -54,8 +54,7 @@ std::vector<QueryBlock> query_blocks(const VisibleSets& visible, int Tq) {
 // positions, and the keys of its span.
 template <class S>
 AttnBlock<S> attn_block(const AttnShape& sh, const S* Q, const S* K, const int* qpos, const int* kpos,
-                        const AttnTables<S>& tables, const VisibleSets& visible, int b, int h,
-                        const QueryBlock& blk) {
+                        const AttnTables<S>& tables, const VisibleSets& visible, int b, int h, const QueryBlock& blk) {
   const int W = sh.H * sh.dh;
   AttnBlock<S> a;
   a.layer = sh.layer, a.head = h, a.dh = sh.dh;
@@ -75,7 +74,6 @@ S* cache_aligned(std::vector<S>& v, size_t n) {
   const size_t skip = (kLine - (reinterpret_cast<uintptr_t>(v.data()) / sizeof(S)) % kLine) % kLine;
   return v.data() + skip;
 }
-
 
 // xt[c, j] = x[j, c] for one (sequence, head): x is [rows, dh] with row stride W, xt is [dh, rows]
 // with row stride transposed_stride(rows). The padding keeps the stride off multiples of 512 bytes,
@@ -195,8 +193,8 @@ void dense_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
 
 template <class S>
 void dense_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
-                    const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G,
-                    const S* probs, const S* dout, S* dQ, S* dK, S* dV, AttnTables<S> tables) {
+                    const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G, const S* probs,
+                    const S* dout, S* dQ, S* dK, S* dV, AttnTables<S> tables) {
   const int dh = sh.dh, W = sh.H * dh, Tk = sh.Tk;
   const bool scores = scheme.acts_on_scores(), values = scheme.acts_on_values();
   const bool block = scores && scheme.block_scores(sh.layer), vblock = values && scheme.block_values(sh.layer);
@@ -263,11 +261,11 @@ void dense_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, con
     }
 }
 
-#define PE_ATTENTION_DENSE(S)                                                                                      \
-  template void dense_forward<S>(const AttnShape&, const S*, const S*, const S*, const int*, const int*,          \
-                                 const Visibility&, const Scheme<S>&, CParamView<S>, S*, S*, AttnTables<S>);      \
-  template void dense_backward<S>(const AttnShape&, const S*, const S*, const S*, const int*, const int*,         \
-                                  const Visibility&, const Scheme<S>&, CParamView<S>, ParamView<S>, const S*,     \
+#define PE_ATTENTION_DENSE(S)                                                                                 \
+  template void dense_forward<S>(const AttnShape&, const S*, const S*, const S*, const int*, const int*,      \
+                                 const Visibility&, const Scheme<S>&, CParamView<S>, S*, S*, AttnTables<S>);  \
+  template void dense_backward<S>(const AttnShape&, const S*, const S*, const S*, const int*, const int*,     \
+                                  const Visibility&, const Scheme<S>&, CParamView<S>, ParamView<S>, const S*, \
                                   const S*, S*, S*, S*, AttnTables<S>);
 PE_ATTENTION_DENSE(float)
 PE_ATTENTION_DENSE(double)

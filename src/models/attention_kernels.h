@@ -163,8 +163,8 @@ void score_row_backward(const AttnShape& sh, const Scheme<S>& scheme, CParamView
   // undoes s += the scheme's terms
   if (scores) scheme.score_backward(P, G, row, ds, dq, grad_rows(sh, row, dK), tables.grads);
   // undoes s_j = scale * q.k_j: dq += scale ds_j k_j, dk_j += scale ds_j q
-  accumulate_rows<DH>(nk, [&](int t) { return scale * ds[t]; }, [&](int t) { return K + key_rows(b, h, keys[t]); },
-                      dq, dh, true);
+  accumulate_rows<DH>(
+      nk, [&](int t) { return scale * ds[t]; }, [&](int t) { return K + key_rows(b, h, keys[t]); }, dq, dh, true);
   for (int t = 0; t < nk; ++t) axpy<DH>(scale * ds[t], q, dK + key_rows(b, h, keys[t]), dh);
 }
 
@@ -172,11 +172,16 @@ void score_row_backward(const AttnShape& sh, const Scheme<S>& scheme, CParamView
 template <class F>
 void by_width(int dh, F&& f) {
   switch (dh) {
-    case 8: return f(std::integral_constant<int, 8>{});  // the cue head's logits through looked-up scores
-    case 16: return f(std::integral_constant<int, 16>{});
-    case 32: return f(std::integral_constant<int, 32>{});
-    case 64: return f(std::integral_constant<int, 64>{});
-    default: return f(std::integral_constant<int, 0>{});
+    case 8:
+      return f(std::integral_constant<int, 8>{});  // the cue head's logits through looked-up scores
+    case 16:
+      return f(std::integral_constant<int, 16>{});
+    case 32:
+      return f(std::integral_constant<int, 32>{});
+    case 64:
+      return f(std::integral_constant<int, 64>{});
+    default:
+      return f(std::integral_constant<int, 0>{});
   }
 }
 
@@ -189,8 +194,8 @@ void rows_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, const
                   const int* kv_index, AttnTables<S> tables);
 template <class S>
 void rows_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
-                   const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G,
-                   const S* probs, const S* dout, S* dQ, S* dK, S* dV, const int* kv_index, AttnTables<S> tables);
+                   const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G, const S* probs,
+                   const S* dout, S* dQ, S* dK, S* dV, const int* kv_index, AttnTables<S> tables);
 
 // attention_dense.cpp: keys are rows of K/V (no kv_index).
 template <class S>
@@ -199,13 +204,13 @@ void dense_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
                    AttnTables<S> tables);
 template <class S>
 void dense_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
-                    const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G,
-                    const S* probs, const S* dout, S* dQ, S* dK, S* dV, AttnTables<S> tables);
+                    const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G, const S* probs,
+                    const S* dout, S* dQ, S* dK, S* dV, AttnTables<S> tables);
 
 // attention_lookup.cpp: looked-up scores (kv_index, one query row, one head; checked by the caller).
 template <class S>
-void lookup_forward(const AttnShape& sh, const S* V, const int* qpos, const int* kpos, const Visibility& vis,
-                    S* probs, S* out, const int* kv_index, ScoreLookup<S> lookup);
+void lookup_forward(const AttnShape& sh, const S* V, const int* qpos, const int* kpos, const Visibility& vis, S* probs,
+                    S* out, const int* kv_index, ScoreLookup<S> lookup);
 template <class S>
 void lookup_backward(const AttnShape& sh, const S* V, const int* qpos, const int* kpos, const Visibility& vis,
                      const S* probs, const S* dout, S* dV, const int* kv_index, ScoreLookup<S> lookup);

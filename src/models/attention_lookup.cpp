@@ -118,13 +118,14 @@ void lookup_forward8(const AttnShape& sh, const float* V, const Lanes8& L, float
     for (int u = 0; u < 8; ++u) o[u] = _mm256_setzero_ps();
     for (int t = 0; t < nk; ++t)
       for (int u = 0; u < 8; ++u)
-        o[u] = _mm256_add_ps(o[u], _mm256_mul_ps(_mm256_set1_ps(p[size_t(t) * 8 + u]),
-                                                 _mm256_loadu_ps(V + size_t(L.row(u, t)) * 8)));
+        o[u] = _mm256_add_ps(
+            o[u], _mm256_mul_ps(_mm256_set1_ps(p[size_t(t) * 8 + u]), _mm256_loadu_ps(V + size_t(L.row(u, t)) * 8)));
     for (int u = 0; u < 8; ++u) _mm256_storeu_ps(out + size_t(L.b0 + u) * 8, o[u]);
   } else {
     for (int u = 0; u < 8; ++u)
-      accumulate_rows<DH>(nk, [&](int t) { return p[size_t(t) * 8 + u]; },
-                          [&](int t) { return V + size_t(L.row(u, t)) * dh; }, out + size_t(L.b0 + u) * dh, dh, false);
+      accumulate_rows<DH>(
+          nk, [&](int t) { return p[size_t(t) * 8 + u]; }, [&](int t) { return V + size_t(L.row(u, t)) * dh; },
+          out + size_t(L.b0 + u) * dh, dh, false);
   }
 }
 
@@ -150,7 +151,8 @@ void lookup_backward8(const AttnShape& sh, const float* V, const Lanes8& L, cons
     }
   } else {
     for (int u = 0; u < 8; ++u) {
-      row_dots<DH>(go + size_t(u) * dh, [&](int t) { return V + size_t(L.row(u, t)) * dh; }, nk, dp.data(), dh);
+      row_dots<DH>(
+          go + size_t(u) * dh, [&](int t) { return V + size_t(L.row(u, t)) * dh; }, nk, dp.data(), dh);
       for (int t = 0; t < nk; ++t) d[size_t(t) * 8 + u] = dp[t];
     }
   }
@@ -179,8 +181,8 @@ void lookup_forward_impl(const AttnShape& sh, const S* V, const int* qpos, const
     if (nk > 0 && sh.B >= 8) {
       std::vector<float> p(size_t(nk) * 8);
       for (; first + 8 <= sh.B; first += 8)
-        lookup_forward8<DH>(sh, V, Lanes8{sh.Tk, first, nk, keys, visible.run(0), kv_index}, probs, out,
-                            lookup.scores, p.data());
+        lookup_forward8<DH>(sh, V, Lanes8{sh.Tk, first, nk, keys, visible.run(0), kv_index}, probs, out, lookup.scores,
+                            p.data());
     }
 #endif
   Eigen::Array<S, Eigen::Dynamic, 1> sc[2] = {Eigen::Array<S, Eigen::Dynamic, 1>(sh.Tk),
@@ -215,8 +217,9 @@ void lookup_forward_impl(const AttnShape& sh, const S* V, const int* qpos, const
       }
     }
     for (int u = 0; u < nb; ++u)
-      accumulate_rows<DH>(nk, [&](int t) { return sc[u][t]; }, [&](int t) { return V + size_t(idx[u][keys[t]]) * dh; },
-                          out + size_t(b0 + u) * dh, dh, false);
+      accumulate_rows<DH>(
+          nk, [&](int t) { return sc[u][t]; }, [&](int t) { return V + size_t(idx[u][keys[t]]) * dh; },
+          out + size_t(b0 + u) * dh, dh, false);
   }
 }
 
@@ -244,7 +247,8 @@ void lookup_backward_impl(const AttnShape& sh, const S* V, const int* qpos, cons
     const S* p = probs + size_t(b) * sh.Tk;
     const int* idx = kv_index + size_t(b) * sh.Tk;
     // undoes o = sum_j p_j v_j: dp_j = go.v_j, dv_j += p_j go
-    row_dots<DH>(go, [&](int t) { return V + size_t(idx[keys[t]]) * dh; }, nk, dp.data(), dh);
+    row_dots<DH>(
+        go, [&](int t) { return V + size_t(idx[keys[t]]) * dh; }, nk, dp.data(), dh);
     for (int t = 0; t < nk; ++t) {
       pv[t] = p[keys[t]];
       axpy<DH>(pv[t], go, dV + size_t(idx[keys[t]]) * dh, dh);
@@ -258,8 +262,8 @@ void lookup_backward_impl(const AttnShape& sh, const S* V, const int* qpos, cons
 }  // namespace
 
 template <class S>
-void lookup_forward(const AttnShape& sh, const S* V, const int* qpos, const int* kpos, const Visibility& vis,
-                    S* probs, S* out, const int* kv_index, ScoreLookup<S> lookup) {
+void lookup_forward(const AttnShape& sh, const S* V, const int* qpos, const int* kpos, const Visibility& vis, S* probs,
+                    S* out, const int* kv_index, ScoreLookup<S> lookup) {
   by_width(sh.dh, [&](auto w) {
     lookup_forward_impl<S, decltype(w)::value>(sh, V, qpos, kpos, vis, probs, out, kv_index, lookup);
   });
@@ -273,11 +277,11 @@ void lookup_backward(const AttnShape& sh, const S* V, const int* qpos, const int
   });
 }
 
-#define PE_ATTENTION_LOOKUP(S)                                                                                     \
-  template void lookup_forward<S>(const AttnShape&, const S*, const int*, const int*, const Visibility&, S*, S*,  \
-                                  const int*, ScoreLookup<S>);                                                    \
-  template void lookup_backward<S>(const AttnShape&, const S*, const int*, const int*, const Visibility&,         \
-                                   const S*, const S*, S*, const int*, ScoreLookup<S>);
+#define PE_ATTENTION_LOOKUP(S)                                                                                      \
+  template void lookup_forward<S>(const AttnShape&, const S*, const int*, const int*, const Visibility&, S*, S*,    \
+                                  const int*, ScoreLookup<S>);                                                      \
+  template void lookup_backward<S>(const AttnShape&, const S*, const int*, const int*, const Visibility&, const S*, \
+                                   const S*, S*, const int*, ScoreLookup<S>);
 PE_ATTENTION_LOOKUP(float)
 PE_ATTENTION_LOOKUP(double)
 #undef PE_ATTENTION_LOOKUP

@@ -42,8 +42,8 @@ void rows_forward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, 
         for (int t = 0; t < nk; ++t) p[keys[t]] = sc[t];
         // o = sum_j p_j v_j
         S* o = out + (size_t(b) * sh.Tq + i) * W + size_t(h) * dh;
-        accumulate_rows<DH>(nk, [&](int t) { return p[keys[t]]; }, [&](int t) { return V + key_rows(b, h, keys[t]); },
-                            o, dh, false);
+        accumulate_rows<DH>(
+            nk, [&](int t) { return p[keys[t]]; }, [&](int t) { return V + key_rows(b, h, keys[t]); }, o, dh, false);
         // o += the scheme's value term
         if (values) {
           for (int t = 0; t < nk; ++t) pv[t] = p[keys[t]];
@@ -54,9 +54,8 @@ void rows_forward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, 
 
 template <class S, int DH>
 void rows_backward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
-                        const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G,
-                        const S* probs, const S* dout, S* dQ, S* dK, S* dV, const int* kv_index,
-                        AttnTables<S> tables) {
+                        const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G, const S* probs,
+                        const S* dout, S* dQ, S* dK, S* dV, const int* kv_index, AttnTables<S> tables) {
   const int dh = DH > 0 ? DH : sh.dh, W = sh.H * dh;
   const bool scores = scheme.acts_on_scores(), values = scheme.acts_on_values();
   const S scale = scheme.content_scale(sh.layer) / std::sqrt(S(dh));
@@ -103,21 +102,21 @@ void rows_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, const
 
 template <class S>
 void rows_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
-                   const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G,
-                   const S* probs, const S* dout, S* dQ, S* dK, S* dV, const int* kv_index, AttnTables<S> tables) {
+                   const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G, const S* probs,
+                   const S* dout, S* dQ, S* dK, S* dV, const int* kv_index, AttnTables<S> tables) {
   by_width(sh.dh, [&](auto w) {
     rows_backward_impl<S, decltype(w)::value>(sh, Q, K, V, qpos, kpos, vis, scheme, P, G, probs, dout, dQ, dK, dV,
                                               kv_index, tables);
   });
 }
 
-#define PE_ATTENTION_ROWS(S)                                                                                       \
-  template void rows_forward<S>(const AttnShape&, const S*, const S*, const S*, const int*, const int*,           \
-                                const Visibility&, const Scheme<S>&, CParamView<S>, S*, S*, const int*,           \
-                                AttnTables<S>);                                                                   \
-  template void rows_backward<S>(const AttnShape&, const S*, const S*, const S*, const int*, const int*,          \
-                                 const Visibility&, const Scheme<S>&, CParamView<S>, ParamView<S>, const S*,      \
-                                 const S*, S*, S*, S*, const int*, AttnTables<S>);
+#define PE_ATTENTION_ROWS(S)                                                                                           \
+  template void rows_forward<S>(const AttnShape&, const S*, const S*, const S*, const int*, const int*,                \
+                                const Visibility&, const Scheme<S>&, CParamView<S>, S*, S*, const int*,                \
+                                AttnTables<S>);                                                                        \
+  template void rows_backward<S>(const AttnShape&, const S*, const S*, const S*, const int*, const int*,               \
+                                 const Visibility&, const Scheme<S>&, CParamView<S>, ParamView<S>, const S*, const S*, \
+                                 S*, S*, S*, const int*, AttnTables<S>);
 PE_ATTENTION_ROWS(float)
 PE_ATTENTION_ROWS(double)
 #undef PE_ATTENTION_ROWS

@@ -67,8 +67,8 @@ void scores_backward_impl(const AttnShape& sh, const S* Q, const S* K, const int
 
 template <class S>
 void attention_scores(const AttnShape& sh, const S* Q, const S* K, const int* qpos, const int* kpos,
-                      const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* scores,
-                      const int* kv_index, AttnTables<S> tables) {
+                      const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* scores, const int* kv_index,
+                      AttnTables<S> tables) {
   attn::by_width(sh.dh, [&](auto w) {
     attn::scores_impl<S, decltype(w)::value>(sh, Q, K, qpos, kpos, vis, scheme, P, scores, kv_index, tables);
   });
@@ -84,11 +84,11 @@ void attention_scores_backward(const AttnShape& sh, const S* Q, const S* K, cons
   });
 }
 
-#define PE_ATTENTION_SCORES(S)                                                                                     \
+#define PE_ATTENTION_SCORES(S)                                                                                       \
   template void attention_scores<S>(const AttnShape&, const S*, const S*, const int*, const int*, const Visibility&, \
-                                    const Scheme<S>&, CParamView<S>, S*, const int*, AttnTables<S>);              \
-  template void attention_scores_backward<S>(const AttnShape&, const S*, const S*, const int*, const int*,        \
-                                             const Visibility&, const Scheme<S>&, CParamView<S>, ParamView<S>,    \
+                                    const Scheme<S>&, CParamView<S>, S*, const int*, AttnTables<S>);                 \
+  template void attention_scores_backward<S>(const AttnShape&, const S*, const S*, const int*, const int*,           \
+                                             const Visibility&, const Scheme<S>&, CParamView<S>, ParamView<S>,       \
                                              const S*, S*, S*, const int*, AttnTables<S>);
 PE_ATTENTION_SCORES(float)
 PE_ATTENTION_SCORES(double)

@@ -24,7 +24,8 @@ int AttentionStats::bin_of(int distance) {
 }
 
 void AttentionStats::add_row(int layer, int head, int qpos, const int* kpos, const float* p, int nk) {
-  if (layer < 0 || layer >= layers_ || head < 0 || head >= heads_) throw Error("attention stats: layer/head out of range");
+  if (layer < 0 || layer >= layers_ || head < 0 || head >= heads_)
+    throw Error("attention stats: layer/head out of range");
   Cell& c = cells_[size_t(layer) * heads_ + head];
   double h = 0, sink = 0, beyond = 0;
   for (int t = 0; t < nk; ++t) {
@@ -44,7 +45,9 @@ nlohmann::json AttentionStats::to_json() const {
   auto cell_json = [&](const Cell& c) {
     nlohmann::json bins = nlohmann::json::array();
     for (int b = 0; b < n_bins_; ++b)
-      bins.push_back({{"lo", b == 0 ? 0 : 1 << (b - 1)}, {"hi", b == 0 ? 0 : (1 << b) - 1}, {"mass", c.rows ? c.bins[b] / c.rows : 0.0}});
+      bins.push_back({{"lo", b == 0 ? 0 : 1 << (b - 1)},
+                      {"hi", b == 0 ? 0 : (1 << b) - 1},
+                      {"mass", c.rows ? c.bins[b] / c.rows : 0.0}});
     const double n = std::max(1.0, c.rows);
     return nlohmann::json{{"rows", c.rows},
                           {"distance_bins", bins},
@@ -119,8 +122,9 @@ std::string format_attention_table(const nlohmann::json& a) {
                          r.at("length").get<int>(), l.at("layer").get<int>(), l.at("entropy_ratio").get<double>(),
                          l.at("entropy").get<double>(), l.at("sink_mass").get<double>(),
                          l.at("beyond_training_mass").get<double>());
-  out += "H/ln n: each row's entropy over the most it could be (ln of its visible keys), averaged; sink: mass on the "
-         "first token; beyond L: mass on keys at distances >= the training length\n";
+  out +=
+      "H/ln n: each row's entropy over the most it could be (ln of its visible keys), averaged; sink: mass on the "
+      "first token; beyond L: mass on keys at distances >= the training length\n";
   return out;
 }
 

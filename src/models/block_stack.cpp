@@ -7,8 +7,8 @@
 
 #include "core/errors.h"
 #include "core/gemm.h"
-#include "core/rng.h"
 #include "core/math.h"
+#include "core/rng.h"
 #include "models/cross_entropy.h"
 
 namespace pe {
@@ -49,7 +49,7 @@ void BlockStack<S>::init(uint64_t seed) {
 
 template <class S>
 double BlockStack<S>::forward(const int* x, const int* y, int B, int T, BlockStackCache<S>& c, int p0,
-                          const Visibility& vis, const SegmentMemory<S>* mem) const {
+                              const Visibility& vis, const SegmentMemory<S>* mem) const {
   return run_forward(x, y, B, T, c, p0, vis, false, mem);
 }
 
@@ -63,12 +63,14 @@ double BlockStack<S>::forward_keeping_probs(const int* x, const int* y, int B, i
 
 template <class S>
 double BlockStack<S>::run_forward(const int* x, const int* y, int B, int T, BlockStackCache<S>& c, int p0,
-                              const Visibility& vis, bool keep, const SegmentMemory<S>* mem) const {
+                                  const Visibility& vis, bool keep, const SegmentMemory<S>* mem) const {
   const int D = cfg_.d_model, V = cfg_.vocab, N = B * T, L = cfg_.n_layers;
   const int M = mem ? mem->M : 0, Tk = M + T, NK = B * Tk;  // keys per sequence: [memory; segment]
   if (M > 0 && (p0 < M || int(mem->h.size()) != L))
-    throw Error(fmt::format("segment memory of {} rows needs the segment at position {} or later and one memory "
-                            "per block", M, M));
+    throw Error(
+        fmt::format("segment memory of {} rows needs the segment at position {} or later and one memory "
+                    "per block",
+                    M, M));
   const size_t ND = size_t(N) * D;
   const CParamView<S> P{params_.data(), &layout_};
   c.pos.resize(T);
@@ -87,8 +89,8 @@ double BlockStack<S>::run_forward(const int* x, const int* y, int B, int T, Bloc
   const int* krow_pos = M > 0 ? c.key_row_pos.data() : c.row_pos.data();
   // Buffers live in the cache and keep their capacity from call to call (no allocation per step).
   c.h_in.resize(L + 1), c.Q.resize(L), c.K.resize(L), c.V.resize(L), c.probs.resize(L), c.O.resize(L);
-  const bool reuse_tables = c.params_epoch >= 0 && c.tables_epoch == c.params_epoch && c.tables_T == Tk &&
-                            int(c.tables.size()) == L;
+  const bool reuse_tables =
+      c.params_epoch >= 0 && c.tables_epoch == c.params_epoch && c.tables_T == Tk && int(c.tables.size()) == L;
   c.tables.resize(L), c.dtables.resize(L);
   c.tables_epoch = c.params_epoch, c.tables_T = Tk;
   for (auto& v : c.h_in) v.resize(ND);
@@ -153,8 +155,8 @@ double BlockStack<S>::run_forward(const int* x, const int* y, int B, int T, Bloc
 }
 
 template <class S>
-double BlockStack<S>::forward_backward(const int* x, const int* y, int B, int T, S* grad, BlockStackCache<S>& c,
-                                   int p0, const Visibility& vis, long norm_rows, const SegmentMemory<S>* mem) const {
+double BlockStack<S>::forward_backward(const int* x, const int* y, int B, int T, S* grad, BlockStackCache<S>& c, int p0,
+                                       const Visibility& vis, long norm_rows, const SegmentMemory<S>* mem) const {
   const double loss = run_forward(x, y, B, T, c, p0, vis, true, mem);
   const int D = cfg_.d_model, V = cfg_.vocab, N = B * T, L = cfg_.n_layers;
   const int M = c.M, Tk = M + T, NK = B * Tk;
@@ -191,9 +193,8 @@ double BlockStack<S>::forward_backward(const int* x, const int* y, int B, int T,
     std::fill(c.dV.begin(), c.dV.end(), S(0));
     c.dtables[l].assign(c.tables[l].size(), S(0));
     attention_backward(sh, c.Q[l].data(), c.K[l].data(), c.V[l].data(), c.pos.data(), kpos,
-                       vis.with_window(scheme_->window(l)), *scheme_, P, G, c.probs[l].data(), c.dO.data(),
-                       c.dQ.data(), c.dK.data(), c.dV.data(), nullptr,
-                       AttnTables<S>{c.tables[l].data(), c.dtables[l].data(), Tk});
+                       vis.with_window(scheme_->window(l)), *scheme_, P, G, c.probs[l].data(), c.dO.data(), c.dQ.data(),
+                       c.dK.data(), c.dV.data(), nullptr, AttnTables<S>{c.tables[l].data(), c.dtables[l].data(), Tk});
     // undoes the derived tables
     if (!c.dtables[l].empty()) scheme_->tables_backward(P, G, l, Tk, c.tables[l].data(), c.dtables[l].data());
     // undoes the Q/K transform

@@ -39,19 +39,19 @@ struct SegmentMemory {
 
 template <class S>
 struct BlockStackCache {
-  std::vector<S> logits;                         // [B*T, V]
-  std::vector<double> token_loss;                // [B*T] cross-entropy of each next-token prediction
+  std::vector<S> logits;                                // [B*T, V]
+  std::vector<double> token_loss;                       // [B*T] cross-entropy of each next-token prediction
   std::vector<std::vector<S>> h_in, Q, K, V, probs, O;  // per block; h_in[L] is the final state;
-                                                       // probs only when a backward follows
-  std::vector<std::vector<S>> tables, dtables;  // per block: the scheme's derived tables, their gradient
+                                                        // probs only when a backward follows
+  std::vector<std::vector<S>> tables, dtables;          // per block: the scheme's derived tables, their gradient
   // The derived tables depend on the parameters and T alone. A caller that keeps the parameters fixed
   // across several calls (the chunks of one training step) sets params_epoch to the same number >= 0
   // for them, and the tables made for that epoch and T are reused; -1: made afresh at every call.
   long params_epoch = -1;
   long tables_epoch = -1;
   int tables_T = -1;
-  std::vector<S> dlogits, dh, dO, dQ, dK, dV;    // backward scratch
-  std::vector<int> row_pos, pos;                 // [B*T] positions per row, [T]
+  std::vector<S> dlogits, dh, dO, dQ, dK, dV;  // backward scratch
+  std::vector<int> row_pos, pos;               // [B*T] positions per row, [T]
   // with a segment memory of M rows: per block [memory; segment] of each sequence ([B*(M+T), D]), the
   // key positions ([M+T]) and key row positions ([B*(M+T)]); without one, the keys are the queries' rows
   int M = 0;
@@ -72,8 +72,9 @@ class BlockStack {
   void init(uint64_t seed);
   void prepare(int end) { scheme_->prepare(end - 1); }
   // Mean next-token cross-entropy over the scored rows (target >= 0) of B sequences of T tokens at
-  // positions p0..p0+T-1 (each token's loss is left in c.token_loss; 0 at an ignored row). x, y: [B, T]. vis: visibility (causal by default; a band
-  // limits the age). The model is read-only here: forward calls may run in parallel.
+  // positions p0..p0+T-1 (each token's loss is left in c.token_loss; 0 at an ignored row). x, y: [B, T]. vis:
+  // visibility (causal by default; a band limits the age). The model is read-only here: forward calls may run in
+  // parallel.
   double forward(const int* x, const int* y, int B, int T, BlockStackCache<S>& c, int p0 = 0,
                  const Visibility& vis = Visibility{}, const SegmentMemory<S>* mem = nullptr) const;
   // The forward, keeping each block's attention probabilities in c.probs[l]: [B, H, T, T] (zero where

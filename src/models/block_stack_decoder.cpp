@@ -58,11 +58,13 @@ const S* BlockStackDecoder<S>::step(int token) {
   const BlockStackConfig& c = m_.config();
   Scheme<S>& scheme = m_.scheme();
   const int D = c.d_model, L = c.n_layers, t = next_;
-  if (token < 0 || token >= c.vocab) throw UsageError(fmt::format("token {} is outside the vocabulary of {}", token, c.vocab));
+  if (token < 0 || token >= c.vocab)
+    throw UsageError(fmt::format("token {} is outside the vocabulary of {}", token, c.vocab));
   if (!scheme.can_read(t))
-    throw UsageError(fmt::format("{} has positions 0..{} only: cached decoding stops before position {} (a learned "
-                                 "table has no row there, and pe-bench does not clamp)",
-                                 scheme.name(), scheme.max_position(), t));
+    throw UsageError(
+        fmt::format("{} has positions 0..{} only: cached decoding stops before position {} (a learned "
+                    "table has no row there, and pe-bench does not clamp)",
+                    scheme.name(), scheme.max_position(), t));
   if (length_dependent_) {
     replan_for(t + 1);
     // the plan may have changed: the new token's angles, and the cached keys' when they turn again
@@ -104,8 +106,9 @@ const S* BlockStackDecoder<S>::step(int token) {
     // o = attention(q; cached K, V): [1, D]
     const AttnShape sh{1, 1, count_, c.n_heads, D / c.n_heads, l};
     attention_forward(sh, q_.data(), K_[l].data(), V_[l].data(), &t, kpos_.data(),
-                      Visibility{true, window_}.with_window(scheme.window(l)), scheme, P, static_cast<S*>(nullptr), o_.data(),
-                      order_.data(), AttnTables<S>{tables_[l].empty() ? nullptr : tables_[l].data(), nullptr, window_});
+                      Visibility{true, window_}.with_window(scheme.window(l)), scheme, P, static_cast<S*>(nullptr),
+                      o_.data(), order_.data(),
+                      AttnTables<S>{tables_[l].empty() ? nullptr : tables_[l].data(), nullptr, window_});
     // h += o W_proj
     gemm(Op::N, Op::N, 1, D, D, o_.data(), D, P.data(m_.wproj_[l]), D, h_.data(), D, true);
   }

@@ -46,7 +46,7 @@ class BlockStackDecoder {
   // per block: ring buffers of `window_` rows of d_model: keys (as attention reads them), values, the
   // unrotated keys (dynamic-recompute only); the scheme's derived tables for distances below the window
   std::vector<std::vector<S>> K_, V_, Kraw_, tables_;
-  std::vector<int> slot_pos_;   // position held by each ring slot
+  std::vector<int> slot_pos_;      // position held by each ring slot
   std::vector<int> order_, kpos_;  // the cached keys in ascending position: ring slot, position
   std::vector<S> h_, q_, k_, v_, o_, logits_;
 };

@@ -42,8 +42,8 @@ double BlockStackTrainer::run(const int* x, const int* y, int B, int T, StreamMe
     const int b0 = c * per_chunk, nb = std::min(per_chunk, B - b0);
     std::fill(grads_[c].begin(), grads_[c].end(), 0.0f);
     const SegmentMemory<float> chunk_mem = mem.from(b0, D);
-    const double mean = model_.forward_backward(x + size_t(b0) * T, y + size_t(b0) * T, nb, T, grads_[c].data(),
-                                                cache, M, Visibility{}, std::max(1L, rows), M > 0 ? &chunk_mem : nullptr);
+    const double mean = model_.forward_backward(x + size_t(b0) * T, y + size_t(b0) * T, nb, T, grads_[c].data(), cache,
+                                                M, Visibility{}, std::max(1L, rows), M > 0 ? &chunk_mem : nullptr);
     if (memory) model_.next_memory(cache, M > 0 ? &chunk_mem : nullptr, nb, T, mem_len, next_memory_[c]);
     for (size_t i = size_t(b0) * T; i < size_t(b0 + nb) * T; ++i) chunk_rows_[c] += y[i] >= 0;
     losses_[c] = every_row ? nb * mean : chunk_rows_[c] * mean;
@@ -69,7 +69,8 @@ double BlockStackTrainer::run(const int* x, const int* y, int B, int T, StreamMe
     memory->h.resize(L);
     for (int l = 0; l < L; ++l) {
       memory->h[l].clear();
-      for (int c = 0; c < chunks; ++c) memory->h[l].insert(memory->h[l].end(), next_memory_[c][l].begin(), next_memory_[c][l].end());
+      for (int c = 0; c < chunks; ++c)
+        memory->h[l].insert(memory->h[l].end(), next_memory_[c][l].begin(), next_memory_[c][l].end());
     }
     memory->M = keep;
   }

@@ -15,7 +15,8 @@ constexpr uint64_t kCheckBatchStream = 28;  // the check batch's own stream unde
 std::vector<NamedTensor> split_grads(const ParamLayout& layout, const std::vector<float>& grad) {
   std::vector<NamedTensor> out;
   for (auto& t : layout.tensors())
-    out.push_back({t.name, {t.rows, t.cols},
+    out.push_back({t.name,
+                   {t.rows, t.cols},
                    std::vector<float>(grad.begin() + long(t.offset), grad.begin() + long(t.offset + t.size()))});
   return out;
 }
@@ -76,7 +77,8 @@ CheckBatch check_cue_head(CueHead<float>& model, int B, int T, bool every_positi
 }
 
 nlohmann::json frequency_plan_json(const FrequencyPlan& plan) {
-  nlohmann::json j = {{"map", plan.name}, {"kappa", plan.kappa}, {"theta", plan.theta}, {"logit_scale", plan.logit_scale}};
+  nlohmann::json j = {
+      {"map", plan.name}, {"kappa", plan.kappa}, {"theta", plan.theta}, {"logit_scale", plan.logit_scale}};
   if (plan.warp_factor > 0) j["warp_window"] = plan.warp_window, j["warp_factor"] = plan.warp_factor;
   if (!plan.layers.empty()) {  // a hybrid whose RoPE layers turn differently: each layer's own (null: none)
     j["layers"] = nlohmann::json::array();
@@ -90,7 +92,8 @@ nlohmann::json read_for_check(Scheme<float>& scheme, const std::string& map, int
     throw UsageError(fmt::format("--length {}: the {} model has no position past {} (its table's last row)", length,
                                  scheme.name(), scheme.max_position()));
   nlohmann::json j = {{"map", map}, {"length", length}, {"train_length", train_len}};
-  if (!scheme.accepts_frequency_plan()) scheme.read_with(map, train_len, plan_len);  // refuses any map but none
+  if (!scheme.accepts_frequency_plan())
+    scheme.read_with(map, train_len, plan_len);  // refuses any map but none
   else {
     FrequencyPlan plan = scheme.plan_for(map, train_len, plan_len);  // made once: set, and stated
     j["frequency_plan"] = frequency_plan_json(plan);

@@ -19,13 +19,13 @@ namespace pe {
 
 struct CheckBatch {
   int B = 0, T = 0;
-  std::vector<int> tokens;             // [B, T], positions 0..T-1
-  std::vector<int> targets;            // [B, T] (a block stack, a head read at every position) or [B]
-  std::vector<int64_t> logits_shape;   // [B, T, V] or [B, classes]
+  std::vector<int> tokens;            // [B, T], positions 0..T-1
+  std::vector<int> targets;           // [B, T] (a block stack, a head read at every position) or [B]
+  std::vector<int64_t> logits_shape;  // [B, T, V] or [B, classes]
   std::vector<float> logits;
-  double loss = 0;                     // the mean cross-entropy over the targets
-  std::vector<NamedTensor> grads;      // dLoss/dparam: pe-bench names and [rows, cols], layout order
-  nlohmann::json reading;              // what read it: map, frequency plan (set by the task)
+  double loss = 0;                 // the mean cross-entropy over the targets
+  std::vector<NamedTensor> grads;  // dLoss/dparam: pe-bench names and [rows, cols], layout order
+  nlohmann::json reading;          // what read it: map, frequency plan (set by the task)
 };
 
 // B sequences of T tokens through a block stack (the char LM, the passkey model), every position scored.
@@ -37,8 +37,9 @@ CheckBatch check_cue_head(CueHead<float>& model, int B, int T, bool every_positi
 // The plan a RoPE-family scheme reads with, as check.json and config.json state it.
 nlohmann::json frequency_plan_json(const FrequencyPlan& plan);
 // Sets the scheme's reading for a check batch of `length` tokens: the plan of `map` for train_len ->
-// plan_len (Scheme::read_with; a fine-tuned model's plan keeps the lengths it was tuned for); returns the reading as check.json states it (map, lengths, the plan of a
-// scheme with frequencies). UsageError for a map the scheme cannot take or a length past its table.
+// plan_len (Scheme::read_with; a fine-tuned model's plan keeps the lengths it was tuned for); returns the reading as
+// check.json states it (map, lengths, the plan of a scheme with frequencies). UsageError for a map the scheme cannot
+// take or a length past its table.
 nlohmann::json read_for_check(Scheme<float>& scheme, const std::string& map, int train_len, int plan_len, int length);
 
 }  // namespace pe

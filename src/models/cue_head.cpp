@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/rng.h"
 #include "core/math.h"
+#include "core/rng.h"
 
 namespace pe {
 
@@ -283,8 +283,8 @@ BatchStats CueHead<S>::forward(const int* tokens, const int* targets, int B, int
 }
 
 template <class S>
-BatchStats CueHead<S>::forward_backward(const int* tokens, const int* targets, int B, int T, long norm_rows,
-                                        S* grad, CueWorkspace<S>& ws, int p0, bool every_position) const {
+BatchStats CueHead<S>::forward_backward(const int* tokens, const int* targets, int B, int T, long norm_rows, S* grad,
+                                        CueWorkspace<S>& ws, int p0, bool every_position) const {
   const BatchStats st = chunk_backward(tokens, targets, B, T, norm_rows, grad, ws, p0, every_position);
   shared_tables_backward(ws, grad);
   return st;
@@ -334,8 +334,8 @@ BatchStats CueHead<S>::chunk_backward(const int* tokens, const int* targets, int
     // undoes z = attention(q, KT, VT): into dKT, dVT, the scheme's dtables, and dQ
     zero(ws.dQ, size_t(rows) * d);
     attention_backward(AttnShape{B, Tq, T, 1, d}, ws.Q.data(), tab.KT.data(), tab.VT.data(), tab.qpos.data(),
-                       tab.kpos.data(), vis, *scheme_, P, G, ws.probs.data(), ws.dZ.data(), ws.dQ.data(),
-                       ws.dKT.data(), ws.dVT.data(), ws.kv_index.data(), scheme_tables);
+                       tab.kpos.data(), vis, *scheme_, P, G, ws.probs.data(), ws.dZ.data(), ws.dQ.data(), ws.dKT.data(),
+                       ws.dVT.data(), ws.kv_index.data(), scheme_tables);
   }
   // undoes q_{b,i} = qk(ET[x_{b,t}, 0:d] (+ PT[t, 0:d])), t = first_q + i: into dET, dPT
   if (ws.looked_up) return st;
@@ -414,9 +414,9 @@ void CueHead<S>::shared_tables_backward(CueWorkspace<S>& ws, S* grad) const {
     for (int x = 0; x < V; ++x)
       for (int t = 0; t < T; ++t) ws.dSV[size_t(x) * T + t] = ws.dST[size_t(t) * V + x];
     zero(ws.dQV, size_t(V) * d);
-    attention_scores_backward(AttnShape{V, 1, T, 1, d}, tab.QV.data(), tab.KT.data(), tab.qpos.data(),
-                              tab.kpos.data(), Visibility{}.with_window(scheme_->window(0)), *scheme_, P, G,
-                              ws.dSV.data(), ws.dQV.data(), ws.dKT.data(), tab.table_index.data(),
+    attention_scores_backward(AttnShape{V, 1, T, 1, d}, tab.QV.data(), tab.KT.data(), tab.qpos.data(), tab.kpos.data(),
+                              Visibility{}.with_window(scheme_->window(0)), *scheme_, P, G, ws.dSV.data(),
+                              ws.dQV.data(), ws.dKT.data(), tab.table_index.data(),
                               AttnTables<S>{tab.tables.data(), ws.dtables.data(), T});
     for (int x = 1; x < V; ++x)
       for (int c = 0; c < d; ++c) ws.dQV[c] += ws.dQV[size_t(x) * d + c];

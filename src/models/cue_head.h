@@ -102,7 +102,7 @@ struct CueWorkspace {
 struct BatchStats {
   double loss_sum = 0;  // summed cross-entropy over the queries
   int correct = 0;
-  int queries = 0;      // rows with a target (every sequence when reading at the last position)
+  int queries = 0;  // rows with a target (every sequence when reading at the last position)
 };
 
 template <class S>

@@ -14,8 +14,8 @@
 namespace pe {
 
 // Compares analytic gradient `ana` of f at x[0..n) with central differences.
-GradCheckRow compare_gradient(const std::string& what, const std::string& tensor, double* x, const double* ana, size_t n,
-                     const std::function<double()>& f) {
+GradCheckRow compare_gradient(const std::string& what, const std::string& tensor, double* x, const double* ana,
+                              size_t n, const std::function<double()>& f) {
   GradCheckRow row{what, tensor, n, 0, 0, true};
   for (size_t i = 0; i < n; ++i) {
     const double x0 = x[i], h = 1e-5 * std::max(1.0, std::abs(x0));
@@ -97,7 +97,8 @@ std::vector<GradCheckRow> gradcheck_block_stack_depths(const std::string& what, 
     if (depth < info.min_layers) continue;
     cfg.n_layers = depth;
     cfg.scheme.settings = depth > 2 && info.check_settings ? info.check_settings(depth) : nlohmann::json::object();
-    auto more = gradcheck_block_stack(depth == 2 ? what : fmt::format("{} L{}", what, depth), cfg, seed, x, y, B, T, p0);
+    auto more =
+        gradcheck_block_stack(depth == 2 ? what : fmt::format("{} L{}", what, depth), cfg, seed, x, y, B, T, p0);
     rows.insert(rows.end(), more.begin(), more.end());
   }
   return rows;

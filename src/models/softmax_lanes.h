@@ -46,7 +46,8 @@ inline __m256 eigen_sum8(const float* e, int n) {
   if (whole > 8) {
     for (int k = 0; k < 8; ++k) r1[k] = at(e, 8 + k);
     for (int i = 16; i < pairs; i += 16)
-      for (int k = 0; k < 8; ++k) r0[k] = _mm256_add_ps(r0[k], at(e, i + k)), r1[k] = _mm256_add_ps(r1[k], at(e, i + 8 + k));
+      for (int k = 0; k < 8; ++k)
+        r0[k] = _mm256_add_ps(r0[k], at(e, i + k)), r1[k] = _mm256_add_ps(r1[k], at(e, i + 8 + k));
     for (int k = 0; k < 8; ++k) r0[k] = _mm256_add_ps(r0[k], r1[k]);
     if (whole > pairs)
       for (int k = 0; k < 8; ++k) r0[k] = _mm256_add_ps(r0[k], at(e, pairs + k));

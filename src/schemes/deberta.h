@@ -55,8 +55,7 @@ class DebertaScheme final : public Scheme<S> {
     MatMap<S>(tables + size_t(2 * clip_) * width(), 2 * clip_, width()).noalias() = P(p_) * P(w_qr_[layer]);
   }
   // undoes Kr = P W_Kr, Qr = P W_Qr
-  void tables_backward(CParamView<S> P, ParamView<S> G, int layer, int, const S*,
-                       const S* dtables) const override {
+  void tables_backward(CParamView<S> P, ParamView<S> G, int layer, int, const S*, const S* dtables) const override {
     const CMatMap<S> dKr(dtables, 2 * clip_, width()), dQr(dtables + size_t(2 * clip_) * width(), 2 * clip_, width());
     G(w_kr_[layer]).noalias() += P(p_).transpose() * dKr;
     G(w_qr_[layer]).noalias() += P(p_).transpose() * dQr;
@@ -196,7 +195,9 @@ class DebertaScheme final : public Scheme<S> {
   int width() const { return this->cfg_.n_heads * this->cfg_.d_head; }
   // this head's Kr and Qr: 2K rows each at row stride width()
   const S* kr_rows(const AttnBlock<S>& b) const { return b.tables + size_t(b.head) * b.dh; }
-  const S* qr_rows(const AttnBlock<S>& b) const { return b.tables + size_t(2 * clip_) * width() + size_t(b.head) * b.dh; }
+  const S* qr_rows(const AttnBlock<S>& b) const {
+    return b.tables + size_t(2 * clip_) * width() + size_t(b.head) * b.dh;
+  }
   const S* kr_row(const AttnRow<S>& r, int i) const { return r.tables + size_t(i) * width() + size_t(r.head) * r.dh; }
   const S* qr_row(const AttnRow<S>& r, int i) const {
     return r.tables + size_t(2 * clip_ + i) * width() + size_t(r.head) * r.dh;

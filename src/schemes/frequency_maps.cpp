@@ -54,11 +54,14 @@ FrequencyMap entry(const std::string& name, const std::string& help,
 
 // The parameters every practitioners' map shares (Transformers' names), and their checks.
 std::vector<MapParam> practitioner_params() {
-  return {{"factor", Kind::Number, "the context extension factor (>= 1; default: the reading's kappa, at least 1)", 1, kHuge},
-          {"original_max_position_embeddings", Kind::Integer, "the length the model was trained at (default: its training length)", 1, 1 << 30},
+  return {{"factor", Kind::Number, "the context extension factor (>= 1; default: the reading's kappa, at least 1)", 1,
+           kHuge},
+          {"original_max_position_embeddings", Kind::Integer,
+           "the length the model was trained at (default: its training length)", 1, 1 << 30},
           {"rope_theta", Kind::Number, "the base a config states (must be the model's)", 1, kMaxRopeBase, true},
           {"head_dim", Kind::Integer, "the head width a config states (must be the model's)", 2, 1 << 20},
-          {"partial_rotary_factor", Kind::Number, "the rotary share of the head a config states (Transformers' meaning)", 0, 1, true}};
+          {"partial_rotary_factor", Kind::Number,
+           "the rotary share of the head a config states (Transformers' meaning)", 0, 1, true}};
 }
 std::vector<MapParam> with(std::vector<MapParam> a, const std::vector<MapParam>& b) {
   a.insert(a.end(), b.begin(), b.end());
@@ -77,7 +80,8 @@ void check_stated_head(const FrequencyMapArgs& a) {
     if (dim != a.d)
       throw UsageError(f == 1.0 ? fmt::format("head_dim is {} but the model's heads are {} wide", hd, a.d)
                                 : fmt::format("head_dim {} x partial_rotary_factor {} gives a rotary width of {}, "
-                                              "but the head read here rotates {} coordinates", hd, f, dim, a.d));
+                                              "but the head read here rotates {} coordinates",
+                                              hd, f, dim, a.d));
   }
 }
 
@@ -92,7 +96,7 @@ double code_yarn_factor(const FrequencyMapArgs& a, int j) {
   double low = correction_dim(beta_fast), high = correction_dim(beta_slow);
   if (a.flag("truncate", true)) low = std::floor(low), high = std::ceil(high);
   low = std::max(low, 0.0), high = std::min(high, double(a.d - 1));
-  if (low == high) high += 0.001;  // the code's guard against a zero-width ramp
+  if (low == high) high += 0.001;                            // the code's guard against a zero-width ramp
   const double interpolated = frequency_ramp(j, low, high);  // 0: kept, 1: divided by factor
   return ramp_blend(1.0 - interpolated, factor);
 }
@@ -121,13 +125,13 @@ double dynamic_base(const FrequencyMapArgs& a) {
 }
 
 FrequencyMap dynamic_entry(const std::string& name, bool recompute) {
-  FrequencyMap m = entry(name,
-                         std::string("dynamic NTK (Transformers): above the original length N the base becomes base (f n/N - f + 1)^(d/(d-2)) "
-                                     "for the current length n; cached keys ") +
-                             (recompute ? "turned again under each step's base" : "keep the base they entered under"),
-                         [](const FrequencyMapArgs& a, int j) {
-                           return math::pow(dynamic_base(a) / a.base, -2.0 * j / a.d);
-                         });
+  FrequencyMap m = entry(
+      name,
+      std::string(
+          "dynamic NTK (Transformers): above the original length N the base becomes base (f n/N - f + 1)^(d/(d-2)) "
+          "for the current length n; cached keys ") +
+          (recompute ? "turned again under each step's base" : "keep the base they entered under"),
+      [](const FrequencyMapArgs& a, int j) { return math::pow(dynamic_base(a) / a.base, -2.0 * j / a.d); });
   m.params = practitioner_params();
   m.identity_within_training = false;
   m.length_dependent = true;
@@ -142,8 +146,11 @@ const std::vector<FrequencyMap>& frequency_maps() {
   static const std::vector<FrequencyMap> maps = [] {
     std::vector<FrequencyMap> m;
     m.push_back(entry("none", "plain RoPE: the trained frequencies", [](const FrequencyMapArgs&, int) { return 1.0; }));
-    FrequencyMap pi = entry("pi", "position interpolation: every plane slowed by 1/kappa (pi:factor=f: by 1/f at every length, Transformers' linear)",
-                            [](const FrequencyMapArgs& a, int) { return a.has("factor") ? 1.0 / a.number("factor", 1) : 1.0 / a.kappa; });
+    FrequencyMap pi = entry(
+        "pi",
+        "position interpolation: every plane slowed by 1/kappa (pi:factor=f: by 1/f at every length, Transformers' "
+        "linear)",
+        [](const FrequencyMapArgs& a, int) { return a.has("factor") ? 1.0 / a.number("factor", 1) : 1.0 / a.kappa; });
     pi.params = practitioner_params();
     pi.params.erase(pi.params.begin() + 1);  // no original length: the factor alone
     pi.check = check_stated_head;
@@ -153,14 +160,14 @@ const std::vector<FrequencyMap>& frequency_maps() {
                              [](const FrequencyMapArgs& a, int j) { return math::pow(a.kappa, -2.0 * j / (a.d - 2)); });
     ntk.in_default_census = true;
     m.push_back(ntk);
-    FrequencyMap yarn = entry(
-        "yarn",
-        "YaRN (the paper): planes that turn often in training kept, slow ones interpolated (a ramp on L/lambda_j), logits times "
-        "(0.1 ln kappa + 1)^2",
-        [](const FrequencyMapArgs& a, int j) {
-          const double turns = a.train_len / plane_wavelength(j, a.d, a.base);
-          return ramp_blend(frequency_ramp(turns, kYarnAlpha, kYarnBeta), a.kappa);
-        });
+    FrequencyMap yarn = entry("yarn",
+                              "YaRN (the paper): planes that turn often in training kept, slow ones interpolated (a "
+                              "ramp on L/lambda_j), logits times "
+                              "(0.1 ln kappa + 1)^2",
+                              [](const FrequencyMapArgs& a, int j) {
+                                const double turns = a.train_len / plane_wavelength(j, a.d, a.base);
+                                return ramp_blend(frequency_ramp(turns, kYarnAlpha, kYarnBeta), a.kappa);
+                              });
     yarn.attention_factor = [](const FrequencyMapArgs& a) { return 0.1 * math::log(a.kappa) + 1.0; };
     yarn.in_default_census = true;
     yarn.census_fields = [](nlohmann::json& census, const std::vector<double>& kappas) {
@@ -184,10 +191,10 @@ const std::vector<FrequencyMap>& frequency_maps() {
                                    });
     selective.in_default_census = true;
     m.push_back(selective);
-    FrequencyMap rebase = entry("base", "read with another base B (> 1) at every length",
-                                [](const FrequencyMapArgs& a, int j) {
-                                  return plane_frequency(j, a.d, a.value) / plane_frequency(j, a.d, a.base);
-                                });
+    FrequencyMap rebase =
+        entry("base", "read with another base B (> 1) at every length", [](const FrequencyMapArgs& a, int j) {
+          return plane_frequency(j, a.d, a.value) / plane_frequency(j, a.d, a.base);
+        });
     rebase.spelling = "base=B";
     rebase.takes_value = true;
     rebase.rebase = [](const FrequencyMapArgs& a) { return a.value; };
@@ -195,18 +202,20 @@ const std::vector<FrequencyMap>& frequency_maps() {
 
     // The practitioners' forms (Transformers' rope_scaling; docs/schemes.md says where each departs
     // from the paper form).
-    FrequencyMap yarn_hf = entry(
-        "yarn-hf",
-        "YaRN as Transformers computes it: a ramp linear in the plane index between the floor/ceil'd correction "
-        "dimensions of beta_fast/beta_slow turns, attention factor 0.1 ln(factor) + 1 (or the mscale ratio)",
-        code_yarn_factor);
-    yarn_hf.params = with(practitioner_params(),
-                          {{"beta_fast", Kind::Number, "turns above which a plane is kept (default 32)", 0, kHuge, true},
-                           {"beta_slow", Kind::Number, "turns below which a plane is interpolated (default 1)", 0, kHuge, true},
-                           {"truncate", Kind::Bool, "floor/ceil the correction dimensions (default true)"},
-                           {"mscale", Kind::Number, "with mscale_all_dim: attention factor mscale(f, mscale)/mscale(f, mscale_all_dim)", 0, kHuge},
-                           {"mscale_all_dim", Kind::Number, "see mscale", 0, kHuge},
-                           {"attention_factor", Kind::Number, "the attention factor itself (overrides the default)", 0, kHuge, true}});
+    FrequencyMap yarn_hf =
+        entry("yarn-hf",
+              "YaRN as Transformers computes it: a ramp linear in the plane index between the floor/ceil'd correction "
+              "dimensions of beta_fast/beta_slow turns, attention factor 0.1 ln(factor) + 1 (or the mscale ratio)",
+              code_yarn_factor);
+    yarn_hf.params = with(
+        practitioner_params(),
+        {{"beta_fast", Kind::Number, "turns above which a plane is kept (default 32)", 0, kHuge, true},
+         {"beta_slow", Kind::Number, "turns below which a plane is interpolated (default 1)", 0, kHuge, true},
+         {"truncate", Kind::Bool, "floor/ceil the correction dimensions (default true)"},
+         {"mscale", Kind::Number, "with mscale_all_dim: attention factor mscale(f, mscale)/mscale(f, mscale_all_dim)",
+          0, kHuge},
+         {"mscale_all_dim", Kind::Number, "see mscale", 0, kHuge},
+         {"attention_factor", Kind::Number, "the attention factor itself (overrides the default)", 0, kHuge, true}});
     yarn_hf.identity_within_training = false;
     yarn_hf.paper_form = "yarn";
     yarn_hf.attention_factor = code_yarn_attention;
@@ -222,9 +231,12 @@ const std::vector<FrequencyMap>& frequency_maps() {
           const double keep = frequency_ramp(turns, a.number("low_freq_factor", 1), a.number("high_freq_factor", 4));
           return ramp_blend(keep, factor_of(a));
         });
-    llama3.params = with(practitioner_params(),
-                         {{"low_freq_factor", Kind::Number, "N/low_freq_factor: the wavelength above which planes are interpolated (default 1)", 0, kHuge, true},
-                          {"high_freq_factor", Kind::Number, "N/high_freq_factor: the wavelength below which planes are kept (default 4)", 0, kHuge, true}});
+    llama3.params =
+        with(practitioner_params(),
+             {{"low_freq_factor", Kind::Number,
+               "N/low_freq_factor: the wavelength above which planes are interpolated (default 1)", 0, kHuge, true},
+              {"high_freq_factor", Kind::Number,
+               "N/high_freq_factor: the wavelength below which planes are kept (default 4)", 0, kHuge, true}});
     llama3.identity_within_training = false;
     llama3.check = [](const FrequencyMapArgs& a) {
       check_stated_head(a);
@@ -237,15 +249,17 @@ const std::vector<FrequencyMap>& frequency_maps() {
     m.push_back(dynamic_entry("dynamic", false));
     m.push_back(dynamic_entry("dynamic-recompute", true));
 
-    FrequencyMap longrope = entry(
-        "longrope",
-        "LongRoPE (Phi-3): plane j divided by short_factor[j] up to the original length, long_factor[j] past it; "
-        "attention factor sqrt(1 + ln f / ln N). Without lists: short 1, long the code YaRN's",
-        [](const FrequencyMapArgs& a, int j) { return 1.0 / longrope_factors(a, longrope_long(a))[j]; });
-    longrope.params = with(practitioner_params(),
-                           {{"short_factor", Kind::List, "per-plane divisors up to the original length (default 1)", 0, kHuge, true},
-                            {"long_factor", Kind::List, "per-plane divisors past it (default: 1 / the code YaRN's factors)", 0, kHuge, true},
-                            {"attention_factor", Kind::Number, "the attention factor itself (overrides the default)", 0, kHuge, true}});
+    FrequencyMap longrope =
+        entry("longrope",
+              "LongRoPE (Phi-3): plane j divided by short_factor[j] up to the original length, long_factor[j] past it; "
+              "attention factor sqrt(1 + ln f / ln N). Without lists: short 1, long the code YaRN's",
+              [](const FrequencyMapArgs& a, int j) { return 1.0 / longrope_factors(a, longrope_long(a))[j]; });
+    longrope.params = with(
+        practitioner_params(),
+        {{"short_factor", Kind::List, "per-plane divisors up to the original length (default 1)", 0, kHuge, true},
+         {"long_factor", Kind::List, "per-plane divisors past it (default: 1 / the code YaRN's factors)", 0, kHuge,
+          true},
+         {"attention_factor", Kind::Number, "the attention factor itself (overrides the default)", 0, kHuge, true}});
     longrope.identity_within_training = false;
     longrope.length_dependent = true;
     longrope.attention_factor = [](const FrequencyMapArgs& a) {
@@ -264,15 +278,20 @@ const std::vector<FrequencyMap>& frequency_maps() {
 
     FrequencyMap compress;
     compress.name = compress.spelling = "compress";
-    compress.help = "distance warp: relative distance d kept up to w, beyond it sign(d) (w + (|d| - w)/s); the trained "
-                    "frequencies";
-    compress.params = {{"w", Kind::Number, "distances kept as they are (default: half the training length)", 0, kHuge},
-                       {"s", Kind::Number, "compression beyond w (>= 1; default: the longest distance of the reading lands on the longest trained one)", 1, kHuge}};
+    compress.help =
+        "distance warp: relative distance d kept up to w, beyond it sign(d) (w + (|d| - w)/s); the trained "
+        "frequencies";
+    compress.params = {
+        {"w", Kind::Number, "distances kept as they are (default: half the training length)", 0, kHuge},
+        {"s", Kind::Number,
+         "compression beyond w (>= 1; default: the longest distance of the reading lands on the longest trained one)",
+         1, kHuge}};
     compress.identity_within_training = false;
     compress.warp = [](const FrequencyMapArgs& a) {
       const double w = a.number("w", std::floor(a.train_len / 2.0));
       const double longest = a.kappa * a.train_len - 1, trained = a.train_len - 1;
-      const double s = a.has("s") ? a.number("s", 1) : (trained > w ? std::max(1.0, (longest - w) / (trained - w)) : 1.0);
+      const double s =
+          a.has("s") ? a.number("s", 1) : (trained > w ? std::max(1.0, (longest - w) / (trained - w)) : 1.0);
       return std::pair<double, double>{w, s};
     };
     m.push_back(compress);
@@ -300,9 +319,12 @@ std::string MapSpec::slug() const {
 namespace {
 std::string write_value(const MapParam& p, const nlohmann::json& v) {
   switch (p.kind) {
-    case Kind::Bool: return v.get<bool>() ? "true" : "false";
-    case Kind::Integer: return fmt::format("{}", v.get<long long>());
-    case Kind::Number: return fmt::format("{}", v.get<double>());
+    case Kind::Bool:
+      return v.get<bool>() ? "true" : "false";
+    case Kind::Integer:
+      return fmt::format("{}", v.get<long long>());
+    case Kind::Number:
+      return fmt::format("{}", v.get<double>());
     case Kind::List: {
       std::string s;
       for (auto& x : v) s += fmt::format("{}{}", s.empty() ? "" : "/", x.get<double>());
@@ -325,8 +347,7 @@ bool read_number(const std::string& text, double* v) {
 
 double parse_number(const std::string& map, const MapParam& p, const std::string& text) {
   double v = 0;
-  if (!read_number(text, &v))
-    throw UsageError(fmt::format("{}: {}='{}' is not a number", map, p.name, text));
+  if (!read_number(text, &v)) throw UsageError(fmt::format("{}: {}='{}' is not a number", map, p.name, text));
   if (v < p.min || (p.min_open && v == p.min) || v > p.max)
     throw UsageError(fmt::format("{}: {} = {} is out of range ({}{}, {}]: {}", map, p.name, text,
                                  p.min_open ? "(" : "[", p.min, p.max, p.help));
@@ -341,14 +362,17 @@ nlohmann::json parse_value(const std::string& map, const MapParam& p, const std:
       if (text == "true") return true;
       if (text == "false") return false;
       throw UsageError(fmt::format("{}: {} must be true or false (got '{}')", map, p.name, text));
-    case Kind::Integer: return (long long)parse_number(map, p, text);
-    case Kind::Number: return parse_number(map, p, text);
+    case Kind::Integer:
+      return (long long)parse_number(map, p, text);
+    case Kind::Number:
+      return parse_number(map, p, text);
     case Kind::List: {
       nlohmann::json list = nlohmann::json::array();
       size_t start = 0;
       while (true) {
         const size_t slash = text.find('/', start);
-        list.push_back(parse_number(map, p, text.substr(start, slash == std::string::npos ? std::string::npos : slash - start)));
+        list.push_back(
+            parse_number(map, p, text.substr(start, slash == std::string::npos ? std::string::npos : slash - start)));
         if (slash == std::string::npos) break;
         start = slash + 1;
       }
@@ -377,8 +401,8 @@ MapSpec parse_map(const std::string& written) {
     double v = 0;
     // the rule census --base and rope_theta meet (rope_base_problem), said in the map's words
     if (!read_number(written.substr(eq + 1), &v) || !rope_base_problem(v).empty())
-      throw UsageError(fmt::format("map '{}': {} needs a number B > 1 and at most {:g} (write e.g. base=20000)", written,
-                                   m.spelling, kMaxRopeBase));
+      throw UsageError(fmt::format("map '{}': {} needs a number B > 1 and at most {:g} (write e.g. base=20000)",
+                                   written, m.spelling, kMaxRopeBase));
     spec.value = v;
     return spec;
   }

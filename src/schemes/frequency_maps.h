@@ -57,16 +57,16 @@ struct MapParam {
   enum class Kind { Number, Integer, Bool, List };
   std::string name;
   Kind kind = Kind::Number;
-  std::string help;  // one line, with the default
+  std::string help;            // one line, with the default
   double min = 0, max = 1e12;  // a number's (each list entry's) domain, inclusive
   bool min_open = false;       // min itself is out of the domain
 };
 
 struct FrequencyMap {
-  std::string name;      // as written: "pi"; for a map with a value, its prefix: "base" (written base=B)
-  std::string spelling;  // for help and messages: "pi", "base=B"
-  std::string help;      // one line
-  bool takes_value = false;  // written name=VALUE (a number > 1)
+  std::string name;              // as written: "pi"; for a map with a value, its prefix: "base" (written base=B)
+  std::string spelling;          // for help and messages: "pi", "base=B"
+  std::string help;              // one line
+  bool takes_value = false;      // written name=VALUE (a number > 1)
   std::vector<MapParam> params;  // written name:key=value
   std::string paper_form;        // the paper map this practitioners' form departs from (the census shows both)
   // The paper maps are the identity at kappa <= 1 (the caller does not ask them there); the
@@ -135,8 +135,7 @@ struct MapSpec {
   // (its first rotating_planes planes turn) trained at train_len and read at read_len, for a pass of
   // pass_len tokens (0: read_len; only length-dependent maps look at it); theta'_j / theta_j per plane
   // and the attention factor at kappa (a length-dependent map: a pass of kappa * train_len).
-  FrequencyPlan plan(int d_head, double base, int rotating_planes, int train_len, int read_len,
-                     int pass_len = 0) const;
+  FrequencyPlan plan(int d_head, double base, int rotating_planes, int train_len, int read_len, int pass_len = 0) const;
   std::vector<double> factors(int d, double base, int train_len, double kappa) const;
   double attention_factor(int d, double base, int train_len, double kappa) const;
 };

@@ -30,9 +30,10 @@ class HybridScheme final : public Scheme<S> {
   explicit HybridScheme(SchemeConfig cfg) : Scheme<S>(std::move(cfg)) {
     const auto spec = this->cfg_.template setting<std::vector<std::string>>("hybrid_layers");
     if (int(spec.size()) != this->cfg_.n_layers)
-      throw ConfigError(fmt::format("hybrid_layers lists {} layers but the model has {} (n_layers); give one "
-                                    "scheme[:window] per layer",
-                                    spec.size(), this->cfg_.n_layers));
+      throw ConfigError(
+          fmt::format("hybrid_layers lists {} layers but the model has {} (n_layers); give one "
+                      "scheme[:window] per layer",
+                      spec.size(), this->cfg_.n_layers));
     for (size_t l = 0; l < spec.size(); ++l) {
       const LayerSpec own = parse_layer(spec[l], int(l));
       SchemeConfig sub = this->cfg_;
@@ -45,9 +46,10 @@ class HybridScheme final : public Scheme<S> {
         throw ConfigError(fmt::format("hybrid_layers: layer {} '{}': {}", l + 1, spec[l], e.what()));
       }
       if (layers_.back()->acts_on_embedding())
-        throw ConfigError(fmt::format("hybrid_layers: layer {} '{}' acts on the embedding state, which is shared by "
-                                      "the layers; choose a scheme that acts inside attention",
-                                      l + 1, spec[l]));
+        throw ConfigError(
+            fmt::format("hybrid_layers: layer {} '{}' acts on the embedding state, which is shared by "
+                        "the layers; choose a scheme that acts inside attention",
+                        l + 1, spec[l]));
       windows_.push_back(own.window);
     }
   }
@@ -70,9 +72,15 @@ class HybridScheme final : public Scheme<S> {
       if (s->max_position() >= 0) m = m < 0 ? s->max_position() : std::min(m, s->max_position());
     return m;
   }
-  bool acts_on_qk() const override { return any([](auto& s) { return s.acts_on_qk(); }); }
-  bool acts_on_scores() const override { return any([](auto& s) { return s.acts_on_scores(); }); }
-  bool acts_on_values() const override { return any([](auto& s) { return s.acts_on_values(); }); }
+  bool acts_on_qk() const override {
+    return any([](auto& s) { return s.acts_on_qk(); });
+  }
+  bool acts_on_scores() const override {
+    return any([](auto& s) { return s.acts_on_scores(); });
+  }
+  bool acts_on_values() const override {
+    return any([](auto& s) { return s.acts_on_values(); });
+  }
   int window(int l) const override {
     const int own = layers_.at(l)->window(0), w = windows_.at(l);
     return own > 0 && w > 0 ? std::min(own, w) : std::max(own, w);
@@ -88,7 +96,9 @@ class HybridScheme final : public Scheme<S> {
   void qk_backward(int l, const int* pos, int n, S* dx) const override { layers_.at(l)->qk_backward(0, pos, n, dx); }
   S content_scale(int l) const override { return layers_.at(l)->content_scale(0); }
 
-  bool accepts_frequency_plan() const override { return any([](auto& s) { return s.accepts_frequency_plan(); }); }
+  bool accepts_frequency_plan() const override {
+    return any([](auto& s) { return s.accepts_frequency_plan(); });
+  }
   FrequencyPlan plan_for(const std::string& map, int train_len, int read_len, int pass_len = 0) const override {
     std::vector<FrequencyPlan> own(layers_.size());
     int first = -1;
@@ -96,8 +106,10 @@ class HybridScheme final : public Scheme<S> {
     for (size_t l = 0; l < layers_.size(); ++l)
       if (layers_[l]->accepts_frequency_plan()) {
         own[l] = layers_[l]->plan_for(map, train_len, read_len, pass_len);
-        if (first < 0) first = int(l);
-        else differ = differ || !same_rotation(own[l], own[size_t(first)]);
+        if (first < 0)
+          first = int(l);
+        else
+          differ = differ || !same_rotation(own[l], own[size_t(first)]);
       }
     if (first < 0) return Scheme<S>::plan_for(map, train_len, read_len, pass_len);
     FrequencyPlan plan = own[size_t(first)];
@@ -111,10 +123,11 @@ class HybridScheme final : public Scheme<S> {
   void set_frequency_plan(FrequencyPlan plan) override {
     if (!accepts_frequency_plan()) Scheme<S>::set_frequency_plan(plan);
     if (!plan.layers.empty() && plan.layers.size() != layers_.size())
-      throw Error(fmt::format("a frequency plan for {} layers given to a hybrid of {}", plan.layers.size(),
-                              layers_.size()));
+      throw Error(
+          fmt::format("a frequency plan for {} layers given to a hybrid of {}", plan.layers.size(), layers_.size()));
     for (size_t l = 0; l < layers_.size(); ++l)
-      if (layers_[l]->accepts_frequency_plan()) layers_[l]->set_frequency_plan(plan.layers.empty() ? plan : plan.layers[l]);
+      if (layers_[l]->accepts_frequency_plan())
+        layers_[l]->set_frequency_plan(plan.layers.empty() ? plan : plan.layers[l]);
   }
 
   size_t tables_size(int l, int span) const override { return layers_.at(l)->tables_size(0, span); }
@@ -129,14 +142,12 @@ class HybridScheme final : public Scheme<S> {
     const Scheme<S>& s = *layers_.at(r.layer);
     if (s.acts_on_scores()) s.score_forward(P, as_own(r), scores);
   }
-  void score_backward(CParamView<S> P, ParamView<S> G, const AttnRow<S>& r, const S* ds, S* dq,
-                      const KeyRows<S>& dkeys, S* dtables) const override {
+  void score_backward(CParamView<S> P, ParamView<S> G, const AttnRow<S>& r, const S* ds, S* dq, const KeyRows<S>& dkeys,
+                      S* dtables) const override {
     const Scheme<S>& s = *layers_.at(r.layer);
     if (s.acts_on_scores()) s.score_backward(P, G, as_own(r), ds, dq, dkeys, dtables);
   }
-  bool block_scores(int l) const override {
-    return layers_.at(l)->acts_on_scores() && layers_.at(l)->block_scores(0);
-  }
+  bool block_scores(int l) const override { return layers_.at(l)->acts_on_scores() && layers_.at(l)->block_scores(0); }
   void score_block_forward(CParamView<S> P, const AttnBlock<S>& b, S* scores) const override {
     AttnBlock<S> own = b;
     own.layer = 0;
@@ -148,9 +159,7 @@ class HybridScheme final : public Scheme<S> {
     own.layer = 0;
     layers_.at(b.layer)->score_block_backward(P, G, own, ds, dq, dk, dtables);
   }
-  bool block_values(int l) const override {
-    return layers_.at(l)->acts_on_values() && layers_.at(l)->block_values(0);
-  }
+  bool block_values(int l) const override { return layers_.at(l)->acts_on_values() && layers_.at(l)->block_values(0); }
   void value_block_forward(CParamView<S> P, const AttnBlock<S>& b, const S* p, size_t ldp, S* out) const override {
     AttnBlock<S> own = b;
     own.layer = 0;
@@ -182,8 +191,8 @@ class HybridScheme final : public Scheme<S> {
   // single-valued setting the layer's scheme declares, in any order after the name.
   static LayerSpec parse_layer(const std::string& entry, int l) {
     auto fail = [&](const std::string& what) {
-      return ConfigError(fmt::format("hybrid_layers: layer {} '{}': {} (write e.g. rope:64:base=10000)", l + 1, entry,
-                                     what));
+      return ConfigError(
+          fmt::format("hybrid_layers: layer {} '{}': {} (write e.g. rope:64:base=10000)", l + 1, entry, what));
     };
     const std::vector<std::string> parts = split(entry, ':');
     LayerSpec out;

@@ -22,8 +22,7 @@ class LearnedScheme final : public Scheme<S> {
     const auto T = P(table_);
     const int d = this->cfg_.d_model;
     for (int i = 0; i < n; ++i) {
-      if (!this->can_read(pos[i]))
-        throw UsageError("learned table has no row for position " + std::to_string(pos[i]));
+      if (!this->can_read(pos[i])) throw UsageError("learned table has no row for position " + std::to_string(pos[i]));
       for (int c = 0; c < d; ++c) out[size_t(i) * d + c] += T(pos[i], c);
     }
   }

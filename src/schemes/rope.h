@@ -6,9 +6,9 @@
 #include <cmath>
 
 #include "core/errors.h"
+#include "core/math.h"
 #include "schemes/frequency_plan.h"
 #include "schemes/scheme.h"
-#include "core/math.h"
 
 namespace pe {
 
@@ -36,8 +36,8 @@ class RopeScheme final : public Scheme<S> {
   // Replaces the frequencies (a context-extension map); clears the angle caches unless the angles
   // are the same (a length-dependent plan re-made for a longer pass often is).
   void set_plan(FrequencyPlan plan) {
-    const bool same_angles = plan.theta == plan_.theta && plan.warp_window == plan_.warp_window &&
-                             plan.warp_factor == plan_.warp_factor;
+    const bool same_angles =
+        plan.theta == plan_.theta && plan.warp_window == plan_.warp_window && plan.warp_factor == plan_.warp_factor;
     plan_ = std::move(plan);
     if (same_angles) return;
     cached_ = -1, lo_ = 0;

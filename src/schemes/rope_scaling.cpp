@@ -140,8 +140,7 @@ void yarn_fields(const TypeContext& c) {
 void llama3_fields(const TypeContext& c) {
   positive(c, "low_freq_factor"), positive(c, "high_freq_factor");
   const double lo = c.p["low_freq_factor"].get<double>(), hi = c.p["high_freq_factor"].get<double>();
-  if (!(lo < hi))
-    c.r.fail(fmt::format("{}low_freq_factor ({}) must be below high_freq_factor ({})", c.where, lo, hi));
+  if (!(lo < hi)) c.r.fail(fmt::format("{}low_freq_factor ({}) must be below high_freq_factor ({})", c.where, lo, hi));
 }
 
 void longrope_fields(const TypeContext& c) {
@@ -173,8 +172,9 @@ RopeScaling rope_scaling_from_json(const json& j, const std::string& what) {
   if (!j.is_object()) r.fail("expected a JSON object: a model's config.json or its rope_scaling dictionary");
   RopeScaling out;
   // A whole config, or the dictionary alone?
-  const bool whole = j.contains("rope_scaling") || j.contains("rope_parameters") || j.contains("max_position_embeddings") ||
-                     j.contains("hidden_size") || j.contains("model_type") || j.contains("num_attention_heads");
+  const bool whole = j.contains("rope_scaling") || j.contains("rope_parameters") ||
+                     j.contains("max_position_embeddings") || j.contains("hidden_size") || j.contains("model_type") ||
+                     j.contains("num_attention_heads");
   json dict = json::object();
   if (whole) {
     if (j.contains("rope_scaling") && j.contains("rope_parameters") && !j["rope_scaling"].is_null() &&
@@ -185,7 +185,8 @@ RopeScaling rope_scaling_from_json(const json& j, const std::string& what) {
         if (!j[key].is_object()) r.fail(fmt::format("{} must be an object", key));
         dict = j[key];
         if (std::string(key) == "rope_parameters" && !dict.contains("rope_type") && !dict.contains("rope_theta"))
-          r.fail("rope_parameters holds per-layer-type entries (e.g. full_attention); give one layer type's dictionary");
+          r.fail(
+              "rope_parameters holds per-layer-type entries (e.g. full_attention); give one layer type's dictionary");
       }
     if (j.contains("rope_theta")) out.rope_theta = r.number(j, "rope_theta", "");
     if (j.contains("max_position_embeddings"))
@@ -193,19 +194,23 @@ RopeScaling rope_scaling_from_json(const json& j, const std::string& what) {
     if (j.contains("original_max_position_embeddings"))
       out.original_max_position_embeddings = r.integer(j, "original_max_position_embeddings", "", 1);
     if (j.contains("partial_rotary_factor")) out.partial_rotary_factor = r.number(j, "partial_rotary_factor", "");
-    if (j.contains("head_dim") && !j["head_dim"].is_null()) out.head_dim = r.integer(j, "head_dim", "", 2);
+    if (j.contains("head_dim") && !j["head_dim"].is_null())
+      out.head_dim = r.integer(j, "head_dim", "", 2);
     else if (j.contains("hidden_size") && j.contains("num_attention_heads")) {
       const int hidden = r.integer(j, "hidden_size", "", 1), heads = r.integer(j, "num_attention_heads", "", 1);
-      if (hidden % heads) r.fail(fmt::format("hidden_size {} is not a multiple of num_attention_heads {}", hidden, heads));
+      if (hidden % heads)
+        r.fail(fmt::format("hidden_size {} is not a multiple of num_attention_heads {}", hidden, heads));
       out.head_dim = hidden / heads;
     }
   } else {
     dict = j;
     if (!dict.contains("rope_type") && !dict.contains("type"))
-      r.fail("neither a config.json (no rope_scaling, rope_parameters or max_position_embeddings) nor a scaling "
-             "dictionary (no rope_type); write e.g. {\"rope_type\": \"yarn\", \"factor\": 4}");
+      r.fail(
+          "neither a config.json (no rope_scaling, rope_parameters or max_position_embeddings) nor a scaling "
+          "dictionary (no rope_type); write e.g. {\"rope_type\": \"yarn\", \"factor\": 4}");
   }
-  const std::string where = dict.empty() ? "" : (whole ? (j.contains("rope_parameters") ? "rope_parameters." : "rope_scaling.") : "");
+  const std::string where =
+      dict.empty() ? "" : (whole ? (j.contains("rope_parameters") ? "rope_parameters." : "rope_scaling.") : "");
   // rope_type (v4 also wrote "type")
   std::string type = "default";
   if (dict.contains("rope_type") || dict.contains("type")) {
@@ -232,11 +237,11 @@ RopeScaling rope_scaling_from_json(const json& j, const std::string& what) {
     }
   }
   for (auto& k : fields.required)
-    if (!dict.contains(k))
-      r.fail(fmt::format("{}{} is required for rope_type '{}'", where, k, type));
+    if (!dict.contains(k)) r.fail(fmt::format("{}{} is required for rope_type '{}'", where, k, type));
   if (dict.contains("rope_theta")) {
     const double t = r.number(dict, "rope_theta", where);
-    if (out.rope_theta && *out.rope_theta != t) r.fail(fmt::format("rope_theta {} and {}rope_theta {} differ", *out.rope_theta, where, t));
+    if (out.rope_theta && *out.rope_theta != t)
+      r.fail(fmt::format("rope_theta {} and {}rope_theta {} differ", *out.rope_theta, where, t));
     out.rope_theta = t;
   }
   if (dict.contains("partial_rotary_factor")) {
@@ -248,7 +253,8 @@ RopeScaling rope_scaling_from_json(const json& j, const std::string& what) {
     out.partial_rotary_factor = f;
   }
   if (out.rope_theta && !rope_base_problem(*out.rope_theta).empty())
-    r.fail(fmt::format("{}rope_theta {}", dict.contains("rope_theta") ? where : "", rope_base_problem(*out.rope_theta)));
+    r.fail(
+        fmt::format("{}rope_theta {}", dict.contains("rope_theta") ? where : "", rope_base_problem(*out.rope_theta)));
   if (!(out.partial_rotary_factor > 0 && out.partial_rotary_factor <= 1))
     r.fail(fmt::format("partial_rotary_factor must be in (0, 1] (got {})", out.partial_rotary_factor));
 
@@ -261,12 +267,15 @@ RopeScaling rope_scaling_from_json(const json& j, const std::string& what) {
   } else if (dict.contains("factor") && !fields.nullable_factor) {
     r.fail(fmt::format("{}factor must be a number", where));
   }
-  const int max_pos = out.max_position_embeddings.value_or(0), top_original = out.original_max_position_embeddings.value_or(0);
+  const int max_pos = out.max_position_embeddings.value_or(0),
+            top_original = out.original_max_position_embeddings.value_or(0);
   int original = 0;  // 0: none
   if (dict.contains("original_max_position_embeddings"))
     original = r.integer(dict, "original_max_position_embeddings", where, 1);
   switch (fields.original) {
-    case OriginalFrom::Unused: original = 0; break;
+    case OriginalFrom::Unused:
+      original = 0;
+      break;
     case OriginalFrom::ConfigMax:  // Transformers divides by max_position_embeddings here
       if (max_pos) original = max_pos;
       break;
@@ -276,20 +285,23 @@ RopeScaling rope_scaling_from_json(const json& j, const std::string& what) {
       break;
   }
   if (fields.needs_original && !original)
-    r.fail(fmt::format("{}original_max_position_embeddings is required for rope_type '{}' (in the dictionary, or "
-                       "the config's original_max_position_embeddings or max_position_embeddings)",
-                       where, type));
+    r.fail(
+        fmt::format("{}original_max_position_embeddings is required for rope_type '{}' (in the dictionary, or "
+                    "the config's original_max_position_embeddings or max_position_embeddings)",
+                    where, type));
   if (fields.nullable_factor && !factor && dict.contains("factor")) {
     if (!original || !max_pos)
-      r.fail(fmt::format("{}factor is null and the config gives no max_position_embeddings and original length to divide", where));
+      r.fail(fmt::format(
+          "{}factor is null and the config gives no max_position_embeddings and original length to divide", where));
     factor = double(max_pos) / original;
   }
   // longrope without a factor: Phi-3's max_position_embeddings / N, N from either layout
   if (fields.factor_from_lengths && !factor && max_pos && original) factor = double(max_pos) / original;
   if (factor && factor < 1)  // only a derived one can be: a stated factor was checked above
-    r.fail(fmt::format("{}factor is max_position_embeddings / original_max_position_embeddings = {} / {}, below 1; "
-                       "give factor or fix the lengths",
-                       where, max_pos, original));
+    r.fail(
+        fmt::format("{}factor is max_position_embeddings / original_max_position_embeddings = {} / {}, below 1; "
+                    "give factor or fix the lengths",
+                    where, max_pos, original));
   if (factor) p["factor"] = factor;
   if (original) p["original_max_position_embeddings"] = original;
   if (fields.own) fields.own(TypeContext{r, dict, where, out, p});
@@ -348,7 +360,8 @@ RopeScaling parse_rope_scaling(const std::string& text, const std::string& what)
   size_t first = text.find_first_not_of(" \t\r\n");
   const bool inline_json = first != std::string::npos && text[first] == '{';
   std::string body;
-  if (inline_json) body = text;
+  if (inline_json)
+    body = text;
   else {
     if (text.empty()) throw UsageError(fmt::format("{}: give a config.json path or a JSON dictionary", what));
     try {
@@ -358,8 +371,10 @@ RopeScaling parse_rope_scaling(const std::string& text, const std::string& what)
       // permission) is the I/O error it is (exit 5); a path that names no file is a usage error
       std::error_code ec;
       if (std::filesystem::exists(text, ec) && !std::filesystem::is_directory(text, ec)) throw;
-      throw UsageError(fmt::format("{}: cannot read '{}' (give a config.json path or JSON such as "
-                                   "'{{\"rope_type\":\"yarn\",\"factor\":4}}')", what, text));
+      throw UsageError(
+          fmt::format("{}: cannot read '{}' (give a config.json path or JSON such as "
+                      "'{{\"rope_type\":\"yarn\",\"factor\":4}}')",
+                      what, text));
     }
   }
   json j;

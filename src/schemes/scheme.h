@@ -24,10 +24,10 @@ namespace pe {
 
 struct SchemeConfig {
   std::string name;
-  int d_model = 16;   // width of the embedding state
-  int n_heads = 1;    // heads per attention layer
-  int d_head = 16;    // width of one head (even)
-  int n_layers = 1;   // attention layers of the model (per-layer tables, hybrids)
+  int d_model = 16;  // width of the embedding state
+  int n_heads = 1;   // heads per attention layer
+  int d_head = 16;   // width of one head (even)
+  int n_layers = 1;  // attention layers of the model (per-layer tables, hybrids)
   // The model's context, not settings (a checkpoint's scheme section does not carry them):
   int train_length = 0;   // the training context ("0: the training length" settings resolve to it)
   double init_std = 0.3;  // the model's embedding init std; a scheme's trained tables start N(0, std^2)
@@ -63,12 +63,12 @@ template <class S>
 struct AttnRow {
   int layer = 0, head = 0, dh = 0;
   int qpos = 0;
-  const S* q = nullptr;      // [dh] the query, after the Q/K transform
-  int nk = 0;                // visible keys
-  const int* kpos = nullptr; // [nk] their positions (ascending)
-  KeyRows<const S> keys;     // keys(t): [dh] the t-th visible key, after the Q/K transform
-  const S* tables = nullptr; // the scheme's derived tables for this layer (tables_forward), or nullptr
-  int span = 0;              // the span they were computed for
+  const S* q = nullptr;       // [dh] the query, after the Q/K transform
+  int nk = 0;                 // visible keys
+  const int* kpos = nullptr;  // [nk] their positions (ascending)
+  KeyRows<const S> keys;      // keys(t): [dh] the t-th visible key, after the Q/K transform
+  const S* tables = nullptr;  // the scheme's derived tables for this layer (tables_forward), or nullptr
+  int span = 0;               // the span they were computed for
 };
 
 // A block of query rows of one head against a span of keys of their sequence, as the dense attention
@@ -78,15 +78,15 @@ struct AttnRow {
 template <class S>
 struct AttnBlock {
   int layer = 0, head = 0, dh = 0;
-  int nq = 0;                  // query rows
-  const S* q = nullptr;        // row r: q + r * ld, [dh] (after the Q/K transform)
-  const int* qpos = nullptr;   // [nq]
-  int nk = 0;                  // keys of the span (ascending positions)
-  const S* k = nullptr;        // key t: k + t * ld, [dh]
-  const int* kpos = nullptr;   // [nk]
-  size_t ld = 0;               // row stride of q and k (and of the gradients dq, dk)
-  const S* tables = nullptr;   // the scheme's derived tables for this layer
-  int span = 0;                // the span they were computed for
+  int nq = 0;                 // query rows
+  const S* q = nullptr;       // row r: q + r * ld, [dh] (after the Q/K transform)
+  const int* qpos = nullptr;  // [nq]
+  int nk = 0;                 // keys of the span (ascending positions)
+  const S* k = nullptr;       // key t: k + t * ld, [dh]
+  const int* kpos = nullptr;  // [nk]
+  size_t ld = 0;              // row stride of q and k (and of the gradients dq, dk)
+  const S* tables = nullptr;  // the scheme's derived tables for this layer
+  int span = 0;               // the span they were computed for
   // Row r sees keys only inside [key_begin(r), key_end(r)) of the span (a causal row: none after its
   // own position). A hook may leave the other pairs alone: their scores are never read and their
   // score gradients are 0. first/last: [nq] each row's first and last visible key, counted from the
@@ -211,9 +211,11 @@ void clipped_runs(int qp, const int* kpos, int nk, bool keys_run, int K, F f, in
   hi = std::min(hi, nk);
   if (lo >= hi) return;
   if (!keys_run)
-    return class_runs(nk, [&](int t) { return std::clamp(kpos[t] - qp, -K, K) + K; }, [&](int t0, int t1, int u) {
-      if (t1 > lo && t0 < hi) f(t0, t1, u);
-    });
+    return class_runs(
+        nk, [&](int t) { return std::clamp(kpos[t] - qp, -K, K) + K; },
+        [&](int t0, int t1, int u) {
+          if (t1 > lo && t0 < hi) f(t0, t1, u);
+        });
   const auto [a, c] = clipped_spans(qp, kpos[0], nk, K);
   if (a > lo) f(0, a, 0);
   for (int t = std::max(a, lo); t < std::min(c, hi); ++t) f(t, t + 1, kpos[t] - qp + K);
@@ -331,19 +333,21 @@ class Scheme {
   // identity map: the trained frequencies), set before every reading so that no reading inherits
   // another's. A scheme without frequencies reads only with the identity map.
   void read_with(const std::string& map, int train_len, int read_len, int pass_len = 0) {
-    if (accepts_frequency_plan()) set_frequency_plan(plan_for(map, train_len, read_len, pass_len));
-    else if (!is_identity_map(map)) throw UsageError(name() + " has no frequencies to rescale");
+    if (accepts_frequency_plan())
+      set_frequency_plan(plan_for(map, train_len, read_len, pass_len));
+    else if (!is_identity_map(map))
+      throw UsageError(name() + " has no frequencies to rescale");
   }
 
   // Derived tables of one layer, computed once per forward call from the parameters (e.g. a
-  // projected position code), for position differences below span in magnitude. The model keeps them (and their gradient) in
-  // its workspace and passes them to the score and value hooks as AttnRow::tables.
+  // projected position code), for position differences below span in magnitude. The model keeps them (and their
+  // gradient) in its workspace and passes them to the score and value hooks as AttnRow::tables.
   virtual size_t tables_size(int layer, int span) const { return 0; }
   virtual void tables_forward(CParamView<S> P, int layer, int span, S* tables) const {}
   // tables: as tables_forward wrote them; dtables: their gradient, accumulated by the score and value
   // hooks; adds into G.
   virtual void tables_backward(CParamView<S> P, ParamView<S> G, int layer, int span, const S* tables,
-                              const S* dtables) const {}
+                               const S* dtables) const {}
 
   // Score hook. scores: [nk], the scaled content scores of one query row; adds the scheme's terms
   // for the visible keys. Called only when acts_on_scores().
@@ -361,8 +365,8 @@ class Scheme {
   virtual void score_block_forward(CParamView<S> P, const AttnBlock<S>& b, S* scores) const {}
   // ds: [nq, nk], dL/d(score), zero at masked pairs. Adds into G, dtables, dq (row r: dq + r * ld)
   // and dk (key t: dk + t * ld).
-  virtual void score_block_backward(CParamView<S> P, ParamView<S> G, const AttnBlock<S>& b, const S* ds, S* dq,
-                                    S* dk, S* dtables) const {}
+  virtual void score_block_backward(CParamView<S> P, ParamView<S> G, const AttnBlock<S>& b, const S* ds, S* dq, S* dk,
+                                    S* dtables) const {}
 
   // Block value hooks, likewise: p: [nq, nk] at row stride ldp (zero at masked pairs); out: row r at
   // out + r * b.ld; adds the scheme's value term to every row of the block.
@@ -387,7 +391,7 @@ class Scheme {
 struct SchemeInfo {
   std::string name, description;
   std::vector<KeySpec> keys;  // its own settings (SchemeConfig::settings)
-  int min_layers = 1;           // a per-layer hybrid needs a model with several layers
+  int min_layers = 1;         // a per-layer hybrid needs a model with several layers
   // Resolves settings that depend on the model's context (e.g. learned_rows 0 -> the training
   // length) once the defaults are in; what it leaves is what checkpoints record. May be null.
   void (*complete)(SchemeConfig&) = nullptr;
@@ -418,9 +422,10 @@ inline void complete_learned_rows(SchemeConfig& c) {
   if (rows == 0) rows = c.train_length;
   if (rows < 1) throw ConfigError("learned_rows must be positive, or 0 for the training length");
   if (c.train_length > 0 && rows < c.train_length)
-    throw ConfigError(fmt::format("learned_rows is {} but train_length is {}: the table needs a row for every "
-                                  "training position (give at least {}, or 0 for the training length)",
-                                  rows, c.train_length, c.train_length));
+    throw ConfigError(
+        fmt::format("learned_rows is {} but train_length is {}: the table needs a row for every "
+                    "training position (give at least {}, or 0 for the training length)",
+                    rows, c.train_length, c.train_length));
   c.settings["learned_rows"] = rows;
 }
 const std::vector<SchemeInfo>& scheme_list();

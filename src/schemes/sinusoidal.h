@@ -9,7 +9,8 @@ namespace pe {
 template <class S>
 class SinusoidalScheme final : public Scheme<S> {
  public:
-  explicit SinusoidalScheme(SchemeConfig cfg) : Scheme<S>(std::move(cfg)), base_(this->cfg_.template setting<double>("base")) {}
+  explicit SinusoidalScheme(SchemeConfig cfg)
+      : Scheme<S>(std::move(cfg)), base_(this->cfg_.template setting<double>("base")) {}
   std::string name() const override { return "sinusoidal"; }
   bool acts_on_embedding() const override { return true; }
   PositionGeometry geometry() const override { return {PositionGeometry::Kind::AddedCode, base_, {}}; }

@@ -26,8 +26,8 @@ class T5Bias {
     if (buckets_ < 2 || buckets_ % 2)
       throw ConfigError(fmt::format("t5_buckets must be an even number >= 2 (got {})", buckets_));
     if (max_distance_ <= buckets_ / 2)
-      throw ConfigError(fmt::format("t5_max_distance must exceed t5_buckets / 2 = {} (got {})", buckets_ / 2,
-                                    max_distance_));
+      throw ConfigError(
+          fmt::format("t5_max_distance must exceed t5_buckets / 2 = {} (got {})", buckets_ / 2, max_distance_));
     heads_ = c.n_heads;
   }
   void declare(ParamLayout& layout) { table_ = layout.add("pos.t5_bias", buckets_, heads_); }

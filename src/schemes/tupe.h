@@ -214,7 +214,8 @@ class TupeScheme final : public Scheme<S> {
       return {table_row(b.tables, which, pos[0], b.head, b.dh), width()};
     }
     std::vector<S>& g = hook_buffer<S>(slot, size_t(n) * b.dh);
-    for (int i = 0; i < n; ++i) std::copy_n(table_row(b.tables, which, pos[i], b.head, b.dh), b.dh, &g[size_t(i) * b.dh]);
+    for (int i = 0; i < n; ++i)
+      std::copy_n(table_row(b.tables, which, pos[i], b.head, b.dh), b.dh, &g[size_t(i) * b.dh]);
     return {g.data(), b.dh};
   }
   // dtable[pos[i]] += (op(e) other)[i] for the n positions of one table: op(e) [n, m] (e is [nq, nk])

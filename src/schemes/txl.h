@@ -9,8 +9,8 @@
 #pragma once
 #include <algorithm>
 #include <cmath>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -25,7 +25,8 @@ namespace pe {
 template <class S>
 class TxlScheme final : public Scheme<S> {
  public:
-  explicit TxlScheme(SchemeConfig cfg) : Scheme<S>(std::move(cfg)), base_(this->cfg_.template setting<double>("base")) {}
+  explicit TxlScheme(SchemeConfig cfg)
+      : Scheme<S>(std::move(cfg)), base_(this->cfg_.template setting<double>("base")) {}
   std::string name() const override { return "txl"; }
   bool acts_on_scores() const override { return true; }
 
@@ -63,8 +64,7 @@ class TxlScheme final : public Scheme<S> {
   }
   // undoes R = rho W_R: dW_R += rho^T dR, over the rows of dR with gradient (a causal model's
   // ages are >= 0: half the rows)
-  void tables_backward(CParamView<S>, ParamView<S> G, int layer, int span, const S*,
-                       const S* dtables) const override {
+  void tables_backward(CParamView<S>, ParamView<S> G, int layer, int span, const S*, const S* dtables) const override {
     const int W = width(), D = this->cfg_.d_model;
     const auto [r0, r1] = nonzero_rows(dtables, 2 * span - 1, W);
     if (r0 == r1) return;
@@ -84,8 +84,8 @@ class TxlScheme final : public Scheme<S> {
   }
   // undoes it, with g_t = ds_t / sqrt(d): dq += sum g_t R_t, dv_h += the same, dR_t += g_t (q + v_h),
   // du_h += sum g_t k_t, dk_t += g_t u_h.
-  void score_backward(CParamView<S> P, ParamView<S> G, const AttnRow<S>& r, const S* ds, S* dq,
-                      const KeyRows<S>& dkeys, S* dtables) const override {
+  void score_backward(CParamView<S> P, ParamView<S> G, const AttnRow<S>& r, const S* ds, S* dq, const KeyRows<S>& dkeys,
+                      S* dtables) const override {
     const int d = r.dh;
     const S scale = S(1) / std::sqrt(S(d));
     const S *u = P.data(u_) + size_t(r.head) * d, *v = P.data(v_) + size_t(r.head) * d;

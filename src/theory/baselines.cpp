@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "theory/exact_reader.h"
 #include "core/math.h"
+#include "theory/exact_reader.h"
 
 namespace pe::theory {
 

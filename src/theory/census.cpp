@@ -67,14 +67,14 @@ std::string format_census(const nlohmann::json& j) {
   std::string out = fmt::format("completes a turn: {}\n", j["completes_turn_rule"].get<std::string>());
   out += fmt::format("{:>5} {:>10} {:>7} {:>6}", "plane", "lambda", "turns", "full");
   for (const auto& map : j["maps"])
-    for (const auto& k : j["kappas"])
-      out += fmt::format(" {:>9}", column_label(map.get<std::string>(), num(k)));
+    for (const auto& k : j["kappas"]) out += fmt::format(" {:>9}", column_label(map.get<std::string>(), num(k)));
   out += "\n";
   for (const auto& p : j["planes"]) {
     out += fmt::format("{:>5} {:>10.2f} {:>7.3f} {:>6}", p["plane"].get<int>(), num(p["wavelength"]),
                        num(p["turns_over_training_offsets"]), p["completes_turn"].get<bool>() ? "yes" : "no");
     for (const auto& map : j["maps"])
-      for (const auto& k : j["kappas"]) out += fmt::format(" {:>9.4f}", num(p["factors"][map.get<std::string>()][fmt::format("{:g}", num(k))]));
+      for (const auto& k : j["kappas"])
+        out += fmt::format(" {:>9.4f}", num(p["factors"][map.get<std::string>()][fmt::format("{:g}", num(k))]));
     out += "\n";
   }
   for (const FrequencyMap& m : frequency_maps())
@@ -86,7 +86,8 @@ nlohmann::json rope_scaling_census(const MapSpec& map, const std::string& rope_t
                                    double base, int original, int length) {
   const int dim = int(head_dim * partial);
   if (dim < 4 || dim % 2)
-    throw UsageError(fmt::format("the rotary width int({} x {}) = {} must be even and at least 4", head_dim, partial, dim));
+    throw UsageError(
+        fmt::format("the rotary width int({} x {}) = {} must be even and at least 4", head_dim, partial, dim));
   const double kappa = double(length) / original;
   const auto factors = map.factors(dim, base, original, kappa);
   const double a = map.attention_factor(dim, base, original, kappa);
@@ -137,31 +138,36 @@ std::string format_rope_scaling_census(const nlohmann::json& c) {
   std::string out = fmt::format(
       "rope_type {} read as {}\nhead_dim {}, rotary width {}, base {}, original length {}, read at length {}\n"
       "attention factor {:.6f} (cos and sin times it; scores times {:.6f})\n",
-      c["rope_type"].get<std::string>(), c["map"].get<std::string>(), c["head_dim"].get<int>(), c["rotary_dim"].get<int>(),
-      c["base"].get<double>(), c["original_max_position_embeddings"].get<int>(), c["length"].get<int>(),
-      c["attention_factor"].get<double>(), c["logit_scale"].get<double>());
+      c["rope_type"].get<std::string>(), c["map"].get<std::string>(), c["head_dim"].get<int>(),
+      c["rotary_dim"].get<int>(), c["base"].get<double>(), c["original_max_position_embeddings"].get<int>(),
+      c["length"].get<int>(), c["attention_factor"].get<double>(), c["logit_scale"].get<double>());
   const bool yarn = c.contains("yarn_forms");
   out += fmt::format("{:>5} {:>12} {:>12} {:>9} {:>10}", "plane", "theta_j", "theta'_j", "factor", "wavelength");
   if (yarn) out += fmt::format(" {:>9} {:>9} {:>9}", "paper", "code", "code,notr");
   out += "\n";
   for (size_t j = 0; j < c["planes"].size(); ++j) {
     const auto& p = c["planes"][j];
-    out += fmt::format("{:>5} {:>12.6g} {:>12.6g} {:>9.5f} {:>10.2f}", p["plane"].get<int>(), p["default_inv_freq"].get<double>(),
-                       p["inv_freq"].get<double>(), p["factor"].get<double>(), p["wavelength"].get<double>());
+    out += fmt::format("{:>5} {:>12.6g} {:>12.6g} {:>9.5f} {:>10.2f}", p["plane"].get<int>(),
+                       p["default_inv_freq"].get<double>(), p["inv_freq"].get<double>(), p["factor"].get<double>(),
+                       p["wavelength"].get<double>());
     if (yarn) {
       const auto& f = c["yarn_forms"];
       out += fmt::format(" {:>9.5f} {:>9.5f} {:>9.5f}", f["paper"]["factors"][j].get<double>(),
-                         f["code_truncate"]["factors"][j].get<double>(), f["code_no_truncate"]["factors"][j].get<double>());
+                         f["code_truncate"]["factors"][j].get<double>(),
+                         f["code_no_truncate"]["factors"][j].get<double>());
     }
     out += "\n";
   }
   if (yarn) {
     const auto& f = c["yarn_forms"];
-    out += fmt::format("attention factor: paper {:.6f} (0.1 ln kappa + 1 at kappa = factor), code {:.6f}, code without truncation {:.6f}\n",
-                       f["paper"]["attention_factor"].get<double>(), f["code_truncate"]["attention_factor"].get<double>(),
-                       f["code_no_truncate"]["attention_factor"].get<double>());
-    out += "paper: a ramp on the turns L/lambda_j between 1 and 32; code: a ramp on the plane index j between the "
-           "correction dimensions of beta_fast and beta_slow turns\n";
+    out += fmt::format(
+        "attention factor: paper {:.6f} (0.1 ln kappa + 1 at kappa = factor), code {:.6f}, code without truncation "
+        "{:.6f}\n",
+        f["paper"]["attention_factor"].get<double>(), f["code_truncate"]["attention_factor"].get<double>(),
+        f["code_no_truncate"]["attention_factor"].get<double>());
+    out +=
+        "paper: a ramp on the turns L/lambda_j between 1 and 32; code: a ramp on the plane index j between the "
+        "correction dimensions of beta_fast and beta_slow turns\n";
   }
   return out;
 }

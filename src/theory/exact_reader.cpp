@@ -37,8 +37,7 @@ std::vector<std::vector<double>> draw_weights(int N, int A) {
   const std::vector<double> lf = math::log_factorials(N);
   for (int k = 0; k <= N; ++k) {
     W[k].resize(k + 1);
-    for (int c = 0; c <= k; ++c)
-      W[k][c] = math::exp(lf[k] - lf[c] - lf[k - c] + c * logp);
+    for (int c = 0; c <= k; ++c) W[k][c] = math::exp(lf[k] - lf[c] - lf[k - c] + c * logp);
   }
   return W;
 }
@@ -68,8 +67,7 @@ double cue_best_reader_without_positions(int n, int alphabet, double mark_prob) 
   const std::vector<double> lf = math::log_factorials(N);
   double acc = 0.0;
   for (int K = 0; K <= N; ++K) {
-    const double logpk = lf[N] - lf[K] - lf[N - K] +
-                         (K > 0 ? K * math::log(mark_prob) : 0.0) +
+    const double logpk = lf[N] - lf[K] - lf[N - K] + (K > 0 ? K * math::log(mark_prob) : 0.0) +
                          (N - K > 0 ? (N - K) * math::log1p(-mark_prob) : 0.0);
     const int Keff = std::max(K, 1);  // no mark: one forced mark, always read right
     const double em = (K == 0) ? 1.0 : emax[K];

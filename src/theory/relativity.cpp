@@ -5,9 +5,9 @@
 
 #include "core/errors.h"
 #include "core/frequencies.h"
-#include "theory/sinusoidal_geometry.h"
 #include "core/math.h"
 #include "core/rng.h"
+#include "theory/sinusoidal_geometry.h"
 
 namespace pe::theory {
 

@@ -6,9 +6,9 @@
 #include <random>
 
 #include "core/frequencies.h"
-#include "schemes/rope.h"
 #include "core/math.h"
 #include "core/rng.h"
+#include "schemes/rope.h"
 
 namespace pe::theory {
 

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "core/frequencies.h"
-#include "theory/cosine_integral.h"
 #include "core/math.h"
+#include "theory/cosine_integral.h"
 
 namespace pe::theory {
 

@@ -1,5 +1,7 @@
 #include "theory/theory.h"
 
+#include "core/build_info.h"
+#include "schemes/t5_buckets.h"
 #include "theory/alibi_bound.h"
 #include "theory/baselines.h"
 #include "theory/census.h"
@@ -8,9 +10,7 @@
 #include "theory/relativity.h"
 #include "theory/rope_geometry.h"
 #include "theory/sinusoidal_geometry.h"
-#include "schemes/t5_buckets.h"
 #include "theory/window_conditioning.h"
-#include "core/build_info.h"
 
 namespace pe::theory {
 

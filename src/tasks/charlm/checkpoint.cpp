@@ -29,22 +29,23 @@ LoadedCharLM load_charlm_checkpoint(const std::string& path) {
     out.model = read_block_stack(r);
     out.vocab = j.at("vocab").get<std::vector<std::string>>();
     if (int(out.vocab.size()) != out.model->config().vocab)
-      throw r.fail(fmt::format("{} vocabulary entries but the model reads {}", out.vocab.size(),
-                               out.model->config().vocab));
+      throw r.fail(
+          fmt::format("{} vocabulary entries but the model reads {}", out.vocab.size(), out.model->config().vocab));
     if (j.contains("frequency_plan")) {
       const json& fp = j.at("frequency_plan");
       out.plan_map = fp.at("map");
       out.plan_train_length = checked_int32(fp.at("train_length"), "frequency_plan.train_length", 2, kMaxLength);
       out.plan_read_length = checked_int32(fp.at("read_length"), "frequency_plan.read_length", 2, kMaxLength);
-      if (!out.model->scheme().accepts_frequency_plan()) throw r.fail("a frequency plan for a scheme without frequencies");
+      if (!out.model->scheme().accepts_frequency_plan())
+        throw r.fail("a frequency plan for a scheme without frequencies");
       FrequencyPlan plan = out.model->scheme().plan_for(out.plan_map, out.plan_train_length, out.plan_read_length);
       // The frequencies it was tuned with (older checkpoints: recomputed from the map).
       auto tuned = [&](const json& f, FrequencyPlan& into, const std::string& where) {
         const auto theta = f.at("theta").get<std::vector<double>>();
         const double scale = f.at("logit_scale").get<double>();
         if (theta.size() != into.theta.size())
-          throw r.fail(fmt::format("{}theta has {} planes but the heads have {}", where, theta.size(),
-                                   into.theta.size()));
+          throw r.fail(
+              fmt::format("{}theta has {} planes but the heads have {}", where, theta.size(), into.theta.size()));
         for (double t : theta)
           if (!std::isfinite(t) || t < 0) throw r.fail(where + "theta holds a negative or non-finite frequency");
         if (!std::isfinite(scale) || !(scale > 0)) throw r.fail(where + "logit_scale must be a positive number");
@@ -68,9 +69,9 @@ LoadedCharLM load_charlm_checkpoint(const std::string& path) {
         for (size_t l = 0; l < plan.layers.size(); ++l) {
           const std::string where = fmt::format("frequency_plan.layers[{}].", l);
           if (layers[l].is_null() != plan.layers[l].theta.empty())
-            throw r.fail(fmt::format("frequency_plan.layers[{}] {}", l,
-                                     layers[l].is_null() ? "is null, but the layer turns"
-                                                         : "is given to a layer without frequencies"));
+            throw r.fail(fmt::format(
+                "frequency_plan.layers[{}] {}", l,
+                layers[l].is_null() ? "is null, but the layer turns" : "is given to a layer without frequencies"));
           if (!layers[l].is_null()) tuned(layers[l], plan.layers[l], where);
         }
       }

@@ -18,7 +18,7 @@ nlohmann::json make_charlm_checkpoint(const BlockStack<float>& model, const std:
 struct LoadedCharLM {
   std::unique_ptr<BlockStack<float>> model;  // with its frequency plan applied, if the file has one
   std::vector<std::string> vocab;
-  std::string plan_map;                  // empty: the scheme's own frequencies
+  std::string plan_map;  // empty: the scheme's own frequencies
   int plan_train_length = 0, plan_read_length = 0;
   nlohmann::json meta;
   std::string path;

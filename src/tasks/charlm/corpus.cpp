@@ -40,18 +40,20 @@ int CharCorpus::id_of(char c) const {
 
 CharCorpus load_char_corpus(const std::string& path, const std::string& expected_sha1) {
   if (!file_exists(path))
-    throw DataError(fmt::format("corpus {} not found; pe-bench ships it as data/timemachine.txt (sha1 {}): run "
-                                "from the repository's root, restore it with `git checkout data/timemachine.txt`, or pass "
-                                "--corpus PATH",
-                                path, kTimeMachineSha1));
+    throw DataError(
+        fmt::format("corpus {} not found; pe-bench ships it as data/timemachine.txt (sha1 {}): run "
+                    "from the repository's root, restore it with `git checkout data/timemachine.txt`, or pass "
+                    "--corpus PATH",
+                    path, kTimeMachineSha1));
   const std::string text = read_file(path);
   CharCorpus c;
   c.path = path;
   c.sha1 = sha1_hex(text);
   if (!expected_sha1.empty() && c.sha1 != expected_sha1)
-    throw DataError(fmt::format("corpus {} has sha1 {} but the d2l copy has {}; restore it with "
-                                "`git checkout data/timemachine.txt`, or pass --corpus to read another text on purpose",
-                                path, c.sha1, expected_sha1));
+    throw DataError(
+        fmt::format("corpus {} has sha1 {} but the d2l copy has {}; restore it with "
+                    "`git checkout data/timemachine.txt`, or pass --corpus to read another text on purpose",
+                    path, c.sha1, expected_sha1));
   const std::string pre = d2l_preprocess(text);
   if (pre.size() < 2) throw DataError(fmt::format("corpus {} has no letters to train on", path));
   // d2l: sorted(set(['<unk>'] + tokens)); ' ' sorts before '<unk>', letters after it
@@ -65,8 +67,8 @@ CharCorpus load_char_corpus(const std::string& path, const std::string& expected
 
 void char_window(const CharCorpus& c, int start, int T, int* x, int* y) {
   if (start < 0 || size_t(start) + T + 1 > c.ids.size())
-    throw UsageError(fmt::format("window [{}, {}) does not fit the corpus of {} characters", start, start + T + 1,
-                                 c.ids.size()));
+    throw UsageError(
+        fmt::format("window [{}, {}) does not fit the corpus of {} characters", start, start + T + 1, c.ids.size()));
   for (int t = 0; t < T; ++t) x[t] = c.ids[size_t(start) + t], y[t] = c.ids[size_t(start) + t + 1];
 }
 

@@ -17,7 +17,7 @@ struct CharCorpus {
   std::vector<std::string> vocab;  // id -> token: d2l's order, sorted: ' ', '<unk>', 'a' .. 'z'
   std::vector<int> ids;            // the preprocessed text as ids
   int unk() const { return 1; }
-  int id_of(char c) const;         // <unk> for characters not in the vocabulary
+  int id_of(char c) const;  // <unk> for characters not in the vocabulary
 };
 
 // Reads `path` through the pipeline. expected_sha1 non-empty: the file must have that digest

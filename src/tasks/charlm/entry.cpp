@@ -23,12 +23,22 @@ class CharLMTask final : public Task {
   }
   // tasks.md section 3: TinyCharLM on The Time Machine; the published table's schemes first.
   nlohmann::json defaults() const override {
-    return {{"task", "charlm"},        {"seeds", {0}},          {"steps", 3000},
-            {"batch_size", 64},        {"lr", 1e-3},            {"train_length", 128},
-            {"eval_lengths", {128, 256, 512}}, {"d_model", 128}, {"n_heads", 4},
-            {"n_layers", 2},           {"embed_init_std", 0.02}, {"learned_rows", 512},
-            {"alibi_slopes", nlohmann::json::array()},         {"maps", {"pi", "selective"}},
-            {"finetune_steps", 300},   {"checkpoint_every", 500}};
+    return {{"task", "charlm"},
+            {"seeds", {0}},
+            {"steps", 3000},
+            {"batch_size", 64},
+            {"lr", 1e-3},
+            {"train_length", 128},
+            {"eval_lengths", {128, 256, 512}},
+            {"d_model", 128},
+            {"n_heads", 4},
+            {"n_layers", 2},
+            {"embed_init_std", 0.02},
+            {"learned_rows", 512},
+            {"alibi_slopes", nlohmann::json::array()},
+            {"maps", {"pi", "selective"}},
+            {"finetune_steps", 300},
+            {"checkpoint_every", 500}};
   }
   std::vector<std::string> leading_schemes() const override {
     return {"learned", "sinusoidal", "rope", "alibi", "none"};
@@ -54,15 +64,17 @@ class CharLMTask final : public Task {
   bool parallel_runs() const override { return false; }  // a run takes minutes and uses every thread
 
   TrainedRun train(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
-                Progress& progress) const override {
+                   Progress& progress) const override {
     TrainedRun run = train_charlm(e, resolved, scheme, seed, [&](int step, int steps, double loss) {
-      progress.update(fmt::format("[charlm] training {} seed {}: step {}/{} loss {:.4f}", scheme, seed, step, steps, loss));
+      progress.update(
+          fmt::format("[charlm] training {} seed {}: step {}/{} loss {:.4f}", scheme, seed, step, steps, loss));
     });
-    run.summary = run.kept ? fmt::format("kept {} (complete, same config): {} seed {}, final loss {:.3f}",
-                                         run.run_dir, scheme, seed, run.final_loss())
-                           : fmt::format("trained {} seed {}: {} steps{} in {:.0f} s ({:.0f} ms/step), final loss {:.3f}",
-                                         scheme, seed, run.trained(), resumed_note(run.resumed_at), run.seconds,
-                                         1e3 * run.seconds / run.trained(), run.final_loss());
+    run.summary = run.kept
+                      ? fmt::format("kept {} (complete, same config): {} seed {}, final loss {:.3f}", run.run_dir,
+                                    scheme, seed, run.final_loss())
+                      : fmt::format("trained {} seed {}: {} steps{} in {:.0f} s ({:.0f} ms/step), final loss {:.3f}",
+                                    scheme, seed, run.trained(), resumed_note(run.resumed_at), run.seconds,
+                                    1e3 * run.seconds / run.trained(), run.final_loss());
     run.record = {{"scheme", scheme}, {"seed", seed}, {"steps", run.steps}, {"final_loss", run.final_loss()}};
     return run;
   }
@@ -74,9 +86,10 @@ class CharLMTask final : public Task {
   }
   bool is_follow_up(const nlohmann::json& run_config) const override { return run_config.contains("finetune_from"); }
   std::vector<TrainedRun> follow_ups(const ExperimentConfig& e, const nlohmann::json& resolved, const TrainedRun& run,
-                                  Progress& progress) const override {
+                                     Progress& progress) const override {
     std::vector<TrainedRun> out;
-    if (charlm_settings(e).finetune_steps <= 0 || !load_charlm_checkpoint(run.checkpoint).model->scheme().accepts_frequency_plan())
+    if (charlm_settings(e).finetune_steps <= 0 ||
+        !load_charlm_checkpoint(run.checkpoint).model->scheme().accepts_frequency_plan())
       return out;
     const std::string scheme = run.record.at("scheme");
     const int seed = run.record.at("seed");
@@ -85,9 +98,10 @@ class CharLMTask final : public Task {
         progress.update(fmt::format("[charlm] fine-tuning {}+{} seed {} at {}: step {}/{} loss {:.4f}", scheme, map,
                                     seed, charlm_settings(e).finetune_length, step, steps, loss));
       });
-      r.summary = fmt::format("{} {}+{} seed {} at {}: {} steps{} in {:.0f} s, final loss {:.3f}",
-                              r.kept ? "kept fine-tune" : "fine-tuned", scheme, map, seed, charlm_settings(e).finetune_length,
-                              r.trained(), resumed_note(r.resumed_at), r.seconds, r.final_loss());
+      r.summary =
+          fmt::format("{} {}+{} seed {} at {}: {} steps{} in {:.0f} s, final loss {:.3f}",
+                      r.kept ? "kept fine-tune" : "fine-tuned", scheme, map, seed, charlm_settings(e).finetune_length,
+                      r.trained(), resumed_note(r.resumed_at), r.seconds, r.final_loss());
       r.record = {{"scheme", scheme},
                   {"seed", seed},
                   {"finetune_map", map},
@@ -115,7 +129,8 @@ class CharLMTask final : public Task {
                                  const ExperimentConfig& e) const override {
     LoadedCharLM cp = load_charlm_checkpoint(checkpoint);
     const int train_len = cp.meta.at("training").at("train_length");
-    if (cp.plan_map.empty()) cp.model->scheme().read_with(map, train_len, length);
+    if (cp.plan_map.empty())
+      cp.model->scheme().read_with(map, train_len, length);
     else if (!is_identity_map(map))
       throw UsageError(fmt::format("{} was fine-tuned with {} and reads with that plan only", checkpoint, cp.plan_map));
     if (!cp.model->scheme().can_read(length - 1)) return {{"readable", false}};  // past its table

@@ -6,14 +6,14 @@
 #include <algorithm>
 #include <map>
 
+#include "core/build_info.h"
 #include "core/errors.h"
 #include "core/files.h"
 #include "core/progress.h"
-#include "tasks/charlm/training.h"
 #include "harness/statistics.h"
 #include "harness/task.h"
 #include "tasks/charlm/checkpoint.h"
-#include "core/build_info.h"
+#include "tasks/charlm/training.h"
 
 namespace pe {
 
@@ -66,8 +66,12 @@ json evaluate_reading(const Reading& rd, const ExperimentConfig& e, const CharCo
   std::string at;
   for (int T : readable) at += fmt::format("{}{}", at.empty() ? "" : "/", T);
   progress.update(fmt::format("[charlm] reading {} seed {}{}{}{} at {}", rd.scheme, rd.seed,
-                              is_identity_map(rd.map) ? std::string() : fmt::format(" +{}", rd.map), rd.band ? fmt::format(" band {}", rd.band) : "",
-                              rd.cached ? " (cached decoding)" : rd.memory ? fmt::format(" (memory {})", rd.memory) : "", at));
+                              is_identity_map(rd.map) ? std::string() : fmt::format(" +{}", rd.map),
+                              rd.band ? fmt::format(" band {}", rd.band) : "",
+                              rd.cached   ? " (cached decoding)"
+                              : rd.memory ? fmt::format(" (memory {})", rd.memory)
+                                          : "",
+                              at));
   const Visibility vis{true, rd.band};
   const CharLMSettings cs = charlm_settings(e);
   const bool per_length = !rd.finetuned && model.scheme().accepts_frequency_plan() &&
@@ -94,7 +98,8 @@ json evaluate_reading(const Reading& rd, const ExperimentConfig& e, const CharCo
   }
   json ppl = json::array(), loss = json::array();
   for (int T : e.eval_lengths) {
-    const auto r = std::find_if(results.begin(), results.end(), [&](const PerplexityResult& x) { return x.length == T; });
+    const auto r =
+        std::find_if(results.begin(), results.end(), [&](const PerplexityResult& x) { return x.length == T; });
     if (r == results.end()) {
       ppl.push_back(nullptr), loss.push_back(nullptr);
       continue;
@@ -102,9 +107,10 @@ json evaluate_reading(const Reading& rd, const ExperimentConfig& e, const CharCo
     ppl.push_back(r->perplexity), loss.push_back(r->loss);
     if (T == longest && longest_positions) *longest_positions = r->position_loss;
   }
-  json row = {{"scheme", rd.scheme}, {"seed", rd.seed},       {"map", rd.map},           {"finetuned", rd.finetuned},
-              {"band", rd.band},     {"perplexity", ppl},     {"loss", loss},            {"checkpoint", rd.checkpoint}};
-  if (rd.cached) row["decode"] = "cached", row["windows"] = cached_windows(e);  // (a full-forward row carries neither, as before)
+  json row = {{"scheme", rd.scheme}, {"seed", rd.seed},   {"map", rd.map}, {"finetuned", rd.finetuned},
+              {"band", rd.band},     {"perplexity", ppl}, {"loss", loss},  {"checkpoint", rd.checkpoint}};
+  if (rd.cached)
+    row["decode"] = "cached", row["windows"] = cached_windows(e);  // (a full-forward row carries neither, as before)
   if (rd.memory > 0) row["memory"] = rd.memory;
   return row;
 }
@@ -118,14 +124,19 @@ json evaluate_readings(const std::vector<Reading>& readings, const ExperimentCon
     std::vector<double> pos;
     json row = evaluate_reading(rd, e, corpus, progress, &pos);
     if (!pos.empty())
-      positions.push_back({{"label", reading_label(row)}, {"seed", rd.seed}, {"bins", bin_positions(pos, charlm_settings(e).position_window)}});
+      positions.push_back({{"label", reading_label(row)},
+                           {"seed", rd.seed},
+                           {"bins", bin_positions(pos, charlm_settings(e).position_window)}});
     rows.push_back(std::move(row));
   }
   return {{"task", "charlm"},
           {"corpus", {{"path", corpus.path}, {"sha1", corpus.sha1}, {"characters", corpus.ids.size()}}},
           {"lengths", e.eval_lengths},
           {"train_length", e.train_length},
-          {"validation", {{"first_start", charlm_settings(e).val_start}, {"windows", charlm_settings(e).val_windows}, {"batch", charlm_settings(e).eval_batch}}},
+          {"validation",
+           {{"first_start", charlm_settings(e).val_start},
+            {"windows", charlm_settings(e).val_windows},
+            {"batch", charlm_settings(e).eval_batch}}},
           {"rows", rows},
           {"training", json::array()},
           {"position_loss", {{"length", longest}, {"window", charlm_settings(e).position_window}, {"rows", positions}}},
@@ -141,7 +152,7 @@ json evaluate_charlm(const std::vector<std::string>& checkpoints, const Experime
   struct Item {
     std::string path, scheme, map;  // map: the plan a fine-tuned checkpoint was tuned with ("" if none)
     int seed;
-    bool plans;  // reads its angles from a frequency plan
+    bool plans;     // reads its angles from a frequency plan
     bool absolute;  // adds positions to the embedding (no segment memory)
   };
   std::vector<Item> items;
@@ -149,8 +160,10 @@ json evaluate_charlm(const std::vector<std::string>& checkpoints, const Experime
     const LoadedCharLM cp = load_charlm_checkpoint(path);
     check_charlm_fits(cp.model->config(), charlm_settings(e).eval_batch, longest, false, "reading " + path);
     if (cp.vocab != corpus.vocab)
-      throw DataError(fmt::format("corpus {} has a different vocabulary from the one {} was trained on; pass the "
-                                  "training corpus with --corpus", corpus.path, path));
+      throw DataError(
+          fmt::format("corpus {} has a different vocabulary from the one {} was trained on; pass the "
+                      "training corpus with --corpus",
+                      corpus.path, path));
     items.push_back({path, cp.model->scheme().name(), cp.plan_map, cp.meta.at("training").at("seed"),
                      cp.model->scheme().accepts_frequency_plan(), cp.model->scheme().acts_on_embedding()});
     // every map this checkpoint will be read with, planned once now: a map it cannot take (a config
@@ -182,7 +195,8 @@ json evaluate_charlm(const std::vector<std::string>& checkpoints, const Experime
     if (const int mem_len = charlm_settings(e).mem_len; mem_len > 0 && !it.absolute)
       readings.push_back({it.scheme, identity_map(), false, false, 0, it.seed, it.path, mem_len});
     if (!it.plans) continue;
-    if (charlm_settings(e).band > 0) readings.push_back({it.scheme, identity_map(), false, all_cached, charlm_settings(e).band, it.seed, it.path});
+    if (charlm_settings(e).band > 0)
+      readings.push_back({it.scheme, identity_map(), false, all_cached, charlm_settings(e).band, it.seed, it.path});
     for (auto& map : e.maps) {
       readings.push_back({it.scheme, map, false, all_cached, 0, it.seed, it.path});
       for (auto& ft : items)
@@ -222,8 +236,8 @@ std::string compare_charlm_readers(const json& results, const std::string& a, co
     if (l == b) pb[row.at("seed").get<int>()] = v.get<double>();
   }
   if (pa.empty() || pb.empty())
-    throw UsageError(fmt::format("no reading '{}' at {} in these results (they hold: {})", pa.empty() ? a : b, length,
-                                 known));
+    throw UsageError(
+        fmt::format("no reading '{}' at {} in these results (they hold: {})", pa.empty() ? a : b, length, known));
   std::vector<double> va, vb;
   for (auto& [seed, v] : pa)
     if (pb.count(seed)) va.push_back(v), vb.push_back(pb.at(seed));
@@ -244,7 +258,8 @@ json charlm_summary(const json& rows) {
   json out = json::array();
   std::vector<std::string> labels;
   for (auto& row : rows)
-    if (std::find(labels.begin(), labels.end(), reading_label(row)) == labels.end()) labels.push_back(reading_label(row));
+    if (std::find(labels.begin(), labels.end(), reading_label(row)) == labels.end())
+      labels.push_back(reading_label(row));
   for (auto& label : labels) {
     json seeds = json::array(), mean = json::array(), sd = json::array(), hw = json::array();
     std::vector<const json*> group;
@@ -263,9 +278,15 @@ json charlm_summary(const json& rows) {
       mean.push_back(sm.mean), sd.push_back(sm.sd), hw.push_back(sm.half_width);
     }
     const json& first = *group[0];
-    out.push_back({{"label", label},      {"scheme", first["scheme"]}, {"map", first["map"]},
-                   {"band", first["band"]}, {"finetuned", first["finetuned"]}, {"seeds", seeds},
-                   {"mean", mean},        {"sd", sd},                  {"half_width", hw}});
+    out.push_back({{"label", label},
+                   {"scheme", first["scheme"]},
+                   {"map", first["map"]},
+                   {"band", first["band"]},
+                   {"finetuned", first["finetuned"]},
+                   {"seeds", seeds},
+                   {"mean", mean},
+                   {"sd", sd},
+                   {"half_width", hw}});
   }
   return out;
 }
@@ -328,7 +349,8 @@ std::string format_charlm_markdown(const json& r) {
   for (auto& row : r["rows"]) {
     const std::string label = reading_label(row), scheme = row["scheme"];
     const bool plain = is_identity_map(row["map"]) && row["band"] == 0;
-    s += "| " + label + (r["training"].size() > r["rows"].size() ? fmt::format(" s{}", row["seed"].get<int>()) : "") + " |";
+    s += "| " + label + (r["training"].size() > r["rows"].size() ? fmt::format(" s{}", row["seed"].get<int>()) : "") +
+         " |";
     for (size_t i = 0; i < r["lengths"].size(); ++i) {
       const int n = r["lengths"][i];
       s += " **" + cell(row["perplexity"][i]) + "**";
@@ -359,9 +381,9 @@ std::string format_charlm_markdown(const json& r) {
       s += fmt::format("| {} | {} |", g["label"].get<std::string>(), g["seeds"].size());
       for (size_t i = 0; i < r["lengths"].size(); ++i) {
         const int n = r["lengths"][i];
-        s += g["mean"][i].is_null() ? std::string(" —")
-                                    : fmt::format(" **{:.2f} ± {:.2f}**", g["mean"][i].get<double>(),
-                                                  g["half_width"][i].get<double>());
+        s += g["mean"][i].is_null()
+                 ? std::string(" —")
+                 : fmt::format(" **{:.2f} ± {:.2f}**", g["mean"][i].get<double>(), g["half_width"][i].get<double>());
         if (plain) s += " / " + published("pytorch", g["scheme"], n) + " / " + published("jax", g["scheme"], n);
         s += " |";
       }

@@ -51,7 +51,8 @@ void add_finetune(CLI::App& app) {
       "Fine-tune a character-LM RoPE checkpoint at a longer context with a context-extension map's plan fixed "
       "(the plan for training length -> --finetune-length); one fine-tune per map of --maps, each writing "
       "<its run dir>-ft-<map>/ whose checkpoint records the plan");
-  sub->add_option("--checkpoint", o->checkpoint, "checkpoint.json of a RoPE character LM (pe-bench train --task charlm)")
+  sub->add_option("--checkpoint", o->checkpoint,
+                  "checkpoint.json of a RoPE character LM (pe-bench train --task charlm)")
       ->required();
   sub->add_option("--maps", o->maps, "context-extension maps, comma-separated: " + known_maps())->capture_default_str();
   sub->add_option("--rope-scaling", o->rope_scaling,
@@ -66,7 +67,8 @@ void add_finetune(CLI::App& app) {
   add_renamed_option(sub, "--batch", "--finetune-batch");
   add_renamed_option(sub, "--lr", "--finetune-lr");
   sub->add_option("--corpus", o->corpus, "plain-text corpus (default data/timemachine.txt)");
-  sub->add_option("--experiment", o->experiment, "experiment JSON file whose settings to use (e.g. experiments/charlm.json)");
+  sub->add_option("--experiment", o->experiment,
+                  "experiment JSON file whose settings to use (e.g. experiments/charlm.json)");
   sub->add_option("--set", o->sets, "override an experiment key: --set key=value (repeatable)");
   add_run_options(sub, o->run);
   add_resume_option(sub, o->resume);
@@ -83,12 +85,14 @@ void add_finetune(CLI::App& app) {
                                    .resolve(o->experiment, o->sets);
     ExperimentConfig e = ExperimentConfig::from_json(cfg);
     e.resume = o->resume;
-    if (charlm_settings(e).finetune_steps <= 0) throw UsageError("--finetune-steps: fine-tuning needs at least one step (finetune_steps is 0)");
+    if (charlm_settings(e).finetune_steps <= 0)
+      throw UsageError("--finetune-steps: fine-tuning needs at least one step (finetune_steps is 0)");
     set_threads(o->run.threads);
     for (auto& map : maps) {
       Progress progress(o->run.quiet);
       const auto out = finetune_charlm(e, cfg, o->checkpoint, map, [&](int step, int steps, double loss) {
-        progress.update(fmt::format("[finetune {} at {}] step {}/{} loss {:.4f}", map, charlm_settings(e).finetune_length, step, steps, loss));
+        progress.update(fmt::format("[finetune {} at {}] step {}/{} loss {:.4f}", map,
+                                    charlm_settings(e).finetune_length, step, steps, loss));
       });
       progress.done();
       if (out.kept)
@@ -111,14 +115,16 @@ void add_sample(CLI::App& app) {
     int seed = 0;
   };
   auto o = std::make_shared<Opts>();
-  auto* sub = app.add_subcommand("sample", "Continue a prompt with a trained character LM: greedy (temperature 0) "
-                                           "or drawn from softmax(logits / temperature)");
+  auto* sub = app.add_subcommand("sample",
+                                 "Continue a prompt with a trained character LM: greedy (temperature 0) "
+                                 "or drawn from softmax(logits / temperature)");
   sub->add_option("--checkpoint", o->checkpoint, "checkpoint.json of a character LM (pe-bench train --task charlm)")
       ->required();
   sub->add_option("--prompt", o->prompt, "text to continue (lower-cased; non-letters become one space)")
       ->capture_default_str();
   sub->add_option("--chars", o->chars, "characters to generate")->capture_default_str()->check(CLI::Range(1, 100000));
-  sub->add_option("--temperature", o->temperature, "0: the most likely character each time; at most 100 (a finite number)")
+  sub->add_option("--temperature", o->temperature,
+                  "0: the most likely character each time; at most 100 (a finite number)")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 100.0));
   sub->add_option("--sample-seed", o->seed, "seed of the draws when temperature > 0")
@@ -135,8 +141,7 @@ void add_sample(CLI::App& app) {
   add_renamed_option(sub, "--seed", "--sample-seed");
   add_renamed_option(sub, "--length", "--context");
   sub->callback([sub, o] {
-    if (!o->rope_scaling.empty() && sub->count("--map"))
-      throw UsageError("give --map or --rope-scaling, not both");
+    if (!o->rope_scaling.empty() && sub->count("--map")) throw UsageError("give --map or --rope-scaling, not both");
     const MapSpec map = o->rope_scaling.empty() ? parse_maps({o->map}, "--map").front()
                                                 : parse_rope_scaling(o->rope_scaling, "--rope-scaling").map;
     LoadedCharLM cp = load_charlm_checkpoint(o->checkpoint);
@@ -145,8 +150,8 @@ void add_sample(CLI::App& app) {
     if (!cp.model->scheme().can_read(context - 1))
       throw UsageError(fmt::format("--context {}: the model has positions for only {} characters", context,
                                    cp.model->scheme().max_position() + 1));
-    check_memory(decoder_bytes(*cp.model, context), fmt::format("--context {}: a key/value cache of {} positions", context, context),
-                 "lower --context");
+    check_memory(decoder_bytes(*cp.model, context),
+                 fmt::format("--context {}: a key/value cache of {} positions", context, context), "lower --context");
     if (!cp.plan_map.empty() && !map.is_identity())
       throw UsageError(fmt::format("{} was fine-tuned with {} and reads with that plan; drop --map/--rope-scaling",
                                    o->checkpoint, cp.plan_map));

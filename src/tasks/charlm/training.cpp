@@ -11,20 +11,20 @@
 
 #include "core/errors.h"
 #include "core/files.h"
-#include "harness/run_dir.h"
-#include "models/block_stack_decoder.h"
-#include "models/cross_entropy.h"
 #include "core/fpenv.h"
 #include "core/interrupt.h"
+#include "core/math.h"
 #include "core/parallel.h"
-#include "harness/training_state.h"
 #include "core/rng.h"
 #include "core/sha1.h"
-#include "tasks/charlm/checkpoint.h"
-#include "models/block_stack_keys.h"
-#include "harness/token_loop.h"
 #include "harness/run.h"
-#include "core/math.h"
+#include "harness/run_dir.h"
+#include "harness/token_loop.h"
+#include "harness/training_state.h"
+#include "models/block_stack_decoder.h"
+#include "models/block_stack_keys.h"
+#include "models/cross_entropy.h"
+#include "tasks/charlm/checkpoint.h"
 
 namespace pe {
 
@@ -34,7 +34,8 @@ std::vector<KeySpec> charlm_keys() {
   std::vector<KeySpec> keys = block_stack_keys(1, 1);  // the char LM's defaults: Task::defaults
   const std::vector<KeySpec> own = {
       {"corpus", KeyType::String, "data/timemachine.txt", "plain-text corpus (the shipped one is sha1-checked)", 1},
-      {"train_windows", KeyType::Int, 100000, "training windows start at 0 .. train_windows-1 (shuffled)", 1, 100000000},
+      {"train_windows", KeyType::Int, 100000, "training windows start at 0 .. train_windows-1 (shuffled)", 1,
+       100000000},
       {"val_start", KeyType::Int, 100000, "first validation window start", 0, 100000000},
       {"val_windows", KeyType::Int, 3000, "validation windows (starts val_start ..), read in order", 1, 10000000},
       {"eval_batch", KeyType::Int, 16, "validation windows per batch", 1, kMaxBatch},
@@ -51,7 +52,8 @@ std::vector<KeySpec> charlm_keys() {
        "how readings run: full (a forward over each window) or cached (token by token through a key/value cache)", 1},
       {"cached_windows", KeyType::Int, 0,
        "validation windows a cached-decoding reading takes (the first of val_windows; 0: all of them): token by "
-       "token costs far more than a forward", 0, 10000000},
+       "token costs far more than a forward",
+       0, 10000000},
       {"cached_maps", KeyType::StringList, nlohmann::json::array(),
        "maps RoPE is also read with through cached decoding (e.g. dynamic, dynamic-recompute: cached keys kept or "
        "turned again); none reads plainly"},
@@ -59,10 +61,12 @@ std::vector<KeySpec> charlm_keys() {
        "Transformer-XL's segment memory: train on batch_size streams of consecutive segments, each attending to the "
        "last mem_len states of its stream before it (no gradient into them), and also read every window in segments "
        "of the training length with this memory (0: no memory). Base runs only; not with a scheme that adds "
-       "positions to the embedding", 0, kMaxLength},
+       "positions to the embedding",
+       0, kMaxLength},
       {"train_order", KeyType::String, "",
        "a JSON file with the window starts of every training step ([[s, ...], ...], e.g. another implementation's "
-       "loader; a partial batch is kept); empty: pe-bench's seeded shuffle. Base runs only, not fine-tunes", 0},
+       "loader; a partial batch is kept); empty: pe-bench's seeded shuffle. Base runs only, not fine-tunes",
+       0},
   };
   keys.insert(keys.end(), own.begin(), own.end());
   return keys;
@@ -123,9 +127,10 @@ void WindowStream::seek(const json& position, const std::string& path) {
     epoch = checked_int32(position.value("epoch", json()), "epoch");
     at = checked_int32(position.value("at", json()), "at", 0, n_);
   } catch (const UsageError&) {
-    throw CheckpointError(fmt::format("{}: loop.stream {} is not a position in the window stream of {} windows; "
-                                      "remove the file to train that run from scratch",
-                                      path, position.dump(), n_));
+    throw CheckpointError(
+        fmt::format("{}: loop.stream {} is not a position in the window stream of {} windows; "
+                    "remove the file to train that run from scratch",
+                    path, position.dump(), n_));
   }
   epoch_ = epoch;
   shuffle();
@@ -151,11 +156,14 @@ WindowOrder load_window_order(const std::string& path, int steps, int batch, int
   try {
     doc = parse_json(text);
   } catch (const std::exception&) {
-    throw ConfigError(fmt::format("train_order: cannot read {} as JSON; give a file written as [[start, ...], ...]", path));
+    throw ConfigError(
+        fmt::format("train_order: cannot read {} as JSON; give a file written as [[start, ...], ...]", path));
   }
   if (!doc.is_array() || int(doc.size()) < steps)
-    throw ConfigError(fmt::format("train_order: {} holds {} steps of window starts but the run takes {}; give one list "
-                                  "per step", path, doc.is_array() ? doc.size() : 0, steps));
+    throw ConfigError(
+        fmt::format("train_order: {} holds {} steps of window starts but the run takes {}; give one list "
+                    "per step",
+                    path, doc.is_array() ? doc.size() : 0, steps));
   WindowOrder order{std::vector<std::vector<int>>(steps), sha1_hex(text)};
   for (int s = 0; s < steps; ++s) {
     const json& b = doc[size_t(s)];
@@ -270,10 +278,10 @@ std::vector<PerplexityResult> perplexities_of(const std::vector<std::vector<doub
 }
 }  // namespace
 
-std::vector<PerplexityResult> charlm_cached_perplexities(const std::function<std::unique_ptr<BlockStack<float>>()>& load,
-                                                         const std::string& map, int train_len, int read_len,
-                                                         const CharCorpus& corpus, const std::vector<int>& lengths,
-                                                         int val_start, int n_windows, int batch, int window) {
+std::vector<PerplexityResult> charlm_cached_perplexities(
+    const std::function<std::unique_ptr<BlockStack<float>>()>& load, const std::string& map, int train_len,
+    int read_len, const CharCorpus& corpus, const std::vector<int>& lengths, int val_start, int n_windows, int batch,
+    int window) {
   if (lengths.empty()) return {};
   const int T = *std::max_element(lengths.begin(), lengths.end());
   // each thread decodes with its own model: a length-dependent map re-plans the scheme at every step
@@ -316,7 +324,8 @@ std::vector<PerplexityResult> charlm_segment_perplexities(BlockStack<float>& mod
       const int n = std::min(segment, T - s0);
       xs.resize(size_t(np) * n), ys.resize(size_t(np) * n);
       for (int b = 0; b < np; ++b)
-        for (int t = 0; t < n; ++t) xs[size_t(b) * n + t] = x[size_t(b) * T + s0 + t], ys[size_t(b) * n + t] = y[size_t(b) * T + s0 + t];
+        for (int t = 0; t < n; ++t)
+          xs[size_t(b) * n + t] = x[size_t(b) * T + s0 + t], ys[size_t(b) * n + t] = y[size_t(b) * T + s0 + t];
       const SegmentMemory<float> mem = memory.view();
       model.forward(xs.data(), ys.data(), np, n, cache, mem.M, Visibility{}, mem.M > 0 ? &mem : nullptr);
       for (int b = 0; b < np; ++b)
@@ -346,8 +355,8 @@ std::vector<double> bin_positions(const std::vector<double>& position_loss, int 
 
 double charlm_step_flops(const BlockStackConfig& c, int B, int T, bool train) {
   const double N = double(B) * T, D = c.d_model, dh = double(c.d_model) / c.n_heads;
-  const double linear = 2 * N * D * (3 * D) + 2 * N * D * D;                // qkv and proj
-  const double attention = 2 * (2 * double(B) * c.n_heads * T * T * dh);   // q k^T and p v
+  const double linear = 2 * N * D * (3 * D) + 2 * N * D * D;                       // qkv and proj
+  const double attention = 2 * (2 * double(B) * c.n_heads * T * T * dh);           // q k^T and p v
   const double forward = c.n_layers * (linear + attention) + 2 * N * D * c.vocab;  // + tied output head
   return train ? 3 * forward : forward;
 }
@@ -364,8 +373,10 @@ double charlm_memory_bytes(const BlockStackConfig& c, int B, int T, int threads,
   if (train) cache += L * nb * H * double(T) * T + N * V + 5 * N * D;
   double floats = threads * cache + n * (train ? 4 + chunks : 1);
   double bytes = 4 * floats;
-  if (train) bytes += 3 * n * 40;  // a training state as JSON (a value and its text per float)
-  else bytes += n * 40;            // the checkpoint read as JSON
+  if (train)
+    bytes += 3 * n * 40;  // a training state as JSON (a value and its text per float)
+  else
+    bytes += n * 40;  // the checkpoint read as JSON
   return bytes;
 }
 
@@ -381,24 +392,28 @@ void check_charlm_fits(const BlockStackConfig& c, int B, int T, bool train, cons
 namespace {
 
 void check_windows_fit(const ExperimentConfig& e, const CharCorpus& corpus, int longest) {
-  const long need_train = long(charlm_settings(e).train_windows) + std::max(e.train_length, charlm_settings(e).finetune_length) + 1;
+  const long need_train =
+      long(charlm_settings(e).train_windows) + std::max(e.train_length, charlm_settings(e).finetune_length) + 1;
   const long need_val = long(charlm_settings(e).val_start) + charlm_settings(e).val_windows + longest + 1;
   const long have = long(corpus.ids.size());
   if (need_train > have || need_val > have)
-    throw DataError(fmt::format("corpus {} has {} characters after preprocessing, but the windows need {} (training) "
-                                "and {} (validation); lower train_windows / val_start / val_windows or use a longer text",
-                                corpus.path, have, need_train, need_val));
+    throw DataError(
+        fmt::format("corpus {} has {} characters after preprocessing, but the windows need {} (training) "
+                    "and {} (validation); lower train_windows / val_start / val_windows or use a longer text",
+                    corpus.path, have, need_train, need_val));
 }
 
 }  // namespace
 
 void check_validation_fits(const ExperimentConfig& e, const CharCorpus& corpus) {
   const int longest = *std::max_element(e.eval_lengths.begin(), e.eval_lengths.end());
-  const long need = long(charlm_settings(e).val_start) + charlm_settings(e).val_windows + longest + 1, have = long(corpus.ids.size());
+  const long need = long(charlm_settings(e).val_start) + charlm_settings(e).val_windows + longest + 1,
+             have = long(corpus.ids.size());
   if (need > have)
-    throw DataError(fmt::format("corpus {} has {} characters after preprocessing, but {} validation windows from start "
-                                "{} read at length {} need {}; lower val_start or val_windows, or read a longer text",
-                                corpus.path, have, charlm_settings(e).val_windows, charlm_settings(e).val_start, longest, need));
+    throw DataError(
+        fmt::format("corpus {} has {} characters after preprocessing, but {} validation windows from start "
+                    "{} read at length {} need {}; lower val_start or val_windows, or read a longer text",
+                    corpus.path, have, charlm_settings(e).val_windows, charlm_settings(e).val_start, longest, need));
 }
 
 namespace {
@@ -457,9 +472,10 @@ class SegmentStreamBatches final : public TokenBatches {
   SegmentStreamBatches(const CharCorpus& corpus, int n_windows, uint64_t seed, int B, int T)
       : corpus_(corpus), seed_(seed), B_(B), T_(T), segments_(n_windows / (B * T)) {
     if (segments_ < 1)
-      throw ConfigError(fmt::format("mem_len: {} training windows cannot hold batch_size {} streams of a segment of "
-                                    "{} tokens; raise train_windows or lower batch_size",
-                                    n_windows, B, T));
+      throw ConfigError(
+          fmt::format("mem_len: {} training windows cannot hold batch_size {} streams of a segment of "
+                      "{} tokens; raise train_windows or lower batch_size",
+                      n_windows, B, T));
   }
   void next(int step, std::vector<int>& x, std::vector<int>& y) override {
     const int epoch = (step - 1) / segments_, k = (step - 1) % segments_;
@@ -491,16 +507,19 @@ TrainedRun train_and_write(BlockStack<float>& model, const CharCorpus& corpus, c
   settings.steps = steps, settings.batch = B, settings.length = T, settings.log_every = e.log_every;
   settings.adam = AdamConfig{lr, e.beta1, e.beta2, e.eps, cs.weight_decay};
   settings.progress = progress;
-  settings.training = {{"seed", seed}, {"batch_size", B}, {"lr", lr}, {"train_length", T}, {"corpus_sha1", corpus.sha1}};
+  settings.training = {
+      {"seed", seed}, {"batch_size", B}, {"lr", lr}, {"train_length", T}, {"corpus_sha1", corpus.sha1}};
   std::unique_ptr<TokenBatches> batches;
   if (plan.is_null() && cs.mem_len > 0) {  // a base run with Transformer-XL's memory
     if (!cs.train_order.empty())
-      throw ConfigError("mem_len: a run with a segment memory trains on consecutive segments, not on windows from "
-                        "train_order; give one of the two");
+      throw ConfigError(
+          "mem_len: a run with a segment memory trains on consecutive segments, not on windows from "
+          "train_order; give one of the two");
     if (model.scheme().acts_on_embedding())
-      throw ConfigError(fmt::format("mem_len: {} adds absolute positions to the embedding, so a segment's positions "
-                                    "would restart where its memory ends; give mem_len 0 or a relative scheme",
-                                    model.scheme().name()));
+      throw ConfigError(
+          fmt::format("mem_len: {} adds absolute positions to the embedding, so a segment's positions "
+                      "would restart where its memory ends; give mem_len 0 or a relative scheme",
+                      model.scheme().name()));
     settings.mem_len = cs.mem_len;
     settings.training["mem_len"] = cs.mem_len;
     batches = std::make_unique<SegmentStreamBatches>(corpus, cs.train_windows, uint64_t(seed), B, T);
@@ -509,7 +528,8 @@ TrainedRun train_and_write(BlockStack<float>& model, const CharCorpus& corpus, c
     settings.training["train_order_sha1"] = order.sha1;  // which order the run took, by its content
     batches = std::make_unique<OrderedWindowBatches>(corpus, std::move(order.steps), T);
   } else {
-    batches = std::make_unique<WindowBatches>(corpus, cs.train_windows, uint64_t(seed) + (plan.is_null() ? 0 : 0x5EED), B, T);
+    batches =
+        std::make_unique<WindowBatches>(corpus, cs.train_windows, uint64_t(seed) + (plan.is_null() ? 0 : 0x5EED), B, T);
   }
   settings.checkpoint = [&](const BlockStack<float>& m, const json& training) {
     return checkpoint_text(make_charlm_checkpoint(m, corpus.vocab, training, plan));
@@ -521,13 +541,15 @@ TrainedRun train_and_write(BlockStack<float>& model, const CharCorpus& corpus, c
 }  // namespace
 
 TrainedRun train_charlm(const ExperimentConfig& e, const json& resolved, const std::string& scheme, int seed,
-                       const StepFn& progress) {
+                        const StepFn& progress) {
   const CharCorpus corpus = load_experiment_corpus(e);
   check_windows_fit(e, corpus, *std::max_element(e.eval_lengths.begin(), e.eval_lengths.end()));
   const BlockStackConfig config = charlm_model_config(e, scheme, int(corpus.vocab.size()));
   // before any work: this run, and the fine-tunes the experiment asks of it (each checks again)
   check_charlm_fits(config, e.batch_size, e.train_length, true, "training this char LM");
-  if (charlm_settings(e).finetune_steps > 0) check_charlm_fits(config, charlm_settings(e).finetune_batch, charlm_settings(e).finetune_length, true, "fine-tuning it");
+  if (charlm_settings(e).finetune_steps > 0)
+    check_charlm_fits(config, charlm_settings(e).finetune_batch, charlm_settings(e).finetune_length, true,
+                      "fine-tuning it");
   BlockStack<float> model(config);
   if (!model.scheme().can_read(e.train_length - 1))
     throw ConfigError(fmt::format("{}: the learned table has {} rows, fewer than train_length {}", scheme,
@@ -539,13 +561,14 @@ TrainedRun train_charlm(const ExperimentConfig& e, const json& resolved, const s
 }
 
 TrainedRun finetune_charlm(const ExperimentConfig& e, const json& resolved, const std::string& checkpoint,
-                          const std::string& map, const StepFn& progress) {
+                           const std::string& map, const StepFn& progress) {
   LoadedCharLM loaded = load_charlm_checkpoint(checkpoint);
   if (!loaded.plan_map.empty())
     throw UsageError(fmt::format("{} was already fine-tuned with {}; fine-tune the original checkpoint", checkpoint,
                                  loaded.plan_map));
   BlockStack<float>& model = *loaded.model;
-  check_charlm_fits(model.config(), charlm_settings(e).finetune_batch, charlm_settings(e).finetune_length, true, "fine-tuning " + checkpoint);
+  check_charlm_fits(model.config(), charlm_settings(e).finetune_batch, charlm_settings(e).finetune_length, true,
+                    "fine-tuning " + checkpoint);
   if (!model.scheme().accepts_frequency_plan())
     throw UsageError(fmt::format("fine-tuning with a context-extension map needs a RoPE model; {} holds {}", checkpoint,
                                  model.scheme().name()));
@@ -555,8 +578,8 @@ TrainedRun finetune_charlm(const ExperimentConfig& e, const json& resolved, cons
   const int seed = loaded.meta.at("training").at("seed");
   const CharCorpus corpus = load_experiment_corpus(e);
   if (corpus.vocab != loaded.vocab)
-    throw DataError(fmt::format("corpus {} has a different vocabulary from the one {} was trained on", corpus.path,
-                                checkpoint));
+    throw DataError(
+        fmt::format("corpus {} has a different vocabulary from the one {} was trained on", corpus.path, checkpoint));
   check_windows_fit(e, corpus, charlm_settings(e).finetune_length);
   FrequencyPlan tuned = model.scheme().plan_for(spec, train_len, charlm_settings(e).finetune_length);
   // The checkpoint keeps the frequencies themselves, not only the map that made them.
@@ -576,8 +599,9 @@ TrainedRun finetune_charlm(const ExperimentConfig& e, const json& resolved, cons
   cfg["finetune_from"] = checkpoint;
   cfg["finetune_map"] = map;
   const std::string parent = checkpoint.substr(0, checkpoint.find_last_of('/'));
-  return train_and_write(model, corpus, e, cfg, parent + "-ft-" + spec.slug(), seed, charlm_settings(e).finetune_steps, charlm_settings(e).finetune_batch,
-                         charlm_settings(e).finetune_length, charlm_settings(e).finetune_lr, plan, progress);
+  return train_and_write(model, corpus, e, cfg, parent + "-ft-" + spec.slug(), seed, charlm_settings(e).finetune_steps,
+                         charlm_settings(e).finetune_batch, charlm_settings(e).finetune_length,
+                         charlm_settings(e).finetune_lr, plan, progress);
 }
 
 // ---- sampling
@@ -598,14 +622,16 @@ std::string charlm_sample(BlockStack<float>& model, const std::vector<std::strin
   // positions 0 .. |prompt| + chars - 2 are read (the last character drawn is not fed back)
   const int last = int(pre.size()) + chars - 2;
   if (!model.scheme().can_read(last))
-    throw UsageError(fmt::format("{} has positions 0..{} only: a {}-character prompt and {} characters need positions up "
-                                 "to {} (give --chars at most {})",
-                                 model.scheme().name(), model.scheme().max_position(), pre.size(), chars, last,
-                                 std::max(0, model.scheme().max_position() + 2 - int(pre.size()))));
+    throw UsageError(
+        fmt::format("{} has positions 0..{} only: a {}-character prompt and {} characters need positions up "
+                    "to {} (give --chars at most {})",
+                    model.scheme().name(), model.scheme().max_position(), pre.size(), chars, last,
+                    std::max(0, model.scheme().max_position() + 2 - int(pre.size()))));
   Rng rng(stream_key({kTagTest, seed, 0x5A3}));
   const int V = model.config().vocab;
   if (!map.empty()) model.scheme().read_with(map, train_len > 0 ? train_len : context, std::max(context, last + 1));
-  BlockStackDecoder<float> decoder(model, context, map, train_len > 0 ? train_len : context, std::max(context, last + 1));
+  BlockStackDecoder<float> decoder(model, context, map, train_len > 0 ? train_len : context,
+                                   std::max(context, last + 1));
   std::string text = pre;
   const float* logits = nullptr;
   for (char ch : pre) logits = decoder.step(id_of(ch));

@@ -71,8 +71,8 @@ class WindowStream {
 // Validation at context T: windows val_start .. val_start+n-1, `batch` per batch, in order.
 struct PerplexityResult {
   int length = 0;
-  double loss = 0;        // mean over batches of the batch's mean token cross-entropy
-  double perplexity = 0;  // exp(loss)
+  double loss = 0;                    // mean over batches of the batch's mean token cross-entropy
+  double perplexity = 0;              // exp(loss)
   std::vector<double> position_loss;  // [T]: mean cross-entropy at each position over all windows
 };
 PerplexityResult charlm_perplexity(BlockStack<float>& model, const CharCorpus& corpus, int T, int val_start,
@@ -91,10 +91,10 @@ std::vector<PerplexityResult> charlm_perplexities(BlockStack<float>& model, cons
 // re-planned per step when length-dependent; "": the plan the model holds). Decoding is causal, so
 // one decode at the longest length gives every length. `load` gives each thread its own model (a
 // length-dependent map changes the scheme's plan as it goes). Sums as charlm_perplexities.
-std::vector<PerplexityResult> charlm_cached_perplexities(const std::function<std::unique_ptr<BlockStack<float>>()>& load,
-                                                         const std::string& map, int train_len, int read_len,
-                                                         const CharCorpus& corpus, const std::vector<int>& lengths,
-                                                         int val_start, int n_windows, int batch, int window);
+std::vector<PerplexityResult> charlm_cached_perplexities(
+    const std::function<std::unique_ptr<BlockStack<float>>()>& load, const std::string& map, int train_len,
+    int read_len, const CharCorpus& corpus, const std::vector<int>& lengths, int val_start, int n_windows, int batch,
+    int window);
 // Transformer-XL's reading: each window read in consecutive segments of `segment` tokens, each
 // attending to the states of the last mem_len tokens before it (the window's own earlier segments;
 // the first segment has none), as the original evaluates. Causal, so one read at the longest length
@@ -120,11 +120,11 @@ using StepFn = std::function<void(int step, int steps, double loss)>;
 // saved when stopped (harness/training_state.h). SIGINT/SIGTERM stop it at a step boundary with its
 // state saved (Interrupted); a state is also saved every e.checkpoint_every steps.
 TrainedRun train_charlm(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
-                       const StepFn& progress = {});
+                        const StepFn& progress = {});
 // Resumes a RoPE checkpoint with the map's plan for (train_length -> finetune_length) fixed and trains
 // finetune_steps at finetune_length; writes <run_dir>-ft-<map>/ whose checkpoint records the plan.
 TrainedRun finetune_charlm(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& checkpoint,
-                          const std::string& map, const StepFn& progress = {});
+                           const std::string& map, const StepFn& progress = {});
 
 // Continues `prompt` by `chars` characters through a key/value cache (models/block_stack_decoder.h):
 // every character at its absolute position, the last `context` characters visible (past them the

@@ -24,8 +24,8 @@ LoadedCheckpoint load_checkpoint(const std::string& path, const std::string& tas
                        : "it holds a head with a query token (a cue head), which cannot read every position of a "
                          "document; read it with --task cue");
     if (input.alphabet > 0 && cfg.task.alphabet != input.alphabet)
-      throw r.fail(fmt::format("its head reads {} symbols but these documents use {}", cfg.task.alphabet,
-                               input.alphabet));
+      throw r.fail(
+          fmt::format("its head reads {} symbols but these documents use {}", cfg.task.alphabet, input.alphabet));
     // a head without a query token reads documents, not the random cue stream: no mark_prob
     cfg.task.mark_prob = cfg.task.query_token ? m.at("mark_prob").get<double>() : 0.0;
     for (auto [field, want] : {std::pair{"vocab", cfg.task.vocab()}, {"classes", cfg.task.alphabet}})

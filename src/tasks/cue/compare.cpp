@@ -67,9 +67,10 @@ std::string compare_cue_readers(const json& results, const std::string& a, const
     s += fmt::format("  across seeds: {:+.3f} (one seed: no interval)\n", t.mean_diff);
   // each reader's own accuracy over these seeds, with the interval of a proportion
   const stats::ProportionInterval ia = stats::proportion_interval(va, N), ib = stats::proportion_interval(vb, N);
-  s += fmt::format("  {}: {}, {}: {} (95% intervals of each proportion: logit scale, seeds and test set; "
-                   "docs/results-format.md)\n",
-                   a, stats::proportion_cell(ia.mean, ia.lo, ia.hi), b, stats::proportion_cell(ib.mean, ib.lo, ib.hi));
+  s += fmt::format(
+      "  {}: {}, {}: {} (95% intervals of each proportion: logit scale, seeds and test set; "
+      "docs/results-format.md)\n",
+      a, stats::proportion_cell(ia.mean, ia.lo, ia.hi), b, stats::proportion_cell(ib.mean, ib.lo, ib.hi));
   // The per-seed lines re-read the checkpoints: each must still give the accuracy recorded beside the
   // across-seed line, or the two kinds of line would describe different models.
   auto reread = [&](const std::string& checkpoint, const std::string& reader, const json& map, double recorded,
@@ -79,10 +80,11 @@ std::string compare_cue_readers(const json& results, const std::string& a, const
     for (char c : right) hits += c;
     const double now = double(hits) / double(right.size());
     if (std::fabs(now - recorded) > 0.25 / double(right.size()))
-      throw DataError(fmt::format("{} ({} seed {}) now reads {:.4f} at {} but these results recorded {:.4f}: the "
-                                  "checkpoint changed after they were written; read it again (pe-bench eval or run "
-                                  "--resume) before comparing",
-                                  checkpoint, reader, seed, now, length, recorded));
+      throw DataError(
+          fmt::format("{} ({} seed {}) now reads {:.4f} at {} but these results recorded {:.4f}: the "
+                      "checkpoint changed after they were written; read it again (pe-bench eval or run "
+                      "--resume) before comparing",
+                      checkpoint, reader, seed, now, length, recorded));
     return right;
   };
   for (size_t i = 0; i < seeds.size(); ++i) {
@@ -90,10 +92,11 @@ std::string compare_cue_readers(const json& results, const std::string& a, const
                             cb = reread(checkpoints[i].second, b, rb.at("map"), vb[i], seeds[i]);
     const stats::Bootstrap bs = stats::paired_bootstrap(ca, cb, settings.resamples, settings.seed);
     const stats::McNemar mc = stats::mcnemar_exact(ca, cb);
-    s += fmt::format("  seed {}, over the shared test sequences: {}  (paired bootstrap, {} resamples, seed {}); "
-                     "McNemar exact: {} right only for {}, {} only for {}, p = {:.3g}\n",
-                     seeds[i], signed_interval(bs.diff, bs.lo, bs.hi), bs.resamples, bs.seed, mc.a_only, a,
-                     mc.b_only, b, mc.p_value);
+    s += fmt::format(
+        "  seed {}, over the shared test sequences: {}  (paired bootstrap, {} resamples, seed {}); "
+        "McNemar exact: {} right only for {}, {} only for {}, p = {:.3g}\n",
+        seeds[i], signed_interval(bs.diff, bs.lo, bs.hi), bs.resamples, bs.seed, mc.a_only, a, mc.b_only, b,
+        mc.p_value);
   }
   return s;
 }

@@ -3,17 +3,17 @@
 #include <fmt/format.h>
 
 #include "core/errors.h"
-#include "core/parallel.h"
-#include "tasks/cue/compare.h"
-#include "tasks/cue/evaluation.h"
 #include "core/files.h"
+#include "core/parallel.h"
+#include "harness/task.h"
 #include "models/attention_stats.h"
 #include "tasks/cue/checkpoint.h"
+#include "tasks/cue/compare.h"
 #include "tasks/cue/data.h"
+#include "tasks/cue/evaluation.h"
 #include "tasks/cue/geometry.h"
-#include "tasks/cue/training.h"
-#include "harness/task.h"
 #include "tasks/cue/gradcheck.h"
+#include "tasks/cue/training.h"
 
 namespace pe {
 
@@ -44,10 +44,10 @@ class CueTask final : public Task {
   bool parallel_runs() const override { return true; }  // a run takes about a second on one thread
 
   TrainedRun train(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
-                Progress& progress) const override {
+                   Progress& progress) const override {
     const auto out = train_cue(e, resolved, scheme, seed, [&](int step, int steps, double loss, double acc) {
-      progress.update(fmt::format("[train {} seed {}] step {}/{} loss {:.4f} acc {:.3f}", scheme, seed, step, steps,
-                                  loss, acc));
+      progress.update(
+          fmt::format("[train {} seed {}] step {}/{} loss {:.4f} acc {:.3f}", scheme, seed, step, steps, loss, acc));
     });
     return head_task_run(out, scheme, seed, "batch");
   }
@@ -66,7 +66,8 @@ class CueTask final : public Task {
     std::vector<int> past;
     for (int n : e.eval_lengths)
       if (n > e.train_length) past.push_back(n);
-    const nlohmann::json g = analyze_checkpoints(checkpoints, EvalSettings{past, e.value("test_sequences"), e.value("test_seed"), {}});
+    const nlohmann::json g =
+        analyze_checkpoints(checkpoints, EvalSettings{past, e.value("test_sequences"), e.value("test_seed"), {}});
     return {format_geometry(g), {{"geometry.json", json_text(g)}}};
   }
   std::vector<std::string> analysis_files() const override { return {"geometry.json"}; }
@@ -84,8 +85,8 @@ class CueTask final : public Task {
     cp.model->scheme().read_with(map, train, length);
     if (!cp.model->scheme().can_read(length - 1)) return {{"readable", false}};  // past its table
     cp.model->prepare(length);
-    const CueBatch test = cue_test_set(cp.model->config().task, uint64_t(e.value("test_seed").get<int>()), length,
-                                       sequences);
+    const CueBatch test =
+        cue_test_set(cp.model->config().task, uint64_t(e.value("test_seed").get<int>()), length, sequences);
     AttentionStats stats(1, 1, train, length);
     constexpr int kChunk = 100;
     for (int b0 = 0; b0 < test.B; b0 += kChunk)

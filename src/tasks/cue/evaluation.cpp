@@ -8,15 +8,15 @@
 #include <filesystem>
 #include <map>
 
+#include "core/build_info.h"
 #include "core/errors.h"
 #include "core/fpenv.h"
 #include "core/parallel.h"
 #include "core/progress.h"
-#include "tasks/cue/checkpoint.h"
-#include "schemes/scheme.h"
-#include "theory/exact_reader.h"
 #include "harness/task.h"
-#include "core/build_info.h"
+#include "schemes/scheme.h"
+#include "tasks/cue/checkpoint.h"
+#include "theory/exact_reader.h"
 
 namespace pe {
 
@@ -56,8 +56,8 @@ Evaluation evaluate_checkpoints(const std::vector<std::string>& paths, const Eva
   const CueTaskConfig task = cps.front().model->config().task;
   for (auto& c : cps)
     if (c.model->config().task.alphabet != task.alphabet || c.model->config().task.mark_prob != task.mark_prob)
-      throw UsageError(fmt::format("{} was trained on other task settings than {}; evaluate them separately",
-                                   c.path, cps.front().path));
+      throw UsageError(fmt::format("{} was trained on other task settings than {}; evaluate them separately", c.path,
+                                   cps.front().path));
   // group by scheme in registry order, seeds ascending; each map's rows follow their scheme's row
   std::vector<SchemeResult> rows;
   for (auto& info : scheme_list()) {
@@ -68,7 +68,8 @@ Evaluation evaluate_checkpoints(const std::vector<std::string>& paths, const Eva
         r.seeds.push_back({c.meta.at("training").value("seed", 0), c.path, {}});
         plans |= c.model->scheme().accepts_frequency_plan();
       }
-    std::sort(r.seeds.begin(), r.seeds.end(), [](auto& a, auto& b) { return a.seed < b.seed || (a.seed == b.seed && a.checkpoint < b.checkpoint); });
+    std::sort(r.seeds.begin(), r.seeds.end(),
+              [](auto& a, auto& b) { return a.seed < b.seed || (a.seed == b.seed && a.checkpoint < b.checkpoint); });
     if (r.seeds.empty()) continue;
     rows.push_back(r);
     if (plans)
@@ -225,9 +226,10 @@ json results_json(const Evaluation& ev, const EvalSettings& s) {
 }
 
 std::string format_results_table(const json& r) {
-  std::string s = fmt::format("cue task: accuracy on {} test sequences per length (test seed {}); mean of the seeds "
-                              "[95% interval], each seed below\n",
-                              r["test_sequences"].get<int>(), r["test_seed"].get<long long>());
+  std::string s = fmt::format(
+      "cue task: accuracy on {} test sequences per length (test seed {}); mean of the seeds "
+      "[95% interval], each seed below\n",
+      r["test_sequences"].get<int>(), r["test_seed"].get<long long>());
   s += fmt::format("{:<22}", "scheme");
   for (auto& n : r["lengths"]) s += fmt::format("{:>22}", n.get<int>());
   s += "\n";
@@ -274,10 +276,11 @@ std::string format_results_markdown(const json& r, const json& ref) {
     if (v.is_string()) return v.get<std::string>();
     return fmt::format("{:.3f}", v.get<double>());
   };
-  std::string s = fmt::format("# Cue task: accuracy by test length\n\nMean of the seeds [its 95% interval], {} test "
-                              "sequences per length (the same sequences for every scheme and seed). Each cell: "
-                              "**pe-bench** / published.\n\n",
-                              r["test_sequences"].get<int>());
+  std::string s = fmt::format(
+      "# Cue task: accuracy by test length\n\nMean of the seeds [its 95% interval], {} test "
+      "sequences per length (the same sequences for every scheme and seed). Each cell: "
+      "**pe-bench** / published.\n\n",
+      r["test_sequences"].get<int>());
   if (r.contains("interval") && r["rows"].size() && r["rows"][0].contains("lo"))
     s += "Interval: " + r["interval"].get<std::string>() + " (docs/results-format.md, \"Intervals\").\n\n";
   s += md_header({"scheme"}, r["lengths"]);
@@ -290,9 +293,11 @@ std::string format_results_markdown(const json& r, const json& ref) {
     if (scheme_info(row["scheme"]).positionless && is_identity_map(row["map"])) {
       s += "| best reader without positions (exact) |";
       for (size_t li = 0; li < r["lengths"].size(); ++li)
-        s += fmt::format(" **{}** / {} |", md(r["exact_best_reader_without_positions"][li]), md(published("exact_best_reader", li)));
+        s += fmt::format(" **{}** / {} |", md(r["exact_best_reader_without_positions"][li]),
+                         md(published("exact_best_reader", li)));
       s += "\n| same rule on these test sequences |";
-      for (size_t li = 0; li < r["lengths"].size(); ++li) s += fmt::format(" **{}** |", md(r["bag_reader_on_test_set"][li]));
+      for (size_t li = 0; li < r["lengths"].size(); ++li)
+        s += fmt::format(" **{}** |", md(r["bag_reader_on_test_set"][li]));
       s += "\n";
     }
   }

@@ -114,7 +114,8 @@ json rope_section(const CueHead<float>& m, const PositionGeometry& rotation, int
 json sinusoidal_section(CueHead<float>& m, const json& meta, const EvalSettings& s, int train_len) {
   CueHead<float> fresh(m.config());
   fresh.init(uint64_t(meta.at("training").value("seed", 0)));
-  const double d_init = theory::relativity_defect(qk_matrix(fresh)), d_trained = theory::relativity_defect(qk_matrix(m));
+  const double d_init = theory::relativity_defect(qk_matrix(fresh)),
+               d_trained = theory::relativity_defect(qk_matrix(m));
   json acc = json::array(), proj = json::array(), shifted = json::array();
   const auto task = m.config().task;
   std::vector<CueBatch> tests;
@@ -244,7 +245,7 @@ json analyze_checkpoints(const std::vector<std::string>& paths, const EvalSettin
     }
   }
   return {{"format", "pe-bench-geometry"}, {"version", 1}, {"lengths", s.lengths}, {"test_sequences", s.test_sequences},
-          {"test_seed", s.test_seed}, {"rope", rope}, {"sinusoidal", sinus}, {"alibi", alibi},
+          {"test_seed", s.test_seed},      {"rope", rope}, {"sinusoidal", sinus},  {"alibi", alibi},
           {"build", build_info_json()}};
 }
 
@@ -258,12 +259,14 @@ std::string format_geometry(const json& g) {
     out += fmt::format("{:>5} {:>9} {:>9} {:>16} {:>20} {:>20} {:>14}\n", "seed", "r=0", "r=31", "first trough",
                        "deepest past window", "highest after it", "top plane");
     for (auto& h : g["rope"])
-      out += fmt::format("{:>5} {:>9.3f} {:>9.3f} {:>16} {:>20} {:>20} {:>14}\n", h["seed"].get<int>(),
-                         h["in_window_start"].get<double>(), h["in_window_end"].get<double>(),
-                         fmt::format("r={} ({})", h["first_trough"]["age"].get<int>(), num(h["first_trough"]["score"])),
-                         fmt::format("r={} ({})", h["deepest_past_window"]["age"].get<long>(), num(h["deepest_past_window"]["score"])),
-                         fmt::format("r={} ({})", h["highest_after_deepest"]["age"].get<long>(), num(h["highest_after_deepest"]["score"])),
-                         fmt::format("{} (λ={:.0f})", h["largest_plane"].get<int>(), h["largest_plane_wavelength"].get<double>()));
+      out += fmt::format(
+          "{:>5} {:>9.3f} {:>9.3f} {:>16} {:>20} {:>20} {:>14}\n", h["seed"].get<int>(),
+          h["in_window_start"].get<double>(), h["in_window_end"].get<double>(),
+          fmt::format("r={} ({})", h["first_trough"]["age"].get<int>(), num(h["first_trough"]["score"])),
+          fmt::format("r={} ({})", h["deepest_past_window"]["age"].get<long>(), num(h["deepest_past_window"]["score"])),
+          fmt::format("r={} ({})", h["highest_after_deepest"]["age"].get<long>(),
+                      num(h["highest_after_deepest"]["score"])),
+          fmt::format("{} (λ={:.0f})", h["largest_plane"].get<int>(), h["largest_plane_wavelength"].get<double>()));
   }
   std::string lens;
   for (auto& n : g["lengths"]) lens += fmt::format(" {:>5}", n.get<int>());
@@ -285,12 +288,12 @@ std::string format_geometry(const json& g) {
   if (!g["alibi"].empty()) {
     out += fmt::format("\nALiBi heads: content width W, horizon W/s; accuracy on test queries (lengths{})\n", lens);
     for (auto& h : g["alibi"])
-      out += fmt::format("  seed {}: W = {:.2f}, s = {}, horizon {:.1f}; inside half the horizon {} ({} queries), "
-                         "beyond the horizon {} ({} queries)\n",
-                         h["seed"].get<int>(), h["content_width"].get<double>(), h["slope"].get<double>(),
-                         h["horizon"].get<double>(), num(h["accuracy_inside_half_horizon"]),
-                         h["queries_inside_half_horizon"].get<long>(), num(h["accuracy_beyond_horizon"]),
-                         h["queries_beyond_horizon"].get<long>());
+      out += fmt::format(
+          "  seed {}: W = {:.2f}, s = {}, horizon {:.1f}; inside half the horizon {} ({} queries), "
+          "beyond the horizon {} ({} queries)\n",
+          h["seed"].get<int>(), h["content_width"].get<double>(), h["slope"].get<double>(), h["horizon"].get<double>(),
+          num(h["accuracy_inside_half_horizon"]), h["queries_inside_half_horizon"].get<long>(),
+          num(h["accuracy_beyond_horizon"]), h["queries_beyond_horizon"].get<long>());
   }
   return out;
 }

@@ -17,14 +17,14 @@ namespace {
 
 // ---- word lists (pe-bench's own; every company is fictional)
 
-const std::vector<std::string> kSurnames = {
-    "Harlow",  "Brennan", "Castell", "Dunmore", "Ellery",  "Fairbank", "Garrick", "Holloway", "Ingram",
-    "Jessop",  "Kendrick", "Lockwood", "Marlowe", "Norcott", "Osgood",  "Pemberton", "Quarry", "Radley",
-    "Sterling", "Thackery", "Upton",  "Varley",  "Whitcombe", "Yardley", "Ashby",   "Barrow",  "Corwin",
-    "Denholm", "Easton",  "Fenwick"};
-const std::vector<std::string> kIndustries = {
-    "Freight", "Aerospace", "Apparel", "Logistics", "Energy",    "Foods",   "Pharma",  "Textiles",
-    "Mining",  "Robotics",  "Shipping", "Minerals", "Telecom",   "Capital", "Motors",  "Chemicals"};
+const std::vector<std::string> kSurnames = {"Harlow",   "Brennan",  "Castell", "Dunmore",   "Ellery",    "Fairbank",
+                                            "Garrick",  "Holloway", "Ingram",  "Jessop",    "Kendrick",  "Lockwood",
+                                            "Marlowe",  "Norcott",  "Osgood",  "Pemberton", "Quarry",    "Radley",
+                                            "Sterling", "Thackery", "Upton",   "Varley",    "Whitcombe", "Yardley",
+                                            "Ashby",    "Barrow",   "Corwin",  "Denholm",   "Easton",    "Fenwick"};
+const std::vector<std::string> kIndustries = {"Freight", "Aerospace", "Apparel", "Logistics", "Energy",   "Foods",
+                                              "Pharma",  "Textiles",  "Mining",  "Robotics",  "Shipping", "Minerals",
+                                              "Telecom", "Capital",   "Motors",  "Chemicals"};
 
 // Sentences: "@F" the paragraph's company, "@P" the parent, "@O" another company, "@N" a number,
 // "@Q" a quarter, "@Y" a year. Filler sentences name nobody.
@@ -62,8 +62,8 @@ const std::vector<Kind>& kinds() {
         "maintenance of existing facilities",
         "working capital increased mainly because of higher receivables and inventory levels at the end of "
         "the @Q quarter"},
-       {"@F said", "sales at @F rose @N percent", "@F met its targets", "margins at @F improved",
-        "@F reduced its debt", "@F added @N employees", "demand at @F was steady", "@F raised prices"}},
+       {"@F said", "sales at @F rose @N percent", "@F met its targets", "margins at @F improved", "@F reduced its debt",
+        "@F added @N employees", "demand at @F was steady", "@F raised prices"}},
       {"earnings_call",
        "good morning and welcome to the @P @Q quarter @Y earnings conference call",
        {"revenue at @F grew @N percent in the quarter and we saw strength across every region",
@@ -71,8 +71,7 @@ const std::vector<Kind>& kinds() {
         "our team at @F executed well despite a difficult pricing environment",
         "we continue to see @O as our most aggressive competitor in the segment",
         "the closing of our acquisition of @O is expected in the @Q quarter",
-        "margins at @F expanded @N basis points on productivity gains",
-        "@F will host an investor day later this year",
+        "margins at @F expanded @N basis points on productivity gains", "@F will host an investor day later this year",
         "the company raised its full year outlook for @F"},
        {"before we begin let me remind you that today's remarks include forward looking statements that are "
         "subject to risks and uncertainties",
@@ -173,8 +172,8 @@ std::vector<std::string> draw_companies(Rng& rng) {
   std::vector<std::string> names;
   const int others = 2 + rng.below(5);
   while (int(names.size()) < 1 + others) {
-    const std::string n = kSurnames[rng.below(int(kSurnames.size()))] + " " +
-                          kIndustries[rng.below(int(kIndustries.size()))];
+    const std::string n =
+        kSurnames[rng.below(int(kSurnames.size()))] + " " + kIndustries[rng.below(int(kIndustries.size()))];
     if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
   }
   return names;
@@ -197,7 +196,9 @@ FilingsDocument make_document(uint64_t seed, const std::string& split, int index
   for (int p = 0; p < paragraphs; ++p) {
     std::string focus = parent;
     if (rng.uniform() < 0.25) {
-      const int k = introduced < int(names.size()) && rng.uniform() < 0.6 ? introduced++ : 1 + rng.below(introduced > 1 ? introduced - 1 : 1);
+      const int k = introduced < int(names.size()) && rng.uniform() < 0.6
+                        ? introduced++
+                        : 1 + rng.below(introduced > 1 ? introduced - 1 : 1);
       focus = names[std::min(k, int(names.size()) - 1)];
     }
     const int fillers_before = 2 + rng.below(2);  // 2..3 boilerplate sentences
@@ -220,14 +221,14 @@ FilingsDocument make_document(uint64_t seed, const std::string& split, int index
 // or far from one. The opening names the parent; its own burst follows at once or after one
 // boilerplate sentence; the second paragraph is about a subsidiary or competitor three times in five.
 struct Version2 {
-  static constexpr int paragraphs = 2;                             // bursts after the opening
+  static constexpr int paragraphs = 2;                                // bursts after the opening
   static constexpr int first_fillers_min = 0, first_fillers_max = 1;  // boilerplate before the first burst
-  static constexpr int fillers_min = 2, fillers_max = 5;           // ... before every later burst
-  static constexpr int briefs_min = 3, briefs_max = 4;             // brief sentences in a burst about the parent
-  static constexpr int other_briefs_min = 0, other_briefs_max = 1;  // ... about another company
-  static constexpr double other_focus = 0.6;                       // a later paragraph is about another company
+  static constexpr int fillers_min = 2, fillers_max = 5;              // ... before every later burst
+  static constexpr int briefs_min = 3, briefs_max = 4;                // brief sentences in a burst about the parent
+  static constexpr int other_briefs_min = 0, other_briefs_max = 1;    // ... about another company
+  static constexpr double other_focus = 0.6;                          // a later paragraph is about another company
   // (the mention sentences also name the others, one at a time, in passing)
-  static constexpr int closing_min = 2, closing_max = 4;           // boilerplate after the last burst
+  static constexpr int closing_min = 2, closing_max = 4;  // boilerplate after the last burst
 };
 
 FilingsDocument make_document_v2(uint64_t seed, const std::string& split, int index) {
@@ -239,7 +240,9 @@ FilingsDocument make_document_v2(uint64_t seed, const std::string& split, int in
   d.kind = kind.name;
   const std::vector<std::string> names = draw_companies(rng);
   const std::string& parent = names[0];
-  const auto pick = [&](const std::vector<std::string>& v) -> const std::string& { return v[rng.below(int(v.size()))]; };
+  const auto pick = [&](const std::vector<std::string>& v) -> const std::string& {
+    return v[rng.below(int(v.size()))];
+  };
   const auto between = [&](int lo, int hi) { return lo + rng.below(hi - lo + 1); };
   Builder b(d, rng);
   b.sentence(kind.opening, parent, parent, parent);
@@ -310,7 +313,8 @@ std::vector<int> FilingsDocument::targets() const {
 
 FilingsCorpus generate_filings(uint64_t seed, int n_train, int n_held_out, int version) {
   if (version < 1 || version > kFilingsCorpusVersion)
-    throw ConfigError(fmt::format("filings corpus version {} does not exist (1 to {})", version, kFilingsCorpusVersion));
+    throw ConfigError(
+        fmt::format("filings corpus version {} does not exist (1 to {})", version, kFilingsCorpusVersion));
   const auto make = version == 1 ? make_document : make_document_v2;
   FilingsCorpus c;
   for (int i = 0; i < n_train; ++i) c.train.push_back(make(seed, "train", i));
@@ -354,8 +358,8 @@ std::string filings_jsonl(const std::vector<FilingsDocument>& docs) {
   for (auto& d : docs) {
     json marks = json::array();
     for (char m : d.marks) marks.push_back(int(m));
-    out += json{{"id", d.id},           {"kind", d.kind},   {"words", d.words},
-                {"symbols", d.symbols}, {"marks", marks},   {"companies", d.companies}}
+    out += json{{"id", d.id},           {"kind", d.kind}, {"words", d.words},
+                {"symbols", d.symbols}, {"marks", marks}, {"companies", d.companies}}
                .dump() +
            "\n";
   }

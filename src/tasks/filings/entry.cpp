@@ -9,12 +9,12 @@
 
 #include "core/errors.h"
 #include "core/files.h"
-#include "tasks/filings/evaluation.h"
-#include "tasks/filings/training.h"
 #include "harness/task.h"
-#include "tasks/filings/tools.h"
-#include "tasks/filings/gradcheck.h"
 #include "tasks/cue/checkpoint.h"
+#include "tasks/filings/evaluation.h"
+#include "tasks/filings/gradcheck.h"
+#include "tasks/filings/tools.h"
+#include "tasks/filings/training.h"
 
 namespace pe {
 
@@ -42,7 +42,8 @@ class FilingsTask final : public Task {
   std::vector<std::string> leading_schemes() const override { return {"none", "sinusoidal", "rope", "alibi"}; }
   std::vector<KeySpec> keys() const override {
     return {
-        {"corpus_seed", KeyType::Int, 1, "seed of the generated corpus (300 training, 100 held-out documents)", 0, kMaxSeed},
+        {"corpus_seed", KeyType::Int, 1, "seed of the generated corpus (300 training, 100 held-out documents)", 0,
+         kMaxSeed},
         {"corpus_version", KeyType::Int, kFilingsCorpusVersion,
          "the corpus generator's version: 1, the corpus of the first filings results; 2, calibrated to the published "
          "corpus statistics (tasks.md section 2)",
@@ -58,16 +59,17 @@ class FilingsTask final : public Task {
   void validate(const nlohmann::json& cfg) const override {
     const std::string dir = cfg.value("horizon_cue_runs", "");
     if (!dir.empty() && !std::filesystem::is_directory(dir))
-      throw ConfigError(fmt::format("key 'horizon_cue_runs': {} is not a directory; train the tournament first "
-                                    "(make run) or set it to \"\"",
-                                    dir));
+      throw ConfigError(
+          fmt::format("key 'horizon_cue_runs': {} is not a directory; train the tournament first "
+                      "(make run) or set it to \"\"",
+                      dir));
   }
   int n_heads(const ExperimentConfig&) const override { return 1; }
   int n_layers(const ExperimentConfig&) const override { return 1; }
   bool parallel_runs() const override { return true; }
 
   TrainedRun train(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
-                Progress& progress) const override {
+                   Progress& progress) const override {
     const auto report = [&](int step, int steps, double loss, double acc) {
       progress.update(fmt::format("[train filings {} seed {}] step {}/{} loss {:.4f} acc {:.3f}", scheme, seed, step,
                                   steps, loss, acc));
@@ -90,18 +92,18 @@ class FilingsTask final : public Task {
     const nlohmann::json lab = lab_filing_json(checkpoints, settings_of(e));
     Analysis a;
     a.files = {{"document.json", json_text(doc)}, {"lab_filing.json", json_text(lab)}};
-    a.text = fmt::format("wrote {}/document.json: document {} ({} tokens) read by {} readers; {}\n"
-                         "wrote {}/lab_filing.json: {}",
-                         e.out_dir, doc["document"]["id"].get<std::string>(), doc["document"]["words"].size(),
-                         doc["readers"].size(), doc["why"].get<std::string>(), e.out_dir, lab["why"].get<std::string>());
+    a.text = fmt::format(
+        "wrote {}/document.json: document {} ({} tokens) read by {} readers; {}\n"
+        "wrote {}/lab_filing.json: {}",
+        e.out_dir, doc["document"]["id"].get<std::string>(), doc["document"]["words"].size(), doc["readers"].size(),
+        doc["why"].get<std::string>(), e.out_dir, lab["why"].get<std::string>());
     return a;
   }
   std::vector<std::string> analysis_files() const override { return {"document.json", "lab_filing.json"}; }
 
   std::string compare(const nlohmann::json& results, const std::string& a, const std::string& b, int length,
                       const CompareSettings&) const override {
-    if (length != 0)
-      throw UsageError("--length does not apply to filings results (whole documents are read); drop it");
+    if (length != 0) throw UsageError("--length does not apply to filings results (whole documents are read); drop it");
     return compare_filings_readers(results, a, b);
   }
 
@@ -115,7 +117,9 @@ class FilingsTask final : public Task {
     return check_head_checkpoint(checkpoint, "filings", HeadInput{false, kFilingsSymbols}, map, length, seed, true);
   }
 
-  std::vector<GradCheckRow> gradcheck(const std::string& scheme) const override { return gradcheck_head_every_position(scheme); }
+  std::vector<GradCheckRow> gradcheck(const std::string& scheme) const override {
+    return gradcheck_head_every_position(scheme);
+  }
   void add_tools(CLI::App& app) const override { cli::add_filings_tools(app); }
   std::string table(const nlohmann::json& results) const override { return format_filings_table(results); }
   std::string markdown(const nlohmann::json& results) const override { return format_filings_markdown(results); }

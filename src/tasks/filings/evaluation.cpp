@@ -15,13 +15,13 @@
 #include "core/progress.h"
 #include "harness/checkpoint.h"
 #include "harness/statistics.h"
+#include "harness/task.h"
 #include "schemes/frequency_maps.h"
 #include "tasks/cue/checkpoint.h"
 #include "tasks/cue/geometry.h"
 #include "tasks/filings/data.h"
 #include "tasks/filings/lab_filing.h"
 #include "tasks/filings/reader.h"
-#include "harness/task.h"
 
 namespace pe {
 
@@ -61,7 +61,7 @@ struct QueryCounts {
   std::string map;
   bool readable = true;  // false: the scheme has no representation for some position (learned table)
   long correct = 0, far_correct = 0;
-  long inside = 0, inside_correct = 0, beyond = 0, beyond_correct = 0;  // ALiBi heads, map none
+  long inside = 0, inside_correct = 0, beyond = 0, beyond_correct = 0;                  // ALiBi heads, map none
   long own_inside = 0, own_inside_correct = 0, own_beyond = 0, own_beyond_correct = 0;  // each query's own W
   void add(const QueryCounts& x) {
     correct += x.correct, far_correct += x.far_correct;
@@ -159,8 +159,8 @@ json evaluate_filings(const std::vector<std::string>& paths, const FilingsSettin
       }
       readings[c].push_back(r);
     }
-    line.update(fmt::format("[eval] read {}/{} checkpoints on {} held-out documents", ++done, cps.size(),
-                            h.tokens.size()));
+    line.update(
+        fmt::format("[eval] read {}/{} checkpoints on {} held-out documents", ++done, cps.size(), h.tokens.size()));
   }
   line.done();
 
@@ -171,7 +171,7 @@ json evaluate_filings(const std::vector<std::string>& paths, const FilingsSettin
             {"metric", "accuracy"},
             {"maps", s.maps},
             {"corpus_seed", s.corpus_seed},
-          {"corpus_version", s.corpus_version},
+            {"corpus_version", s.corpus_version},
             {"columns", {"all", "far"}},
             {"far", s.far},
             {"documents", corpus.held_out.size()},
@@ -236,7 +236,8 @@ json evaluate_filings(const std::vector<std::string>& paths, const FilingsSettin
   // the ALiBi horizon table: the filings heads (from the readings above), then the cue-trained ones
   json horizons = json::array();
   for (size_t c = 0; c < cps.size(); ++c)
-    if (const auto reach = alibi_reach(*cps[c].cp.model)) horizons.push_back(horizon_json("filings", cps[c], *reach, readings[c].front()));
+    if (const auto reach = alibi_reach(*cps[c].cp.model))
+      horizons.push_back(horizon_json("filings", cps[c], *reach, readings[c].front()));
   if (!s.cue_runs.empty()) {
     std::vector<Loaded> cue;
     for (auto& p : find_checkpoints(s.cue_runs, "cue")) {
@@ -244,16 +245,18 @@ json evaluate_filings(const std::vector<std::string>& paths, const FilingsSettin
       l.seed = l.cp.meta.at("training").value("seed", 0);
       if (!alibi_reach(*l.cp.model)) continue;
       if (l.cp.model->config().task.alphabet != kFilingsSymbols)  // its symbols would not be the documents'
-        throw CheckpointError(fmt::format("checkpoint {} (horizon_cue_runs): its head reads {} symbols but the "
-                                          "filings documents use {}; point horizon_cue_runs at cue runs trained "
-                                          "with alphabet {}",
-                                          p, l.cp.model->config().task.alphabet, kFilingsSymbols, kFilingsSymbols));
+        throw CheckpointError(
+            fmt::format("checkpoint {} (horizon_cue_runs): its head reads {} symbols but the "
+                        "filings documents use {}; point horizon_cue_runs at cue runs trained "
+                        "with alphabet {}",
+                        p, l.cp.model->config().task.alphabet, kFilingsSymbols, kFilingsSymbols));
       cue.push_back(std::move(l));
     }
     if (cue.empty())
-      throw DataError(fmt::format("horizon_cue_runs: {} holds no ALiBi cue checkpoint; train the tournament first "
-                                  "(make run) or set horizon_cue_runs to \"\"",
-                                  s.cue_runs));
+      throw DataError(
+          fmt::format("horizon_cue_runs: {} holds no ALiBi cue checkpoint; train the tournament first "
+                      "(make run) or set horizon_cue_runs to \"\"",
+                      s.cue_runs));
     std::vector<QueryCounts> r(cue.size() * h.tokens.size());
     std::vector<AlibiReach> reaches;
     for (auto& l : cue) l.cp.model->prepare(h.longest + 1), reaches.push_back(*alibi_reach(*l.cp.model));
@@ -270,7 +273,8 @@ json evaluate_filings(const std::vector<std::string>& paths, const FilingsSettin
       QueryCounts total;
       for (size_t d = 0; d < h.tokens.size(); ++d) total.add(r[c * h.tokens.size() + d]);
       json entry = horizon_json("cue", cue[c], reaches[c], total);
-      entry["accuracy"] = {double(total.correct) / double(h.queries), double(total.far_correct) / double(h.far_queries)};
+      entry["accuracy"] = {double(total.correct) / double(h.queries),
+                           double(total.far_correct) / double(h.far_queries)};
       horizons.push_back(entry);
     }
   }
@@ -292,7 +296,8 @@ json read_document(const std::vector<std::string>& paths, const FilingsSettings&
     for (auto& l : cps)
       if (l.scheme == info.name) mine.push_back(&l);
     if (mine.empty()) continue;
-    std::sort(mine.begin(), mine.end(), [](auto* a, auto* b) { return std::tie(a->seed, a->cp.path) < std::tie(b->seed, b->cp.path); });
+    std::sort(mine.begin(), mine.end(),
+              [](auto* a, auto* b) { return std::tie(a->seed, a->cp.path) < std::tie(b->seed, b->cp.path); });
     std::vector<MapSpec> maps = {identity_spec()};
     if (mine.front()->plans) maps.insert(maps.end(), s.maps.begin(), s.maps.end());
     CueWorkspace<float> ws;
@@ -341,7 +346,8 @@ json filings_document_json(const std::vector<std::string>& paths, const FilingsS
           {"corpus_version", s.corpus_version},
           {"why", fmt::format("the held-out document with the most queries whose answer is more than {} tokens back "
                               "({} of {})",
-                              s.far, most, std::count_if(h.ages[pick].begin(), h.ages[pick].end(), [](int a) { return a >= 0; }))},
+                              s.far, most,
+                              std::count_if(h.ages[pick].begin(), h.ages[pick].end(), [](int a) { return a >= 0; }))},
           {"far", s.far},
           {"document", document_json(doc)},
           {"readers", read_document(paths, s, doc)},
@@ -353,7 +359,8 @@ json lab_filing_json(const std::vector<std::string>& paths, const FilingsSetting
   json readers = read_document(paths, s, doc);
   // from the last mention on, how often each reader answers each company
   const std::vector<int> targets = doc.targets();
-  const int last = int(doc.words.size()) - 1 - int(std::find(doc.marks.rbegin(), doc.marks.rend(), 1) - doc.marks.rbegin());
+  const int last =
+      int(doc.words.size()) - 1 - int(std::find(doc.marks.rbegin(), doc.marks.rend(), 1) - doc.marks.rbegin());
   for (auto& r : readers) {
     std::vector<int> counts(doc.companies.size(), 0);
     for (size_t i = size_t(last); i < doc.words.size(); ++i) {
@@ -364,9 +371,10 @@ json lab_filing_json(const std::vector<std::string>& paths, const FilingsSetting
   }
   return {{"format", "pe-bench-filings-document"},
           {"version", 1},
-          {"why", fmt::format("the laboratory's filing (tasks.md section 2): {} tokens; {} is named last, at token {}, "
-                              "and is the answer at the {} positions from there on",
-                              doc.words.size(), doc.companies[size_t(targets.back())], last, doc.words.size() - size_t(last))},
+          {"why",
+           fmt::format("the laboratory's filing (tasks.md section 2): {} tokens; {} is named last, at token {}, "
+                       "and is the answer at the {} positions from there on",
+                       doc.words.size(), doc.companies[size_t(targets.back())], last, doc.words.size() - size_t(last))},
           {"far", s.far},
           {"last_mention", last},
           {"document", document_json(doc)},
@@ -395,13 +403,14 @@ std::string published(const json& results, const std::string& key, size_t col) {
 }
 std::string horizon_line(const json& e) {
   const json& own = e["own_horizon"];
-  return fmt::format("{:<8} seed {:<3} W = {:5.2f}  s = {:<5} horizon {:6.1f}   inside half: {} of {:>6}   beyond: {} "
-                     "of {:>6}   (own W: inside half {} of {:>6}, beyond {} of {:>6})",
-                     e["trained_on"].get<std::string>(), e["seed"].get<int>(), e["content_width"].get<double>(),
-                     e["slope"].get<double>(), e["horizon"].get<double>(), num(e["accuracy_inside_half_horizon"]),
-                     e["queries_inside_half_horizon"].get<long>(), num(e["accuracy_beyond_horizon"]),
-                     e["queries_beyond_horizon"].get<long>(), num(own["accuracy_inside_half"]),
-                     own["queries_inside_half"].get<long>(), num(own["accuracy_beyond"]), own["queries_beyond"].get<long>());
+  return fmt::format(
+      "{:<8} seed {:<3} W = {:5.2f}  s = {:<5} horizon {:6.1f}   inside half: {} of {:>6}   beyond: {} "
+      "of {:>6}   (own W: inside half {} of {:>6}, beyond {} of {:>6})",
+      e["trained_on"].get<std::string>(), e["seed"].get<int>(), e["content_width"].get<double>(),
+      e["slope"].get<double>(), e["horizon"].get<double>(), num(e["accuracy_inside_half_horizon"]),
+      e["queries_inside_half_horizon"].get<long>(), num(e["accuracy_beyond_horizon"]),
+      e["queries_beyond_horizon"].get<long>(), num(own["accuracy_inside_half"]), own["queries_inside_half"].get<long>(),
+      num(own["accuracy_beyond"]), own["queries_beyond"].get<long>());
 }
 }  // namespace
 
@@ -416,8 +425,8 @@ std::string format_filings_table(const json& r) {
     s += fmt::format("{:<22}{:>{}}{:>{}}\n", reader_label(row, " + "), all, 22 + (all == "—" ? 2 : 0), far,
                      22 + (far == "—" ? 2 : 0));
     for (auto& sd : row["seeds"])
-      s += fmt::format("{:<22}{:>22}{:>22}\n", fmt::format("    seed {}", sd["seed"].get<int>()), num(sd["accuracy"][0]),
-                       num(sd["accuracy"][1]));
+      s += fmt::format("{:<22}{:>22}{:>22}\n", fmt::format("    seed {}", sd["seed"].get<int>()),
+                       num(sd["accuracy"][0]), num(sd["accuracy"][1]));
   }
   s += fmt::format("{:<22}{:>22}{:>22}\n", "first company named", num(r["first_company"][0]),
                    num(r["first_company"][1]));
@@ -434,7 +443,8 @@ std::string format_filings_table(const json& r) {
          "beyond it (queries)\n";
     for (auto& e : r["alibi_horizons"]) s += "  " + horizon_line(e) + "\n";
   }
-  if (filings_has_intervals(r)) s += "[lo, hi]: " + r["interval"].get<std::string>() + " (N = the queries of the column)\n";
+  if (filings_has_intervals(r))
+    s += "[lo, hi]: " + r["interval"].get<std::string>() + " (N = the queries of the column)\n";
   return s;
 }
 
@@ -442,12 +452,13 @@ std::string format_filings_markdown(const json& r) {
   const json ref = r.value("reference", json());
   std::string s = fmt::format(
       "# Filings case study: which company was named last?\n\n"
-      "Accuracy on the {} held-out documents (corpus seed {}, generator version {}): all {} queries, and the {} whose answer is more than "
+      "Accuracy on the {} held-out documents (corpus seed {}, generator version {}): all {} queries, and the {} whose "
+      "answer is more than "
       "{} tokens back. Mean of the seeds [its 95% interval]. Each cell: **pe-bench** / published "
       "(the published corpus is not available; pe-bench generates its own, so the pattern is the target, not the "
       "digits).\n\n| reader | all queries | answer more than {} back |\n|---|---|---|\n",
-      r["documents"].get<int>(), r["corpus_seed"].get<long long>(), r.value("corpus_version", 1), r["queries"].get<long>(),
-      r["far_queries"].get<long>(), r["far"].get<int>(), r["far"].get<int>());
+      r["documents"].get<int>(), r["corpus_seed"].get<long long>(), r.value("corpus_version", 1),
+      r["queries"].get<long>(), r["far_queries"].get<long>(), r["far"].get<int>(), r["far"].get<int>());
   for (auto& row : r["rows"]) {
     const std::string key = reader_label(row);
     s += fmt::format("| {} | **{}** / {} | **{}** / {} |\n", key, pm(row, 0), published(r, key, 0), pm(row, 1),
@@ -456,9 +467,10 @@ std::string format_filings_markdown(const json& r) {
   s += fmt::format("| first company named (always) | **{}** | **{}** |\n", num(r["first_company"][0]),
                    num(r["first_company"][1]));
   if (r.contains("most_named_so_far"))
-    s += fmt::format("| company named most so far (ties split; a rule that needs no positions) | **{}** | "
-                     "**{}** |\n",
-                     num(r["most_named_so_far"][0]), num(r["most_named_so_far"][1]));
+    s += fmt::format(
+        "| company named most so far (ties split; a rule that needs no positions) | **{}** | "
+        "**{}** |\n",
+        num(r["most_named_so_far"][0]), num(r["most_named_so_far"][1]));
   if (ref.is_object() && ref.contains("queries"))
     s += fmt::format("\nPublished: {} queries, {} with the answer more than 32 back; pe-bench: {} and {}.\n",
                      ref["queries"].get<long>(), ref["far_queries"].get<long>(), r["queries"].get<long>(),
@@ -468,18 +480,18 @@ std::string format_filings_markdown(const json& r) {
   const json& t = r["corpus"]["train"];
   s += "\n## The corpus\n\n| statistic | training | held-out | published corpus |\n|---|---|---|---|\n";
   auto target = [&](const char* key) -> std::string {
-    return ref.is_object() && ref.contains("corpus") && ref["corpus"].contains(key) ? ref["corpus"][key].get<std::string>()
-                                                                                   : "n/a";
+    return ref.is_object() && ref.contains("corpus") && ref["corpus"].contains(key)
+               ? ref["corpus"][key].get<std::string>()
+               : "n/a";
   };
   s += fmt::format("| documents | {} | {} | 300 / 100 |\n", t["documents"].get<int>(), c["documents"].get<int>());
-  auto quartiles = [&](const json& q) {
-    return fmt::format("{} ({}–{})", num(q[1], 0), num(q[0], 0), num(q[2], 0));
-  };
-  s += fmt::format("| document length in tokens, median (quartiles) | {} | {} | {} |\n", quartiles(t["length_quartiles"]),
-                   quartiles(c["length_quartiles"]), target("length"));
+  auto quartiles = [&](const json& q) { return fmt::format("{} ({}–{})", num(q[1], 0), num(q[0], 0), num(q[2], 0)); };
+  s += fmt::format("| document length in tokens, median (quartiles) | {} | {} | {} |\n",
+                   quartiles(t["length_quartiles"]), quartiles(c["length_quartiles"]), target("length"));
   s += fmt::format("| company mentions per document, median (quartiles) | {} | {} | {} |\n",
                    quartiles(t["mentions_quartiles"]), quartiles(c["mentions_quartiles"]), target("mentions"));
-  s += fmt::format("| queries | {} | {} | {} |\n", t["queries"].get<long>(), c["queries"].get<long>(), target("queries"));
+  s += fmt::format("| queries | {} | {} | {} |\n", t["queries"].get<long>(), c["queries"].get<long>(),
+                   target("queries"));
   s += fmt::format("| share with the answer more than 32 back | {} | {} | {} |\n", num(t["far_share"]),
                    num(c["far_share"]), target("far_share"));
   s += fmt::format("| always answering the first company named | {} | {} | {} |\n", num(t["first_company_accuracy"]),
@@ -515,7 +527,8 @@ std::string format_filings_markdown(const json& r) {
                        num(sd["accuracy"][1]));
   if (ref.is_object() && ref.contains("source")) s += "\nPublished figures: " + ref["source"].get<std::string>() + "\n";
   if (filings_has_intervals(r))
-    s += "\n[lo, hi]: " + r["interval"].get<std::string>() + " (N = the queries of the column; docs/results-format.md, "
+    s += "\n[lo, hi]: " + r["interval"].get<std::string>() +
+         " (N = the queries of the column; docs/results-format.md, "
          "\"Intervals\").\n";
   return s + native_build_note(r);
 }
@@ -568,9 +581,10 @@ std::string compare_filings_readers(const json& results, const std::string& a, c
     // each reader's own accuracy over these seeds, with the interval of a proportion
     const long n = results.at(col == 0 ? "queries" : "far_queries").get<long>();
     const stats::ProportionInterval ia = stats::proportion_interval(x, n), ib = stats::proportion_interval(y, n);
-    out += fmt::format("  {}: {}, {}: {} (95% intervals of each proportion: logit scale, seeds and {} queries; "
-                       "docs/results-format.md)\n",
-                       a, stats::proportion_cell(ia.mean, ia.lo, ia.hi), b, stats::proportion_cell(ib.mean, ib.lo, ib.hi), n);
+    out += fmt::format(
+        "  {}: {}, {}: {} (95% intervals of each proportion: logit scale, seeds and {} queries; "
+        "docs/results-format.md)\n",
+        a, stats::proportion_cell(ia.mean, ia.lo, ia.hi), b, stats::proportion_cell(ib.mean, ib.lo, ib.hi), n);
   }
   return out;
 }

@@ -18,8 +18,8 @@ struct FilingsSettings {
   uint64_t corpus_seed = 1;
   int corpus_version = kFilingsCorpusVersion;
   std::vector<MapSpec> maps;  // RoPE also read with each, at kappa = document length / train length
-  int far = 32;                   // a far query's answer is more than this many tokens back
-  std::string cue_runs;           // a cue runs_dir whose ALiBi heads the horizon table also reads ("": none)
+  int far = 32;               // a far query's answer is more than this many tokens back
+  std::string cue_runs;       // a cue runs_dir whose ALiBi heads the horizon table also reads ("": none)
 };
 
 // The corpus of a seed and generator version, generated once per process (300 training, 100 held-out).

@@ -24,11 +24,9 @@ FilingsDocument lab_filing() {
       "capital expenditures were 41 million and were primarily related to capacity expansion and maintenance of "
       "existing facilities "
       "critical accounting estimates include the valuation of inventory goodwill and deferred tax assets and pensions";
-  return filings_document_from_text("lab", "mdna", kText,
-                                    {{"@M", "Marrow Freight"},
-                                     {"@D", "Dunmore Aerospace"},
-                                     {"@S", "Siskin Apparel"},
-                                     {"@F", "Fenwick Logistics"}});
+  return filings_document_from_text(
+      "lab", "mdna", kText,
+      {{"@M", "Marrow Freight"}, {"@D", "Dunmore Aerospace"}, {"@S", "Siskin Apparel"}, {"@F", "Fenwick Logistics"}});
 }
 
 }  // namespace pe

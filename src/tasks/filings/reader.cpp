@@ -22,7 +22,8 @@ std::vector<int> read_one_pass(const CueHead<float>& m, const std::vector<int>& 
   return pred;
 }
 
-std::vector<int> read_per_position(const CueHead<float>& m, const std::vector<int>& tokens, std::vector<float>* logits) {
+std::vector<int> read_per_position(const CueHead<float>& m, const std::vector<int>& tokens,
+                                   std::vector<float>* logits) {
   const int n = int(tokens.size()), C = m.config().task.alphabet;
   std::vector<int> pred(n);
   if (logits) logits->resize(size_t(n) * C);

@@ -1,13 +1,13 @@
-// The filings task's tool (Task::add_tools): pe-bench corpus filings: generate the synthetic filings corpus (tasks/filings/corpus.h), print its
-// statistics, or show one document readably.
+// The filings task's tool (Task::add_tools): pe-bench corpus filings: generate the synthetic filings corpus
+// (tasks/filings/corpus.h), print its statistics, or show one document readably.
 #include <fmt/format.h>
 
-#include "harness/cli_options.h"
-#include "tasks/filings/tools.h"
 #include "core/errors.h"
 #include "core/files.h"
+#include "harness/cli_options.h"
 #include "harness/config.h"
 #include "tasks/filings/corpus.h"
+#include "tasks/filings/tools.h"
 
 namespace pe::cli {
 
@@ -52,14 +52,15 @@ void add_filings_tools(CLI::App& app) {
     }
     for (auto [name, docs] : {std::pair{"training", &c.train}, std::pair{"held-out", &c.held_out}}) {
       const nlohmann::json s = filings_statistics(*docs);
-      fmt::print("{} documents: {}; length median {} (quartiles {}, {}); company mentions per document median {} "
-                 "(quartiles {}, {}); {} queries, {:.1f}% with the answer more than {} tokens back; always "
-                 "answering the first company named: {:.3f} (on the far ones {:.3f})\n",
-                 name, s["documents"].get<int>(), s["length_quartiles"][1].get<int>(), s["length_quartiles"][0].get<int>(),
-                 s["length_quartiles"][2].get<int>(), s["mentions_quartiles"][1].get<int>(),
-                 s["mentions_quartiles"][0].get<int>(), s["mentions_quartiles"][2].get<int>(),
-                 s["queries"].get<long>(), 100 * s["far_share"].get<double>(), s["far"].get<int>(),
-                 s["first_company_accuracy"].get<double>(), s["first_company_far_accuracy"].get<double>());
+      fmt::print(
+          "{} documents: {}; length median {} (quartiles {}, {}); company mentions per document median {} "
+          "(quartiles {}, {}); {} queries, {:.1f}% with the answer more than {} tokens back; always "
+          "answering the first company named: {:.3f} (on the far ones {:.3f})\n",
+          name, s["documents"].get<int>(), s["length_quartiles"][1].get<int>(), s["length_quartiles"][0].get<int>(),
+          s["length_quartiles"][2].get<int>(), s["mentions_quartiles"][1].get<int>(),
+          s["mentions_quartiles"][0].get<int>(), s["mentions_quartiles"][2].get<int>(), s["queries"].get<long>(),
+          100 * s["far_share"].get<double>(), s["far"].get<int>(), s["first_company_accuracy"].get<double>(),
+          s["first_company_far_accuracy"].get<double>());
     }
     if (!o->out.empty()) fmt::print("wrote {}/train.jsonl and {}/held_out.jsonl\n", o->out, o->out);
   });

@@ -54,14 +54,14 @@ void passkey_train_batch(const PasskeySpec& spec, uint64_t seed, int step, int B
                          std::vector<int>& y) {
   x.resize(size_t(B) * n), y.resize(size_t(B) * n);
   for (int b = 0; b < B; ++b)
-    passkey_sequence(spec, stream_key({kTagTrain, seed, 0x9A55, uint64_t(step), uint64_t(b)}), n, -1,
-                     &x[size_t(b) * n], &y[size_t(b) * n]);
+    passkey_sequence(spec, stream_key({kTagTrain, seed, 0x9A55, uint64_t(step), uint64_t(b)}), n, -1, &x[size_t(b) * n],
+                     &y[size_t(b) * n]);
 }
 
 void passkey_test_sequence(const PasskeySpec& spec, uint64_t test_seed, int n, int depth_index, double depth, int i,
                            int* x, int* y) {
-  passkey_sequence(spec, stream_key({kTagTest, test_seed, 0x9A55, uint64_t(n), uint64_t(depth_index), uint64_t(i)}),
-                   n, passkey_offset(spec, n, depth), x, y);
+  passkey_sequence(spec, stream_key({kTagTest, test_seed, 0x9A55, uint64_t(n), uint64_t(depth_index), uint64_t(i)}), n,
+                   passkey_offset(spec, n, depth), x, y);
 }
 
 }  // namespace pe

@@ -4,11 +4,11 @@
 #include <fmt/format.h>
 
 #include "harness/task.h"
-#include "models/attention_stats.h"
 #include "models/attention.h"
+#include "models/attention_stats.h"
 #include "tasks/passkey/data.h"
-#include "tasks/passkey/gradcheck.h"
 #include "tasks/passkey/evaluation.h"
+#include "tasks/passkey/gradcheck.h"
 #include "tasks/passkey/training.h"
 
 namespace pe {
@@ -39,7 +39,9 @@ class PasskeyTask final : public Task {
             {"hybrid_layers", {"rope:32", "rope:32", "none"}},
             {"maps", {"pi", "ntk", "yarn", "selective"}}};
   }
-  std::vector<std::string> leading_schemes() const override { return {"none", "sinusoidal", "learned", "rope", "alibi"}; }
+  std::vector<std::string> leading_schemes() const override {
+    return {"none", "sinusoidal", "learned", "rope", "alibi"};
+  }
   std::vector<KeySpec> keys() const override { return passkey_keys(); }
   void validate(const nlohmann::json& cfg) const override { check_passkey_config(cfg); }
   int n_heads(const ExperimentConfig& e) const override { return passkey_settings(e).n_heads; }
@@ -49,13 +51,14 @@ class PasskeyTask final : public Task {
   TrainedRun train(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
                    Progress& progress) const override {
     TrainedRun run = train_passkey(e, resolved, scheme, seed, [&](int step, int steps, double loss) {
-      progress.update(fmt::format("[passkey] training {} seed {}: step {}/{} loss {:.4f}", scheme, seed, step, steps, loss));
+      progress.update(
+          fmt::format("[passkey] training {} seed {}: step {}/{} loss {:.4f}", scheme, seed, step, steps, loss));
     });
-    run.summary = run.kept ? fmt::format("kept {} (complete, same config): {} seed {}, final loss {:.4f}", run.run_dir,
-                                         scheme, seed, run.final_loss())
-                           : fmt::format("trained {} seed {}: {} steps{} in {:.0f} s, final answer loss {:.4f}", scheme,
-                                         seed, run.trained(), resumed_note(run.resumed_at), run.seconds,
-                                         run.final_loss());
+    run.summary = run.kept
+                      ? fmt::format("kept {} (complete, same config): {} seed {}, final loss {:.4f}", run.run_dir,
+                                    scheme, seed, run.final_loss())
+                      : fmt::format("trained {} seed {}: {} steps{} in {:.0f} s, final answer loss {:.4f}", scheme,
+                                    seed, run.trained(), resumed_note(run.resumed_at), run.seconds, run.final_loss());
     run.record = {{"scheme", scheme}, {"seed", seed}, {"steps", run.steps}, {"final_loss", run.final_loss()}};
     return run;
   }
@@ -63,10 +66,8 @@ class PasskeyTask final : public Task {
   nlohmann::json evaluate(const std::vector<std::string>& checkpoints, const ExperimentConfig& e,
                           bool progress) const override {
     const PasskeySettings s = passkey_settings(e);
-    nlohmann::json results =
-        evaluate_passkey(checkpoints, PasskeyReadSettings{e.eval_lengths, e.maps, s.depths, s.cell_sequences,
-                                                          s.test_seed},
-                         progress);
+    nlohmann::json results = evaluate_passkey(
+        checkpoints, PasskeyReadSettings{e.eval_lengths, e.maps, s.depths, s.cell_sequences, s.test_seed}, progress);
     results["experiment"] = e.resolved;
     return results;
   }

@@ -104,8 +104,8 @@ json evaluate_passkey(const std::vector<std::string>& checkpoints, const Passkey
                                    items.front().path, items.front().train_length));
     for (int n : s.lengths)
       if (n < cp.spec.min_length())
-        throw UsageError(fmt::format("length {} cannot hold a passkey of {} symbols (at least {})", n,
-                                     cp.spec.symbols, cp.spec.min_length()));
+        throw UsageError(fmt::format("length {} cannot hold a passkey of {} symbols (at least {})", n, cp.spec.symbols,
+                                     cp.spec.min_length()));
   }
   // readers in the order of the checkpoints: each scheme plainly, then with each map
   std::vector<std::pair<std::string, MapSpec>> readers;
@@ -128,7 +128,10 @@ json evaluate_passkey(const std::vector<std::string>& checkpoints, const Passkey
     return t;
   }();
   for (auto& [scheme, map] : readers) {
-    json row = {{"scheme", scheme}, {"map", map}, {"seeds", json::array()}, {"whole", json::array()},
+    json row = {{"scheme", scheme},
+                {"map", map},
+                {"seeds", json::array()},
+                {"whole", json::array()},
                 {"symbol", json::array()}};
     for (auto& it : items) {
       if (it.scheme != scheme) continue;
@@ -190,13 +193,13 @@ json evaluate_passkey(const std::vector<std::string>& checkpoints, const Passkey
   progress.done();
   const PasskeySpec& spec = items.front().spec;
   json results = {{"task", "passkey"},
-          {"lengths", s.lengths},
-          {"depths", depths},
-          {"cell_sequences", s.cell_sequences},
-          {"test_seed", s.test_seed},
-          {"train_length", items.front().train_length},
-          {"passkey", {{"symbols", spec.symbols}, {"alphabet", spec.alphabet}, {"filler", spec.filler}}},
-          {"rows", rows}};
+                  {"lengths", s.lengths},
+                  {"depths", depths},
+                  {"cell_sequences", s.cell_sequences},
+                  {"test_seed", s.test_seed},
+                  {"train_length", items.front().train_length},
+                  {"passkey", {{"symbols", spec.symbols}, {"alphabet", spec.alphabet}, {"filler", spec.filler}}},
+                  {"rows", rows}};
   add_passkey_intervals(results);
   return results;
 }
@@ -250,11 +253,12 @@ bool passkey_has_intervals(const json& r) { return !r["rows"].empty() && r["rows
 }  // namespace
 
 std::string format_passkey_table(const json& r) {
-  std::string s = fmt::format("passkey retrieval: {} symbols from {}, filler of {} words; trained at {}; {} depths x {} "
-                              "sequences per length\nwhole-passkey accuracy (mean over depths and seeds, {})\n",
-                              r["passkey"]["symbols"].get<int>(), r["passkey"]["alphabet"].get<int>(),
-                              r["passkey"]["filler"].get<int>(), r["train_length"].get<int>(), r["depths"].size(),
-                              r["cell_sequences"].get<int>(), passkey_has_intervals(r) ? "[95% interval]" : "no interval");
+  std::string s = fmt::format(
+      "passkey retrieval: {} symbols from {}, filler of {} words; trained at {}; {} depths x {} "
+      "sequences per length\nwhole-passkey accuracy (mean over depths and seeds, {})\n",
+      r["passkey"]["symbols"].get<int>(), r["passkey"]["alphabet"].get<int>(), r["passkey"]["filler"].get<int>(),
+      r["train_length"].get<int>(), r["depths"].size(), r["cell_sequences"].get<int>(),
+      passkey_has_intervals(r) ? "[95% interval]" : "no interval");
   s += fmt::format("{:<18}", "reader");
   for (auto& n : r["lengths"]) s += fmt::format("{:>22}", n.get<int>());
   s += fmt::format("   {:>8}\n", "seeds");
@@ -283,9 +287,11 @@ std::string format_passkey_markdown(const json& r) {
   std::string s = fmt::format(
       "# Passkey retrieval\n\nA passkey of {} distinct symbols (from {}) planted at a depth of a filler of {} random "
       "words, asked for at the end. Trained at length {}; read at every length on {} depths x {} test sequences "
-      "(shared by every reader). Whole-passkey accuracy (all symbols right, greedy), mean over depths and seeds; {}.\n\n",
+      "(shared by every reader). Whole-passkey accuracy (all symbols right, greedy), mean over depths and seeds; "
+      "{}.\n\n",
       r["passkey"]["symbols"].get<int>(), r["passkey"]["alphabet"].get<int>(), r["passkey"]["filler"].get<int>(),
-      r["train_length"].get<int>(), r["depths"].size(), r["cell_sequences"].get<int>(), r["interval"].get<std::string>());
+      r["train_length"].get<int>(), r["depths"].size(), r["cell_sequences"].get<int>(),
+      r["interval"].get<std::string>());
   s += "| reader | seeds |";
   for (auto& n : r["lengths"]) s += fmt::format(" {} |", n.get<int>());
   s += "\n|---|---|";
@@ -339,13 +345,14 @@ std::string compare_passkey_readers(const json& results, const std::string& a, c
   const stats::PairedT t = stats::paired_t(va, vb);
   // each reader's own accuracy over the paired seeds, with the interval of a proportion
   const long n_test = results.at("cell_sequences").get<long>() * long(results.at("depths").size());
-  const stats::ProportionInterval ia = stats::proportion_interval(va, n_test), ib = stats::proportion_interval(vb, n_test);
-  return fmt::format("{} - {} at {} (whole-passkey accuracy, mean over depths), {} paired seeds: {:+.4f} [95% {:+.4f}, "
-                     "{:+.4f}], paired t p = {:.3g}\n  {}: {}, {}: {} (95% intervals of each proportion: logit scale, "
-                     "seeds and {} test items; docs/results-format.md)\n",
-                     a, b, length, t.n, t.mean_diff, t.lo, t.hi, t.p_value, a,
-                     stats::proportion_cell(ia.mean, ia.lo, ia.hi), b, stats::proportion_cell(ib.mean, ib.lo, ib.hi),
-                     n_test);
+  const stats::ProportionInterval ia = stats::proportion_interval(va, n_test),
+                                  ib = stats::proportion_interval(vb, n_test);
+  return fmt::format(
+      "{} - {} at {} (whole-passkey accuracy, mean over depths), {} paired seeds: {:+.4f} [95% {:+.4f}, "
+      "{:+.4f}], paired t p = {:.3g}\n  {}: {}, {}: {} (95% intervals of each proportion: logit scale, "
+      "seeds and {} test items; docs/results-format.md)\n",
+      a, b, length, t.n, t.mean_diff, t.lo, t.hi, t.p_value, a, stats::proportion_cell(ia.mean, ia.lo, ia.hi), b,
+      stats::proportion_cell(ib.mean, ib.lo, ib.hi), n_test);
 }
 
 }  // namespace pe

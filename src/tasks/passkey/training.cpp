@@ -47,15 +47,17 @@ PasskeySettings passkey_settings(const ExperimentConfig& e) {
 void check_passkey_config(const json& cfg) {
   const int k = cfg.at("passkey_symbols"), a = cfg.at("passkey_alphabet");
   if (a < k)
-    throw ConfigError(fmt::format("key 'passkey_alphabet' ({}) must be at least passkey_symbols ({}): a passkey's "
-                                  "symbols are distinct",
-                                  a, k));
+    throw ConfigError(
+        fmt::format("key 'passkey_alphabet' ({}) must be at least passkey_symbols ({}): a passkey's "
+                    "symbols are distinct",
+                    a, k));
   const int least = 2 * k + 2;
   auto check = [&](const std::string& key, int n) {
     if (n < least)
-      throw ConfigError(fmt::format("key '{}': length {} cannot hold a passkey of {} symbols, its query and one filler "
-                                    "word (at least {})",
-                                    key, n, k, least));
+      throw ConfigError(
+          fmt::format("key '{}': length {} cannot hold a passkey of {} symbols, its query and one filler "
+                      "word (at least {})",
+                      key, n, k, least));
   };
   check("train_length", cfg.at("train_length"));
   for (auto& n : cfg.at("eval_lengths")) check("eval_lengths", n);
@@ -139,8 +141,12 @@ TrainedRun train_passkey(const ExperimentConfig& e, const json& resolved, const 
   settings.checkpoint = [spec = s.spec](const BlockStack<float>& m, const json& training) {
     return checkpoint_text(make_passkey_checkpoint(m, spec, training));
   };
-  const RunSpec spec{run_dir_path(e.runs_dir, e.task, scheme, seed), run_config(resolved, scheme, seed), e.steps,
-                     e.checkpoint_every, fmt::format("passkey {} seed {}", scheme, seed), e.resume};
+  const RunSpec spec{run_dir_path(e.runs_dir, e.task, scheme, seed),
+                     run_config(resolved, scheme, seed),
+                     e.steps,
+                     e.checkpoint_every,
+                     fmt::format("passkey {} seed {}", scheme, seed),
+                     e.resume};
   return train_run(spec, [&] { return std::make_unique<TokenLoop>(*model, *batches, settings); });
 }
 
