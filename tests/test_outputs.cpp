@@ -174,6 +174,22 @@ TEST_CASE("a run kept by --resume may differ from the run asked for only in read
   CHECK_FALSE(same_run(a, c));
 }
 
+TEST_CASE("the reading keys are the keys declared for_reading, wherever they are declared") {
+  const auto& reading = reading_keys();
+  auto has = [&](const std::string& k) { return std::find(reading.begin(), reading.end(), k) != reading.end(); };
+  size_t declared = 0;
+  for (auto& k : config_keys()) {
+    CHECK_MESSAGE(has(k.key) == k.reading_only, k.key);
+    declared += k.reading_only;
+  }
+  CHECK(reading.size() == declared + 2);  // and the free text "description", and maps' old name "rescale"
+  CHECK(has("description"));
+  CHECK(has("rescale"));
+  // one of each place: the common keys, a task's keys (the char LM's, the cue task's); none of the training
+  for (const char* k : {"eval_lengths", "out_dir", "val_windows", "test_seed"}) CHECK_MESSAGE(has(k), k);
+  for (const char* k : {"steps", "lr", "train_length", "seeds", "corpus", "alphabet"}) CHECK_MESSAGE(!has(k), k);
+}
+
 TEST_CASE("a temporary's owner is read from its name; a dead owner's temporaries are removed") {
   CHECK(temp_owner("seed0.tmp.1234.5") == 1234);
   CHECK(temp_owner("results.json.tmp.77.1") == 77);

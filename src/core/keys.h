@@ -23,7 +23,17 @@ struct KeySpec {
   double min = -std::numeric_limits<double>::max();
   double max = std::numeric_limits<double>::max();
   bool min_open = false;
+  // The key says how trained models are read or where results go, never a trained bit (test sets,
+  // lengths, maps, output places): runs whose configs differ only in such keys are one run
+  // (same_run, harness/config.h), so --resume keeps them. Declare it with for_reading(...).
+  bool reading_only = false;
 };
+
+// The key spec, marked reading-only.
+inline KeySpec for_reading(KeySpec spec) {
+  spec.reading_only = true;
+  return spec;
+}
 
 // "an integer", "a list of numbers", ... (for messages)
 std::string type_name(KeyType t);

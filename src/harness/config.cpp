@@ -40,7 +40,7 @@ const std::vector<KeySpec>& common_keys() {
     std::string tasks;
     for (auto* t : task_list()) tasks += (tasks.empty() ? "" : "; ") + t->name() + " (" + t->description() + ")";
     return std::vector<KeySpec>{
-        {"name", KeyType::String, "experiment", "experiment name (used in output file names)", 1},
+        for_reading({"name", KeyType::String, "experiment", "experiment name (used in output file names)", 1}),
         {"task", KeyType::String, task_list().front()->name(), "task, each with its own defaults and keys: " + tasks,
          1},
         {"schemes", KeyType::StringList, registered_schemes(1),
@@ -53,20 +53,22 @@ const std::vector<KeySpec>& common_keys() {
         {"adam_beta2", KeyType::Float, 0.999, "Adam beta2", 0, 0.999999999},
         {"adam_eps", KeyType::Float, 1e-8, "Adam epsilon (added in float: below 1e-30 it would vanish)", 1e-30, 1},
         {"train_length", KeyType::Int, 32, "sequence length during training", 2, kMaxLength},
-        {"eval_lengths", KeyType::IntList, json::array({32, 64, 128, 256}), "lengths to evaluate at", 2, kMaxLength},
+        for_reading({"eval_lengths", KeyType::IntList, json::array({32, 64, 128, 256}), "lengths to evaluate at", 2,
+                     kMaxLength}),
         {"d_model", KeyType::Int, 16, "model width (the head width of a one-head model)", 2, 1024},
         {"embed_init_std", KeyType::Float, 0.3, "std of the token embedding and of the schemes' trained tables at init",
          0, 10},
-        {"maps", KeyType::StringList, json::array(),
-         "context-extension maps to re-read RoPE with (also fine-tuned with, by a task that fine-tunes): " +
-             known_maps()},
-        {"rope_scaling", KeyType::String, "",
-         "a model's RoPE scaling as Transformers configures it: a config.json path, or JSON (the config or its "
-         "rope_scaling / rope_parameters dictionary); read as one more map after `maps` (docs/schemes.md)"},
+        for_reading({"maps", KeyType::StringList, json::array(),
+                     "context-extension maps to re-read RoPE with (also fine-tuned with, by a task that fine-tunes): " +
+                         known_maps()}),
+        for_reading(
+            {"rope_scaling", KeyType::String, "",
+             "a model's RoPE scaling as Transformers configures it: a config.json path, or JSON (the config or its "
+             "rope_scaling / rope_parameters dictionary); read as one more map after `maps` (docs/schemes.md)"}),
         {"log_every", KeyType::Int, 50, "steps between metrics-log lines", 1, kMaxSteps},
-        {"runs_dir", KeyType::String, "results/runs", "where run directories go", 1},
-        {"out_dir", KeyType::String, "results", "where experiment results go", 1},
-        {"reference", KeyType::String, "", "JSON file of published figures shown beside ours (optional)"},
+        for_reading({"runs_dir", KeyType::String, "results/runs", "where run directories go", 1}),
+        for_reading({"out_dir", KeyType::String, "results", "where experiment results go", 1}),
+        for_reading({"reference", KeyType::String, "", "JSON file of published figures shown beside ours (optional)"}),
     };
   }();
   return keys;
@@ -82,9 +84,12 @@ const std::vector<KeySpec>& config_keys() {
         auto same = std::find_if(keys.begin(), keys.end(), [&](const KeySpec& o) { return o.key == k.key; });
         if (same == keys.end())
           keys.push_back(k);
-        else if (same->type != k.type || same->min != k.min || same->max != k.max)
-          throw Error(fmt::format("task {} declares key '{}' with another type or domain than an earlier task",
-                                  t->name(), k.key));
+        else if (same->type != k.type || same->min != k.min || same->max != k.max ||
+                 same->reading_only != k.reading_only)
+          throw Error(
+              fmt::format("task {} declares key '{}' with another type, domain or role (reading only or not) "
+                          "than an earlier task",
+                          t->name(), k.key));
       }
     // the settings the schemes declare themselves (registry)
     for (auto& k : scheme_keys()) keys.push_back(k);
@@ -332,10 +337,14 @@ std::vector<MapSpec> validated_maps(const json& cfg) {
 void validate_config(const json& cfg) { validated_maps(cfg); }
 
 std::string describe_keys() {
-  std::string s = "Experiment keys (defaults in brackets; out-of-domain values are refused, exit 2):\n";
+  std::string s =
+      "Experiment keys (defaults in brackets; out-of-domain values are refused, exit 2; a key marked \"reading "
+      "only\" changes how trained models are read or where results go, never a trained bit: --resume keeps runs "
+      "that differ only in such keys):\n";
   auto line = [](const KeySpec& k, const json& dflt) {
     const std::string d = domain_of(k);
-    return fmt::format("  {:<16} {} [{}]{}\n", k.key, k.help, dflt.dump(), d.empty() ? "" : "; " + d);
+    return fmt::format("  {:<16} {} [{}]{}{}\n", k.key, k.help, dflt.dump(), d.empty() ? "" : "; " + d,
+                       k.reading_only ? "; reading only" : "");
   };
   for (auto& k : common_keys()) s += line(k, k.default_value);
   for (auto* t : task_list()) {
@@ -380,13 +389,14 @@ SchemeConfig scheme_config(const ExperimentConfig& e, const Task& task, const st
 }
 
 const std::vector<std::string>& reading_keys() {
-  static const std::vector<std::string> keys = {
-      "name",         "description", "eval_lengths", "test_sequences",   "test_seed", "maps",
-      "analyze",      "out_dir",     "runs_dir",     "reference",        "band",      "position_window",
-      "val_start",    "val_windows", "eval_batch",   "horizon_cue_runs", "depths",    "cell_sequences",
-      "rope_scaling", "decode",      "cached_maps",  "cached_windows",   "rescale"};  // maps' name before it was
-                                                                                      // renamed (run directories
-                                                                                      // written then)
+  static const std::vector<std::string> keys = [] {
+    // free text for readers of the file, and maps' name before it was renamed (run directories written
+    // then); then every key declared for_reading (the common keys', each task's and each scheme's)
+    std::vector<std::string> out = {"description", "rescale"};
+    for (auto& k : config_keys())
+      if (k.reading_only) out.push_back(k.key);
+    return out;
+  }();
   return keys;
 }
 

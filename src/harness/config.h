@@ -70,7 +70,8 @@ struct ExperimentConfig {
 nlohmann::json run_config(nlohmann::json resolved, const std::string& scheme, int seed);
 
 // Keys that change how runs are read or where results go, never a trained bit: test and validation
-// sets, lengths, maps, analyses, output places, the name.
+// sets, lengths, maps, analyses, output places, the name. Each is declared so where it is declared
+// (KeySpec::reading_only, for_reading in core/keys.h); the harness names no task's key here.
 const std::vector<std::string>& reading_keys();
 // Whether two run configs train the same run: equal apart from the reading keys (--resume keeps a
 // complete run, or continues a saved state, whose config differs only in those).

@@ -17,6 +17,7 @@
 #include "core/parallel.h"
 #include "core/rng.h"
 #include "core/sha1.h"
+#include "harness/key_table.h"
 #include "harness/run.h"
 #include "harness/run_dir.h"
 #include "harness/token_loop.h"
@@ -30,68 +31,78 @@ namespace pe {
 
 using nlohmann::json;
 
-std::vector<KeySpec> charlm_keys() {
-  std::vector<KeySpec> keys = block_stack_keys(1, 1);  // the char LM's defaults: Task::defaults
-  const std::vector<KeySpec> own = {
-      {"corpus", KeyType::String, "data/timemachine.txt", "plain-text corpus (the shipped one is sha1-checked)", 1},
-      {"train_windows", KeyType::Int, 100000, "training windows start at 0 .. train_windows-1 (shuffled)", 1,
-       100000000},
-      {"val_start", KeyType::Int, 100000, "first validation window start", 0, 100000000},
-      {"val_windows", KeyType::Int, 3000, "validation windows (starts val_start ..), read in order", 1, 10000000},
-      {"eval_batch", KeyType::Int, 16, "validation windows per batch", 1, kMaxBatch},
-      {"finetune_steps", KeyType::Int, 0,
-       "fine-tune RoPE at finetune_length with each map of maps for this many steps (0: no)", 0, kMaxSteps},
-      {"finetune_length", KeyType::Int, 512, "fine-tuning context", 2, kMaxLength},
-      {"finetune_batch", KeyType::Int, 16, "fine-tuning batch", 1, kMaxBatch},
-      {"finetune_lr", KeyType::Float, 1e-3, "fine-tuning learning rate", 0, 1, true},
-      {"band", KeyType::Int, 0, "also read RoPE at the longest length with only this many recent keys visible (0: no)",
-       0, kMaxLength},
-      {"position_window", KeyType::Int, 16, "positions per bin of the per-position loss at the longest length", 1,
-       kMaxLength},
-      {"decode", KeyType::String, "full",
-       "how readings run: full (a forward over each window) or cached (token by token through a key/value cache)", 1},
-      {"cached_windows", KeyType::Int, 0,
-       "validation windows a cached-decoding reading takes (the first of val_windows; 0: all of them): token by "
-       "token costs far more than a forward",
-       0, 10000000},
-      {"cached_maps", KeyType::StringList, nlohmann::json::array(),
-       "maps RoPE is also read with through cached decoding (e.g. dynamic, dynamic-recompute: cached keys kept or "
-       "turned again); none reads plainly"},
-      {"mem_len", KeyType::Int, 0,
-       "Transformer-XL's segment memory: train on batch_size streams of consecutive segments, each attending to the "
-       "last mem_len states of its stream before it (no gradient into them), and also read every window in segments "
-       "of the training length with this memory (0: no memory). Base runs only; not with a scheme that adds "
-       "positions to the embedding",
-       0, kMaxLength},
-      {"train_order", KeyType::String, "",
-       "a JSON file with the window starts of every training step ([[s, ...], ...], e.g. another implementation's "
-       "loader; a partial batch is kept); empty: pe-bench's seeded shuffle. Base runs only, not fine-tunes",
-       0},
-  };
-  keys.insert(keys.end(), own.begin(), own.end());
-  return keys;
+// Each key of the char LM once, with the field of CharLMSettings it fills (decode and the cached
+// keys are read where the readings are made).
+const KeyTable<CharLMSettings>& charlm_table() {
+  static const KeyTable<CharLMSettings> table =
+      KeyTable<CharLMSettings>()
+          .keys(block_stack_keys(1, 1))  // the char LM's defaults: Task::defaults
+          .bind("n_heads", &CharLMSettings::n_heads)
+          .bind("n_layers", &CharLMSettings::n_layers)
+          .bind("weight_decay", &CharLMSettings::weight_decay)
+          .field({"corpus", KeyType::String, "data/timemachine.txt",
+                  "plain-text corpus (the shipped one is sha1-checked)", 1},
+                 &CharLMSettings::corpus)
+          .field({"train_windows", KeyType::Int, 100000, "training windows start at 0 .. train_windows-1 (shuffled)", 1,
+                  100000000},
+                 &CharLMSettings::train_windows)
+          .field(for_reading({"val_start", KeyType::Int, 100000, "first validation window start", 0, 100000000}),
+                 &CharLMSettings::val_start)
+          .field(for_reading({"val_windows", KeyType::Int, 3000,
+                              "validation windows (starts val_start ..), read in order", 1, 10000000}),
+                 &CharLMSettings::val_windows)
+          .field(for_reading({"eval_batch", KeyType::Int, 16, "validation windows per batch", 1, kMaxBatch}),
+                 &CharLMSettings::eval_batch)
+          .field({"finetune_steps", KeyType::Int, 0,
+                  "fine-tune RoPE at finetune_length with each map of maps for this many steps (0: no)", 0, kMaxSteps},
+                 &CharLMSettings::finetune_steps)
+          .field({"finetune_length", KeyType::Int, 512, "fine-tuning context", 2, kMaxLength},
+                 &CharLMSettings::finetune_length)
+          .field({"finetune_batch", KeyType::Int, 16, "fine-tuning batch", 1, kMaxBatch},
+                 &CharLMSettings::finetune_batch)
+          .field({"finetune_lr", KeyType::Float, 1e-3, "fine-tuning learning rate", 0, 1, true},
+                 &CharLMSettings::finetune_lr)
+          .field(for_reading({"band", KeyType::Int, 0,
+                              "also read RoPE at the longest length with only this many recent keys visible (0: no)", 0,
+                              kMaxLength}),
+                 &CharLMSettings::band)
+          .field(for_reading({"position_window", KeyType::Int, 16,
+                              "positions per bin of the per-position loss at the longest length", 1, kMaxLength}),
+                 &CharLMSettings::position_window)
+          .key(for_reading({"decode", KeyType::String, "full",
+                            "how readings run: full (a forward over each window) or cached (token by token through a "
+                            "key/value cache)",
+                            1}))
+          .key(for_reading({"cached_windows", KeyType::Int, 0,
+                            "validation windows a cached-decoding reading takes (the first of val_windows; 0: all of "
+                            "them): token by "
+                            "token costs far more than a forward",
+                            0, 10000000}))
+          .key(for_reading({"cached_maps", KeyType::StringList, nlohmann::json::array(),
+                            "maps RoPE is also read with through cached decoding (e.g. dynamic, dynamic-recompute: "
+                            "cached keys kept or "
+                            "turned again); none reads plainly"}))
+          .field({"mem_len", KeyType::Int, 0,
+                  "Transformer-XL's segment memory: train on batch_size streams of consecutive segments, each "
+                  "attending to the "
+                  "last mem_len states of its stream before it (no gradient into them), and also read every window in "
+                  "segments "
+                  "of the training length with this memory (0: no memory). Base runs only; not with a scheme that adds "
+                  "positions to the embedding",
+                  0, kMaxLength},
+                 &CharLMSettings::mem_len)
+          .field({"train_order", KeyType::String, "",
+                  "a JSON file with the window starts of every training step ([[s, ...], ...], e.g. another "
+                  "implementation's "
+                  "loader; a partial batch is kept); empty: pe-bench's seeded shuffle. Base runs only, not fine-tunes",
+                  0},
+                 &CharLMSettings::train_order);
+  return table;
 }
 
-CharLMSettings charlm_settings(const ExperimentConfig& e) {
-  CharLMSettings s;
-  s.n_heads = e.value("n_heads");
-  s.n_layers = e.value("n_layers");
-  s.train_windows = e.value("train_windows");
-  s.val_start = e.value("val_start");
-  s.val_windows = e.value("val_windows");
-  s.eval_batch = e.value("eval_batch");
-  s.finetune_steps = e.value("finetune_steps");
-  s.finetune_length = e.value("finetune_length");
-  s.finetune_batch = e.value("finetune_batch");
-  s.band = e.value("band");
-  s.position_window = e.value("position_window");
-  s.weight_decay = e.value("weight_decay");
-  s.finetune_lr = e.value("finetune_lr");
-  s.corpus = e.value("corpus");
-  s.train_order = e.value("train_order");
-  s.mem_len = e.value("mem_len");
-  return s;
-}
+std::vector<KeySpec> charlm_keys() { return charlm_table().specs(); }
+
+CharLMSettings charlm_settings(const ExperimentConfig& e) { return charlm_table().read(e); }
 
 BlockStackConfig charlm_model_config(const ExperimentConfig& e, const std::string& scheme, int vocab) {
   BlockStackConfig c;

@@ -32,10 +32,12 @@ class CueTask final : public Task {
     return {
         {"alphabet", KeyType::Int, 8, "number of symbols", 2, 256},
         {"mark_prob", KeyType::Float, 0.1, "probability a content token is marked", 0, 1, true},
-        {"test_sequences", KeyType::Int, 10000, "test sequences per length (shared by every scheme and seed)", 1,
-         kMaxTestSequences},
-        {"test_seed", KeyType::Int, 777, "seed of the test stream (shared by every scheme and seed)", 0, kMaxSeed},
-        {"analyze", KeyType::Bool, false, "after evaluation, analyse the trained heads into <out_dir>/geometry.json"},
+        for_reading({"test_sequences", KeyType::Int, 10000,
+                     "test sequences per length (shared by every scheme and seed)", 1, kMaxTestSequences}),
+        for_reading(
+            {"test_seed", KeyType::Int, 777, "seed of the test stream (shared by every scheme and seed)", 0, kMaxSeed}),
+        for_reading({"analyze", KeyType::Bool, false,
+                     "after evaluation, analyse the trained heads into <out_dir>/geometry.json"}),
     };
   }
   int n_heads(const ExperimentConfig&) const override { return 1; }

@@ -48,9 +48,10 @@ class FilingsTask final : public Task {
          "the corpus generator's version: 1, the corpus of the first filings results; 2, calibrated to the published "
          "corpus statistics (tasks.md section 2)",
          1, kFilingsCorpusVersion},
-        {"horizon_cue_runs", KeyType::String, "",
-         "the runs_dir of a cue experiment whose ALiBi heads the horizon table also reads on the held-out documents "
-         "(empty: only the filings heads)"},
+        for_reading({"horizon_cue_runs", KeyType::String, "",
+                     "the runs_dir of a cue experiment whose ALiBi heads the horizon table also reads on the held-out "
+                     "documents "
+                     "(empty: only the filings heads)"}),
     };
   }
   // whole documents are read, whatever their length

@@ -5,6 +5,7 @@
 #include "core/math.h"
 #include "harness/block_stack_checkpoint.h"
 #include "harness/checkpoint.h"
+#include "harness/key_table.h"
 #include "harness/run_dir.h"
 #include "harness/token_loop.h"
 #include "models/block_stack_keys.h"
@@ -13,36 +14,41 @@ namespace pe {
 
 using nlohmann::json;
 
-std::vector<KeySpec> passkey_keys() {
-  std::vector<KeySpec> keys = {
-      {"passkey_symbols", KeyType::Int, 4, "symbols in a passkey (k)", 1, 16},
-      {"passkey_alphabet", KeyType::Int, 10, "symbols a passkey draws from (distinct, so at least k)", 2, 64},
-      {"filler_words", KeyType::Int, 16, "words of the filler vocabulary", 1, 256},
-      {"depths", KeyType::Int, 11, "depths read per length, evenly from 0 (first) to 1 (last)", 1, 101},
-      {"cell_sequences", KeyType::Int, 100, "test sequences per (length, depth) cell (shared by every reader)", 1,
-       kMaxTestSequences},
-      {"test_seed", KeyType::Int, 777, "seed of the test stream (shared by every scheme and seed)", 0, kMaxSeed},
-      {"lr_floor", KeyType::Float, 0.1,
-       "the learning rate falls from lr to lr_floor * lr along a half cosine over the steps (1: constant)", 0, 1},
-  };
-  for (auto& k : block_stack_keys(4, 3)) keys.push_back(k);  // 3 blocks: docs/tasks.md, section 4
-  return keys;
+// Each key of the passkey task once, with the field of PasskeySettings it fills.
+const KeyTable<PasskeySettings>& passkey_table() {
+  static const KeyTable<PasskeySettings> table =
+      KeyTable<PasskeySettings>()
+          .field({"passkey_symbols", KeyType::Int, 4, "symbols in a passkey (k)", 1, 16},
+                 [](PasskeySettings& s) -> int& { return s.spec.symbols; })
+          .field(
+              {"passkey_alphabet", KeyType::Int, 10, "symbols a passkey draws from (distinct, so at least k)", 2, 64},
+              [](PasskeySettings& s) -> int& { return s.spec.alphabet; })
+          .field({"filler_words", KeyType::Int, 16, "words of the filler vocabulary", 1, 256},
+                 [](PasskeySettings& s) -> int& { return s.spec.filler; })
+          .field(for_reading(
+                     {"depths", KeyType::Int, 11, "depths read per length, evenly from 0 (first) to 1 (last)", 1, 101}),
+                 &PasskeySettings::depths)
+          .field(
+              for_reading({"cell_sequences", KeyType::Int, 100,
+                           "test sequences per (length, depth) cell (shared by every reader)", 1, kMaxTestSequences}),
+              &PasskeySettings::cell_sequences)
+          .field(for_reading({"test_seed", KeyType::Int, 777,
+                              "seed of the test stream (shared by every scheme and seed)", 0, kMaxSeed}),
+                 &PasskeySettings::test_seed)
+          .field({"lr_floor", KeyType::Float, 0.1,
+                  "the learning rate falls from lr to lr_floor * lr along a half cosine over the steps (1: constant)",
+                  0, 1},
+                 &PasskeySettings::lr_floor)
+          .keys(block_stack_keys(4, 3))  // 3 blocks: docs/tasks.md, section 4
+          .bind("n_heads", &PasskeySettings::n_heads)
+          .bind("n_layers", &PasskeySettings::n_layers)
+          .bind("weight_decay", &PasskeySettings::weight_decay);
+  return table;
 }
 
-PasskeySettings passkey_settings(const ExperimentConfig& e) {
-  PasskeySettings s;
-  s.spec.symbols = e.value("passkey_symbols");
-  s.spec.alphabet = e.value("passkey_alphabet");
-  s.spec.filler = e.value("filler_words");
-  s.n_heads = e.value("n_heads");
-  s.n_layers = e.value("n_layers");
-  s.depths = e.value("depths");
-  s.cell_sequences = e.value("cell_sequences");
-  s.weight_decay = e.value("weight_decay");
-  s.lr_floor = e.value("lr_floor");
-  s.test_seed = e.value("test_seed");
-  return s;
-}
+std::vector<KeySpec> passkey_keys() { return passkey_table().specs(); }
+
+PasskeySettings passkey_settings(const ExperimentConfig& e) { return passkey_table().read(e); }
 
 void check_passkey_config(const json& cfg) {
   const int k = cfg.at("passkey_symbols"), a = cfg.at("passkey_alphabet");
