@@ -3,6 +3,8 @@
 // a wrong tensor is named.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <cstring>
 #include <filesystem>
 #include <set>
@@ -22,7 +24,8 @@ namespace fs = std::filesystem;
 
 namespace {
 std::string interop_scratch() {
-  const fs::path d = fs::temp_directory_path() / "pe-bench-test-interop";
+  // this process's own folder: the plain, serial and sanitized suites may run this case at once
+  const fs::path d = fs::temp_directory_path() / ("pe-bench-test-interop-" + std::to_string(::getpid()));
   fs::remove_all(d);
   fs::create_directories(d);
   return d.string();
