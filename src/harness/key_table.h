@@ -9,8 +9,10 @@
 //       .keys(block_stack_keys(4, 3))  // keys declared elsewhere (shared by several tasks) ...
 //       .bind("n_heads", &PasskeySettings::n_heads);  // ... and the fields some of them fill
 #pragma once
+#include <algorithm>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -53,9 +55,8 @@ class KeyTable {
   // A key already in the table (from keys()) now also fills a member. Error when the table lacks it.
   template <class T>
   KeyTable&& bind(const std::string& key, T Settings::*member) && {
-    bool found = false;
-    for (auto& s : specs_) found = found || s.key == key;
-    if (!found) throw Error("KeyTable::bind: the table declares no key '" + key + "'");
+    if (std::none_of(specs_.begin(), specs_.end(), [&](const KeySpec& s) { return s.key == key; }))
+      throw Error("KeyTable::bind: the table declares no key '" + key + "'");
     readers_.push_back(
         [key, member](Settings& s, const ExperimentConfig& e) { s.*member = e.value(key).template get<T>(); });
     return std::move(*this);
