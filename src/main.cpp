@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
       pe::cli::register_compare, pe::cli::register_diff,    pe::cli::register_lab,    pe::cli::register_export,
       pe::cli::register_import};
   for (auto reg : commands) reg(app);
-  for (auto* task : pe::task_list()) task->add_tools(app);  // each task's own subcommands
+  for (auto* task : pe::task_list()) task->tools().add_tools(app);  // each task's own subcommands
   // SIGINT/SIGTERM remove the temporary files in flight; during training they stop it at a step boundary
   pe::install_signal_handlers();
   try {

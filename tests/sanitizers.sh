@@ -3,7 +3,8 @@
 # UndefinedBehaviorSanitizer (-O1, OpenMP off, so it fits in CI time): any out-of-bounds access,
 # use after free, leak, signed overflow or other undefined behaviour fails the test.
 # Usage: tests/sanitizers.sh BUILD_DIR [build|suite|cli]   (run from the source root; BUILD_DIR is made
-# if missing). No part: all three in turn, which is what ctest's `sanitizers` test runs.
+# if missing). No part: all three in turn. ctest runs each part as a test of its own (sanitizers_build,
+# sanitizers_suite, sanitizers_cli; the last two need the first).
 #   build: configure and build pe_tests and pe-bench in BUILD_DIR
 #   suite: pe_tests under the sanitizers, less the one case that only repeats a smaller case's code at
 #          a larger size (the bfloat16 table at d = 512 over 8192 positions: the same Gram route and

@@ -7,6 +7,7 @@
 #include "core/errors.h"
 #include "core/files.h"
 #include "core/sha1.h"
+#include "scratch.h"
 #include "tasks/charlm/corpus.h"
 
 using namespace pe;
@@ -46,7 +47,7 @@ TEST_CASE("the shipped corpus: sha1, 28-token vocabulary in d2l's order, windows
 }
 
 TEST_CASE("a missing or altered corpus is a clear DataError") {
-  const auto dir = fs::temp_directory_path() / "pe-bench-test-corpus";
+  const auto dir = pe::test::scratch_path("corpus");
   fs::create_directories(dir);
   CHECK_THROWS_WITH_AS(load_char_corpus((dir / "absent.txt").string(), kTimeMachineSha1),
                        doctest::Contains("git checkout data/timemachine.txt"), DataError);

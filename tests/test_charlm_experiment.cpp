@@ -15,6 +15,7 @@
 #include "harness/token_loop.h"
 #include "schemes/hybrid.h"
 #include "schemes/rope.h"
+#include "scratch.h"
 #include "tasks/charlm/checkpoint.h"
 #include "tasks/charlm/training.h"
 #include "tasks/cue/checkpoint.h"
@@ -54,7 +55,7 @@ json small_experiment(const std::string& dir, const json& changes) {
   return cfg;
 }
 std::string temp_dir(const std::string& name) {
-  const auto d = fs::temp_directory_path() / ("pe-bench-test-" + name);
+  const auto d = pe::test::scratch_path(name);
   fs::remove_all(d);
   fs::create_directories(d);
   return d.string();

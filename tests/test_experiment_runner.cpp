@@ -13,6 +13,7 @@
 #include "harness/experiment.h"
 #include "harness/run_dir.h"
 #include "harness/task.h"
+#include "scratch.h"
 #include "tasks/charlm/training.h"
 
 #include <fmt/format.h>
@@ -40,7 +41,7 @@ json small_cue(const std::string& dir) {
 }  // namespace
 
 TEST_CASE("the runner records every run, and --resume keeps complete runs with the same config") {
-  const std::string dir = (fs::temp_directory_path() / "pe-bench-test-runner").string();
+  const std::string dir = pe::test::scratch_path("runner").string();
   fs::remove_all(dir);
   const json cfg = small_cue(dir);
   const Task& cue = find_task("cue");
@@ -79,7 +80,7 @@ TEST_CASE("the runner records every run, and --resume keeps complete runs with t
 }
 
 TEST_CASE("a run directory is whole or absent, locked while written, and readers name what is wrong") {
-  const std::string root = (fs::temp_directory_path() / "pe-bench-test-rundir").string();
+  const std::string root = pe::test::scratch_path("rundir").string();
   fs::remove_all(root);
   const std::string dir = root + "/runs/cue/rope/seed0";
   write_run_dir(dir, json{{"scheme", "rope"}, {"seed", 0}}, "{}\n", "old");
@@ -104,7 +105,7 @@ TEST_CASE("a run directory is whole or absent, locked while written, and readers
   const ExperimentConfig e = ExperimentConfig::from_json(cfg);
   Progress quiet(true);
   fs::remove_all(root + "/runs");
-  const TrainedRun run = find_task("cue").train(e, cfg, "rope", 0, quiet);
+  const TrainedRun run = find_task("cue").trainer().train(e, cfg, "rope", 0, quiet);
   CHECK(find_checkpoints(root + "/runs", "cue").size() == 1);
   // a dead process's temporary is skipped; a live one's is a run being written, waited for
   write_file_atomic(root + "/runs/cue/rope/seed0.tmp.999999999.1/config.json", "{}");
@@ -130,7 +131,7 @@ TEST_CASE("a run directory is whole or absent, locked while written, and readers
 }
 
 TEST_CASE("compare: the paired differences agree with the results' per-seed accuracies; unknown readers are named") {
-  const std::string dir = (fs::temp_directory_path() / "pe-bench-test-compare").string();
+  const std::string dir = pe::test::scratch_path("compare").string();
   fs::remove_all(dir);
   json cfg = small_cue(dir);
   cfg["seeds"] = {0, 1, 2};
@@ -147,17 +148,18 @@ TEST_CASE("compare: the paired differences agree with the results' per-seed accu
                        r["rows"][1]["seeds"][s]["accuracy"][1].get<double>());
     diff_sum += per_seed.back();
   }
-  const std::string text = cue.compare(r, "rope", "rope+pi", 64, CompareSettings{500, 3});
+  const std::string text = cue.reporter().compare(r, "rope", "rope+pi", 64, CompareSettings{500, 3});
   CHECK(text.find("rope − rope+pi at 64 (3 seeds, 500 test sequences each)") != std::string::npos);
   CHECK(text.find(fmt::format("across seeds (paired t, 2 df): {:+.3f}", diff_sum / 3)) != std::string::npos);
   // each seed's bootstrap is centred on that seed's difference, recomputed from its checkpoints
   for (int s = 0; s < 3; ++s)
     CHECK(text.find(fmt::format("seed {}, over the shared test sequences: {:+.3f}", s, per_seed[s])) !=
           std::string::npos);
-  CHECK(text == cue.compare(r, "rope", "rope+pi", 64, CompareSettings{500, 3}));  // seeded
-  CHECK_THROWS_WITH_AS(cue.compare(r, "rope+ntk", "rope", 64, {}), doctest::Contains("rope, rope+pi, alibi"),
+  CHECK(text == cue.reporter().compare(r, "rope", "rope+pi", 64, CompareSettings{500, 3}));  // seeded
+  CHECK_THROWS_WITH_AS(cue.reporter().compare(r, "rope+ntk", "rope", 64, {}), doctest::Contains("rope, rope+pi, alibi"),
                        UsageError);
-  CHECK_THROWS_WITH_AS(cue.compare(r, "rope", "alibi", 128, {}), doctest::Contains("read at [32,64]"), UsageError);
+  CHECK_THROWS_WITH_AS(cue.reporter().compare(r, "rope", "alibi", 128, {}), doctest::Contains("read at [32,64]"),
+                       UsageError);
   // every row carries its statistics; the interval adds the test set's error to the seeds'
   const json& row = r["rows"][2];
   for (size_t li = 0; li < 2; ++li) {
@@ -171,8 +173,9 @@ TEST_CASE("compare: the paired differences agree with the results' per-seed accu
     CHECK(row["mean"][li].get<double>() <= row["hi"][li].get<double>());
     CHECK(row["hi"][li].get<double>() <= 1);
   }
-  CHECK(cue.table(r).find(fmt::format("{:.3f} [{:.3f}, {:.3f}]", row["mean"][0].get<double>(),
-                                      row["lo"][0].get<double>(), row["hi"][0].get<double>())) != std::string::npos);
+  CHECK(cue.reporter().table(r).find(fmt::format("{:.3f} [{:.3f}, {:.3f}]", row["mean"][0].get<double>(),
+                                                 row["lo"][0].get<double>(), row["hi"][0].get<double>())) !=
+        std::string::npos);
   fs::remove_all(dir);
 }
 

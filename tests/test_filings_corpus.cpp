@@ -10,6 +10,7 @@
 #include "core/errors.h"
 #include "core/files.h"
 #include "core/sha1.h"
+#include "scratch.h"
 #include "tasks/filings/corpus.h"
 #include "tasks/filings/lab_filing.h"
 
@@ -133,7 +134,7 @@ TEST_CASE("filings statistics are recomputed from the documents, and survive a J
   CHECK(s["far_queries"] == far);
   CHECK(s["first_company_accuracy"].get<double>() == doctest::Approx(double(first) / queries));
   CHECK(s["first_company_far_accuracy"].get<double>() == doctest::Approx(double(first_far) / far));
-  const std::string path = (std::filesystem::temp_directory_path() / "pe-bench-test-filings.jsonl").string();
+  const std::string path = pe::test::scratch_path("filings.jsonl").string();
   write_file_atomic(path, filings_jsonl(c.held_out));
   const auto back = read_filings_jsonl(path);
   CHECK(filings_statistics(back) == s);

@@ -10,6 +10,7 @@
 #include "harness/config.h"
 #include "harness/experiment.h"
 #include "harness/task.h"
+#include "scratch.h"
 #include "tasks/filings/data.h"
 #include "tasks/filings/evaluation.h"
 #include "tasks/filings/lab_filing.h"
@@ -103,7 +104,7 @@ TEST_CASE("the company-named-most reader, counted by hand on a small document") 
 }
 
 TEST_CASE("the filings experiment end to end: every held-out query counted once, the document read by every reader") {
-  const std::string dir = (fs::temp_directory_path() / "pe-bench-test-filings").string();
+  const std::string dir = pe::test::scratch_path("filings").string();
   fs::remove_all(dir);
   json cfg = default_config("filings");
   cfg["schemes"] = {"rope", "alibi"};
@@ -152,9 +153,9 @@ TEST_CASE("the filings experiment end to end: every held-out query counted once,
     CHECK(counted <= kLabFilingLength - kLabFilingLastMention);
   }
   // compare reads both columns; --length does not apply
-  const std::string cmp = task.compare(r, "rope+pi", "rope", 0, {});
+  const std::string cmp = task.reporter().compare(r, "rope+pi", "rope", 0, {});
   CHECK(cmp.find("all queries") != std::string::npos);
   CHECK(cmp.find("far queries") != std::string::npos);
-  CHECK_THROWS_AS(task.compare(r, "rope+pi", "rope", 64, {}), UsageError);
+  CHECK_THROWS_AS(task.reporter().compare(r, "rope+pi", "rope", 64, {}), UsageError);
   fs::remove_all(dir);
 }

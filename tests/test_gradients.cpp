@@ -39,7 +39,7 @@ TEST_CASE("every task's model: gradients match central differences for every sch
   for (auto* task : task_list()) {
     int rows = 0;
     for (auto& s : scheme_list())
-      for (auto& r : task->gradcheck(s.name)) {
+      for (auto& r : task->trainer().gradcheck(s.name)) {
         INFO(task->name(), " ", r.what, " ", r.tensor, " worst rel ", r.max_rel, " worst abs ", r.max_abs);
         CHECK(r.count > 0);
         CHECK(r.ok);
@@ -52,7 +52,7 @@ TEST_CASE("every task's model: gradients match central differences for every sch
 TEST_CASE("the passkey model's gradient ignores the filler rows and covers every scheme") {
   const Task& passkey = find_task("passkey");
   for (auto& s : scheme_list()) {
-    const auto rows = passkey.gradcheck(s.name);
+    const auto rows = passkey.trainer().gradcheck(s.name);
     CHECK(rows.size() >= 5);  // tok_emb, 2 x (w_qkv, w_proj) (+ the scheme's own)
   }
 }

@@ -12,6 +12,7 @@
 #include "core/params.h"
 #include "harness/config.h"
 #include "harness/head_loop.h"
+#include "scratch.h"
 #include "tasks/cue/checkpoint.h"
 #include "tasks/cue/evaluation.h"
 #include "tasks/cue/training.h"
@@ -22,7 +23,7 @@ namespace fs = std::filesystem;
 
 namespace {
 std::string harness_dir(const std::string& name) {
-  const auto d = fs::temp_directory_path() / ("pe-bench-test-" + name);
+  const auto d = pe::test::scratch_path(name);
   fs::remove_all(d);
   fs::create_directories(d);
   return d.string();

@@ -15,6 +15,7 @@
 #include "harness/experiment.h"
 #include "harness/task.h"
 #include "harness/training_state.h"
+#include "scratch.h"
 #include "tasks/charlm/training.h"
 #include "tasks/cue/training.h"
 #include "tasks/filings/training.h"
@@ -26,7 +27,7 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string fresh_dir(const std::string& name) {
-  const auto d = fs::temp_directory_path() / ("pe-bench-test-resume-" + name);
+  const auto d = pe::test::scratch_path("resume-" + name);
   fs::remove_all(d);
   fs::create_directories(d);
   return d.string();

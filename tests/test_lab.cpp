@@ -13,6 +13,7 @@
 #include "core/files.h"
 #include "lab/page.h"
 #include "lab/payload.h"
+#include "scratch.h"
 #include "tasks/cue/checkpoint.h"
 #include "tasks/cue/geometry.h"
 #include "tasks/cue/score_curves.h"
@@ -201,7 +202,7 @@ namespace fs = std::filesystem;
 // A results directory holding the committed inputs of the laboratory (not its runs), one of them
 // edited; the payload's error for it. Every input is checked before the runs are read.
 std::string lab_error(const std::string& file, const std::function<void(json&)>& edit, bool empty_runs = false) {
-  const fs::path dir = fs::temp_directory_path() / "pe-bench-test-lab-inputs";
+  const fs::path dir = pe::test::scratch_path("lab-inputs");
   fs::remove_all(dir);
   const lab::LabSources committed = lab::LabSources::in("results"), copy = lab::LabSources::in(dir.string());
   if (empty_runs) fs::create_directories(copy.tournament_runs);

@@ -13,6 +13,7 @@
 #include "core/keys.h"
 #include "core/memory.h"
 #include "harness/config.h"
+#include "scratch.h"
 
 using namespace pe;
 using nlohmann::json;
@@ -20,7 +21,7 @@ namespace fs = std::filesystem;
 
 namespace {
 std::string scratch_dir(const std::string& name) {
-  const auto d = fs::temp_directory_path() / ("pe-bench-test-" + name + "-" + std::to_string(::getpid()));
+  const auto d = pe::test::scratch_path(name);
   fs::remove_all(d);
   fs::create_directories(d);
   return d.string();

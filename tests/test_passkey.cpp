@@ -13,6 +13,7 @@
 #include "harness/config.h"
 #include "harness/task.h"
 #include "harness/training_state.h"
+#include "scratch.h"
 #include "tasks/passkey/data.h"
 #include "tasks/passkey/evaluation.h"
 #include "tasks/passkey/training.h"
@@ -23,7 +24,7 @@ namespace fs = std::filesystem;
 
 namespace {
 std::string passkey_dir(const std::string& name) {
-  const auto d = fs::temp_directory_path() / ("pe-bench-test-passkey-" + name);
+  const auto d = pe::test::scratch_path("passkey-" + name);
   fs::remove_all(d);
   fs::create_directories(d);
   return d.string();

@@ -8,6 +8,7 @@
 #include "core/files.h"
 #include "harness/config.h"
 #include "schemes/rope.h"
+#include "scratch.h"
 #include "tasks/cue/checkpoint.h"
 #include "tasks/cue/geometry.h"
 #include "tasks/cue/training.h"
@@ -79,7 +80,7 @@ namespace {
 // A short training run of each analysed scheme, written to a temporary runs directory.
 std::string trained_runs() {
   static const std::string dir = [] {
-    const auto d = (fs::temp_directory_path() / "pe-bench-test-geometry").string();
+    const auto d = pe::test::scratch_path("geometry").string();
     fs::remove_all(d);
     json c = default_config();
     c["steps"] = 60;

@@ -12,6 +12,7 @@
 #include "core/files.h"
 #include "core/rng.h"
 #include "harness/config.h"
+#include "scratch.h"
 #include "tasks/charlm/checkpoint.h"
 #include "tasks/charlm/training.h"
 
@@ -151,7 +152,7 @@ TEST_CASE("a window read in segments with a memory holding everything before it 
 }
 
 TEST_CASE("mem_len trains on consecutive segments with a memory, and is refused where it cannot apply") {
-  const std::string dir = (fs::temp_directory_path() / "pe-bench-test-memory").string();
+  const std::string dir = pe::test::scratch_path("memory").string();
   fs::remove_all(dir);
   json cfg = default_config("charlm");
   cfg["corpus"] = std::string(PEBENCH_SOURCE_DIR) + "/data/timemachine.txt";

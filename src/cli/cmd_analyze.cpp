@@ -75,7 +75,7 @@ void register_analyze_attention(CLI::App* parent) {
           progress.update(fmt::format("[attention] {} {} at {}", cp, map, n));
           nlohmann::json st;
           try {
-            st = task.attention_stats(cp, map, n, o->sequences, e);
+            st = task.reader().attention_stats(cp, map, n, o->sequences, e);
           } catch (const UsageError& err) {
             // a map a scheme cannot read with (no frequencies): not a reading of it
             if (!map.is_identity() && std::string(err.what()).find("no frequencies") != std::string::npos) break;
@@ -151,7 +151,7 @@ void register_analyze(CLI::App& app) {
     set_threads(o->run.threads);
     const auto paths = find_checkpoints(o->runs, task.name());
     check_distinct_runs(paths);
-    const Task::Analysis a = task.analyze(paths, e);
+    const TaskReporter::Analysis a = task.reporter().analyze(paths, e);
     if (a.files.empty())
       throw UsageError(fmt::format("analyze: the {} task has no analyses of trained models", task.name()));
     if (a.files.size() != 1)

@@ -43,7 +43,7 @@ void register_compare(CLI::App& app) {
     const nlohmann::json r = read_results_file(o->results);
     set_threads(o->run.threads);
     try {
-      fmt::print("{}", find_task(r["task"]).compare(r, o->a, o->b, o->length, o->settings));
+      fmt::print("{}", find_task(r["task"]).reporter().compare(r, o->a, o->b, o->length, o->settings));
     } catch (const nlohmann::json::exception& e) {
       throw DataError(fmt::format("{} is malformed ({})", o->results, e.what()));
     }

@@ -73,10 +73,10 @@ void register_eval(CLI::App& app) {
       throw UsageError("--runs-dir must not be empty; give a directory of runs (default results/runs)");
     const auto paths = o->checkpoints.empty() ? find_checkpoints(o->runs_dir, task.name()) : o->checkpoints;
     check_distinct_runs(paths);
-    const nlohmann::json results = task.evaluate(paths, e, !o->run.quiet);
+    const nlohmann::json results = task.reader().evaluate(paths, e, !o->run.quiet);
     write_json_atomic(o->out, results);
-    if (!o->markdown.empty()) write_file_atomic(o->markdown, task.markdown(results));
-    fmt::print("{}", task.table(results));
+    if (!o->markdown.empty()) write_file_atomic(o->markdown, task.reporter().markdown(results));
+    fmt::print("{}", task.reporter().table(results));
     fmt::print("results: {}\n", o->out);
   });
 }

@@ -65,7 +65,7 @@ void register_export(CLI::App& app) {
     if (o->check) {
       const MapSpec map = parse_map(o->map);  // a malformed map is named before the model is read
       const std::string task = CheckpointReader(o->checkpoint, "").json_().at("task");
-      const ExportedCheck c = export_check(find_task(task).check_batch(o->checkpoint, map, o->length, 0));
+      const ExportedCheck c = export_check(find_task(task).reader().check_batch(o->checkpoint, map, o->length, 0));
       files.push_back({"check.safetensors", c.safetensors});
       files.push_back({"check.json", c.json});
     }

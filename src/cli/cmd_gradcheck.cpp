@@ -38,7 +38,7 @@ void register_gradcheck(CLI::App& app) {
       // the attention layer, then every task's model
       auto rows = gradcheck_attention(n);
       for (auto* task : task_list()) {
-        auto more = task->gradcheck(n);
+        auto more = task->trainer().gradcheck(n);
         rows.insert(rows.end(), more.begin(), more.end());
       }
       for (auto& r : rows) {

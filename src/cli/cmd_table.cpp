@@ -43,8 +43,8 @@ void register_table(CLI::App& app) {
             restate_cue_intervals(r) || restate_filings_intervals(r) || restate_passkey_intervals(r);
         if (proportions) write_json_atomic(o->results, r);
       }
-      text = task.table(r);
-      md = task.markdown(r);
+      text = task.reporter().table(r);
+      md = task.reporter().markdown(r);
     } catch (const nlohmann::json::exception& e) {
       throw DataError(fmt::format("{} is malformed ({})", o->results, e.what()));
     }

@@ -53,7 +53,7 @@ void register_train(CLI::App& app) {
     e.resume = o->resume;
     set_threads(o->run.threads);
     Progress progress(o->run.quiet);
-    const TrainedRun out = find_task(e.task).train(e, cfg, o->scheme, o->seed, progress);
+    const TrainedRun out = find_task(e.task).trainer().train(e, cfg, o->scheme, o->seed, progress);
     progress.done();
     fmt::print("{}\nrun directory: {}\n", out.summary, out.run_dir);
   });

@@ -1,4 +1,4 @@
-// The subcommands main.cpp registers (the tasks add their own tools: Task::add_tools); the option
+// The subcommands main.cpp registers (the tasks add their own tools: TaskTools::add_tools); the option
 // helpers they share are harness/cli_options.h.
 #pragma once
 #include <CLI/CLI.hpp>

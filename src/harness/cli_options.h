@@ -1,5 +1,5 @@
 // The command-line pieces every subcommand shares, the core ones (src/cli/) and the tools a task adds
-// (Task::add_tools): experiment resolution with --set, options that set keys, --threads/--quiet,
+// (TaskTools::add_tools): experiment resolution with --set, options that set keys, --threads/--quiet,
 // --resume, a results file, renamed options.
 #pragma once
 #include <CLI/CLI.hpp>

@@ -407,8 +407,8 @@ bool same_run(const json& a, const json& b) {
   // a run (not a follow-up) does not depend on how its follow-ups are configured
   if (a.contains("task") && a["task"].is_string() && a["task"] == b.value("task", json())) {
     for (const Task* t : task_list())
-      if (t->name() == a["task"] && !t->is_follow_up(a) && !t->is_follow_up(b))
-        for (auto& k : t->follow_up_keys()) x.erase(k), y.erase(k);
+      if (t->name() == a["task"] && !t->trainer().is_follow_up(a) && !t->trainer().is_follow_up(b))
+        for (auto& k : t->trainer().follow_up_keys()) x.erase(k), y.erase(k);
     // a key added after a run was written is absent from its config: that run took the key's default
     if (std::any_of(task_list().begin(), task_list().end(), [&](const Task* t) { return t->name() == a["task"]; })) {
       const json defaults = default_config(a["task"].get<std::string>());

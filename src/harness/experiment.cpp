@@ -71,14 +71,14 @@ ExperimentReport run_experiment(const Task& task, const json& resolved, const Ru
   std::optional<StopScope> stoppable(std::in_place);
   const auto t0 = std::chrono::steady_clock::now();
   auto train_job = [&](size_t i, Progress& p) {
-    runs[i].push_back(task.train(e, resolved, jobs[i].scheme, jobs[i].seed, p));
-    if (!task.parallel_runs()) progress.note(runs[i].back().summary);
-    for (auto& f : task.follow_ups(e, resolved, runs[i].front(), p)) {
-      if (!task.parallel_runs()) progress.note(f.summary);
+    runs[i].push_back(task.trainer().train(e, resolved, jobs[i].scheme, jobs[i].seed, p));
+    if (!task.trainer().parallel_runs()) progress.note(runs[i].back().summary);
+    for (auto& f : task.trainer().follow_ups(e, resolved, runs[i].front(), p)) {
+      if (!task.trainer().parallel_runs()) progress.note(f.summary);
       runs[i].push_back(std::move(f));
     }
   };
-  if (task.parallel_runs()) {
+  if (task.trainer().parallel_runs()) {
     // one run per thread; the runs' own step-by-step progress would interleave, so it is silent
     Progress silent(true);
     std::atomic<int> done{0};
@@ -129,18 +129,18 @@ ExperimentReport run_experiment(const Task& task, const json& resolved, const Ru
     return out;
   }
   const auto t1 = std::chrono::steady_clock::now();
-  out.results = task.evaluate(checkpoints, e, !control.quiet);
+  out.results = task.reader().evaluate(checkpoints, e, !control.quiet);
   out.results["training"] = training;
   if (!reference.is_null()) out.results["reference"] = reference;
   out.eval_seconds = seconds_since(t1);
-  out.text = task.table(out.results);
+  out.text = task.reporter().table(out.results);
   // the output set, computed whole before any of it is written, then written as one unit (an
   // earlier run's analyses that this run does not make are removed with it)
-  const Task::Analysis analysis = task.analyze(checkpoints, e);
+  const TaskReporter::Analysis analysis = task.reporter().analyze(checkpoints, e);
   std::vector<std::pair<std::string, std::string>> files = {{"results.json", json_text(out.results)},
-                                                            {"table.md", task.markdown(out.results)}};
+                                                            {"table.md", task.reporter().markdown(out.results)}};
   files.insert(files.end(), analysis.files.begin(), analysis.files.end());
-  write_file_set(e.out_dir, files, task.analysis_files());
+  write_file_set(e.out_dir, files, task.reporter().analysis_files());
   if (!analysis.text.empty()) out.text += "\n" + analysis.text + "\n";
   out.text += resume_line + fmt::format("{} runs ({} training steps) in {:.1f} s; evaluation {:.1f} s\n", out.runs,
                                         out.total_steps, out.train_seconds, out.eval_seconds);

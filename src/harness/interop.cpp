@@ -104,7 +104,7 @@ void check_checkpoint_file(const std::string& path) {
   const json& task = reader.json_().at("task");
   if (!task.is_string() || !task_exists(task.get<std::string>()))
     throw reader.fail(fmt::format("task {} is not one pe-bench knows ({})", task.dump(), known_tasks()));
-  find_task(task.get<std::string>()).check_checkpoint(path);
+  find_task(task.get<std::string>()).reader().check_checkpoint(path);
 }
 
 // Every scheme's declared defaults, {scheme: {key: default}}: what a hybrid layer's entry leaves out

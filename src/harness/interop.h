@@ -43,7 +43,7 @@ struct ExportedCheck {
 };
 ExportedCheck export_check(const CheckBatch& batch);
 
-// Reads a checkpoint as eval and sample do (harness/task.h, Task::check_checkpoint);
+// Reads a checkpoint as eval and sample do (harness/task.h, TaskReader::check_checkpoint);
 // CheckpointError naming the file and the problem (an unknown task too).
 void check_checkpoint_file(const std::string& path);
 

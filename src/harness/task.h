@@ -1,8 +1,10 @@
-// A task is one entry: its name, its defaults over the shared key table and the keys only it reads,
-// the shape of its model, one training run (and the runs that start from it), the reading of its
-// checkpoints, its analyses and its tables. The experiment runner (harness/experiment.h), the CLI
-// and the config code call these; nothing outside a task's folder tests its name. Adding a task: a folder under
-// src/tasks/, one Task implementation, one line in src/tasks/registry.cpp (docs/architecture.md, "How to add a task").
+// A task is one entry: its identity (name, defaults over the shared key table, the keys only it
+// reads, the shape of its model) and four roles: training (a run, the runs that start from it, the
+// gradient check), reading (its checkpoints into results), reporting (tables, compare, analyses) and
+// tools (its own subcommands). The experiment runner (harness/experiment.h), the CLI and the config
+// code call the role they use; nothing outside a task's folder tests its name. Adding a task: a folder
+// under src/tasks/, one Task with its roles, one line in src/tasks/registry.cpp (docs/architecture.md,
+// "How to add a task").
 #pragma once
 #include <cstdint>
 #include <string>
@@ -80,6 +82,100 @@ struct ExperimentReport {
   long long total_steps = 0;
 };
 
+// A task's port is four roles and its identity. Each role is a small interface with defaults for what
+// a task may leave out; a task overrides what has no default. Callers ask for the role they use
+// (task.trainer().train(...), task.reader().evaluate(...)), so each sees only its part.
+
+// Training: one run from scratch, the runs that start from it, and the model's gradients.
+class TaskTrainer {
+ public:
+  virtual ~TaskTrainer() = default;
+  // How the runner schedules an experiment's runs: true when one run is small enough that the
+  // fastest way is one run per thread (each trained on one thread); false when one run uses every
+  // thread and the runs go one after another.
+  virtual bool parallel_runs() const = 0;
+  // Trains one (scheme, seed) run from scratch and writes its run directory; with e.resume, keeps a
+  // complete run directory whose config.json is this run's instead.
+  virtual TrainedRun train(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme,
+                           int seed, Progress& progress) const = 0;
+  // Runs that start from a trained one (e.g. a fine-tune per map), in the order they are read.
+  // Keys that configure the follow-up runs only (a fine-tune's steps, ...): a run directory trained
+  // under other values of them is still this run. A follow-up's own directory records them in its
+  // config and is compared on them (is_follow_up tells its config apart).
+  virtual std::vector<std::string> follow_up_keys() const { return {}; }
+  virtual bool is_follow_up(const nlohmann::json& run_config) const { return false; }
+  virtual std::vector<TrainedRun> follow_ups(const ExperimentConfig& e, const nlohmann::json& resolved,
+                                             const TrainedRun& run, Progress& progress) const {
+    return {};
+  }
+  // The task's model with `scheme` against central differences in double (models/gradcheck.h): one
+  // row per tensor; empty when its model cannot hold the scheme.
+  virtual std::vector<GradCheckRow> gradcheck(const std::string& scheme) const = 0;
+};
+
+// Reading: checkpoints read with an experiment's settings, checked, and looked into.
+class TaskReader {
+ public:
+  virtual ~TaskReader() = default;
+  // Reads checkpoints with e's settings (lengths, maps, test or validation data) into a results JSON
+  // with the experiment that read them ("experiment").
+  virtual nlohmann::json evaluate(const std::vector<std::string>& checkpoints, const ExperimentConfig& e,
+                                  bool progress) const = 0;
+  // Reads a checkpoint of this task exactly as eval and sample do (the model built from its sections,
+  // every tensor checked against the model's layout and filled) and drops it: CheckpointError naming
+  // the file and the problem. Export checks a checkpoint with it before converting anything, and
+  // import checks the checkpoint it is about to write.
+  virtual void check_checkpoint(const std::string& checkpoint) const = 0;
+  // A check batch (models/check_batch.h) of one of this task's checkpoints read with `map` at `length`
+  // tokens (0: its training length), for `pe-bench export --check`. UsageError when the model cannot
+  // be read so (a map for a scheme without frequencies, a length past a learned table).
+  virtual CheckBatch check_batch(const std::string& checkpoint, const std::string& map, int length,
+                                 uint64_t seed) const {
+    throw UsageError("this task has no check batch");
+  }
+  // What attention does at `length` (pe-bench analyze attention): the checkpoint read with `map` on
+  // `sequences` of the task's own sequences, every query row fed to an AttentionStats
+  // (models/attention_stats.h); its JSON with "scheme", "seed", "train_length". {"readable": false}:
+  // the model has no position that far (a learned table). null: the task has no attention maps to read.
+  virtual nlohmann::json attention_stats(const std::string& checkpoint, const std::string& map, int length,
+                                         int sequences, const ExperimentConfig& e) const {
+    return nullptr;
+  }
+};
+
+// Reporting: a results file as tables, two of its readers compared, and the analyses an experiment asks for.
+class TaskReporter {
+ public:
+  virtual ~TaskReporter() = default;
+  // A results file as a plain-text table, and as Markdown (with the published figures of its
+  // "reference", when it has one).
+  virtual std::string table(const nlohmann::json& results) const = 0;
+  virtual std::string markdown(const nlohmann::json& results) const = 0;
+  // Two readers of a results file (a scheme, or scheme+map, as the table labels them) compared at
+  // one length: across seeds (paired t) and, where the task can re-read the checkpoints, over the
+  // shared test sequences. The text to print; UsageError naming an unknown reader or length.
+  virtual std::string compare(const nlohmann::json& results, const std::string& a, const std::string& b, int length,
+                              const CompareSettings& settings) const = 0;
+  // The analyses e asks for of an experiment's checkpoints: the text to print and the files for
+  // e.out_dir (name, text), which the runner writes with results.json and table.md as one set.
+  struct Analysis {
+    std::string text;
+    std::vector<std::pair<std::string, std::string>> files;
+  };
+  virtual Analysis analyze(const std::vector<std::string>& checkpoints, const ExperimentConfig& e) const { return {}; }
+  // Every file name analyze() can write into out_dir: a run that does not write one removes an
+  // earlier run's copy, so an output set never mixes two runs.
+  virtual std::vector<std::string> analysis_files() const { return {}; }
+};
+
+// Tools: the task's own subcommands (e.g. the char LM's finetune and sample), added to the command
+// line beside the core ones (src/cli/); the option helpers are harness/cli_options.h. None by default.
+class TaskTools {
+ public:
+  virtual ~TaskTools() = default;
+  virtual void add_tools(CLI::App& app) const {}
+};
+
 class Task {
  public:
   virtual ~Task() = default;
@@ -101,78 +197,15 @@ class Task {
   // The attention shape of the task's model for an experiment: heads per layer and layers.
   virtual int n_heads(const ExperimentConfig& e) const = 0;
   virtual int n_layers(const ExperimentConfig& e) const = 0;
-  // How the runner schedules an experiment's runs: true when one run is small enough that the
-  // fastest way is one run per thread (each trained on one thread); false when one run uses every
-  // thread and the runs go one after another.
-  virtual bool parallel_runs() const = 0;
-  // Trains one (scheme, seed) run from scratch and writes its run directory; with e.resume, keeps a
-  // complete run directory whose config.json is this run's instead.
-  virtual TrainedRun train(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme,
-                           int seed, Progress& progress) const = 0;
-  // Runs that start from a trained one (e.g. a fine-tune per map), in the order they are read.
-  // Keys that configure the follow-up runs only (a fine-tune's steps, ...): a run directory trained
-  // under other values of them is still this run. A follow-up's own directory records them in its
-  // config and is compared on them (is_follow_up tells its config apart).
-  virtual std::vector<std::string> follow_up_keys() const { return {}; }
-  virtual bool is_follow_up(const nlohmann::json& run_config) const { return false; }
-  virtual std::vector<TrainedRun> follow_ups(const ExperimentConfig& e, const nlohmann::json& resolved,
-                                             const TrainedRun& run, Progress& progress) const {
-    return {};
+
+  // The roles (above).
+  virtual const TaskTrainer& trainer() const = 0;
+  virtual const TaskReader& reader() const = 0;
+  virtual const TaskReporter& reporter() const = 0;
+  virtual const TaskTools& tools() const {
+    static const TaskTools none;
+    return none;
   }
-  // Reads checkpoints with e's settings (lengths, maps, test or validation data) into a results JSON
-  // with the experiment that read them ("experiment").
-  virtual nlohmann::json evaluate(const std::vector<std::string>& checkpoints, const ExperimentConfig& e,
-                                  bool progress) const = 0;
-  // The analyses e asks for of an experiment's checkpoints: the text to print and the files for
-  // e.out_dir (name, text), which the runner writes with results.json and table.md as one set.
-  struct Analysis {
-    std::string text;
-    std::vector<std::pair<std::string, std::string>> files;
-  };
-  virtual Analysis analyze(const std::vector<std::string>& checkpoints, const ExperimentConfig& e) const { return {}; }
-  // What attention does at `length` (pe-bench analyze attention): the checkpoint read with `map` on
-  // `sequences` of the task's own sequences, every query row fed to an AttentionStats
-  // (models/attention_stats.h); its JSON with "scheme", "seed", "train_length". {"readable": false}:
-  // the model has no position that far (a learned table). null: the task has no attention maps to read.
-  virtual nlohmann::json attention_stats(const std::string& checkpoint, const std::string& map, int length,
-                                         int sequences, const ExperimentConfig& e) const {
-    return nullptr;
-  }
-  // Every file name analyze() can write into out_dir: a run that does not write one removes an
-  // earlier run's copy, so an output set never mixes two runs.
-  virtual std::vector<std::string> analysis_files() const { return {}; }
-  // A results file as a plain-text table, and as Markdown (with the published figures of its
-  // "reference", when it has one).
-  virtual std::string table(const nlohmann::json& results) const = 0;
-  virtual std::string markdown(const nlohmann::json& results) const = 0;
-
-  // Two readers of a results file (a scheme, or scheme+map, as the table labels them) compared at
-  // one length: across seeds (paired t) and, where the task can re-read the checkpoints, over the
-  // shared test sequences. The text to print; UsageError naming an unknown reader or length.
-  virtual std::string compare(const nlohmann::json& results, const std::string& a, const std::string& b, int length,
-                              const CompareSettings& settings) const = 0;
-
-  // The task's model with `scheme` against central differences in double (models/gradcheck.h): one
-  // row per tensor; empty when its model cannot hold the scheme.
-  virtual std::vector<GradCheckRow> gradcheck(const std::string& scheme) const = 0;
-
-  // A check batch (models/check_batch.h) of one of this task's checkpoints read with `map` at `length`
-  // tokens (0: its training length), for `pe-bench export --check`. UsageError when the model cannot
-  // be read so (a map for a scheme without frequencies, a length past a learned table).
-  virtual CheckBatch check_batch(const std::string& checkpoint, const std::string& map, int length,
-                                 uint64_t seed) const {
-    throw UsageError("the " + name() + " task has no check batch");
-  }
-
-  // Reads a checkpoint of this task exactly as eval and sample do (the model built from its sections,
-  // every tensor checked against the model's layout and filled) and drops it: CheckpointError naming
-  // the file and the problem. Export checks a checkpoint with it before converting anything, and
-  // import checks the checkpoint it is about to write.
-  virtual void check_checkpoint(const std::string& checkpoint) const = 0;
-
-  // The task's own subcommands (e.g. the char LM's finetune and sample), added to the command line
-  // beside the core ones (src/cli/); the option helpers are harness/cli_options.h.
-  virtual void add_tools(CLI::App& app) const {}
 
   // Whether this task reads `key` (a shared key, or one of its own).
   bool reads(const std::string& key) const;

@@ -15,6 +15,128 @@ namespace pe {
 
 namespace {
 
+class CharLMTrainer final : public TaskTrainer {
+ public:
+  bool parallel_runs() const override { return false; }  // a run takes minutes and uses every thread
+
+  TrainedRun train(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
+                   Progress& progress) const override {
+    TrainedRun run = train_charlm(e, resolved, scheme, seed, [&](int step, int steps, double loss) {
+      progress.update(
+          fmt::format("[charlm] training {} seed {}: step {}/{} loss {:.4f}", scheme, seed, step, steps, loss));
+    });
+    run.summary = run.kept
+                      ? fmt::format("kept {} (complete, same config): {} seed {}, final loss {:.3f}", run.run_dir,
+                                    scheme, seed, run.final_loss())
+                      : fmt::format("trained {} seed {}: {} steps{} in {:.0f} s ({:.0f} ms/step), final loss {:.3f}",
+                                    scheme, seed, run.trained(), resumed_note(run.resumed_at), run.seconds,
+                                    1e3 * run.seconds / run.trained(), run.final_loss());
+    run.record = {{"scheme", scheme}, {"seed", seed}, {"steps", run.steps}, {"final_loss", run.final_loss()}};
+    return run;
+  }
+  // A scheme that reads its angles from a frequency plan is fine-tuned with each map (finetune_steps
+  // steps at finetune_length), one run each, read after the map's reading of the run it started from.
+  std::vector<std::string> follow_up_keys() const override {
+    return {"finetune_steps", "finetune_length", "finetune_batch", "finetune_lr"};
+  }
+  bool is_follow_up(const nlohmann::json& run_config) const override { return run_config.contains("finetune_from"); }
+  std::vector<TrainedRun> follow_ups(const ExperimentConfig& e, const nlohmann::json& resolved, const TrainedRun& run,
+                                     Progress& progress) const override {
+    std::vector<TrainedRun> out;
+    if (charlm_settings(e).finetune_steps <= 0 ||
+        !load_charlm_checkpoint(run.checkpoint).model->scheme().accepts_frequency_plan())
+      return out;
+    const std::string scheme = run.record.at("scheme");
+    const int seed = run.record.at("seed");
+    for (auto& map : e.maps) {
+      TrainedRun r = finetune_charlm(e, resolved, run.checkpoint, map, [&](int step, int steps, double loss) {
+        progress.update(fmt::format("[charlm] fine-tuning {}+{} seed {} at {}: step {}/{} loss {:.4f}", scheme, map,
+                                    seed, charlm_settings(e).finetune_length, step, steps, loss));
+      });
+      r.summary =
+          fmt::format("{} {}+{} seed {} at {}: {} steps{} in {:.0f} s, final loss {:.3f}",
+                      r.kept ? "kept fine-tune" : "fine-tuned", scheme, map, seed, charlm_settings(e).finetune_length,
+                      r.trained(), resumed_note(r.resumed_at), r.seconds, r.final_loss());
+      r.record = {{"scheme", scheme},
+                  {"seed", seed},
+                  {"finetune_map", map},
+                  {"steps", r.steps},
+                  {"final_loss", r.final_loss()}};
+      out.push_back(std::move(r));
+    }
+    return out;
+  }
+  std::vector<GradCheckRow> gradcheck(const std::string& scheme) const override { return gradcheck_charlm(scheme); }
+};
+
+class CharLMReader final : public TaskReader {
+ public:
+  nlohmann::json evaluate(const std::vector<std::string>& checkpoints, const ExperimentConfig& e,
+                          bool progress) const override {
+    nlohmann::json results = evaluate_charlm(checkpoints, e, progress);
+    results["experiment"] = e.resolved;
+    return results;
+  }
+  // The validation windows val_start, val_start + 1, ... read at `length` (causal, no band).
+  nlohmann::json attention_stats(const std::string& checkpoint, const std::string& map, int length, int sequences,
+                                 const ExperimentConfig& e) const override {
+    LoadedCharLM cp = load_charlm_checkpoint(checkpoint);
+    const int train_len = cp.meta.at("training").at("train_length");
+    if (cp.plan_map.empty())
+      cp.model->scheme().read_with(map, train_len, length);
+    else if (!is_identity_map(map))
+      throw UsageError(fmt::format("{} was fine-tuned with {} and reads with that plan only", checkpoint, cp.plan_map));
+    if (!cp.model->scheme().can_read(length - 1)) return {{"readable", false}};  // past its table
+    const CharCorpus corpus = load_experiment_corpus(e);
+    AttentionStats stats(cp.model->config().n_layers, cp.model->config().n_heads, train_len, length);
+    cp.model->prepare(length);
+    std::vector<int> x(length), y(length);
+    for (int w = 0; w < sequences; ++w) {
+      char_window(corpus, charlm_settings(e).val_start + w, length, x.data(), y.data());
+      add_block_stack_rows(*cp.model, x.data(), 1, length, 0, Visibility{}, stats);
+    }
+    nlohmann::json j = stats.to_json();
+    j["scheme"] = cp.model->scheme().name();
+    j["seed"] = cp.meta.at("training").at("seed");
+    return j;
+  }
+  void check_checkpoint(const std::string& checkpoint) const override { load_charlm_checkpoint(checkpoint); }
+  // A fine-tuned checkpoint reads with the plan it was tuned under (for its lengths), and no other map.
+  CheckBatch check_batch(const std::string& checkpoint, const std::string& map, int length,
+                         uint64_t seed) const override {
+    LoadedCharLM cp = load_charlm_checkpoint(checkpoint);
+    const int train_len = cp.meta.at("training").at("train_length");
+    if (length <= 0) length = train_len;
+    nlohmann::json reading;
+    if (cp.plan_map.empty()) {
+      reading = read_for_check(cp.model->scheme(), map, train_len, length, length);
+    } else {
+      if (!is_identity_map(map))
+        throw UsageError(fmt::format("{} was fine-tuned with {} and reads with that plan only; leave --map out",
+                                     checkpoint, cp.plan_map));
+      reading = read_for_check(cp.model->scheme(), cp.plan_map, cp.plan_train_length, cp.plan_read_length, length);
+    }
+    CheckBatch c = check_block_stack(*cp.model, 4, length, seed);
+    c.reading = reading;
+    return c;
+  }
+};
+
+class CharLMReporter final : public TaskReporter {
+ public:
+  std::string compare(const nlohmann::json& results, const std::string& a, const std::string& b, int length,
+                      const CompareSettings&) const override {
+    return compare_charlm_readers(results, a, b, length);
+  }
+  std::string table(const nlohmann::json& results) const override { return format_charlm_table(results); }
+  std::string markdown(const nlohmann::json& results) const override { return format_charlm_markdown(results); }
+};
+
+class CharLMTools final : public TaskTools {
+ public:
+  void add_tools(CLI::App& app) const override { cli::add_charlm_tools(app); }
+};
+
 class CharLMTask final : public Task {
  public:
   std::string name() const override { return "charlm"; }
@@ -61,119 +183,22 @@ class CharLMTask final : public Task {
   int n_heads(const ExperimentConfig& e) const override { return charlm_settings(e).n_heads; }
   int n_layers(const ExperimentConfig& e) const override { return charlm_settings(e).n_layers; }
 
-  bool parallel_runs() const override { return false; }  // a run takes minutes and uses every thread
-
-  TrainedRun train(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
-                   Progress& progress) const override {
-    TrainedRun run = train_charlm(e, resolved, scheme, seed, [&](int step, int steps, double loss) {
-      progress.update(
-          fmt::format("[charlm] training {} seed {}: step {}/{} loss {:.4f}", scheme, seed, step, steps, loss));
-    });
-    run.summary = run.kept
-                      ? fmt::format("kept {} (complete, same config): {} seed {}, final loss {:.3f}", run.run_dir,
-                                    scheme, seed, run.final_loss())
-                      : fmt::format("trained {} seed {}: {} steps{} in {:.0f} s ({:.0f} ms/step), final loss {:.3f}",
-                                    scheme, seed, run.trained(), resumed_note(run.resumed_at), run.seconds,
-                                    1e3 * run.seconds / run.trained(), run.final_loss());
-    run.record = {{"scheme", scheme}, {"seed", seed}, {"steps", run.steps}, {"final_loss", run.final_loss()}};
-    return run;
+  const TaskTrainer& trainer() const override {
+    static const CharLMTrainer role;
+    return role;
   }
-
-  // A scheme that reads its angles from a frequency plan is fine-tuned with each map (finetune_steps
-  // steps at finetune_length), one run each, read after the map's reading of the run it started from.
-  std::vector<std::string> follow_up_keys() const override {
-    return {"finetune_steps", "finetune_length", "finetune_batch", "finetune_lr"};
+  const TaskReader& reader() const override {
+    static const CharLMReader role;
+    return role;
   }
-  bool is_follow_up(const nlohmann::json& run_config) const override { return run_config.contains("finetune_from"); }
-  std::vector<TrainedRun> follow_ups(const ExperimentConfig& e, const nlohmann::json& resolved, const TrainedRun& run,
-                                     Progress& progress) const override {
-    std::vector<TrainedRun> out;
-    if (charlm_settings(e).finetune_steps <= 0 ||
-        !load_charlm_checkpoint(run.checkpoint).model->scheme().accepts_frequency_plan())
-      return out;
-    const std::string scheme = run.record.at("scheme");
-    const int seed = run.record.at("seed");
-    for (auto& map : e.maps) {
-      TrainedRun r = finetune_charlm(e, resolved, run.checkpoint, map, [&](int step, int steps, double loss) {
-        progress.update(fmt::format("[charlm] fine-tuning {}+{} seed {} at {}: step {}/{} loss {:.4f}", scheme, map,
-                                    seed, charlm_settings(e).finetune_length, step, steps, loss));
-      });
-      r.summary =
-          fmt::format("{} {}+{} seed {} at {}: {} steps{} in {:.0f} s, final loss {:.3f}",
-                      r.kept ? "kept fine-tune" : "fine-tuned", scheme, map, seed, charlm_settings(e).finetune_length,
-                      r.trained(), resumed_note(r.resumed_at), r.seconds, r.final_loss());
-      r.record = {{"scheme", scheme},
-                  {"seed", seed},
-                  {"finetune_map", map},
-                  {"steps", r.steps},
-                  {"final_loss", r.final_loss()}};
-      out.push_back(std::move(r));
-    }
-    return out;
+  const TaskReporter& reporter() const override {
+    static const CharLMReporter role;
+    return role;
   }
-
-  nlohmann::json evaluate(const std::vector<std::string>& checkpoints, const ExperimentConfig& e,
-                          bool progress) const override {
-    nlohmann::json results = evaluate_charlm(checkpoints, e, progress);
-    results["experiment"] = e.resolved;
-    return results;
+  const TaskTools& tools() const override {
+    static const CharLMTools role;
+    return role;
   }
-
-  std::string compare(const nlohmann::json& results, const std::string& a, const std::string& b, int length,
-                      const CompareSettings&) const override {
-    return compare_charlm_readers(results, a, b, length);
-  }
-
-  // The validation windows val_start, val_start + 1, ... read at `length` (causal, no band).
-  nlohmann::json attention_stats(const std::string& checkpoint, const std::string& map, int length, int sequences,
-                                 const ExperimentConfig& e) const override {
-    LoadedCharLM cp = load_charlm_checkpoint(checkpoint);
-    const int train_len = cp.meta.at("training").at("train_length");
-    if (cp.plan_map.empty())
-      cp.model->scheme().read_with(map, train_len, length);
-    else if (!is_identity_map(map))
-      throw UsageError(fmt::format("{} was fine-tuned with {} and reads with that plan only", checkpoint, cp.plan_map));
-    if (!cp.model->scheme().can_read(length - 1)) return {{"readable", false}};  // past its table
-    const CharCorpus corpus = load_experiment_corpus(e);
-    AttentionStats stats(cp.model->config().n_layers, cp.model->config().n_heads, train_len, length);
-    cp.model->prepare(length);
-    std::vector<int> x(length), y(length);
-    for (int w = 0; w < sequences; ++w) {
-      char_window(corpus, charlm_settings(e).val_start + w, length, x.data(), y.data());
-      add_block_stack_rows(*cp.model, x.data(), 1, length, 0, Visibility{}, stats);
-    }
-    nlohmann::json j = stats.to_json();
-    j["scheme"] = cp.model->scheme().name();
-    j["seed"] = cp.meta.at("training").at("seed");
-    return j;
-  }
-
-  void check_checkpoint(const std::string& checkpoint) const override { load_charlm_checkpoint(checkpoint); }
-
-  // A fine-tuned checkpoint reads with the plan it was tuned under (for its lengths), and no other map.
-  CheckBatch check_batch(const std::string& checkpoint, const std::string& map, int length,
-                         uint64_t seed) const override {
-    LoadedCharLM cp = load_charlm_checkpoint(checkpoint);
-    const int train_len = cp.meta.at("training").at("train_length");
-    if (length <= 0) length = train_len;
-    nlohmann::json reading;
-    if (cp.plan_map.empty()) {
-      reading = read_for_check(cp.model->scheme(), map, train_len, length, length);
-    } else {
-      if (!is_identity_map(map))
-        throw UsageError(fmt::format("{} was fine-tuned with {} and reads with that plan only; leave --map out",
-                                     checkpoint, cp.plan_map));
-      reading = read_for_check(cp.model->scheme(), cp.plan_map, cp.plan_train_length, cp.plan_read_length, length);
-    }
-    CheckBatch c = check_block_stack(*cp.model, 4, length, seed);
-    c.reading = reading;
-    return c;
-  }
-
-  std::vector<GradCheckRow> gradcheck(const std::string& scheme) const override { return gradcheck_charlm(scheme); }
-  void add_tools(CLI::App& app) const override { cli::add_charlm_tools(app); }
-  std::string table(const nlohmann::json& results) const override { return format_charlm_table(results); }
-  std::string markdown(const nlohmann::json& results) const override { return format_charlm_markdown(results); }
 };
 
 }  // namespace

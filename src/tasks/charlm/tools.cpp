@@ -1,4 +1,4 @@
-// The char LM's tools (Task::add_tools):
+// The char LM's tools (TaskTools::add_tools):
 //   pe-bench finetune: resume a RoPE character-LM checkpoint with a context-extension map's plan fixed
 //     and train a few hundred steps at the longer context;
 //   pe-bench sample: continue a prompt with a trained character LM (d2l's predict).

@@ -19,6 +19,80 @@ namespace pe {
 
 namespace {
 
+class CueTrainer final : public TaskTrainer {
+ public:
+  bool parallel_runs() const override { return true; }  // a run takes about a second on one thread
+
+  TrainedRun train(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
+                   Progress& progress) const override {
+    const auto out = train_cue(e, resolved, scheme, seed, [&](int step, int steps, double loss, double acc) {
+      progress.update(
+          fmt::format("[train {} seed {}] step {}/{} loss {:.4f} acc {:.3f}", scheme, seed, step, steps, loss, acc));
+    });
+    return head_task_run(out, scheme, seed, "batch");
+  }
+  std::vector<GradCheckRow> gradcheck(const std::string& scheme) const override { return gradcheck_cue(scheme); }
+};
+
+class CueReader final : public TaskReader {
+ public:
+  nlohmann::json evaluate(const std::vector<std::string>& checkpoints, const ExperimentConfig& e,
+                          bool progress) const override {
+    const EvalSettings s{e.eval_lengths, e.value("test_sequences"), e.value("test_seed"), e.maps};
+    nlohmann::json results = results_json(evaluate_checkpoints(checkpoints, s, progress), s);
+    results["experiment"] = e.resolved;
+    return results;
+  }
+  // The query row of the shared test sequences at `length` (the head reads only there).
+  nlohmann::json attention_stats(const std::string& checkpoint, const std::string& map, int length, int sequences,
+                                 const ExperimentConfig& e) const override {
+    LoadedCheckpoint cp = load_checkpoint(checkpoint);
+    const int train = cp.meta.at("training").value("train_length", 0);
+    cp.model->scheme().read_with(map, train, length);
+    if (!cp.model->scheme().can_read(length - 1)) return {{"readable", false}};  // past its table
+    cp.model->prepare(length);
+    const CueBatch test =
+        cue_test_set(cp.model->config().task, uint64_t(e.value("test_seed").get<int>()), length, sequences);
+    AttentionStats stats(1, 1, train, length);
+    constexpr int kChunk = 100;
+    for (int b0 = 0; b0 < test.B; b0 += kChunk)
+      add_cue_head_rows(*cp.model, &test.tokens[size_t(b0) * length], std::min(kChunk, test.B - b0), length, stats);
+    nlohmann::json j = stats.to_json();
+    j["scheme"] = cp.model->scheme().name();
+    j["seed"] = cp.meta.at("training").value("seed", 0);
+    return j;
+  }
+  // The head reads at the last position (the query token), with a map at kappa = length / training length.
+  void check_checkpoint(const std::string& checkpoint) const override { load_checkpoint(checkpoint); }
+  CheckBatch check_batch(const std::string& checkpoint, const std::string& map, int length,
+                         uint64_t seed) const override {
+    return check_head_checkpoint(checkpoint, "cue", HeadInput{}, map, length, seed, false);
+  }
+};
+
+class CueReporter final : public TaskReporter {
+ public:
+  // With `analyze`: the trained heads' geometry at the lengths past training, into geometry.json.
+  Analysis analyze(const std::vector<std::string>& checkpoints, const ExperimentConfig& e) const override {
+    if (!e.value("analyze").get<bool>()) return {};
+    std::vector<int> past;
+    for (int n : e.eval_lengths)
+      if (n > e.train_length) past.push_back(n);
+    const nlohmann::json g =
+        analyze_checkpoints(checkpoints, EvalSettings{past, e.value("test_sequences"), e.value("test_seed"), {}});
+    return {format_geometry(g), {{"geometry.json", json_text(g)}}};
+  }
+  std::vector<std::string> analysis_files() const override { return {"geometry.json"}; }
+  std::string compare(const nlohmann::json& results, const std::string& a, const std::string& b, int length,
+                      const CompareSettings& settings) const override {
+    return compare_cue_readers(results, a, b, length, settings);
+  }
+  std::string table(const nlohmann::json& results) const override { return format_results_table(results); }
+  std::string markdown(const nlohmann::json& results) const override {
+    return format_results_markdown(results, results.value("reference", nlohmann::json()));
+  }
+};
+
 class CueTask final : public Task {
  public:
   std::string name() const override { return "cue"; }
@@ -43,74 +117,17 @@ class CueTask final : public Task {
   int n_heads(const ExperimentConfig&) const override { return 1; }
   int n_layers(const ExperimentConfig&) const override { return 1; }
 
-  bool parallel_runs() const override { return true; }  // a run takes about a second on one thread
-
-  TrainedRun train(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
-                   Progress& progress) const override {
-    const auto out = train_cue(e, resolved, scheme, seed, [&](int step, int steps, double loss, double acc) {
-      progress.update(
-          fmt::format("[train {} seed {}] step {}/{} loss {:.4f} acc {:.3f}", scheme, seed, step, steps, loss, acc));
-    });
-    return head_task_run(out, scheme, seed, "batch");
+  const TaskTrainer& trainer() const override {
+    static const CueTrainer role;
+    return role;
   }
-
-  nlohmann::json evaluate(const std::vector<std::string>& checkpoints, const ExperimentConfig& e,
-                          bool progress) const override {
-    const EvalSettings s{e.eval_lengths, e.value("test_sequences"), e.value("test_seed"), e.maps};
-    nlohmann::json results = results_json(evaluate_checkpoints(checkpoints, s, progress), s);
-    results["experiment"] = e.resolved;
-    return results;
+  const TaskReader& reader() const override {
+    static const CueReader role;
+    return role;
   }
-
-  // With `analyze`: the trained heads' geometry at the lengths past training, into geometry.json.
-  Analysis analyze(const std::vector<std::string>& checkpoints, const ExperimentConfig& e) const override {
-    if (!e.value("analyze").get<bool>()) return {};
-    std::vector<int> past;
-    for (int n : e.eval_lengths)
-      if (n > e.train_length) past.push_back(n);
-    const nlohmann::json g =
-        analyze_checkpoints(checkpoints, EvalSettings{past, e.value("test_sequences"), e.value("test_seed"), {}});
-    return {format_geometry(g), {{"geometry.json", json_text(g)}}};
-  }
-  std::vector<std::string> analysis_files() const override { return {"geometry.json"}; }
-
-  std::string compare(const nlohmann::json& results, const std::string& a, const std::string& b, int length,
-                      const CompareSettings& settings) const override {
-    return compare_cue_readers(results, a, b, length, settings);
-  }
-
-  // The query row of the shared test sequences at `length` (the head reads only there).
-  nlohmann::json attention_stats(const std::string& checkpoint, const std::string& map, int length, int sequences,
-                                 const ExperimentConfig& e) const override {
-    LoadedCheckpoint cp = load_checkpoint(checkpoint);
-    const int train = cp.meta.at("training").value("train_length", 0);
-    cp.model->scheme().read_with(map, train, length);
-    if (!cp.model->scheme().can_read(length - 1)) return {{"readable", false}};  // past its table
-    cp.model->prepare(length);
-    const CueBatch test =
-        cue_test_set(cp.model->config().task, uint64_t(e.value("test_seed").get<int>()), length, sequences);
-    AttentionStats stats(1, 1, train, length);
-    constexpr int kChunk = 100;
-    for (int b0 = 0; b0 < test.B; b0 += kChunk)
-      add_cue_head_rows(*cp.model, &test.tokens[size_t(b0) * length], std::min(kChunk, test.B - b0), length, stats);
-    nlohmann::json j = stats.to_json();
-    j["scheme"] = cp.model->scheme().name();
-    j["seed"] = cp.meta.at("training").value("seed", 0);
-    return j;
-  }
-
-  // The head reads at the last position (the query token), with a map at kappa = length / training length.
-  void check_checkpoint(const std::string& checkpoint) const override { load_checkpoint(checkpoint); }
-
-  CheckBatch check_batch(const std::string& checkpoint, const std::string& map, int length,
-                         uint64_t seed) const override {
-    return check_head_checkpoint(checkpoint, "cue", HeadInput{}, map, length, seed, false);
-  }
-
-  std::vector<GradCheckRow> gradcheck(const std::string& scheme) const override { return gradcheck_cue(scheme); }
-  std::string table(const nlohmann::json& results) const override { return format_results_table(results); }
-  std::string markdown(const nlohmann::json& results) const override {
-    return format_results_markdown(results, results.value("reference", nlohmann::json()));
+  const TaskReporter& reporter() const override {
+    static const CueReporter role;
+    return role;
   }
 };
 

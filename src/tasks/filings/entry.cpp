@@ -25,6 +25,72 @@ FilingsSettings settings_of(const ExperimentConfig& e) {
                          e.value("horizon_cue_runs")};
 }
 
+class FilingsTrainer final : public TaskTrainer {
+ public:
+  bool parallel_runs() const override { return true; }
+  TrainedRun train(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
+                   Progress& progress) const override {
+    const auto report = [&](int step, int steps, double loss, double acc) {
+      progress.update(fmt::format("[train filings {} seed {}] step {}/{} loss {:.4f} acc {:.3f}", scheme, seed, step,
+                                  steps, loss, acc));
+    };
+    const auto out =
+        train_head_run(e, resolved, scheme, seed, filings_model_config(e, scheme), filings_windows(e, seed), report);
+    return head_task_run(out, scheme, seed, "window");
+  }
+  std::vector<GradCheckRow> gradcheck(const std::string& scheme) const override {
+    return gradcheck_head_every_position(scheme);
+  }
+};
+
+class FilingsReader final : public TaskReader {
+ public:
+  nlohmann::json evaluate(const std::vector<std::string>& checkpoints, const ExperimentConfig& e,
+                          bool progress) const override {
+    nlohmann::json results = evaluate_filings(checkpoints, settings_of(e), progress);
+    results["experiment"] = e.resolved;
+    return results;
+  }
+  void check_checkpoint(const std::string& checkpoint) const override {
+    load_checkpoint(checkpoint, "filings", HeadInput{false, kFilingsSymbols});
+  }
+  // The head answers at every position (no query token), with a map at kappa = length / training length.
+  CheckBatch check_batch(const std::string& checkpoint, const std::string& map, int length,
+                         uint64_t seed) const override {
+    return check_head_checkpoint(checkpoint, "filings", HeadInput{false, kFilingsSymbols}, map, length, seed, true);
+  }
+};
+
+class FilingsReporter final : public TaskReporter {
+ public:
+  // One held-out document read whole by every reader: <out_dir>/document.json (scripts/plot.py draws it).
+  Analysis analyze(const std::vector<std::string>& checkpoints, const ExperimentConfig& e) const override {
+    const nlohmann::json doc = filings_document_json(checkpoints, settings_of(e));
+    const nlohmann::json lab = lab_filing_json(checkpoints, settings_of(e));
+    Analysis a;
+    a.files = {{"document.json", json_text(doc)}, {"lab_filing.json", json_text(lab)}};
+    a.text = fmt::format(
+        "wrote {}/document.json: document {} ({} tokens) read by {} readers; {}\n"
+        "wrote {}/lab_filing.json: {}",
+        e.out_dir, doc["document"]["id"].get<std::string>(), doc["document"]["words"].size(), doc["readers"].size(),
+        doc["why"].get<std::string>(), e.out_dir, lab["why"].get<std::string>());
+    return a;
+  }
+  std::vector<std::string> analysis_files() const override { return {"document.json", "lab_filing.json"}; }
+  std::string compare(const nlohmann::json& results, const std::string& a, const std::string& b, int length,
+                      const CompareSettings&) const override {
+    if (length != 0) throw UsageError("--length does not apply to filings results (whole documents are read); drop it");
+    return compare_filings_readers(results, a, b);
+  }
+  std::string table(const nlohmann::json& results) const override { return format_filings_table(results); }
+  std::string markdown(const nlohmann::json& results) const override { return format_filings_markdown(results); }
+};
+
+class FilingsTools final : public TaskTools {
+ public:
+  void add_tools(CLI::App& app) const override { cli::add_filings_tools(app); }
+};
+
 class FilingsTask final : public Task {
  public:
   std::string name() const override { return "filings"; }
@@ -67,63 +133,23 @@ class FilingsTask final : public Task {
   }
   int n_heads(const ExperimentConfig&) const override { return 1; }
   int n_layers(const ExperimentConfig&) const override { return 1; }
-  bool parallel_runs() const override { return true; }
 
-  TrainedRun train(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
-                   Progress& progress) const override {
-    const auto report = [&](int step, int steps, double loss, double acc) {
-      progress.update(fmt::format("[train filings {} seed {}] step {}/{} loss {:.4f} acc {:.3f}", scheme, seed, step,
-                                  steps, loss, acc));
-    };
-    const auto out =
-        train_head_run(e, resolved, scheme, seed, filings_model_config(e, scheme), filings_windows(e, seed), report);
-    return head_task_run(out, scheme, seed, "window");
+  const TaskTrainer& trainer() const override {
+    static const FilingsTrainer role;
+    return role;
   }
-
-  nlohmann::json evaluate(const std::vector<std::string>& checkpoints, const ExperimentConfig& e,
-                          bool progress) const override {
-    nlohmann::json results = evaluate_filings(checkpoints, settings_of(e), progress);
-    results["experiment"] = e.resolved;
-    return results;
+  const TaskReader& reader() const override {
+    static const FilingsReader role;
+    return role;
   }
-
-  // One held-out document read whole by every reader: <out_dir>/document.json (scripts/plot.py draws it).
-  Analysis analyze(const std::vector<std::string>& checkpoints, const ExperimentConfig& e) const override {
-    const nlohmann::json doc = filings_document_json(checkpoints, settings_of(e));
-    const nlohmann::json lab = lab_filing_json(checkpoints, settings_of(e));
-    Analysis a;
-    a.files = {{"document.json", json_text(doc)}, {"lab_filing.json", json_text(lab)}};
-    a.text = fmt::format(
-        "wrote {}/document.json: document {} ({} tokens) read by {} readers; {}\n"
-        "wrote {}/lab_filing.json: {}",
-        e.out_dir, doc["document"]["id"].get<std::string>(), doc["document"]["words"].size(), doc["readers"].size(),
-        doc["why"].get<std::string>(), e.out_dir, lab["why"].get<std::string>());
-    return a;
+  const TaskReporter& reporter() const override {
+    static const FilingsReporter role;
+    return role;
   }
-  std::vector<std::string> analysis_files() const override { return {"document.json", "lab_filing.json"}; }
-
-  std::string compare(const nlohmann::json& results, const std::string& a, const std::string& b, int length,
-                      const CompareSettings&) const override {
-    if (length != 0) throw UsageError("--length does not apply to filings results (whole documents are read); drop it");
-    return compare_filings_readers(results, a, b);
+  const TaskTools& tools() const override {
+    static const FilingsTools role;
+    return role;
   }
-
-  void check_checkpoint(const std::string& checkpoint) const override {
-    load_checkpoint(checkpoint, "filings", HeadInput{false, kFilingsSymbols});
-  }
-
-  // The head answers at every position (no query token), with a map at kappa = length / training length.
-  CheckBatch check_batch(const std::string& checkpoint, const std::string& map, int length,
-                         uint64_t seed) const override {
-    return check_head_checkpoint(checkpoint, "filings", HeadInput{false, kFilingsSymbols}, map, length, seed, true);
-  }
-
-  std::vector<GradCheckRow> gradcheck(const std::string& scheme) const override {
-    return gradcheck_head_every_position(scheme);
-  }
-  void add_tools(CLI::App& app) const override { cli::add_filings_tools(app); }
-  std::string table(const nlohmann::json& results) const override { return format_filings_table(results); }
-  std::string markdown(const nlohmann::json& results) const override { return format_filings_markdown(results); }
 };
 
 }  // namespace

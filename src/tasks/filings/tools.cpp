@@ -1,4 +1,4 @@
-// The filings task's tool (Task::add_tools): pe-bench corpus filings: generate the synthetic filings corpus
+// The filings task's tool (TaskTools::add_tools): pe-bench corpus filings: generate the synthetic filings corpus
 // (tasks/filings/corpus.h), print its statistics, or show one document readably.
 #include <fmt/format.h>
 

@@ -15,6 +15,79 @@ namespace pe {
 
 namespace {
 
+class PasskeyTrainer final : public TaskTrainer {
+ public:
+  bool parallel_runs() const override { return false; }  // a run uses every thread
+
+  TrainedRun train(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
+                   Progress& progress) const override {
+    TrainedRun run = train_passkey(e, resolved, scheme, seed, [&](int step, int steps, double loss) {
+      progress.update(
+          fmt::format("[passkey] training {} seed {}: step {}/{} loss {:.4f}", scheme, seed, step, steps, loss));
+    });
+    run.summary = run.kept
+                      ? fmt::format("kept {} (complete, same config): {} seed {}, final loss {:.4f}", run.run_dir,
+                                    scheme, seed, run.final_loss())
+                      : fmt::format("trained {} seed {}: {} steps{} in {:.0f} s, final answer loss {:.4f}", scheme,
+                                    seed, run.trained(), resumed_note(run.resumed_at), run.seconds, run.final_loss());
+    run.record = {{"scheme", scheme}, {"seed", seed}, {"steps", run.steps}, {"final_loss", run.final_loss()}};
+    return run;
+  }
+  std::vector<GradCheckRow> gradcheck(const std::string& scheme) const override { return gradcheck_passkey(scheme); }
+};
+
+class PasskeyReader final : public TaskReader {
+ public:
+  nlohmann::json evaluate(const std::vector<std::string>& checkpoints, const ExperimentConfig& e,
+                          bool progress) const override {
+    const PasskeySettings s = passkey_settings(e);
+    nlohmann::json results = evaluate_passkey(
+        checkpoints, PasskeyReadSettings{e.eval_lengths, e.maps, s.depths, s.cell_sequences, s.test_seed}, progress);
+    results["experiment"] = e.resolved;
+    return results;
+  }
+  // Test sequences of the shared test stream at `length`, the passkey at middle depth (0.5).
+  nlohmann::json attention_stats(const std::string& checkpoint, const std::string& map, int length, int sequences,
+                                 const ExperimentConfig& e) const override {
+    LoadedPasskey cp = load_passkey_checkpoint(checkpoint);
+    cp.model->scheme().read_with(map, cp.train_length, length);
+    if (!cp.model->scheme().can_read(length - 1)) return {{"readable", false}};  // past its table
+    if (length < cp.spec.min_length())
+      throw UsageError(fmt::format("length {} cannot hold a passkey of {} symbols", length, cp.spec.symbols));
+    AttentionStats stats(cp.model->config().n_layers, cp.model->config().n_heads, cp.train_length, length);
+    cp.model->prepare(length);
+    std::vector<int> x(length), y(length);
+    for (int i = 0; i < sequences; ++i) {
+      passkey_test_sequence(cp.spec, passkey_settings(e).test_seed, length, 0, 0.5, i, x.data(), y.data());
+      add_block_stack_rows(*cp.model, x.data(), 1, length, 0, Visibility{}, stats);
+    }
+    nlohmann::json j = stats.to_json();
+    j["scheme"] = cp.model->scheme().name();
+    j["seed"] = cp.seed;
+    return j;
+  }
+  void check_checkpoint(const std::string& checkpoint) const override { load_passkey_checkpoint(checkpoint); }
+  CheckBatch check_batch(const std::string& checkpoint, const std::string& map, int length,
+                         uint64_t seed) const override {
+    LoadedPasskey cp = load_passkey_checkpoint(checkpoint);
+    if (length <= 0) length = cp.train_length;
+    const nlohmann::json reading = read_for_check(cp.model->scheme(), map, cp.train_length, length, length);
+    CheckBatch c = check_block_stack(*cp.model, 4, length, seed);
+    c.reading = reading;
+    return c;
+  }
+};
+
+class PasskeyReporter final : public TaskReporter {
+ public:
+  std::string compare(const nlohmann::json& results, const std::string& a, const std::string& b, int length,
+                      const CompareSettings&) const override {
+    return compare_passkey_readers(results, a, b, length);
+  }
+  std::string table(const nlohmann::json& results) const override { return format_passkey_table(results); }
+  std::string markdown(const nlohmann::json& results) const override { return format_passkey_markdown(results); }
+};
+
 class PasskeyTask final : public Task {
  public:
   std::string name() const override { return "passkey"; }
@@ -46,72 +119,19 @@ class PasskeyTask final : public Task {
   void validate(const nlohmann::json& cfg) const override { check_passkey_config(cfg); }
   int n_heads(const ExperimentConfig& e) const override { return passkey_settings(e).n_heads; }
   int n_layers(const ExperimentConfig& e) const override { return passkey_settings(e).n_layers; }
-  bool parallel_runs() const override { return false; }  // a run uses every thread
 
-  TrainedRun train(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
-                   Progress& progress) const override {
-    TrainedRun run = train_passkey(e, resolved, scheme, seed, [&](int step, int steps, double loss) {
-      progress.update(
-          fmt::format("[passkey] training {} seed {}: step {}/{} loss {:.4f}", scheme, seed, step, steps, loss));
-    });
-    run.summary = run.kept
-                      ? fmt::format("kept {} (complete, same config): {} seed {}, final loss {:.4f}", run.run_dir,
-                                    scheme, seed, run.final_loss())
-                      : fmt::format("trained {} seed {}: {} steps{} in {:.0f} s, final answer loss {:.4f}", scheme,
-                                    seed, run.trained(), resumed_note(run.resumed_at), run.seconds, run.final_loss());
-    run.record = {{"scheme", scheme}, {"seed", seed}, {"steps", run.steps}, {"final_loss", run.final_loss()}};
-    return run;
+  const TaskTrainer& trainer() const override {
+    static const PasskeyTrainer role;
+    return role;
   }
-
-  nlohmann::json evaluate(const std::vector<std::string>& checkpoints, const ExperimentConfig& e,
-                          bool progress) const override {
-    const PasskeySettings s = passkey_settings(e);
-    nlohmann::json results = evaluate_passkey(
-        checkpoints, PasskeyReadSettings{e.eval_lengths, e.maps, s.depths, s.cell_sequences, s.test_seed}, progress);
-    results["experiment"] = e.resolved;
-    return results;
+  const TaskReader& reader() const override {
+    static const PasskeyReader role;
+    return role;
   }
-
-  std::string compare(const nlohmann::json& results, const std::string& a, const std::string& b, int length,
-                      const CompareSettings&) const override {
-    return compare_passkey_readers(results, a, b, length);
+  const TaskReporter& reporter() const override {
+    static const PasskeyReporter role;
+    return role;
   }
-  // Test sequences of the shared test stream at `length`, the passkey at middle depth (0.5).
-  nlohmann::json attention_stats(const std::string& checkpoint, const std::string& map, int length, int sequences,
-                                 const ExperimentConfig& e) const override {
-    LoadedPasskey cp = load_passkey_checkpoint(checkpoint);
-    cp.model->scheme().read_with(map, cp.train_length, length);
-    if (!cp.model->scheme().can_read(length - 1)) return {{"readable", false}};  // past its table
-    if (length < cp.spec.min_length())
-      throw UsageError(fmt::format("length {} cannot hold a passkey of {} symbols", length, cp.spec.symbols));
-    AttentionStats stats(cp.model->config().n_layers, cp.model->config().n_heads, cp.train_length, length);
-    cp.model->prepare(length);
-    std::vector<int> x(length), y(length);
-    for (int i = 0; i < sequences; ++i) {
-      passkey_test_sequence(cp.spec, passkey_settings(e).test_seed, length, 0, 0.5, i, x.data(), y.data());
-      add_block_stack_rows(*cp.model, x.data(), 1, length, 0, Visibility{}, stats);
-    }
-    nlohmann::json j = stats.to_json();
-    j["scheme"] = cp.model->scheme().name();
-    j["seed"] = cp.seed;
-    return j;
-  }
-
-  void check_checkpoint(const std::string& checkpoint) const override { load_passkey_checkpoint(checkpoint); }
-
-  CheckBatch check_batch(const std::string& checkpoint, const std::string& map, int length,
-                         uint64_t seed) const override {
-    LoadedPasskey cp = load_passkey_checkpoint(checkpoint);
-    if (length <= 0) length = cp.train_length;
-    const nlohmann::json reading = read_for_check(cp.model->scheme(), map, cp.train_length, length, length);
-    CheckBatch c = check_block_stack(*cp.model, 4, length, seed);
-    c.reading = reading;
-    return c;
-  }
-
-  std::vector<GradCheckRow> gradcheck(const std::string& scheme) const override { return gradcheck_passkey(scheme); }
-  std::string table(const nlohmann::json& results) const override { return format_passkey_table(results); }
-  std::string markdown(const nlohmann::json& results) const override { return format_passkey_markdown(results); }
 };
 
 }  // namespace
