@@ -8,7 +8,6 @@
 #include "core/errors.h"
 #include "core/params.h"
 #include "harness/checkpoint.h"
-#include "harness/run_dir.h"
 #include "harness/task.h"
 #include "harness/training_state.h"
 #include "models/cue_head_trainer.h"
@@ -130,12 +129,7 @@ TrainedRun head_task_run(TrainedRun out, const std::string& scheme, int seed, co
 TrainedRun train_head_run(const ExperimentConfig& e, const json& resolved, const std::string& scheme, int seed,
                           const CueModelConfig& model_config, const BatchSource& batches,
                           const HeadProgress& progress) {
-  const RunSpec spec{run_dir_path(e.runs_dir, e.task, scheme, seed),
-                     run_config(resolved, scheme, seed),
-                     e.steps,
-                     e.checkpoint_every,
-                     fmt::format("{} seed {}", scheme, seed),
-                     e.resume};
+  const RunSpec spec = experiment_run(e, resolved, scheme, seed, fmt::format("{} seed {}", scheme, seed));
   return train_run(spec, [&] { return std::make_unique<HeadLoop>(e, model_config, seed, batches, progress); });
 }
 

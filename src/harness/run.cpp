@@ -4,11 +4,22 @@
 
 #include "core/errors.h"
 #include "core/interrupt.h"
+#include "harness/config.h"
 #include "harness/run_dir.h"
 
 namespace pe {
 
 using nlohmann::json;
+
+RunSpec experiment_run(const ExperimentConfig& e, const json& resolved, const std::string& scheme, int seed,
+                       const std::string& what) {
+  return RunSpec{run_dir_path(e.runs_dir, e.task, scheme, seed),
+                 run_config(resolved, scheme, seed),
+                 e.steps,
+                 e.checkpoint_every,
+                 what,
+                 e.resume};
+}
 
 TrainedRun train_run(const RunSpec& spec, const std::function<std::unique_ptr<TrainingLoop>()>& make_loop) {
   const auto t0 = std::chrono::steady_clock::now();

@@ -59,6 +59,14 @@ struct RunSpec {
   bool resume = false;
 };
 
+struct ExperimentConfig;
+
+// An experiment's (scheme, seed) run from scratch: its directory under e.runs_dir, its config.json
+// (resolved with the scheme and seed), e's steps, checkpoint interval and --resume; `what` names it
+// in messages ("rope seed 0").
+RunSpec experiment_run(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& scheme, int seed,
+                       const std::string& what);
+
 // Trains (or keeps) one run. The loop is made only when the run is trained.
 TrainedRun train_run(const RunSpec& spec, const std::function<std::unique_ptr<TrainingLoop>()>& make_loop);
 

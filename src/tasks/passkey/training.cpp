@@ -6,7 +6,6 @@
 #include "harness/block_stack_checkpoint.h"
 #include "harness/checkpoint.h"
 #include "harness/key_table.h"
-#include "harness/run_dir.h"
 #include "harness/token_loop.h"
 #include "models/block_stack_keys.h"
 
@@ -147,12 +146,7 @@ TrainedRun train_passkey(const ExperimentConfig& e, const json& resolved, const 
   settings.checkpoint = [spec = s.spec](const BlockStack<float>& m, const json& training) {
     return checkpoint_text(make_passkey_checkpoint(m, spec, training));
   };
-  const RunSpec spec{run_dir_path(e.runs_dir, e.task, scheme, seed),
-                     run_config(resolved, scheme, seed),
-                     e.steps,
-                     e.checkpoint_every,
-                     fmt::format("passkey {} seed {}", scheme, seed),
-                     e.resume};
+  const RunSpec spec = experiment_run(e, resolved, scheme, seed, fmt::format("passkey {} seed {}", scheme, seed));
   return train_run(spec, [&] { return std::make_unique<TokenLoop>(*model, *batches, settings); });
 }
 
