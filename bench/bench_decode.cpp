@@ -32,7 +32,7 @@ void BM_CachedDecode(benchmark::State& state) {
   pe::BlockStack<float> model(decode_model_config());
   model.init(0);
   pe::Rng rng(5);
-  pe::BlockStackDecoder<float> dec(model, n, pe::identity_map(), 128, n);
+  pe::BlockStackDecoder<float> dec(model, n, pe::identity_spec(), 128, n);
   for (int t = 0; t < n; ++t) dec.step(rng.below(28));  // fill the cache
   for (auto _ : state) benchmark::DoNotOptimize(dec.step(rng.below(28)));
   // a recomputation of the n-token window per token, timed over a few tokens

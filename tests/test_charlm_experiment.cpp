@@ -172,7 +172,8 @@ TEST_CASE("one pass at the longest length gives every shorter length's perplexit
     for (int band : {0, 24}) {
       BlockStack<float> m(small_model(scheme));
       m.init(8);
-      if (m.scheme().accepts_frequency_plan()) m.scheme().set_frequency_plan(m.scheme().plan_for("selective", 32, 100));
+      if (m.scheme().accepts_frequency_plan())
+        m.scheme().set_frequency_plan(m.scheme().plan_for(parse_map("selective"), 32, 100));
       const Visibility vis{true, band};
       const auto all = charlm_perplexities(m, corpus, lengths, 100000, 21, 8, vis);
       REQUIRE(all.size() == lengths.size());
@@ -258,7 +259,7 @@ TEST_CASE("training, fine-tuning, checkpoints and sampling through the experimen
   LoadedCharLM cp = load_charlm_checkpoint(run.checkpoint);
   CHECK(cp.vocab.size() == 28);
   CHECK(cp.vocab[0] == " ");
-  CHECK(cp.plan_map.empty());
+  CHECK(!cp.plan_map);
   CHECK(cp.meta["task"] == "charlm");
   CHECK(checkpoint_task(run.checkpoint) == "charlm");
   CHECK_THROWS_AS(load_checkpoint(run.checkpoint), CheckpointError);  // not a cue model
@@ -285,16 +286,16 @@ TEST_CASE("training, fine-tuning, checkpoints and sampling through the experimen
   }
 
   // fine-tuning writes a checkpoint that carries its plan; reloading applies it
-  const TrainedRun ft = finetune_charlm(e, cfg, run.checkpoint, "pi");
+  const TrainedRun ft = finetune_charlm(e, cfg, run.checkpoint, parse_map("pi"));
   CHECK(ft.run_dir == run.run_dir + "-ft-pi");
   LoadedCharLM ftcp = load_charlm_checkpoint(ft.checkpoint);
-  CHECK(ftcp.plan_map == "pi");
+  CHECK((ftcp.plan_map && *ftcp.plan_map == "pi"));
   CHECK(ftcp.plan_read_length == 256);
-  CHECK_THROWS_AS(finetune_charlm(e, cfg, ft.checkpoint, "pi"), UsageError);  // already fine-tuned
+  CHECK_THROWS_AS(finetune_charlm(e, cfg, ft.checkpoint, parse_map("pi")), UsageError);  // already fine-tuned
   // it stores the frequencies themselves, and loading uses the stored ones (not the map's formula)
   {
     const auto& rope = dynamic_cast<const RopeScheme<float>&>(ftcp.model->scheme());
-    const FrequencyPlan expect = rope.plan_for("pi", 128, 256);
+    const FrequencyPlan expect = rope.plan_for(parse_map("pi"), 128, 256);
     CHECK(ftcp.meta["frequency_plan"]["theta"].get<std::vector<double>>() == expect.theta);
     CHECK(rope.plan().theta == expect.theta);
     json edited = json::parse(read_file(ft.checkpoint));
@@ -314,8 +315,8 @@ TEST_CASE("training, fine-tuning, checkpoints and sampling through the experimen
                          doctest::Contains("frequency_plan.theta has 2 planes"), CheckpointError);
   }
   const TrainedRun alibi = train_charlm(e, cfg, "alibi", 1);
-  CHECK_THROWS_WITH_AS(finetune_charlm(e, cfg, alibi.checkpoint, "pi"), doctest::Contains("needs a RoPE model"),
-                       UsageError);
+  CHECK_THROWS_WITH_AS(finetune_charlm(e, cfg, alibi.checkpoint, parse_map("pi")),
+                       doctest::Contains("needs a RoPE model"), UsageError);
 
   // evaluation: rope plainly, with each map, and the fine-tuned one under its plan
   ExperimentConfig ev = e;
@@ -384,14 +385,14 @@ TEST_CASE(
   cfg["schemes"] = {"hybrid"};
   const ExperimentConfig e = ExperimentConfig::from_json(cfg);
   const TrainedRun run = train_charlm(e, cfg, "hybrid", 0);
-  const TrainedRun ft = finetune_charlm(e, cfg, run.checkpoint, "yarn");
+  const TrainedRun ft = finetune_charlm(e, cfg, run.checkpoint, parse_map("yarn"));
   const LoadedCharLM cp = load_charlm_checkpoint(ft.checkpoint);
   const json& layers = cp.meta.at("frequency_plan").at("layers");
   REQUIRE(layers.size() == 3);
   CHECK(layers[1].is_null());
   const auto& h = dynamic_cast<const HybridScheme<float>&>(cp.model->scheme());
   for (int l : {0, 2}) {
-    const FrequencyPlan want = h.layer(l).plan_for("yarn", 128, 256);
+    const FrequencyPlan want = h.layer(l).plan_for(parse_map("yarn"), 128, 256);
     CHECK(layers[l].at("theta").get<std::vector<double>>() == want.theta);
     CHECK(dynamic_cast<const RopeScheme<float>&>(h.layer(l)).plan().theta == want.theta);
   }

@@ -39,10 +39,10 @@ TEST_CASE("cached decoding gives the full forward's perplexities; dynamic's cach
   const CharLMSettings s = charlm_settings(e);
   auto load = [] { return std::move(load_charlm_checkpoint(kQuickRope).model); };
   auto full_model = load();
-  full_model->scheme().read_with(identity_map(), 128, 256);
+  full_model->scheme().read_with(identity_spec(), 128, 256);
   const auto full = charlm_perplexities(*full_model, corpus, {64, 256}, s.val_start, 6, 4);
   const auto cached =
-      charlm_cached_perplexities(load, identity_map(), 128, 256, corpus, {64, 256}, s.val_start, 6, 4, 0);
+      charlm_cached_perplexities(load, identity_spec(), 128, 256, corpus, {64, 256}, s.val_start, 6, 4, 0);
   for (int i = 0; i < 2; ++i) {
     INFO("length ", full[i].length);
     CHECK(cached[i].loss == doctest::Approx(full[i].loss).epsilon(1e-6));
@@ -50,14 +50,14 @@ TEST_CASE("cached decoding gives the full forward's perplexities; dynamic's cach
       CHECK(cached[i].position_loss[t] == doctest::Approx(full[i].position_loss[t]).epsilon(1e-5));
   }
   // dynamic: within the original length (128) the same; at 256 the cached keys keep older bases
-  full_model->scheme().read_with("dynamic", 128, 256, 256);
+  full_model->scheme().read_with(parse_map("dynamic"), 128, 256, 256);
   const auto dyn_full = charlm_perplexity(*full_model, corpus, 256, s.val_start, 6, 4);
   const auto dyn_cached =
-      charlm_cached_perplexities(load, "dynamic", 128, 256, corpus, {64, 256}, s.val_start, 6, 4, 0);
+      charlm_cached_perplexities(load, parse_map("dynamic"), 128, 256, corpus, {64, 256}, s.val_start, 6, 4, 0);
   CHECK(dyn_cached[0].loss == doctest::Approx(full[0].loss).epsilon(1e-6));
   CHECK(std::abs(dyn_cached[1].loss - dyn_full.loss) > 1e-4);
   // and dynamic read in full at 64 is plain RoPE (the base changes only past 128)
-  full_model->scheme().read_with("dynamic", 128, 256, 64);
+  full_model->scheme().read_with(parse_map("dynamic"), 128, 256, 64);
   CHECK(charlm_perplexity(*full_model, corpus, 64, s.val_start, 6, 4).loss == full[0].loss);
 }
 

@@ -58,7 +58,7 @@ struct Agreement {
   int steps = 0;
 };
 template <class S>
-Agreement agree(BlockStack<S>& m, const std::string& map, int split, bool per_prefix, int n = kTokens) {
+Agreement agree(BlockStack<S>& m, const MapSpec& map, int split, bool per_prefix, int n = kTokens) {
   const auto x = tokens(n);
   const std::vector<int> y(n, 0);
   Agreement a;
@@ -103,10 +103,10 @@ TEST_CASE("cached decoding equals recomputation for every scheme (600 tokens, a 
       Agreement a;
       if (in_double) {
         auto m = decoder_model<double>(info.name);
-        a = agree(m, identity_map(), kTokens, false);
+        a = agree(m, identity_spec(), kTokens, false);
       } else {
         auto m = decoder_model<float>(info.name);
-        a = agree(m, identity_map(), kTokens, false);
+        a = agree(m, identity_spec(), kTokens, false);
       }
       INFO(info.name, in_double ? " double" : " float", ": worst ", a.worst_before, " of largest ", a.largest, " over ",
            a.steps, " steps");
@@ -123,7 +123,7 @@ TEST_CASE("cached decoding equals recomputation for every scheme (600 tokens, a 
 
 TEST_CASE("a learned table's last position ends cached decoding with a UsageError") {
   auto m = decoder_model<float>("learned");
-  BlockStackDecoder<float> dec(m, kWindow, identity_map(), kWindow);
+  BlockStackDecoder<float> dec(m, kWindow, identity_spec(), kWindow);
   const int rows = m.scheme().max_position() + 1;
   for (int t = 0; t < rows; ++t) dec.step(1);
   CHECK_THROWS_WITH_AS(dec.step(1), doctest::Contains("stops before position"), UsageError);
@@ -137,7 +137,7 @@ TEST_CASE("cached decoding equals recomputation for every map a RoPE model reads
       auto m = decoder_model<float>(scheme);
       const bool by_construction = !fm.length_dependent;
       // a length-dependent plan changes when the sequence passes the original length (64): step 64
-      const Agreement a = agree(m, map, by_construction ? kTokens : kWindow, !by_construction);
+      const Agreement a = agree(m, parse_map(map), by_construction ? kTokens : kWindow, !by_construction);
       INFO(scheme, " ", map, ": worst ", a.worst_before, " (within the original length), ", a.worst_after,
            " (past it) of largest ", a.largest);
       CHECK(a.largest > 1.0);
@@ -157,16 +157,16 @@ TEST_CASE("cached decoding equals recomputation for every map a RoPE model reads
 
 TEST_CASE("dynamic-recompute: in one block, turning the cached keys again is a full recomputation") {
   auto m = decoder_model<double>("rope", 1);
-  const Agreement again = agree(m, "dynamic-recompute", kTokens, true, 200);
+  const Agreement again = agree(m, parse_map("dynamic-recompute"), kTokens, true, 200);
   CHECK(again.worst_before <= 1e-9 * again.largest);
   auto m2 = decoder_model<double>("rope", 1);
-  const Agreement kept = agree(m2, "dynamic", kWindow, true, 200);
+  const Agreement kept = agree(m2, parse_map("dynamic"), kWindow, true, 200);
   CHECK(kept.worst_after > 1e-3 * kept.largest);  // keeping the old rotations does not
 }
 
 TEST_CASE("the cache holds the window: its bytes and its slide") {
   auto m = decoder_model<float>("rope");
-  BlockStackDecoder<float> dec(m, kWindow, identity_map(), kWindow);
+  BlockStackDecoder<float> dec(m, kWindow, identity_spec(), kWindow);
   CHECK(dec.cache_bytes() == size_t(2) * kWindow * 32 * sizeof(float) * 2 + kWindow * sizeof(int) * 3);
   for (int t = 0; t < 100; ++t) dec.step(t % kVocab);
   CHECK(dec.cached() == kWindow);

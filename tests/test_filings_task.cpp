@@ -43,7 +43,7 @@ TEST_CASE("the one-pass reader gives the plain per-position pass's logits and an
       if (map != "none" && !m.scheme().accepts_frequency_plan()) continue;
       if (!m.scheme().can_read(int(tokens.size()) - 1)) continue;  // a learned table of 32 rows
       INFO(info.name, " map ", map);
-      plan_for_document(m, map, 32, int(tokens.size()));
+      plan_for_document(m, parse_map(map), 32, int(tokens.size()));
       CueWorkspace<float> ws;
       std::vector<float> one, each;
       const std::vector<int> a = read_one_pass(m, tokens, ws, &one), b = read_per_position(m, tokens, &each);

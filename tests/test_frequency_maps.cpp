@@ -1,6 +1,6 @@
 // The table of context-extension maps: every entry parses as written and is what every list reads;
 // base=B is a factor map too (so the census takes it), equal to a change of base; none is 1; bad
-// spellings are unknown; make_plan follows the table.
+// spellings are unknown; a map's plan follows the table.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -31,24 +31,25 @@ TEST_CASE("frequency maps: the table is what every list says") {
 TEST_CASE("frequency maps: base=B and none as plane factors (what the census reads)") {
   const int d = 16, L = 32;
   for (double kappa : {0.5, 1.0, 4.0}) {
-    const auto f = pe::plane_factors("base=40000", d, 10000.0, L, kappa);  // any kappa: not a kappa map
+    const auto f = pe::parse_map("base=40000").factors(d, 10000.0, L, kappa);  // any kappa: not a kappa map
     for (int j = 0; j < d / 2; ++j)
       CHECK(f[j] == doctest::Approx(pe::plane_frequency(j, d, 40000.0) / pe::plane_frequency(j, d, 10000.0)));
-    for (double x : pe::plane_factors("none", d, 10000.0, L, kappa)) CHECK(x == 1.0);
+    for (double x : pe::parse_map("none").factors(d, 10000.0, L, kappa)) CHECK(x == 1.0);
   }
-  CHECK_THROWS_WITH_AS(pe::plane_factors("base=0.5", d, 10000.0, L, 2.0), doctest::Contains("B > 1"), pe::UsageError);
+  CHECK_THROWS_WITH_AS(pe::parse_map("base=0.5").factors(d, 10000.0, L, 2.0), doctest::Contains("B > 1"),
+                       pe::UsageError);
 }
 
-TEST_CASE("frequency maps: make_plan follows the table") {
+TEST_CASE("frequency maps: a map's plan follows the table") {
   const int d = 16, L = 32;
-  const auto rebased = pe::make_plan("base=40000", d, 10000.0, d / 2, L, 128);
+  const auto rebased = pe::parse_map("base=40000").plan(d, 10000.0, d / 2, L, 128);
   const auto direct = pe::identity_plan(d, 40000.0, d / 2);
   CHECK(rebased.theta == direct.theta);  // computed at the new base, bit for bit
   CHECK(rebased.kappa == 1.0);
-  const auto yarn = pe::make_plan("yarn", d, 10000.0, d / 2, L, 128);
+  const auto yarn = pe::parse_map("yarn").plan(d, 10000.0, d / 2, L, 128);
   CHECK(yarn.logit_scale == pe::yarn_logit_scale(4.0));
-  const auto pi = pe::make_plan("pi", d, 10000.0, d / 2, L, 128);
+  const auto pi = pe::parse_map("pi").plan(d, 10000.0, d / 2, L, 128);
   CHECK(pi.logit_scale == 1.0);
   for (int j = 0; j < d / 2; ++j) CHECK(pi.theta[j] == pe::plane_frequency(j, d, 10000.0) * 0.25);
-  CHECK_THROWS_AS(pe::make_plan("zoom", d, 10000.0, d / 2, L, 128), pe::UsageError);
+  CHECK_THROWS_AS(pe::parse_map("zoom").plan(d, 10000.0, d / 2, L, 128), pe::UsageError);
 }

@@ -75,21 +75,21 @@ TEST_CASE("hybrid_layers: a bad layer is one ConfigError naming the layer and wh
 
 TEST_CASE("hybrid: RoPE layers that turn alike share one plan; layers that differ get each their own") {
   BlockStack<double> alike(hybrid_config({"rope:8", "none", "rope"}));
-  const FrequencyPlan a = alike.scheme().plan_for("yarn", 32, 128);
+  const FrequencyPlan a = alike.scheme().plan_for(parse_map("yarn"), 32, 128);
   CHECK(a.layers.empty());
 
   BlockStack<double> m(hybrid_config({"rope:8:base=500", "none", "rope:base=1000000"}));
   for (const char* map : {"pi", "yarn", "ntk"}) {
     CAPTURE(map);
-    FrequencyPlan p = m.scheme().plan_for(map, 32, 128);
+    FrequencyPlan p = m.scheme().plan_for(parse_map(map), 32, 128);
     REQUIRE(p.layers.size() == 3);
     CHECK(p.layers[1].theta.empty());
     // each layer's plan is the map's plan for that layer's own frequencies
     SchemeConfig own = m.scheme().config();
     own.name = "rope", own.n_layers = 1, own.settings = {{"base", 500.0}};
-    const FrequencyPlan l0 = make_scheme<double>(own)->plan_for(map, 32, 128);
+    const FrequencyPlan l0 = make_scheme<double>(own)->plan_for(parse_map(map), 32, 128);
     own.settings = {{"base", 1000000.0}};
-    const FrequencyPlan l2 = make_scheme<double>(own)->plan_for(map, 32, 128);
+    const FrequencyPlan l2 = make_scheme<double>(own)->plan_for(parse_map(map), 32, 128);
     CHECK(same_rotation(p.layers[0], l0));
     CHECK(same_rotation(p.layers[2], l2));
     CHECK(same_rotation(p, l0));  // the plan's own fields: the first RoPE layer's
@@ -98,13 +98,13 @@ TEST_CASE("hybrid: RoPE layers that turn alike share one plan; layers that diffe
     CHECK(rope_layer(m, 2).plan().theta == l2.theta);
   }
   // a base change gives every RoPE layer the same base: one plan again
-  const FrequencyPlan rebased = m.scheme().plan_for("base=50000", 32, 128);
+  const FrequencyPlan rebased = m.scheme().plan_for(parse_map("base=50000"), 32, 128);
   CHECK(rebased.layers.empty());
   m.scheme().set_frequency_plan(rebased);
   CHECK(rope_layer(m, 0).plan().theta == rope_layer(m, 2).plan().theta);
   CHECK(rope_layer(m, 2).plan().theta[1] == doctest::Approx(std::pow(50000.0, -0.25)));
   // back to the trained frequencies: every layer its own identity plan
-  m.scheme().read_with("none", 32, 128);
+  m.scheme().read_with(parse_map("none"), 32, 128);
   CHECK(rope_layer(m, 0).plan().theta[1] == doctest::Approx(std::pow(500.0, -0.25)));
   CHECK(rope_layer(m, 2).plan().theta[1] == doctest::Approx(std::pow(1e6, -0.25)));
 }

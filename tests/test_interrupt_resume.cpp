@@ -199,10 +199,10 @@ TEST_CASE("a fine-tune is resumable too, and checkpoint_every leaves the run's c
   cfg["log_every"] = 2;
   ExperimentConfig e = ExperimentConfig::from_json(cfg);
   const TrainedRun base = train_charlm(e, cfg, "rope", 0);
-  const TrainedRun ft = finetune_charlm(e, cfg, base.checkpoint, "pi");
+  const TrainedRun ft = finetune_charlm(e, cfg, base.checkpoint, parse_map("pi"));
   const std::string expected = files_of(ft.run_dir);
   fs::remove_all(ft.run_dir);
-  CHECK_THROWS_AS(finetune_charlm(e, cfg, base.checkpoint, "pi",
+  CHECK_THROWS_AS(finetune_charlm(e, cfg, base.checkpoint, parse_map("pi"),
                                   [](int step, int, double) {
                                     if (step == 4) request_stop(SIGINT);
                                   }),
@@ -213,7 +213,7 @@ TEST_CASE("a fine-tune is resumable too, and checkpoint_every leaves the run's c
   other["checkpoint_every"] = 3;
   ExperimentConfig e2 = ExperimentConfig::from_json(other);
   e2.resume = true;
-  const TrainedRun resumed = finetune_charlm(e2, other, base.checkpoint, "pi");
+  const TrainedRun resumed = finetune_charlm(e2, other, base.checkpoint, parse_map("pi"));
   CHECK(resumed.resumed_at == 4);
   CHECK(read_file(resumed.run_dir + "/checkpoint.json") ==
         read_file(dir + "/runs/charlm/rope/seed0-ft-pi/checkpoint.json"));

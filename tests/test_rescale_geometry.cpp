@@ -22,33 +22,33 @@ TEST_CASE("maps on small hand-computed cases: d = 4, base 100, L = 8") {
   // theta = (1, 1/10); wavelengths 2 pi and 20 pi
   const int d = 4, L = 8;
   const double b = 100;
-  auto pi = make_plan("pi", d, b, 2, L, 32);  // kappa 4
+  auto pi = parse_map("pi").plan(d, b, 2, L, 32);  // kappa 4
   CHECK(pi.kappa == 4.0);
   CHECK(pi.theta[0] == doctest::Approx(0.25));
   CHECK(pi.theta[1] == doctest::Approx(0.025));
-  auto ntk = make_plan("ntk", d, b, 2, L, 32);  // theta_j kappa^(-2j/(d-2)): plane 1 divided by 4
+  auto ntk = parse_map("ntk").plan(d, b, 2, L, 32);  // theta_j kappa^(-2j/(d-2)): plane 1 divided by 4
   CHECK(ntk.theta[0] == 1.0);
   CHECK(ntk.theta[1] == doctest::Approx(0.025));
   // yarn: L/lambda_0 = 8/(2 pi) = 1.273 -> g_0 = 0.273/31; plane 1: L/lambda = 0.127 -> g = 0
-  auto yarn = make_plan("yarn", d, b, 2, L, 32);
+  auto yarn = parse_map("yarn").plan(d, b, 2, L, 32);
   const double g0 = (8.0 / (2 * M_PI) - 1.0) / 31.0;
   CHECK(yarn.theta[0] == doctest::Approx((1 - g0) / 4 + g0));
   CHECK(yarn.theta[1] == doctest::Approx(0.025));
   CHECK(yarn.logit_scale == doctest::Approx(std::pow(0.1 * std::log(4.0) + 1, 2)));
   // selective: plane 0 (lambda 6.28 <= 8) unchanged, plane 1 (62.8 > 8) divided
-  auto sel = make_plan("selective", d, b, 2, L, 32);
+  auto sel = parse_map("selective").plan(d, b, 2, L, 32);
   CHECK(sel.theta[0] == 1.0);
   CHECK(sel.theta[1] == doctest::Approx(0.025));
-  auto base = make_plan("base=400", d, b, 2, L, 32);
+  auto base = parse_map("base=400").plan(d, b, 2, L, 32);
   CHECK(base.theta[1] == doctest::Approx(0.05));
-  CHECK(make_plan("pi", d, b, 2, L, 8).theta == identity_plan(d, b, 2).theta);  // kappa = 1: no change
-  CHECK_THROWS_AS(make_plan("zoom", d, b, 2, L, 32), UsageError);
-  CHECK_THROWS_AS(make_plan("base=abc", d, b, 2, L, 32), UsageError);
+  CHECK(parse_map("pi").plan(d, b, 2, L, 8).theta == identity_plan(d, b, 2).theta);  // kappa = 1: no change
+  CHECK_THROWS_AS(parse_map("zoom").plan(d, b, 2, L, 32), UsageError);
+  CHECK_THROWS_AS(parse_map("base=abc").plan(d, b, 2, L, 32), UsageError);
 }
 
 TEST_CASE("ntk leaves plane 0 unchanged and divides the slowest plane by exactly kappa; pi is 1/kappa") {
   for (double kappa : {2.0, 4.0, 8.0}) {
-    const auto ntk = plane_factors("ntk", 16, 10000, 32, kappa), pi = plane_factors("pi", 16, 10000, 32, kappa);
+    const auto ntk = parse_map("ntk").factors(16, 10000, 32, kappa), pi = parse_map("pi").factors(16, 10000, 32, kappa);
     CHECK(ntk.front() == 1.0);
     CHECK(ntk.back() == doctest::Approx(1.0 / kappa).epsilon(1e-14));
     for (double f : pi) CHECK(f == 1.0 / kappa);
@@ -60,7 +60,7 @@ TEST_CASE("the identity plan reproduces plain RoPE bit for bit; YaRN scales the 
   c.name = "rope";
   c.d_head = c.d_model = 16;
   RopeScheme<float> plain(c), planned(c);
-  planned.set_frequency_plan(planned.plan_for("none", 32, 256));
+  planned.set_frequency_plan(planned.plan_for(parse_map("none"), 32, 256));
   plain.prepare(300);
   planned.prepare(300);
   std::vector<float> x(16 * 300), y;
@@ -72,7 +72,7 @@ TEST_CASE("the identity plan reproduces plain RoPE bit for bit; YaRN scales the 
   planned.qk_forward(pos.data(), 300, y.data());
   CHECK(std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) == 0);
   CHECK(planned.content_scale() == 1.0f);
-  planned.set_frequency_plan(planned.plan_for("yarn", 32, 128));
+  planned.set_frequency_plan(planned.plan_for(parse_map("yarn"), 32, 128));
   CHECK(planned.content_scale() == doctest::Approx(std::pow(0.1 * std::log(4.0) + 1, 2)));
 }
 

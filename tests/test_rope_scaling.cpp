@@ -219,18 +219,18 @@ TEST_CASE("rope_scaling: whole configs (v4 and v5) and their errors, each naming
     CHECK_THROWS_WITH_AS(parse_rope_scaling(b.json, "--rope-scaling"), doctest::Contains(b.names), UsageError);
   }
   // the map checks the model it reads: a stated base or head width that differs is refused
-  CHECK_THROWS_WITH_AS(make_plan("yarn-hf:factor=4:rope_theta=500000", 32, 10000, 16, 128, 512),
+  CHECK_THROWS_WITH_AS(parse_map("yarn-hf:factor=4:rope_theta=500000").plan(32, 10000, 16, 128, 512),
                        doctest::Contains("rope_theta is 500000"), UsageError);
-  CHECK_THROWS_WITH_AS(make_plan("yarn-hf:factor=4:head_dim=64", 32, 10000, 16, 128, 512),
+  CHECK_THROWS_WITH_AS(parse_map("yarn-hf:factor=4:head_dim=64").plan(32, 10000, 16, 128, 512),
                        doctest::Contains("head_dim is 64"), UsageError);
-  CHECK_THROWS_WITH_AS(make_plan("longrope:short_factor=1/1", 32, 10000, 16, 128, 512),
+  CHECK_THROWS_WITH_AS(parse_map("longrope:short_factor=1/1").plan(32, 10000, 16, 128, 512),
                        doctest::Contains("short_factor lists 2"), UsageError);
 }
 
 TEST_CASE("practitioner maps as written: defaults, parameters, and the paper maps untouched") {
   // written with no factor, a practitioners' map takes the reading's kappa (at least 1)
-  const auto f = plane_factors("yarn-hf", 32, 10000, 128, 4.0);
-  const auto g = plane_factors("yarn-hf:factor=4:original_max_position_embeddings=128", 32, 10000, 128, 1.0);
+  const auto f = parse_map("yarn-hf").factors(32, 10000, 128, 4.0);
+  const auto g = parse_map("yarn-hf:factor=4:original_max_position_embeddings=128").factors(32, 10000, 128, 1.0);
   CHECK(f == g);  // an explicit factor applies at every length, as Transformers applies it
   CHECK(write_map("yarn-hf", json{{"truncate", false}, {"factor", 4.0}}) == "yarn-hf:factor=4:truncate=false");
   CHECK(parse_map("longrope:short_factor=1/2.5/3").params["short_factor"] == json::array({1.0, 2.5, 3.0}));
@@ -240,12 +240,12 @@ TEST_CASE("practitioner maps as written: defaults, parameters, and the paper map
   CHECK(compress_distance(3, 4, 2) == 3);
   CHECK(compress_distance(10, 4, 2) == 7);
   CHECK(compress_distance(-10, 4, 2) == -7);
-  const FrequencyPlan c = make_plan("compress:w=4:s=2", 16, 10000, 8, 32, 128);
+  const FrequencyPlan c = parse_map("compress:w=4:s=2").plan(16, 10000, 8, 32, 128);
   CHECK(c.warp_window == 4);
   CHECK(c.warp_factor == 2);
   CHECK(c.theta == identity_plan(16, 10000, 8).theta);
   // default s: the longest distance of the reading lands on the longest trained one
-  const FrequencyPlan d = make_plan("compress", 16, 10000, 8, 32, 128);
+  const FrequencyPlan d = parse_map("compress").plan(16, 10000, 8, 32, 128);
   CHECK(compress_distance(127, d.warp_window, d.warp_factor) == doctest::Approx(31));
 }
 
@@ -263,8 +263,8 @@ TEST_CASE("rope_scaling_dict: every map with a Transformers rope_type goes out a
       REQUIRE(dict.is_object());
       dict["rope_theta"] = base;
       const RopeScaling back = rope_scaling_from_json(dict, "test");
-      const FrequencyPlan a = make_plan(map, d, base, d / 2, L, int(kappa * L)),
-                          b = make_plan(back.map, d, base, d / 2, L, int(kappa * L));
+      const FrequencyPlan a = parse_map(map).plan(d, base, d / 2, L, int(kappa * L)),
+                          b = parse_map(back.map).plan(d, base, d / 2, L, int(kappa * L));
       REQUIRE(a.theta.size() == b.theta.size());
       for (size_t j = 0; j < a.theta.size(); ++j) CHECK(b.theta[j] == doctest::Approx(a.theta[j]).epsilon(1e-12));
       CHECK(b.logit_scale == doctest::Approx(a.logit_scale).epsilon(1e-12));

@@ -12,17 +12,17 @@
 using namespace pe::theory;
 using pe::kYarnAlpha;
 using pe::kYarnBeta;
-using pe::plane_factors;
+using pe::parse_map;
 using pe::yarn_logit_scale;
 
 TEST_CASE("theory: plane factors of pi, ntk, yarn, selective") {
   const int d = 16, L = 32;
   const double b = 10000;
   for (double kappa : {2.0, 4.0, 8.0}) {
-    const auto pi = plane_factors("pi", d, b, L, kappa);
-    const auto ntk = plane_factors("ntk", d, b, L, kappa);
-    const auto yarn = plane_factors("yarn", d, b, L, kappa);
-    const auto sel = plane_factors("selective", d, b, L, kappa);
+    const auto pi = parse_map("pi").factors(d, b, L, kappa);
+    const auto ntk = parse_map("ntk").factors(d, b, L, kappa);
+    const auto yarn = parse_map("yarn").factors(d, b, L, kappa);
+    const auto sel = parse_map("selective").factors(d, b, L, kappa);
     const double nb = b * std::pow(kappa, d / (d - 2.0));  // NTK's new base
     for (int j = 0; j < d / 2; ++j) {
       CHECK(pi[j] == doctest::Approx(1 / kappa));
@@ -41,11 +41,11 @@ TEST_CASE("theory: plane factors of pi, ntk, yarn, selective") {
     CHECK(yarn[0] == doctest::Approx((1 - g0) / kappa + g0).epsilon(1e-13));
   }
   // a fast plane at base 2 with L large: ramp saturates, factor 1
-  CHECK(plane_factors("yarn", 4, 2.0, 10000, 4.0)[0] == 1.0);
+  CHECK(parse_map("yarn").factors(4, 2.0, 10000, 4.0)[0] == 1.0);
   for (const char* map : {"pi", "ntk", "yarn", "selective", "none"})
-    for (double f : plane_factors(map, d, b, L, 0.5)) CHECK(f == 1.0);
-  CHECK_THROWS_AS(plane_factors("zoom", d, b, L, 2.0), pe::UsageError);
-  CHECK_THROWS_AS(plane_factors("pi", 15, b, L, 2.0), pe::UsageError);
+    for (double f : parse_map(map).factors(d, b, L, 0.5)) CHECK(f == 1.0);
+  CHECK_THROWS_AS(parse_map("zoom").factors(d, b, L, 2.0), pe::UsageError);
+  CHECK_THROWS_AS(parse_map("pi").factors(15, b, L, 2.0), pe::UsageError);
   CHECK(yarn_logit_scale(1.0) == 1.0);
   CHECK(yarn_logit_scale(std::exp(1.0)) == doctest::Approx(1.21));
 }

@@ -129,16 +129,15 @@ class TaskReader {
   // A check batch (models/check_batch.h) of one of this task's checkpoints read with `map` at `length`
   // tokens (0: its training length), for `pe-bench export --check`. UsageError when the model cannot
   // be read so (a map for a scheme without frequencies, a length past a learned table).
-  virtual CheckBatch check_batch(const std::string& checkpoint, const std::string& map, int length,
-                                 uint64_t seed) const {
+  virtual CheckBatch check_batch(const std::string& checkpoint, const MapSpec& map, int length, uint64_t seed) const {
     throw UsageError("this task has no check batch");
   }
   // What attention does at `length` (pe-bench analyze attention): the checkpoint read with `map` on
   // `sequences` of the task's own sequences, every query row fed to an AttentionStats
   // (models/attention_stats.h); its JSON with "scheme", "seed", "train_length". {"readable": false}:
   // the model has no position that far (a learned table). null: the task has no attention maps to read.
-  virtual nlohmann::json attention_stats(const std::string& checkpoint, const std::string& map, int length,
-                                         int sequences, const ExperimentConfig& e) const {
+  virtual nlohmann::json attention_stats(const std::string& checkpoint, const MapSpec& map, int length, int sequences,
+                                         const ExperimentConfig& e) const {
     return nullptr;
   }
 };

@@ -277,7 +277,7 @@ void head_views(const std::string& runs, const std::vector<MapSpec>& maps, json&
                          {"checkpoint", path},
                          {"score_by_age", optional_values(curve)}});
     }
-    if (m.scheme().accepts_frequency_plan()) m.scheme().read_with(identity_map(), train_length, kScoreLength);
+    if (m.scheme().accepts_frequency_plan()) m.scheme().read_with(identity_spec(), train_length, kScoreLength);
     m.prepare(kScoreLength);
     const std::vector<double> d = score_by_position(m, kDriftAge, kScoreLength - 1);
     if (!d.empty()) drifts.push_back({{"scheme", scheme}, {"seed", seed}, {"checkpoint", path}, {"scores", d}});

@@ -10,18 +10,18 @@
 namespace pe {
 
 template <class S>
-BlockStackDecoder<S>::BlockStackDecoder(BlockStack<S>& model, int window, const std::string& map, int train_len,
-                                        int read_len)
+BlockStackDecoder<S>::BlockStackDecoder(BlockStack<S>& model, int window, const std::optional<MapSpec>& map,
+                                        int train_len, int read_len)
     : m_(model), window_(window), train_len_(train_len), read_len_(read_len > 0 ? read_len : window), map_(map) {
   if (window_ < 1) throw UsageError("cached decoding needs a window of at least one key");
   Scheme<S>& scheme = m_.scheme();
-  if (map_.empty()) {
+  if (!map_) {
     // the plan the scheme holds, as it is
   } else if (scheme.accepts_frequency_plan()) {
-    const FrequencyPlan p = scheme.plan_for(map_, train_len_, read_len_, 1);
+    const FrequencyPlan p = scheme.plan_for(*map_, train_len_, read_len_, 1);
     length_dependent_ = p.length_dependent;
     recompute_ = p.recompute_cached_keys;
-  } else if (!is_identity_map(map_)) {
+  } else if (!map_->is_identity()) {
     throw UsageError(fmt::format("{} has no frequencies to rescale", scheme.name()));
   }
   const BlockStackConfig& c = m_.config();
@@ -50,7 +50,7 @@ size_t BlockStackDecoder<S>::cache_bytes() const {
 template <class S>
 void BlockStackDecoder<S>::replan_for(int length) {
   Scheme<S>& scheme = m_.scheme();
-  scheme.read_with(map_, train_len_, read_len_, length);
+  scheme.read_with(*map_, train_len_, read_len_, length);
 }
 
 template <class S>

@@ -14,10 +14,12 @@
 // plan. A distance warp (compress) rotates nothing per token: its score hook turns each (query, key)
 // pair by the warped distance, so the unrotated cached keys give the same scores as a recomputation.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "models/block_stack.h"
+#include "schemes/frequency_maps.h"
 
 namespace pe {
 
@@ -26,9 +28,10 @@ class BlockStackDecoder {
  public:
   // window: keys each block keeps and each query sees (>= 1). map, train_len, read_len: the reading's
   // map (re-planned per step when length-dependent: Scheme::read_with(map, train_len, read_len, t+1));
-  // read_len 0: the window; map "": the plan the scheme holds, never re-planned. The model's plan is
+  // read_len 0: the window; no map (nullopt): the plan the scheme holds, never re-planned. The model's plan is
   // left as the last step set it.
-  BlockStackDecoder(BlockStack<S>& model, int window, const std::string& map, int train_len, int read_len = 0);
+  BlockStackDecoder(BlockStack<S>& model, int window, const std::optional<MapSpec>& map, int train_len,
+                    int read_len = 0);
   // Feeds the token at the next position; returns the logits for the token after it: [vocab].
   const S* step(int token);
   int position() const { return next_; }  // the position the next token will take
@@ -40,7 +43,7 @@ class BlockStackDecoder {
   void replan_for(int length);
   BlockStack<S>& m_;
   int window_, train_len_, read_len_;
-  std::string map_;
+  std::optional<MapSpec> map_;
   bool length_dependent_ = false, recompute_ = false;
   int next_ = 0, count_ = 0;
   // per block: ring buffers of `window_` rows of d_model: keys (as attention reads them), values, the

@@ -87,7 +87,7 @@ nlohmann::json frequency_plan_json(const FrequencyPlan& plan) {
   return j;
 }
 
-nlohmann::json read_for_check(Scheme<float>& scheme, const std::string& map, int train_len, int plan_len, int length) {
+nlohmann::json read_for_check(Scheme<float>& scheme, const MapSpec& map, int train_len, int plan_len, int length) {
   if (!scheme.can_read(length - 1))
     throw UsageError(fmt::format("--length {}: the {} model has no position past {} (its table's last row)", length,
                                  scheme.name(), scheme.max_position()));

@@ -14,6 +14,7 @@
 #include "core/safetensors.h"
 #include "models/block_stack.h"
 #include "models/cue_head.h"
+#include "schemes/frequency_maps.h"
 
 namespace pe {
 
@@ -40,6 +41,6 @@ nlohmann::json frequency_plan_json(const FrequencyPlan& plan);
 // plan_len (Scheme::read_with; a fine-tuned model's plan keeps the lengths it was tuned for); returns the reading as
 // check.json states it (map, lengths, the plan of a scheme with frequencies). UsageError for a map the scheme cannot
 // take or a length past its table.
-nlohmann::json read_for_check(Scheme<float>& scheme, const std::string& map, int train_len, int plan_len, int length);
+nlohmann::json read_for_check(Scheme<float>& scheme, const MapSpec& map, int train_len, int plan_len, int length);
 
 }  // namespace pe

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <functional>
+#include <optional>
 
 #include "core/rng.h"
 #include "models/attention.h"
@@ -109,7 +110,7 @@ namespace {
 std::vector<GradCheckRow> gradcheck_attention_case(const std::string& scheme, const std::string& tag,
                                                    const AttnShape& sh, const std::vector<int>& qpos,
                                                    const std::vector<int>& kpos, const Visibility& band,
-                                                   const std::string& map) {
+                                                   const std::optional<MapSpec>& map) {
   SchemeConfig sc;
   sc.name = scheme;
   sc.n_heads = sh.H;
@@ -118,7 +119,7 @@ std::vector<GradCheckRow> gradcheck_attention_case(const std::string& scheme, co
   sc.n_layers = std::max(sh.layer + 1, scheme_info(scheme).min_layers);
   sc.train_length = 80;
   auto sch = make_scheme<double>(sc);
-  if (!map.empty()) sch->read_with(map, 20, 80);  // a map read at kappa 4
+  if (map) sch->read_with(*map, 20, 80);  // a map read at kappa 4
   ParamLayout layout;
   sch->declare(layout);
   std::vector<double> params(layout.total()), grad(layout.total(), 0.0);
@@ -196,16 +197,17 @@ std::vector<GradCheckRow> gradcheck_attention(const std::string& scheme) {
   std::vector<GradCheckRow> rows;
   // the trained plan; for a scheme with frequencies also a map with an attention factor (the code
   // YaRN) and the distance warp, whose score hook has its own backward
-  std::vector<std::string> maps = {""};
+  std::vector<std::optional<MapSpec>> maps = {std::nullopt};
   {
     SchemeConfig sc;
     sc.name = scheme;
     sc.n_layers = scheme_info(scheme).min_layers;
     sc.train_length = 80;
-    if (make_scheme<double>(sc)->accepts_frequency_plan()) maps.insert(maps.end(), {"yarn-hf", "compress:w=2:s=1.5"});
+    if (make_scheme<double>(sc)->accepts_frequency_plan())
+      maps.insert(maps.end(), {parse_map("yarn-hf"), parse_map("compress:w=2:s=1.5")});
   }
-  for (const std::string& map : maps) {
-    const std::string tag = map.empty() ? std::string() : fmt::format("+{}", map.substr(0, map.find(':')));
+  for (const std::optional<MapSpec>& map : maps) {
+    const std::string tag = map ? fmt::format("+{}", map->written.substr(0, map->written.find(':'))) : std::string();
     // every layer of a scheme that differs by layer
     for (int layer = 0; layer < scheme_info(scheme).min_layers; ++layer) {
       // queries at 17..21, keys at 15..20: explicit positions, not indices; causal hides some keys

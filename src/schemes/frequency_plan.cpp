@@ -32,9 +32,9 @@ int pass_length(int train_len, double kappa) { return int(std::lround(kappa * tr
 }  // namespace
 
 std::vector<double> MapSpec::factors(int d, double base, int train_len, double kappa) const {
-  if (d < 4 || d % 2 != 0) throw UsageError("plane_factors: head width must be even and >= 4");
+  if (d < 4 || d % 2 != 0) throw UsageError("map factors: head width must be even and >= 4");
   if (!(base > 1.0) || train_len < 1 || !(kappa > 0.0))
-    throw UsageError("plane_factors: need base > 1, train_len >= 1, kappa > 0");
+    throw UsageError("map factors: need base > 1, train_len >= 1, kappa > 0");
   return factors_of(*map, map_args(*this, d, base, train_len, kappa, pass_length(train_len, kappa)));
 }
 
@@ -80,22 +80,6 @@ FrequencyPlan MapSpec::plan(int d_head, double base, int rotating_planes, int tr
     p.logit_scale = a * a;
   }
   return p;
-}
-
-FrequencyPlan make_plan(const std::string& map, int d_head, double base, int rotating_planes, int train_len,
-                        int read_len, int pass_len) {
-  return parse_map(map).plan(d_head, base, rotating_planes, train_len, read_len, pass_len);
-}
-
-std::vector<double> plane_factors(const std::string& map, int d, double base, int train_len, double kappa) {
-  if (d < 4 || d % 2 != 0) throw UsageError("plane_factors: head width must be even and >= 4");
-  if (!(base > 1.0) || train_len < 1 || !(kappa > 0.0))
-    throw UsageError("plane_factors: need base > 1, train_len >= 1, kappa > 0");
-  return parse_map(map).factors(d, base, train_len, kappa);
-}
-
-double map_attention_factor(const std::string& map, int d, double base, int train_len, double kappa) {
-  return parse_map(map).attention_factor(d, base, train_len, kappa);
 }
 
 }  // namespace pe

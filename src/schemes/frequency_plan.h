@@ -37,12 +37,4 @@ inline bool same_rotation(const FrequencyPlan& a, const FrequencyPlan& b) {
 // theta_j = base^(-2j/d) for the first `rotating_planes` planes, 0 for the rest.
 FrequencyPlan identity_plan(int d_head, double base, int rotating_planes);
 
-// The written forms (a scheme's plan_for, the tests): parse_map(map) and its MapSpec's plan,
-// factors and attention_factor. What each map does is its entry in the table (frequency_maps.cpp).
-// Throws UsageError for an unknown map or bad arguments.
-FrequencyPlan make_plan(const std::string& map, int d_head, double base, int rotating_planes, int train_len,
-                        int read_len, int pass_len = 0);
-std::vector<double> plane_factors(const std::string& map, int d, double base, int train_len, double kappa);
-double map_attention_factor(const std::string& map, int d, double base, int train_len, double kappa);
-
 }  // namespace pe

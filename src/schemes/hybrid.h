@@ -99,7 +99,7 @@ class HybridScheme final : public Scheme<S> {
   bool accepts_frequency_plan() const override {
     return any([](auto& s) { return s.accepts_frequency_plan(); });
   }
-  FrequencyPlan plan_for(const std::string& map, int train_len, int read_len, int pass_len = 0) const override {
+  FrequencyPlan plan_for(const MapSpec& map, int train_len, int read_len, int pass_len = 0) const override {
     std::vector<FrequencyPlan> own(layers_.size());
     int first = -1;
     bool differ = false;

@@ -29,8 +29,8 @@ class RopeScheme final : public Scheme<S> {
   int rotating_planes() const { return rotating_; }
 
   bool accepts_frequency_plan() const override { return true; }
-  FrequencyPlan plan_for(const std::string& map, int train_len, int read_len, int pass_len = 0) const override {
-    return make_plan(map, this->cfg_.d_head, base_, rotating_, train_len, read_len, pass_len);
+  FrequencyPlan plan_for(const MapSpec& map, int train_len, int read_len, int pass_len = 0) const override {
+    return map.plan(this->cfg_.d_head, base_, rotating_, train_len, read_len, pass_len);
   }
   void set_frequency_plan(FrequencyPlan plan) override { set_plan(std::move(plan)); }
   // Replaces the frequencies (a context-extension map); clears the angle caches unless the angles

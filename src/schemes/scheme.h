@@ -325,17 +325,18 @@ class Scheme {
   // a map for a (training length, read length) pair and accepts it at read time.
   virtual bool accepts_frequency_plan() const { return false; }
   // pass_len: the length of the pass the plan is for (0: read_len; only length-dependent maps differ).
-  virtual FrequencyPlan plan_for(const std::string& map, int train_len, int read_len, int pass_len = 0) const {
+  // `map` is parsed where it entered (parse_map): a map travels as a value, never as text.
+  virtual FrequencyPlan plan_for(const MapSpec& map, int train_len, int read_len, int pass_len = 0) const {
     throw UsageError(name() + " has no frequencies to rescale");
   }
   virtual void set_frequency_plan(FrequencyPlan plan) { throw UsageError(name() + " has no frequencies to rescale"); }
   // One reading's plan, passed with the reading: the plan of `map` for train_len -> read_len (the
   // identity map: the trained frequencies), set before every reading so that no reading inherits
   // another's. A scheme without frequencies reads only with the identity map.
-  void read_with(const std::string& map, int train_len, int read_len, int pass_len = 0) {
+  void read_with(const MapSpec& map, int train_len, int read_len, int pass_len = 0) {
     if (accepts_frequency_plan())
       set_frequency_plan(plan_for(map, train_len, read_len, pass_len));
-    else if (!is_identity_map(map))
+    else if (!map.is_identity())
       throw UsageError(name() + " has no frequencies to rescale");
   }
 

@@ -33,12 +33,16 @@ LoadedCharLM load_charlm_checkpoint(const std::string& path) {
           fmt::format("{} vocabulary entries but the model reads {}", out.vocab.size(), out.model->config().vocab));
     if (j.contains("frequency_plan")) {
       const json& fp = j.at("frequency_plan");
-      out.plan_map = fp.at("map");
+      try {  // the map as the table reads it now
+        out.plan_map = parse_map(fp.at("map").get<std::string>());
+      } catch (const UsageError& e) {
+        throw r.fail(std::string("frequency_plan.map: ") + e.what());
+      }
       out.plan_train_length = checked_int32(fp.at("train_length"), "frequency_plan.train_length", 2, kMaxLength);
       out.plan_read_length = checked_int32(fp.at("read_length"), "frequency_plan.read_length", 2, kMaxLength);
       if (!out.model->scheme().accepts_frequency_plan())
         throw r.fail("a frequency plan for a scheme without frequencies");
-      FrequencyPlan plan = out.model->scheme().plan_for(out.plan_map, out.plan_train_length, out.plan_read_length);
+      FrequencyPlan plan = out.model->scheme().plan_for(*out.plan_map, out.plan_train_length, out.plan_read_length);
       // The frequencies it was tuned with (older checkpoints: recomputed from the map).
       auto tuned = [&](const json& f, FrequencyPlan& into, const std::string& where) {
         const auto theta = f.at("theta").get<std::vector<double>>();

@@ -3,6 +3,7 @@
 // and, after a fine-tune with a context-extension map, the frequency plan the weights were tuned under.
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 
 #include "harness/checkpoint.h"
 #include "models/block_stack.h"
+#include "schemes/frequency_maps.h"
 
 namespace pe {
 
@@ -18,7 +20,7 @@ nlohmann::json make_charlm_checkpoint(const BlockStack<float>& model, const std:
 struct LoadedCharLM {
   std::unique_ptr<BlockStack<float>> model;  // with its frequency plan applied, if the file has one
   std::vector<std::string> vocab;
-  std::string plan_map;  // empty: the scheme's own frequencies
+  std::optional<MapSpec> plan_map;  // none: the scheme's own frequencies
   int plan_train_length = 0, plan_read_length = 0;
   nlohmann::json meta;
   std::string path;

@@ -78,14 +78,15 @@ class CharLMReader final : public TaskReader {
     return results;
   }
   // The validation windows val_start, val_start + 1, ... read at `length` (causal, no band).
-  nlohmann::json attention_stats(const std::string& checkpoint, const std::string& map, int length, int sequences,
+  nlohmann::json attention_stats(const std::string& checkpoint, const MapSpec& map, int length, int sequences,
                                  const ExperimentConfig& e) const override {
     LoadedCharLM cp = load_charlm_checkpoint(checkpoint);
     const int train_len = cp.meta.at("training").at("train_length");
-    if (cp.plan_map.empty())
+    if (!cp.plan_map)
       cp.model->scheme().read_with(map, train_len, length);
-    else if (!is_identity_map(map))
-      throw UsageError(fmt::format("{} was fine-tuned with {} and reads with that plan only", checkpoint, cp.plan_map));
+    else if (!map.is_identity())
+      throw UsageError(
+          fmt::format("{} was fine-tuned with {} and reads with that plan only", checkpoint, cp.plan_map->written));
     if (!cp.model->scheme().can_read(length - 1)) return {{"readable", false}};  // past its table
     const CharCorpus corpus = load_experiment_corpus(e);
     AttentionStats stats(cp.model->config().n_layers, cp.model->config().n_heads, train_len, length);
@@ -102,19 +103,18 @@ class CharLMReader final : public TaskReader {
   }
   void check_checkpoint(const std::string& checkpoint) const override { load_charlm_checkpoint(checkpoint); }
   // A fine-tuned checkpoint reads with the plan it was tuned under (for its lengths), and no other map.
-  CheckBatch check_batch(const std::string& checkpoint, const std::string& map, int length,
-                         uint64_t seed) const override {
+  CheckBatch check_batch(const std::string& checkpoint, const MapSpec& map, int length, uint64_t seed) const override {
     LoadedCharLM cp = load_charlm_checkpoint(checkpoint);
     const int train_len = cp.meta.at("training").at("train_length");
     if (length <= 0) length = train_len;
     nlohmann::json reading;
-    if (cp.plan_map.empty()) {
+    if (!cp.plan_map) {
       reading = read_for_check(cp.model->scheme(), map, train_len, length, length);
     } else {
-      if (!is_identity_map(map))
+      if (!map.is_identity())
         throw UsageError(fmt::format("{} was fine-tuned with {} and reads with that plan only; leave --map out",
-                                     checkpoint, cp.plan_map));
-      reading = read_for_check(cp.model->scheme(), cp.plan_map, cp.plan_train_length, cp.plan_read_length, length);
+                                     checkpoint, cp.plan_map->written));
+      reading = read_for_check(cp.model->scheme(), *cp.plan_map, cp.plan_train_length, cp.plan_read_length, length);
     }
     CheckBatch c = check_block_stack(*cp.model, 4, length, seed);
     c.reading = reading;

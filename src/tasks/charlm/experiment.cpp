@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "core/build_info.h"
 #include "core/errors.h"
@@ -23,7 +24,8 @@ namespace {
 
 // What one row of the table reads: a checkpoint, optionally through a map's plan, optionally banded.
 struct Reading {
-  std::string scheme, map = identity_map();  // map: the plan the angles are read with
+  std::string scheme;
+  MapSpec map = identity_spec();  // the plan the angles are read with
   bool finetuned = false;
   bool cached = false;  // token by token through a key/value cache
   int band = 0;
@@ -66,7 +68,7 @@ json evaluate_reading(const Reading& rd, const ExperimentConfig& e, const CharCo
   std::string at;
   for (int T : readable) at += fmt::format("{}{}", at.empty() ? "" : "/", T);
   progress.update(fmt::format("[charlm] reading {} seed {}{}{}{} at {}", rd.scheme, rd.seed,
-                              is_identity_map(rd.map) ? std::string() : fmt::format(" +{}", rd.map),
+                              rd.map.is_identity() ? std::string() : fmt::format(" +{}", rd.map),
                               rd.band ? fmt::format(" band {}", rd.band) : "",
                               rd.cached   ? " (cached decoding)"
                               : rd.memory ? fmt::format(" (memory {})", rd.memory)
@@ -85,8 +87,9 @@ json evaluate_reading(const Reading& rd, const ExperimentConfig& e, const CharCo
     // token by token; one decode at the longest length gives every length (decoding is causal)
     const int longest_readable = readable.empty() ? 0 : *std::max_element(readable.begin(), readable.end());
     results = charlm_cached_perplexities([&] { return std::move(load_charlm_checkpoint(rd.checkpoint).model); },
-                                         rd.finetuned ? std::string() : rd.map, train_len, longest_readable, corpus,
-                                         readable, cs.val_start, cached_windows(e), cs.eval_batch, rd.band);
+                                         rd.finetuned ? std::nullopt : std::optional<MapSpec>(rd.map), train_len,
+                                         longest_readable, corpus, readable, cs.val_start, cached_windows(e),
+                                         cs.eval_batch, rd.band);
   } else if (per_length) {
     // dynamic, longrope: the plan of each pass is made for its length, so one pass per length
     for (int T : readable) {
@@ -150,11 +153,14 @@ json evaluate_charlm(const std::vector<std::string>& checkpoints, const Experime
   check_validation_fits(e, corpus);
   const int longest = *std::max_element(e.eval_lengths.begin(), e.eval_lengths.end());
   struct Item {
-    std::string path, scheme, map;  // map: the plan a fine-tuned checkpoint was tuned with ("" if none)
+    std::string path, scheme;
+    std::optional<MapSpec> map;  // the plan a fine-tuned checkpoint was tuned with (none: not fine-tuned)
     int seed;
     bool plans;     // reads its angles from a frequency plan
     bool absolute;  // adds positions to the embedding (no segment memory)
   };
+  const std::vector<MapSpec> cached_maps =
+      parse_maps(e.value("cached_maps").get<std::vector<std::string>>(), "cached_maps");
   std::vector<Item> items;
   for (auto& path : checkpoints) {
     const LoadedCharLM cp = load_charlm_checkpoint(path);
@@ -168,40 +174,38 @@ json evaluate_charlm(const std::vector<std::string>& checkpoints, const Experime
                      cp.model->scheme().accepts_frequency_plan(), cp.model->scheme().acts_on_embedding()});
     // every map this checkpoint will be read with, planned once now: a map it cannot take (a config
     // stating another base or head width) is an error before any reading, not after the plain ones
-    if (cp.plan_map.empty() && cp.model->scheme().accepts_frequency_plan()) {
+    if (!cp.plan_map && cp.model->scheme().accepts_frequency_plan()) {
       const int train_len = cp.meta.at("training").at("train_length");
       for (auto& map : e.maps) cp.model->scheme().read_with(map, train_len, longest);
-      for (auto& map : e.value("cached_maps").get<std::vector<std::string>>())
-        cp.model->scheme().read_with(map, train_len, longest);
+      for (auto& map : cached_maps) cp.model->scheme().read_with(map, train_len, longest);
     }
   }
   // A fine-tuned checkpoint is read right after its map's reading of the plain checkpoint of the same
   // scheme and seed, when that one is read too; otherwise where it stands.
   auto plain_of = [&](const Item& ft) {
     for (auto& it : items)
-      if (it.map.empty() && it.scheme == ft.scheme && it.seed == ft.seed && it.plans) return true;
+      if (!it.map && it.scheme == ft.scheme && it.seed == ft.seed && it.plans) return true;
     return false;
   };
   const bool all_cached = e.value("decode").get<std::string>() == "cached";
-  const auto cached_maps = e.value("cached_maps").get<std::vector<std::string>>();
   std::vector<Reading> readings;
   for (auto& it : items) {
-    if (!it.map.empty()) {  // fine-tuned under a plan: read with that plan only
-      const bool placed = plain_of(it) && std::find(e.maps.begin(), e.maps.end(), it.map) != e.maps.end();
-      if (!placed) readings.push_back({it.scheme, it.map, true, all_cached, 0, it.seed, it.path});
+    if (it.map) {  // fine-tuned under a plan: read with that plan only
+      const bool placed = plain_of(it) && std::find(e.maps.begin(), e.maps.end(), *it.map) != e.maps.end();
+      if (!placed) readings.push_back({it.scheme, *it.map, true, all_cached, 0, it.seed, it.path});
       continue;
     }
-    readings.push_back({it.scheme, identity_map(), false, all_cached, 0, it.seed, it.path});
+    readings.push_back({it.scheme, identity_spec(), false, all_cached, 0, it.seed, it.path});
     if (const int mem_len = charlm_settings(e).mem_len; mem_len > 0 && !it.absolute)
-      readings.push_back({it.scheme, identity_map(), false, false, 0, it.seed, it.path, mem_len});
+      readings.push_back({it.scheme, identity_spec(), false, false, 0, it.seed, it.path, mem_len});
     if (!it.plans) continue;
     if (charlm_settings(e).band > 0)
-      readings.push_back({it.scheme, identity_map(), false, all_cached, charlm_settings(e).band, it.seed, it.path});
+      readings.push_back({it.scheme, identity_spec(), false, all_cached, charlm_settings(e).band, it.seed, it.path});
     for (auto& map : e.maps) {
       readings.push_back({it.scheme, map, false, all_cached, 0, it.seed, it.path});
       for (auto& ft : items)
-        if (ft.map == map && ft.scheme == it.scheme && ft.seed == it.seed)
-          readings.push_back({ft.scheme, ft.map, true, all_cached, 0, ft.seed, ft.path});
+        if (ft.map && *ft.map == map && ft.scheme == it.scheme && ft.seed == it.seed)
+          readings.push_back({ft.scheme, *ft.map, true, all_cached, 0, ft.seed, ft.path});
     }
     if (!all_cached)
       for (auto& map : cached_maps) readings.push_back({it.scheme, map, false, true, 0, it.seed, it.path});

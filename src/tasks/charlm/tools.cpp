@@ -91,7 +91,7 @@ void add_finetune(CLI::App& app) {
     for (auto& map : maps) {
       Progress progress(o->run.quiet);
       const auto out = finetune_charlm(e, cfg, o->checkpoint, map, [&](int step, int steps, double loss) {
-        progress.update(fmt::format("[finetune {} at {}] step {}/{} loss {:.4f}", map,
+        progress.update(fmt::format("[finetune {} at {}] step {}/{} loss {:.4f}", map.written,
                                     charlm_settings(e).finetune_length, step, steps, loss));
       });
       progress.done();
@@ -152,14 +152,15 @@ void add_sample(CLI::App& app) {
                                    cp.model->scheme().max_position() + 1));
     check_memory(decoder_bytes(*cp.model, context),
                  fmt::format("--context {}: a key/value cache of {} positions", context, context), "lower --context");
-    if (!cp.plan_map.empty() && !map.is_identity())
+    if (cp.plan_map && !map.is_identity())
       throw UsageError(fmt::format("{} was fine-tuned with {} and reads with that plan; drop --map/--rope-scaling",
-                                   o->checkpoint, cp.plan_map));
+                                   o->checkpoint, cp.plan_map->written));
     if (!cp.model->scheme().accepts_frequency_plan() && !map.is_identity())
-      throw UsageError(fmt::format("--map {}: {} has no frequencies to rescale", map, cp.model->scheme().name()));
+      throw UsageError(
+          fmt::format("--map {}: {} has no frequencies to rescale", map.written, cp.model->scheme().name()));
     // a fine-tuned checkpoint reads with the plan it was tuned with (set when it was loaded)
     fmt::print("{}\n", charlm_sample(*cp.model, cp.vocab, o->prompt, o->chars, context, o->temperature, o->seed,
-                                     cp.plan_map.empty() ? map.written : std::string(), train_len));
+                                     cp.plan_map ? std::nullopt : std::optional<MapSpec>(map), train_len));
   });
 }
 

@@ -290,7 +290,7 @@ std::vector<PerplexityResult> perplexities_of(const std::vector<std::vector<doub
 }  // namespace
 
 std::vector<PerplexityResult> charlm_cached_perplexities(
-    const std::function<std::unique_ptr<BlockStack<float>>()>& load, const std::string& map, int train_len,
+    const std::function<std::unique_ptr<BlockStack<float>>()>& load, const std::optional<MapSpec>& map, int train_len,
     int read_len, const CharCorpus& corpus, const std::vector<int>& lengths, int val_start, int n_windows, int batch,
     int window) {
   if (lengths.empty()) return {};
@@ -303,7 +303,7 @@ std::vector<PerplexityResult> charlm_cached_perplexities(
     const ScopedFlushToZero ftz;
     auto& model = models[thread_index()];
     if (!model) model = load();
-    if (!map.empty()) model->scheme().read_with(map, train_len, read_len);
+    if (map) model->scheme().read_with(*map, train_len, read_len);
     std::vector<int> x(T), y(T);
     char_window(corpus, val_start + w, T, x.data(), y.data());
     BlockStackDecoder<float> dec(*model, window > 0 ? window : T, map, train_len, read_len);
@@ -572,19 +572,19 @@ TrainedRun train_charlm(const ExperimentConfig& e, const json& resolved, const s
 }
 
 TrainedRun finetune_charlm(const ExperimentConfig& e, const json& resolved, const std::string& checkpoint,
-                           const std::string& map, const StepFn& progress) {
+                           const MapSpec& map, const StepFn& progress) {
   LoadedCharLM loaded = load_charlm_checkpoint(checkpoint);
-  if (!loaded.plan_map.empty())
+  if (loaded.plan_map)
     throw UsageError(fmt::format("{} was already fine-tuned with {}; fine-tune the original checkpoint", checkpoint,
-                                 loaded.plan_map));
+                                 loaded.plan_map->written));
   BlockStack<float>& model = *loaded.model;
   check_charlm_fits(model.config(), charlm_settings(e).finetune_batch, charlm_settings(e).finetune_length, true,
                     "fine-tuning " + checkpoint);
   if (!model.scheme().accepts_frequency_plan())
     throw UsageError(fmt::format("fine-tuning with a context-extension map needs a RoPE model; {} holds {}", checkpoint,
                                  model.scheme().name()));
-  const MapSpec spec = parse_maps({map}, "map").front();
-  if (spec.is_identity()) throw UsageError("map: fine-tuning with " + map + " would be plain training; choose a map");
+  if (map.is_identity())
+    throw UsageError("map: fine-tuning with " + map.written + " would be plain training; choose a map");
   const int train_len = loaded.meta.at("training").at("train_length");
   const int seed = loaded.meta.at("training").at("seed");
   const CharCorpus corpus = load_experiment_corpus(e);
@@ -592,7 +592,7 @@ TrainedRun finetune_charlm(const ExperimentConfig& e, const json& resolved, cons
     throw DataError(
         fmt::format("corpus {} has a different vocabulary from the one {} was trained on", corpus.path, checkpoint));
   check_windows_fit(e, corpus, charlm_settings(e).finetune_length);
-  FrequencyPlan tuned = model.scheme().plan_for(spec, train_len, charlm_settings(e).finetune_length);
+  FrequencyPlan tuned = model.scheme().plan_for(map, train_len, charlm_settings(e).finetune_length);
   // The checkpoint keeps the frequencies themselves, not only the map that made them.
   auto frequencies = [](const FrequencyPlan& p) {
     json f = {{"theta", p.theta}, {"logit_scale", p.logit_scale}};
@@ -610,7 +610,7 @@ TrainedRun finetune_charlm(const ExperimentConfig& e, const json& resolved, cons
   cfg["finetune_from"] = checkpoint;
   cfg["finetune_map"] = map;
   const std::string parent = checkpoint.substr(0, checkpoint.find_last_of('/'));
-  return train_and_write(model, corpus, e, cfg, parent + "-ft-" + spec.slug(), seed, charlm_settings(e).finetune_steps,
+  return train_and_write(model, corpus, e, cfg, parent + "-ft-" + map.slug(), seed, charlm_settings(e).finetune_steps,
                          charlm_settings(e).finetune_batch, charlm_settings(e).finetune_length,
                          charlm_settings(e).finetune_lr, plan, progress);
 }
@@ -618,7 +618,7 @@ TrainedRun finetune_charlm(const ExperimentConfig& e, const json& resolved, cons
 // ---- sampling
 
 std::string charlm_sample(BlockStack<float>& model, const std::vector<std::string>& vocab, const std::string& prompt,
-                          int chars, int context, double temperature, uint64_t seed, const std::string& map,
+                          int chars, int context, double temperature, uint64_t seed, const std::optional<MapSpec>& map,
                           int train_len) {
   auto id_of = [&](char ch) {
     const std::string s(1, ch);
@@ -640,7 +640,7 @@ std::string charlm_sample(BlockStack<float>& model, const std::vector<std::strin
                     std::max(0, model.scheme().max_position() + 2 - int(pre.size()))));
   Rng rng(stream_key({kTagTest, seed, 0x5A3}));
   const int V = model.config().vocab;
-  if (!map.empty()) model.scheme().read_with(map, train_len > 0 ? train_len : context, std::max(context, last + 1));
+  if (map) model.scheme().read_with(*map, train_len > 0 ? train_len : context, std::max(context, last + 1));
   BlockStackDecoder<float> decoder(model, context, map, train_len > 0 ? train_len : context,
                                    std::max(context, last + 1));
   std::string text = pre;

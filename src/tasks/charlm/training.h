@@ -5,6 +5,7 @@
 #pragma once
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -88,11 +89,11 @@ std::vector<PerplexityResult> charlm_perplexities(BlockStack<float>& model, cons
                                                   int batch, const Visibility& vis = Visibility{});
 // The same figures through cached decoding (models/block_stack_decoder.h): each window decoded token
 // by token with `window` keys visible (0: all), the model read with `map` (train_len -> read_len,
-// re-planned per step when length-dependent; "": the plan the model holds). Decoding is causal, so
+// re-planned per step when length-dependent; no map: the plan the model holds). Decoding is causal, so
 // one decode at the longest length gives every length. `load` gives each thread its own model (a
 // length-dependent map changes the scheme's plan as it goes). Sums as charlm_perplexities.
 std::vector<PerplexityResult> charlm_cached_perplexities(
-    const std::function<std::unique_ptr<BlockStack<float>>()>& load, const std::string& map, int train_len,
+    const std::function<std::unique_ptr<BlockStack<float>>()>& load, const std::optional<MapSpec>& map, int train_len,
     int read_len, const CharCorpus& corpus, const std::vector<int>& lengths, int val_start, int n_windows, int batch,
     int window);
 // Transformer-XL's reading: each window read in consecutive segments of `segment` tokens, each
@@ -124,17 +125,17 @@ TrainedRun train_charlm(const ExperimentConfig& e, const nlohmann::json& resolve
 // Resumes a RoPE checkpoint with the map's plan for (train_length -> finetune_length) fixed and trains
 // finetune_steps at finetune_length; writes <run_dir>-ft-<map>/ whose checkpoint records the plan.
 TrainedRun finetune_charlm(const ExperimentConfig& e, const nlohmann::json& resolved, const std::string& checkpoint,
-                           const std::string& map, const StepFn& progress = {});
+                           const MapSpec& map, const StepFn& progress = {});
 
 // Continues `prompt` by `chars` characters through a key/value cache (models/block_stack_decoder.h):
 // every character at its absolute position, the last `context` characters visible (past them the
 // window slides and positions keep counting), the next character the argmax (temperature 0) or a
 // draw from softmax(logits / temperature). A RoPE model reads with `map` for train_len -> the longest
-// position (the identity map: as trained; "": the plan the model holds, e.g. a fine-tuned one's). A
+// position (the identity map: as trained; no map: the plan the model holds, e.g. a fine-tuned one's). A
 // learned table too short for the positions is refused before any character is drawn.
 std::string charlm_sample(BlockStack<float>& model, const std::vector<std::string>& vocab, const std::string& prompt,
                           int chars, int context, double temperature, uint64_t seed,
-                          const std::string& map = identity_map(), int train_len = 0);
+                          const std::optional<MapSpec>& map = identity_spec(), int train_len = 0);
 
 // Floating-point operations of one forward (train = false) or forward + backward (train = true) over
 // B sequences of T tokens, counted from the shapes: 2 per multiply-add of every matrix product, the

@@ -44,8 +44,8 @@ LoadedCheckpoint load_checkpoint(const std::string& path, const std::string& tas
   });
 }
 
-CheckBatch check_head_checkpoint(const std::string& path, const std::string& task, HeadInput input,
-                                 const std::string& map, int length, uint64_t seed, bool every_position) {
+CheckBatch check_head_checkpoint(const std::string& path, const std::string& task, HeadInput input, const MapSpec& map,
+                                 int length, uint64_t seed, bool every_position) {
   LoadedCheckpoint cp = load_checkpoint(path, task, input);
   const int train = cp.meta.at("training").value("train_length", 0);
   if (length <= 0) length = train;

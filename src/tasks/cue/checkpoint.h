@@ -10,6 +10,7 @@
 #include "harness/checkpoint.h"
 #include "models/check_batch.h"
 #include "models/cue_head.h"
+#include "schemes/frequency_maps.h"
 
 namespace pe {
 
@@ -31,7 +32,7 @@ LoadedCheckpoint load_checkpoint(const std::string& path, const std::string& tas
 // A check batch (models/check_batch.h) of a head's checkpoint loaded as load_checkpoint does, read with
 // `map` at kappa = length / its training length (length 0: the training length); every_position: the
 // filings head's reading, an answer at every position.
-CheckBatch check_head_checkpoint(const std::string& path, const std::string& task, HeadInput input,
-                                 const std::string& map, int length, uint64_t seed, bool every_position);
+CheckBatch check_head_checkpoint(const std::string& path, const std::string& task, HeadInput input, const MapSpec& map,
+                                 int length, uint64_t seed, bool every_position);
 
 }  // namespace pe

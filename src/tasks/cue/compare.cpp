@@ -21,7 +21,7 @@ std::string signed_interval(double mean, double lo, double hi, int decimals) {
 namespace {
 
 // Right (1) or wrong (0) on every test sequence, read from the checkpoint with the row's map.
-std::vector<char> correct_on(const std::string& checkpoint, const std::string& map, const json& results, int n) {
+std::vector<char> correct_on(const std::string& checkpoint, const MapSpec& map, const json& results, int n) {
   const LoadedCheckpoint cp = load_checkpoint(checkpoint);
   CueHead<float>& m = *cp.model;
   const CueBatch test = cue_test_set(m.config().task, uint64_t(results.at("test_seed").get<long long>()), n,
@@ -75,7 +75,7 @@ std::string compare_cue_readers(const json& results, const std::string& a, const
   // across-seed line, or the two kinds of line would describe different models.
   auto reread = [&](const std::string& checkpoint, const std::string& reader, const json& map, double recorded,
                     int seed) {
-    std::vector<char> right = correct_on(checkpoint, map, results, length);
+    std::vector<char> right = correct_on(checkpoint, parse_map(map.get<std::string>()), results, length);
     long hits = 0;
     for (char c : right) hits += c;
     const double now = double(hits) / double(right.size());

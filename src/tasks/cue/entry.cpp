@@ -44,7 +44,7 @@ class CueReader final : public TaskReader {
     return results;
   }
   // The query row of the shared test sequences at `length` (the head reads only there).
-  nlohmann::json attention_stats(const std::string& checkpoint, const std::string& map, int length, int sequences,
+  nlohmann::json attention_stats(const std::string& checkpoint, const MapSpec& map, int length, int sequences,
                                  const ExperimentConfig& e) const override {
     LoadedCheckpoint cp = load_checkpoint(checkpoint);
     const int train = cp.meta.at("training").value("train_length", 0);
@@ -64,8 +64,7 @@ class CueReader final : public TaskReader {
   }
   // The head reads at the last position (the query token), with a map at kappa = length / training length.
   void check_checkpoint(const std::string& checkpoint) const override { load_checkpoint(checkpoint); }
-  CheckBatch check_batch(const std::string& checkpoint, const std::string& map, int length,
-                         uint64_t seed) const override {
+  CheckBatch check_batch(const std::string& checkpoint, const MapSpec& map, int length, uint64_t seed) const override {
     return check_head_checkpoint(checkpoint, "cue", HeadInput{}, map, length, seed, false);
   }
 };

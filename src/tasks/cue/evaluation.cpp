@@ -61,7 +61,7 @@ Evaluation evaluate_checkpoints(const std::vector<std::string>& paths, const Eva
   // group by scheme in registry order, seeds ascending; each map's rows follow their scheme's row
   std::vector<SchemeResult> rows;
   for (auto& info : scheme_list()) {
-    SchemeResult r{info.name, identity_map(), {}};
+    SchemeResult r{info.name, identity_spec(), {}};
     bool plans = false;
     for (auto& c : cps)
       if (c.model->config().scheme.name == info.name) {
@@ -74,7 +74,7 @@ Evaluation evaluate_checkpoints(const std::vector<std::string>& paths, const Eva
     rows.push_back(r);
     if (plans)
       for (auto& m : s.maps) {
-        r.map = m.written;
+        r.map = m;
         rows.push_back(r);
       }
   }

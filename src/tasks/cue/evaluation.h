@@ -35,7 +35,7 @@ struct SeedResult {
 };
 struct SchemeResult {
   std::string scheme;
-  std::string map = identity_map();
+  MapSpec map = identity_spec();
   std::vector<SeedResult> seeds;
 };
 

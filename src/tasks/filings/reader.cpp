@@ -4,7 +4,7 @@
 
 namespace pe {
 
-void plan_for_document(CueHead<float>& m, const std::string& map, int train_length, int n) {
+void plan_for_document(CueHead<float>& m, const MapSpec& map, int train_length, int n) {
   m.scheme().read_with(map, train_length, n);
   m.prepare(n);
 }

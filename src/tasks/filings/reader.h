@@ -6,12 +6,13 @@
 #include <vector>
 
 #include "models/cue_head.h"
+#include "schemes/frequency_maps.h"
 
 namespace pe {
 
 // Reads its angles for a document of n tokens: the trained plan, or `map` at kappa = n /
 // train_length (tasks/cue/evaluation.h's rule, per document); then prepares n positions.
-void plan_for_document(CueHead<float>& model, const std::string& map, int train_length, int n);
+void plan_for_document(CueHead<float>& model, const MapSpec& map, int train_length, int n);
 
 // One causal pass over tokens [n] (positions 0..n-1): the head's answer at every position ([n]).
 // logits (optional): [n, classes].

@@ -47,7 +47,7 @@ class PasskeyReader final : public TaskReader {
     return results;
   }
   // Test sequences of the shared test stream at `length`, the passkey at middle depth (0.5).
-  nlohmann::json attention_stats(const std::string& checkpoint, const std::string& map, int length, int sequences,
+  nlohmann::json attention_stats(const std::string& checkpoint, const MapSpec& map, int length, int sequences,
                                  const ExperimentConfig& e) const override {
     LoadedPasskey cp = load_passkey_checkpoint(checkpoint);
     cp.model->scheme().read_with(map, cp.train_length, length);
@@ -67,8 +67,7 @@ class PasskeyReader final : public TaskReader {
     return j;
   }
   void check_checkpoint(const std::string& checkpoint) const override { load_passkey_checkpoint(checkpoint); }
-  CheckBatch check_batch(const std::string& checkpoint, const std::string& map, int length,
-                         uint64_t seed) const override {
+  CheckBatch check_batch(const std::string& checkpoint, const MapSpec& map, int length, uint64_t seed) const override {
     LoadedPasskey cp = load_passkey_checkpoint(checkpoint);
     if (length <= 0) length = cp.train_length;
     const nlohmann::json reading = read_for_check(cp.model->scheme(), map, cp.train_length, length, length);
