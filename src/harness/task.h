@@ -210,6 +210,24 @@ class Task {
   bool reads(const std::string& key) const;
 };
 
+// A task whose roles are classes with default constructors: each role one static object, handed out
+// by the accessors (a task's entry.cpp: class CueTask final : public TaskOf<CueTrainer, CueReader, CueReporter>).
+template <class Trainer, class Reader, class Reporter, class Tools = TaskTools>
+class TaskOf : public Task {
+ public:
+  const TaskTrainer& trainer() const final { return role<Trainer>(); }
+  const TaskReader& reader() const final { return role<Reader>(); }
+  const TaskReporter& reporter() const final { return role<Reporter>(); }
+  const TaskTools& tools() const final { return role<Tools>(); }
+
+ private:
+  template <class Role>
+  static const Role& role() {
+    static const Role r;
+    return r;
+  }
+};
+
 // The registry (src/tasks/registry.cpp).
 const std::vector<const Task*>& task_list();
 bool task_exists(const std::string& name);

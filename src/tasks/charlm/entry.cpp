@@ -137,7 +137,7 @@ class CharLMTools final : public TaskTools {
   void add_tools(CLI::App& app) const override { cli::add_charlm_tools(app); }
 };
 
-class CharLMTask final : public Task {
+class CharLMTask final : public TaskOf<CharLMTrainer, CharLMReader, CharLMReporter, CharLMTools> {
  public:
   std::string name() const override { return "charlm"; }
   std::string description() const override {
@@ -182,23 +182,6 @@ class CharLMTask final : public Task {
   }
   int n_heads(const ExperimentConfig& e) const override { return charlm_settings(e).n_heads; }
   int n_layers(const ExperimentConfig& e) const override { return charlm_settings(e).n_layers; }
-
-  const TaskTrainer& trainer() const override {
-    static const CharLMTrainer role;
-    return role;
-  }
-  const TaskReader& reader() const override {
-    static const CharLMReader role;
-    return role;
-  }
-  const TaskReporter& reporter() const override {
-    static const CharLMReporter role;
-    return role;
-  }
-  const TaskTools& tools() const override {
-    static const CharLMTools role;
-    return role;
-  }
 };
 
 }  // namespace

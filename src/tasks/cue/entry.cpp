@@ -92,7 +92,7 @@ class CueReporter final : public TaskReporter {
   }
 };
 
-class CueTask final : public Task {
+class CueTask final : public TaskOf<CueTrainer, CueReader, CueReporter> {
  public:
   std::string name() const override { return "cue"; }
   std::string description() const override {
@@ -115,19 +115,6 @@ class CueTask final : public Task {
   }
   int n_heads(const ExperimentConfig&) const override { return 1; }
   int n_layers(const ExperimentConfig&) const override { return 1; }
-
-  const TaskTrainer& trainer() const override {
-    static const CueTrainer role;
-    return role;
-  }
-  const TaskReader& reader() const override {
-    static const CueReader role;
-    return role;
-  }
-  const TaskReporter& reporter() const override {
-    static const CueReporter role;
-    return role;
-  }
 };
 
 }  // namespace

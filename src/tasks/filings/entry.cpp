@@ -90,7 +90,7 @@ class FilingsTools final : public TaskTools {
   void add_tools(CLI::App& app) const override { cli::add_filings_tools(app); }
 };
 
-class FilingsTask final : public Task {
+class FilingsTask final : public TaskOf<FilingsTrainer, FilingsReader, FilingsReporter, FilingsTools> {
  public:
   std::string name() const override { return "filings"; }
   std::string description() const override {
@@ -132,23 +132,6 @@ class FilingsTask final : public Task {
   }
   int n_heads(const ExperimentConfig&) const override { return 1; }
   int n_layers(const ExperimentConfig&) const override { return 1; }
-
-  const TaskTrainer& trainer() const override {
-    static const FilingsTrainer role;
-    return role;
-  }
-  const TaskReader& reader() const override {
-    static const FilingsReader role;
-    return role;
-  }
-  const TaskReporter& reporter() const override {
-    static const FilingsReporter role;
-    return role;
-  }
-  const TaskTools& tools() const override {
-    static const FilingsTools role;
-    return role;
-  }
 };
 
 }  // namespace

@@ -87,7 +87,7 @@ class PasskeyReporter final : public TaskReporter {
   std::string markdown(const nlohmann::json& results) const override { return format_passkey_markdown(results); }
 };
 
-class PasskeyTask final : public Task {
+class PasskeyTask final : public TaskOf<PasskeyTrainer, PasskeyReader, PasskeyReporter> {
  public:
   std::string name() const override { return "passkey"; }
   std::string description() const override {
@@ -118,19 +118,6 @@ class PasskeyTask final : public Task {
   void validate(const nlohmann::json& cfg) const override { check_passkey_config(cfg); }
   int n_heads(const ExperimentConfig& e) const override { return passkey_settings(e).n_heads; }
   int n_layers(const ExperimentConfig& e) const override { return passkey_settings(e).n_layers; }
-
-  const TaskTrainer& trainer() const override {
-    static const PasskeyTrainer role;
-    return role;
-  }
-  const TaskReader& reader() const override {
-    static const PasskeyReader role;
-    return role;
-  }
-  const TaskReporter& reporter() const override {
-    static const PasskeyReporter role;
-    return role;
-  }
 };
 
 }  // namespace
