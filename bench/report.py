@@ -86,10 +86,17 @@ def machine():
     version = subprocess.run([BIN, "--version"], capture_output=True, text=True).stdout
     m = re.search(r"matrix kernel on this CPU: (\w+)", version)
     gemm = m.group(1) if m else "avx2"
-    # the matrix kernel's FMAs: 8 floats (AVX2) or 16 (AVX-512) x 2 flops x 2 FMA pipes per cycle
-    peak_core = mhz * 1e-3 * (64 if gemm == "avx512" else 32)
+    # the matrix kernel's FMAs: 8 floats (AVX2) or 16 (AVX-512) x 2 flops x 2 FMA pipes per cycle; AMD's
+    # Zen and Zen+ (family 0x17, models below 0x30) run a 256-bit FMA as two 128-bit halves: 4 floats a pipe
+    family = re.search(r"cpu family\s*:\s*(\d+)", info)
+    cpu_model = re.search(r"^model\s*:\s*(\d+)", info, re.M)
+    zen1 = ("AuthenticAMD" in info and family and int(family.group(1)) == 0x17 and cpu_model and
+            int(cpu_model.group(1)) < 0x30)
+    lane = 16 if gemm == "avx512" else 4 if zen1 else 8
+    peak_core = mhz * 1e-3 * lane * 2 * 2
     return {"model": model, "cores": cores, "mhz": mhz, "mhz_source": source, "avx512": "avx512f" in flags,
-            "gemm": gemm, "peak_core_gflops": peak_core, "kernel": platform.release()}
+            "gemm": gemm, "lane": lane, "zen1": bool(zen1), "peak_core_gflops": peak_core,
+            "kernel": platform.release()}
 
 
 def benchmarks(pattern, min_time=2.0, avx512=True):
@@ -134,12 +141,12 @@ def fmt_ratio(a, b):
 mc = machine()
 lines = ["# pe-bench speed (`make bench`)", "",
          "Machine: %s, %d cores, %.0f MHz (%s), %s; the portable (x86-64-v3) build's matrix kernel on this "
-         "CPU: %s. FMA peak taken as clock x %d flops/cycle/core (two %d-float FMA pipes): %.1f GFLOP/s per core "
+         "CPU: %s. FMA peak taken as clock x %d flops/cycle/core (two %d-float FMA pipes%s): %.1f GFLOP/s per core "
          "(a CPU that boosts above the clock it reports reads above 1 here: then the real clock is higher; one "
          "with a single 512-bit FMA pipe reads half). Written by bench/report.py on %s." % (
              mc["model"], mc["cores"], mc["mhz"], mc["mhz_source"], "AVX-512" if mc["avx512"] else "no AVX-512",
-             mc["gemm"], 64 if mc["gemm"] == "avx512" else 32, 16 if mc["gemm"] == "avx512" else 8,
-             mc["peak_core_gflops"], time.strftime("%Y-%m-%d")), ""]
+             mc["gemm"], 4 * mc["lane"], mc["lane"],
+             "; a Zen or Zen+ core splits each 256-bit FMA in two" if mc["zen1"] else "", mc["peak_core_gflops"], time.strftime("%Y-%m-%d")), ""]
 
 # 1. char-LM RoPE step vs PyTorch, alternately
 script = pytorch_program("tinycharlm_torch.py")
