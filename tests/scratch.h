@@ -14,4 +14,12 @@ inline std::filesystem::path scratch_path(const std::string& name) {
   return std::filesystem::temp_directory_path() / ("pe-bench-test-" + name + "-" + std::to_string(::getpid()));
 }
 
+// scratch_path(name) emptied and made: a fresh folder for one test.
+inline std::string fresh_scratch_dir(const std::string& name) {
+  const std::filesystem::path d = scratch_path(name);
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d);
+  return d.string();
+}
+
 }  // namespace pe::test

@@ -54,12 +54,6 @@ json small_experiment(const std::string& dir, const json& changes) {
   for (auto& [k, v] : changes.items()) cfg[k] = v;
   return cfg;
 }
-std::string temp_dir(const std::string& name) {
-  const auto d = pe::test::scratch_path(name);
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d.string();
-}
 }  // namespace
 
 TEST_CASE("the final training loss averages the last 100 steps of the logged intervals") {
@@ -226,7 +220,7 @@ TEST_CASE("validation perplexity is exp(mean over batches of each batch's mean l
 }
 
 TEST_CASE("training, fine-tuning, checkpoints and sampling through the experiment settings") {
-  const std::string dir = temp_dir("charlm");
+  const std::string dir = pe::test::fresh_scratch_dir("charlm");
   json cfg = small_experiment(dir, {{"d_model", 32},
                                     {"steps", 30},
                                     {"batch_size", 8},
@@ -371,7 +365,7 @@ TEST_CASE("training, fine-tuning, checkpoints and sampling through the experimen
 TEST_CASE(
     "a hybrid whose RoPE layers have their own bases fine-tunes with a plan per layer, kept in its "
     "checkpoint") {
-  const std::string dir = temp_dir("charlm-hybrid-bases");
+  const std::string dir = pe::test::fresh_scratch_dir("charlm-hybrid-bases");
   json cfg = small_experiment(dir, {{"d_model", 16},
                                     {"steps", 2},
                                     {"batch_size", 2},
@@ -406,7 +400,7 @@ TEST_CASE(
 }
 
 TEST_CASE("a learned table evaluated past its rows gives null, and a corpus too short is a clear DataError") {
-  const std::string dir = temp_dir("charlm-null");
+  const std::string dir = pe::test::fresh_scratch_dir("charlm-null");
   json cfg = small_experiment(dir, {{"d_model", 16},
                                     {"steps", 2},
                                     {"batch_size", 2},
@@ -431,7 +425,7 @@ TEST_CASE("a learned table evaluated past its rows gives null, and a corpus too 
 TEST_CASE(
     "train_order: pe-bench's own order read from a file gives the same run bit for bit; a partial batch "
     "trains; a bad file is one clear error") {
-  const std::string dir = temp_dir("charlm-order");
+  const std::string dir = pe::test::fresh_scratch_dir("charlm-order");
   // 6 steps x 4 windows of 50: the stream crosses an epoch boundary
   json cfg = small_experiment(dir, {{"runs_dir", dir + "/a"},
                                     {"d_model", 16},

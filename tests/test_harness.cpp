@@ -22,12 +22,6 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
-std::string harness_dir(const std::string& name) {
-  const auto d = pe::test::scratch_path(name);
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d.string();
-}
 json quick_config(const std::string& dir) {
   json c = default_config();
   c["steps"] = 40;
@@ -40,7 +34,7 @@ json quick_config(const std::string& dir) {
 }  // namespace
 
 TEST_CASE("the learned table cannot read past its rows: null in JSON, a dash in tables") {
-  const std::string dir = harness_dir("learned");
+  const std::string dir = pe::test::fresh_scratch_dir("learned");
   const json cfg = quick_config(dir);
   const auto e = ExperimentConfig::from_json(cfg);
   const auto out = train_cue(e, cfg, "learned", 0);
@@ -61,7 +55,7 @@ TEST_CASE("the learned table cannot read past its rows: null in JSON, a dash in 
 }
 
 TEST_CASE("same config and seed give byte-identical checkpoints with 1 thread or 2") {
-  const std::string d1 = harness_dir("det1"), d2 = harness_dir("det2");
+  const std::string d1 = pe::test::fresh_scratch_dir("det1"), d2 = pe::test::fresh_scratch_dir("det2");
   for (auto scheme : {"rope", "learned"}) {
     json c1 = quick_config(d1), c2 = quick_config(d2);
     c2["runs_dir"] = c1["runs_dir"];  // same recorded config; written to different places below
@@ -82,7 +76,7 @@ TEST_CASE("same config and seed give byte-identical checkpoints with 1 thread or
 }
 
 TEST_CASE("a checkpoint round-trips: same parameters, same accuracy") {
-  const std::string dir = harness_dir("roundtrip");
+  const std::string dir = pe::test::fresh_scratch_dir("roundtrip");
   const json cfg = quick_config(dir);
   const auto out = train_cue(cfg.is_null() ? ExperimentConfig{} : ExperimentConfig::from_json(cfg), cfg, "alibi", 1);
   const auto cp = load_checkpoint(out.checkpoint);
@@ -97,7 +91,7 @@ TEST_CASE("a checkpoint round-trips: same parameters, same accuracy") {
 }
 
 TEST_CASE("bad checkpoints are clear errors: missing, corrupt, other version, mismatched shape") {
-  const std::string dir = harness_dir("badcp");
+  const std::string dir = pe::test::fresh_scratch_dir("badcp");
   const json cfg = quick_config(dir);
   const auto out = train_cue(ExperimentConfig::from_json(cfg), cfg, "learned", 0);
   CHECK_THROWS_AS(load_checkpoint(dir + "/nope.json"), CheckpointError);
@@ -131,7 +125,7 @@ TEST_CASE("bad checkpoints are clear errors: missing, corrupt, other version, mi
 }
 
 TEST_CASE("experiment files list what differs; --set applies last; unknown keys and wrong types are errors") {
-  const std::string dir = harness_dir("config");
+  const std::string dir = pe::test::fresh_scratch_dir("config");
   write_file_atomic(dir + "/exp.json", R"({"steps": 10, "schemes": ["rope"]})");
   json c = load_experiment(dir + "/exp.json");
   CHECK(c["steps"] == 10);
@@ -174,7 +168,7 @@ TEST_CASE("unknown schemes are named, with the known ones") {
 }
 
 TEST_CASE("results are written atomically: a failed write leaves the old file intact") {
-  const std::string dir = harness_dir("atomic");
+  const std::string dir = pe::test::fresh_scratch_dir("atomic");
   write_file_atomic(dir + "/r.json", "old");
   CHECK_THROWS_AS(write_file_atomic(dir + "/r.json/x", "new"), IoError);  // parent is a file
   CHECK(read_file(dir + "/r.json") == "old");

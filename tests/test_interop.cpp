@@ -24,13 +24,6 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
-std::string interop_scratch() {
-  // this process's own folder: the plain, serial and sanitized suites may run this case at once
-  const fs::path d = pe::test::scratch_path("interop");
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d.string();
-}
 // import's checkpoint as text (written to dir/back.json)
 std::string imported(const std::string& dir) {
   import_checkpoint(dir, dir + "/back.json");
@@ -43,7 +36,7 @@ void write_export(const std::string& dir, const ExportedModel& m) {
 }  // namespace
 
 TEST_CASE("export then import gives every committed checkpoint back byte for byte (every task and scheme)") {
-  const std::string dir = interop_scratch();
+  const std::string dir = pe::test::fresh_scratch_dir("interop");
   int n = 0;
   std::set<std::string> schemes;
   for (const char* runs : {"results/tournament/runs", "results/charlm-quick/runs", "results/passkey-quick/runs"})
@@ -100,7 +93,7 @@ TEST_CASE("the exported tensors: PyTorch names, linear weights [out, in], tables
 }
 
 TEST_CASE("import names what is wrong: a missing tensor, another shape, another dtype, a broken file") {
-  const std::string dir = interop_scratch();
+  const std::string dir = pe::test::fresh_scratch_dir("interop");
   const ExportedModel m = export_checkpoint("results/tournament/runs/cue/alibi/seed0/checkpoint.json");
   const SafetensorsFile f = parse_safetensors(m.safetensors, "x");
   // a tensor dropped

@@ -26,13 +26,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string fresh_dir(const std::string& name) {
-  const auto d = pe::test::scratch_path("resume-" + name);
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d.string();
-}
-
 std::string files_of(const std::string& run_dir) {
   return read_file(run_dir + "/config.json") + read_file(run_dir + "/metrics.jsonl") +
          read_file(run_dir + "/checkpoint.json");
@@ -64,7 +57,7 @@ json charlm_config(const std::string& runs) {
 }  // namespace
 
 TEST_CASE("a cue run stopped at a step boundary saves its state, and --resume ends byte-identical") {
-  const std::string dir = fresh_dir("cue");
+  const std::string dir = pe::test::fresh_scratch_dir("resume-cue");
   const json cfg = cue_config(dir + "/runs");
   ExperimentConfig e = ExperimentConfig::from_json(cfg);
   const std::string run_dir = run_dir_for(e, "rope", 3);
@@ -102,7 +95,7 @@ TEST_CASE("a cue run stopped at a step boundary saves its state, and --resume en
 }
 
 TEST_CASE("a filings run (windows named by seed and step) stopped and resumed ends byte-identical") {
-  const std::string dir = fresh_dir("filings");
+  const std::string dir = pe::test::fresh_scratch_dir("resume-filings");
   json cfg = default_config("filings");
   cfg["steps"] = 40;
   cfg["log_every"] = 10;
@@ -128,7 +121,7 @@ TEST_CASE("a filings run (windows named by seed and step) stopped and resumed en
 }
 
 TEST_CASE("a char-LM run: stopped, or killed after a periodic save, --resume ends byte-identical") {
-  const std::string dir = fresh_dir("charlm");
+  const std::string dir = pe::test::fresh_scratch_dir("resume-charlm");
   const json cfg = charlm_config(dir + "/runs");
   ExperimentConfig e = ExperimentConfig::from_json(cfg);
   const TrainedRun ref = train_charlm(e, cfg, "rope", 0);
@@ -165,7 +158,7 @@ TEST_CASE("a char-LM run: stopped, or killed after a periodic save, --resume end
 }
 
 TEST_CASE("a char-LM run with Transformer-XL's memory (mem_len) stopped mid-stream resumes byte-identical") {
-  const std::string dir = fresh_dir("charlm-memory");
+  const std::string dir = pe::test::fresh_scratch_dir("resume-charlm-memory");
   json cfg = charlm_config(dir + "/runs");
   cfg["train_windows"] = 4096;  // 4 segments of 128 per stream of the batch of 8: memories emptied at steps 5, 9, ...
   cfg["mem_len"] = 64;
@@ -191,7 +184,7 @@ TEST_CASE("a char-LM run with Transformer-XL's memory (mem_len) stopped mid-stre
 }
 
 TEST_CASE("a fine-tune is resumable too, and checkpoint_every leaves the run's config.json alone") {
-  const std::string dir = fresh_dir("finetune");
+  const std::string dir = pe::test::fresh_scratch_dir("resume-finetune");
   json cfg = charlm_config(dir + "/runs");
   cfg["finetune_steps"] = 6;
   cfg["finetune_length"] = 256;
@@ -223,7 +216,7 @@ TEST_CASE("a fine-tune is resumable too, and checkpoint_every leaves the run's c
 }
 
 TEST_CASE("the runner: a stop before any run starts saves nothing and says how to continue") {
-  const std::string dir = fresh_dir("runner");
+  const std::string dir = pe::test::fresh_scratch_dir("resume-runner");
   json cfg = cue_config(dir + "/runs");
   cfg["schemes"] = {"rope", "alibi"};
   cfg["seeds"] = {0, 1};
@@ -246,7 +239,7 @@ TEST_CASE("the runner: a stop before any run starts saves nothing and says how t
 }
 
 TEST_CASE("a training state is continued only by its own run, and an unreadable one is a CheckpointError") {
-  const std::string dir = fresh_dir("state");
+  const std::string dir = pe::test::fresh_scratch_dir("resume-state");
   const json cfg = cue_config(dir + "/runs");
   ExperimentConfig e = ExperimentConfig::from_json(cfg);
   const std::string run_dir = run_dir_for(e, "rope", 0);

@@ -20,12 +20,6 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
-std::string scratch_dir(const std::string& name) {
-  const auto d = pe::test::scratch_path(name);
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d.string();
-}
 std::vector<std::string> names_in(const std::string& dir) {
   std::vector<std::string> out;
   for (auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
@@ -35,7 +29,7 @@ std::vector<std::string> names_in(const std::string& dir) {
 }  // namespace
 
 TEST_CASE("an output set is written whole, and removes the outputs of an earlier set that it does not make") {
-  const std::string d = scratch_dir("set");
+  const std::string d = pe::test::fresh_scratch_dir("set");
   write_file_set(d, {{"results.json", "1\n"}, {"table.md", "a\n"}, {"geometry.json", "g\n"}}, {"geometry.json"});
   CHECK(names_in(d) == std::vector<std::string>{"geometry.json", "results.json", "table.md"});
   // the next set makes no geometry: the old one goes with it
@@ -47,7 +41,7 @@ TEST_CASE("an output set is written whole, and removes the outputs of an earlier
 }
 
 TEST_CASE("a set whose writer was killed after committing it is finished; one killed before is dropped") {
-  const std::string d = scratch_dir("pending");
+  const std::string d = pe::test::fresh_scratch_dir("pending");
   write_file_set(d, {{"results.json", "old\n"}, {"table.md", "old\n"}, {"geometry.json", "old\n"}});
   // killed in the moment after the commit: the pending set holds the new files and its manifest
   fs::create_directories(d + "/.output-set.pending");
@@ -67,7 +61,7 @@ TEST_CASE("a set whose writer was killed after committing it is finished; one ki
 }
 
 TEST_CASE("a pending set names only its folder's own plain files, checked whole before anything is touched") {
-  const std::string root = scratch_dir("hostile");
+  const std::string root = pe::test::fresh_scratch_dir("hostile");
   const std::string d = root + "/out", victim = root + "/victim.txt";
   const auto pending = [&](const std::string& manifest) {
     fs::remove_all(d);
@@ -121,7 +115,7 @@ TEST_CASE("every JSON pe-bench reads: a key twice and a number past a double are
   CHECK_THROWS_AS(parse_json(R"({"steps": -1e400})"), json::exception);
   CHECK_THROWS_AS(parse_json("{\"a\": 1"), json::parse_error);
   CHECK(parse_json("1e308").get<double>() == 1e308);
-  const std::string d = scratch_dir("read");
+  const std::string d = pe::test::fresh_scratch_dir("read");
   CHECK_THROWS_WITH_AS(read_file(d), doctest::Contains("is a directory"), IoError);
   std::ofstream(d + "/big") << std::string(5000, 'x');
   CHECK_THROWS_WITH_AS(read_file(d + "/big", 4096), doctest::Contains("more than"), IoError);
@@ -131,7 +125,7 @@ TEST_CASE("every JSON pe-bench reads: a key twice and a number past a double are
 }
 
 TEST_CASE("a file checked before it is put in place: a refused one leaves the old file and no temporary") {
-  const std::string d = scratch_dir("checked");
+  const std::string d = pe::test::fresh_scratch_dir("checked");
   write_file_atomic(d + "/cp.json", "old\n");
   CHECK_THROWS_AS(write_file_checked(d + "/cp.json", "new\n",
                                      [](const std::string& t) {
@@ -197,7 +191,7 @@ TEST_CASE("a temporary's owner is read from its name; a dead owner's temporaries
   CHECK(temp_owner("seed0") == 0);
   CHECK(temp_owner("seed0.tmp.x.1") == 0);
   CHECK(process_alive(::getpid()));
-  const std::string d = scratch_dir("stale");
+  const std::string d = pe::test::fresh_scratch_dir("stale");
   fs::create_directories(d + "/seed0.tmp.999999999.1");
   std::ofstream(d + "/seed0.state.json.tmp.999999999.2") << "x";
   fs::create_directories(d + "/seed0.tmp." + std::to_string(::getpid()) + ".3");  // ours: alive

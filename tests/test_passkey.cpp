@@ -23,12 +23,6 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
-std::string passkey_dir(const std::string& name) {
-  const auto d = pe::test::scratch_path("passkey-" + name);
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d.string();
-}
 
 json small_config(const std::string& runs) {
   json c = default_config("passkey");
@@ -107,7 +101,7 @@ TEST_CASE("passkey keys: declared by the task, refused by the others, checked to
 }
 
 TEST_CASE("a passkey run: stopped at a step boundary, --resume ends byte-identical; its reading") {
-  const std::string dir = passkey_dir("resume");
+  const std::string dir = pe::test::fresh_scratch_dir("passkey-resume");
   const json cfg = small_config(dir + "/runs");
   ExperimentConfig e = ExperimentConfig::from_json(cfg);
   const TrainedRun ref = train_passkey(e, cfg, "rope", 1);

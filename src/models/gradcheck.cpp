@@ -207,7 +207,7 @@ std::vector<GradCheckRow> gradcheck_attention(const std::string& scheme) {
       maps.insert(maps.end(), {parse_map("yarn-hf"), parse_map("compress:w=2:s=1.5")});
   }
   for (const std::optional<MapSpec>& map : maps) {
-    const std::string tag = map ? fmt::format("+{}", map->written.substr(0, map->written.find(':'))) : std::string();
+    const std::string tag = map ? "+" + map->map->name : std::string();  // the entry, without its parameters
     // every layer of a scheme that differs by layer
     for (int layer = 0; layer < scheme_info(scheme).min_layers; ++layer) {
       // queries at 17..21, keys at 15..20: explicit positions, not indices; causal hides some keys
