@@ -46,9 +46,9 @@ Run<S> run_attention(const std::string& scheme_name, const Visibility& vis, int 
   r.out.assign(n, S(0)), r.probs.assign(size_t(B) * H * T * T, S(-1));  // -1: not written
   r.dQ.assign(n, S(0)), r.dK.assign(n, S(0)), r.dV.assign(n, S(0));
   const CParamView<S> P{params.data(), &layout};
-  attention_forward(sh, Q.data(), K.data(), V.data(), pos.data(), pos.data(), vis, *scheme, P, r.probs.data(),
-                    r.out.data(), nullptr, {}, {}, AttnPath::dense);
-  attention_backward(sh, Q.data(), K.data(), V.data(), pos.data(), pos.data(), vis, *scheme, P,
+  attention_forward(sh, Q.data(), K.data(), V.data(), Coordinates{pos.data(), pos.data(), vis}, *scheme, P,
+                    r.probs.data(), r.out.data(), nullptr, {}, {}, AttnPath::dense);
+  attention_backward(sh, Q.data(), K.data(), V.data(), Coordinates{pos.data(), pos.data(), vis}, *scheme, P,
                      ParamView<S>{grad.data(), &layout}, r.probs.data(), dO.data(), r.dQ.data(), r.dK.data(),
                      r.dV.data(), nullptr, {}, {}, AttnPath::dense);
   return r;
@@ -119,22 +119,23 @@ TEST_CASE("looked-up scores: eight sequences at a time give the bits of one at a
           std::vector<float> probs(size_t(B) * T, -1.0f), out(size_t(B) * dh), g0(rows, 0.5f),
               dV0(size_t(rows) * dh, 0.25f);
           std::vector<float> probs1 = probs, out1 = out, g1 = g0, dV1 = dV0;
-          attention_forward(AttnShape{B, 1, T, 1, dh}, (const float*)nullptr, (const float*)nullptr, V.data(), &qpos,
-                            pos.data(), vis, *scheme, P, probs.data(), out.data(), kv_index.data(), {},
-                            ScoreLookup<float>{scores.data()});
-          attention_backward(AttnShape{B, 1, T, 1, dh}, (const float*)nullptr, (const float*)nullptr, V.data(), &qpos,
-                             pos.data(), vis, *scheme, P, G, probs.data(), dout.data(), (float*)nullptr,
-                             (float*)nullptr, dV0.data(), kv_index.data(), {},
+          attention_forward(AttnShape{B, 1, T, 1, dh}, (const float*)nullptr, (const float*)nullptr, V.data(),
+                            Coordinates{&qpos, pos.data(), vis}, *scheme, P, probs.data(), out.data(), kv_index.data(),
+                            {}, ScoreLookup<float>{scores.data()});
+          attention_backward(AttnShape{B, 1, T, 1, dh}, (const float*)nullptr, (const float*)nullptr, V.data(),
+                             Coordinates{&qpos, pos.data(), vis}, *scheme, P, G, probs.data(), dout.data(),
+                             (float*)nullptr, (float*)nullptr, dV0.data(), kv_index.data(), {},
                              ScoreLookup<float>{scores.data(), g0.data()});
           for (int b = 0; b < B; ++b) {
             const AttnShape one{1, 1, T, 1, dh};
-            attention_forward(one, (const float*)nullptr, (const float*)nullptr, V.data(), &qpos, pos.data(), vis,
-                              *scheme, P, probs1.data() + size_t(b) * T, out1.data() + size_t(b) * dh,
-                              kv_index.data() + size_t(b) * T, {}, ScoreLookup<float>{scores.data()});
-            attention_backward(one, (const float*)nullptr, (const float*)nullptr, V.data(), &qpos, pos.data(), vis,
-                               *scheme, P, G, probs1.data() + size_t(b) * T, dout.data() + size_t(b) * dh,
-                               (float*)nullptr, (float*)nullptr, dV1.data(), kv_index.data() + size_t(b) * T, {},
-                               ScoreLookup<float>{scores.data(), g1.data()});
+            attention_forward(one, (const float*)nullptr, (const float*)nullptr, V.data(),
+                              Coordinates{&qpos, pos.data(), vis}, *scheme, P, probs1.data() + size_t(b) * T,
+                              out1.data() + size_t(b) * dh, kv_index.data() + size_t(b) * T, {},
+                              ScoreLookup<float>{scores.data()});
+            attention_backward(one, (const float*)nullptr, (const float*)nullptr, V.data(),
+                               Coordinates{&qpos, pos.data(), vis}, *scheme, P, G, probs1.data() + size_t(b) * T,
+                               dout.data() + size_t(b) * dh, (float*)nullptr, (float*)nullptr, dV1.data(),
+                               kv_index.data() + size_t(b) * T, {}, ScoreLookup<float>{scores.data(), g1.data()});
           }
           INFO("dh " << dh << ", T " << T << ", window " << window << ", B " << B);
           CHECK(probs == probs1);

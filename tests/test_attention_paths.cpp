@@ -66,9 +66,9 @@ Pass<S> run(const std::string& name, const Visibility& vis, int dh, AttnPath pat
   Pass<S> r;
   r.out.assign(n, S(0)), r.dQ.assign(n, S(0)), r.dK.assign(n, S(0)), r.dV.assign(n, S(0));
   r.probs.assign(size_t(B) * H * T * T, S(0));
-  attention_forward(sh, Q.data(), K.data(), V.data(), pos.data(), pos.data(), vis, *scheme, P, r.probs.data(),
-                    r.out.data(), kv, {}, {}, path);
-  attention_backward(sh, Q.data(), K.data(), V.data(), pos.data(), pos.data(), vis, *scheme, P,
+  attention_forward(sh, Q.data(), K.data(), V.data(), Coordinates{pos.data(), pos.data(), vis}, *scheme, P,
+                    r.probs.data(), r.out.data(), kv, {}, {}, path);
+  attention_backward(sh, Q.data(), K.data(), V.data(), Coordinates{pos.data(), pos.data(), vis}, *scheme, P,
                      ParamView<S>{grad.data(), &layout}, r.probs.data(), dO.data(), r.dQ.data(), r.dK.data(),
                      r.dV.data(), kv, {}, {}, path);
   r.grad = grad;
@@ -140,8 +140,8 @@ TEST_CASE("attention paths: a path that cannot take the arguments throws") {
   const std::vector<int> pos{0, 1, 2, 3}, index{0, 1, 2, 3};
   const AttnShape sh{1, 4, 4, 1, 8};
   auto forward = [&](const int* kv, ScoreLookup<float> lookup, AttnPath path) {
-    attention_forward(sh, x.data(), x.data(), x.data(), pos.data(), pos.data(), Visibility{}, *scheme, P, probs.data(),
-                      out.data(), kv, {}, lookup, path);
+    attention_forward(sh, x.data(), x.data(), x.data(), Coordinates{pos.data(), pos.data(), Visibility{}}, *scheme, P,
+                      probs.data(), out.data(), kv, {}, lookup, path);
   };
   CHECK_NOTHROW(forward(nullptr, {}, AttnPath::rows));
   CHECK_NOTHROW(forward(index.data(), {}, AttnPath::rows));

@@ -52,11 +52,11 @@ PathRun run_path(const SchemeConfig& c, int p0, bool row_path, const Visibility&
   PathRun r;
   r.out.assign(n, 0.0), r.dQ.assign(n, 0.0), r.dK.assign(n, 0.0), r.dV.assign(n, 0.0);
   std::vector<double> probs(size_t(B) * H * T * T, 0.0);
-  attention_forward(sh, Q.data(), K.data(), V.data(), pos.data(), pos.data(), vis, *scheme, P, probs.data(),
-                    r.out.data(), kv, AttnTables<double>{tables.data(), nullptr, T});
+  attention_forward(sh, Q.data(), K.data(), V.data(), Coordinates{pos.data(), pos.data(), vis}, *scheme, P,
+                    probs.data(), r.out.data(), kv, AttnTables<double>{tables.data(), nullptr, T});
   const ParamView<double> G{grad.data(), &layout};
-  attention_backward(sh, Q.data(), K.data(), V.data(), pos.data(), pos.data(), vis, *scheme, P, G, probs.data(),
-                     dO.data(), r.dQ.data(), r.dK.data(), r.dV.data(), kv,
+  attention_backward(sh, Q.data(), K.data(), V.data(), Coordinates{pos.data(), pos.data(), vis}, *scheme, P, G,
+                     probs.data(), dO.data(), r.dQ.data(), r.dK.data(), r.dV.data(), kv,
                      AttnTables<double>{tables.data(), dtables.data(), T});
   if (!dtables.empty()) scheme->tables_backward(P, G, 0, T, tables.data(), dtables.data());
   r.grad = grad;

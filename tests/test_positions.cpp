@@ -114,11 +114,11 @@ TEST_CASE("unmasked attention without positions is permutation-equivariant; the 
   for (bool causal : {false, true}) {
     const Visibility vis{causal, 0};
     std::vector<double> probs(2 * T * T), out(T * W), out_p(T * W);
-    attention_forward(sh, X.data(), X.data(), V.data(), pos.data(), pos.data(), vis, *none, {}, probs.data(),
-                      out.data());
+    attention_forward(sh, X.data(), X.data(), V.data(), Coordinates{pos.data(), pos.data(), vis}, *none, {},
+                      probs.data(), out.data());
     const auto Xp = permute(X), Vp = permute(V);
-    attention_forward(sh, Xp.data(), Xp.data(), Vp.data(), pos.data(), pos.data(), vis, *none, {}, probs.data(),
-                      out_p.data());
+    attention_forward(sh, Xp.data(), Xp.data(), Vp.data(), Coordinates{pos.data(), pos.data(), vis}, *none, {},
+                      probs.data(), out_p.data());
     const auto expect = permute(out);
     double diff = 0;
     for (int i = 0; i < T * W; ++i) diff = std::max(diff, std::abs(expect[i] - out_p[i]));
@@ -139,8 +139,8 @@ TEST_CASE("masked keys get probability exactly 0; a band limits the age") {
   const int T = 6;
   std::vector<double> X(T * 4, 0.1), probs(T * T, -1.0), out(T * 4);  // -1: every entry must be written
   std::vector<int> pos = {10, 11, 12, 13, 14, 15};
-  attention_forward(AttnShape{1, T, T, 1, 4}, X.data(), X.data(), X.data(), pos.data(), pos.data(), Visibility{true, 3},
-                    *alibi, {}, probs.data(), out.data());
+  attention_forward(AttnShape{1, T, T, 1, 4}, X.data(), X.data(), X.data(),
+                    Coordinates{pos.data(), pos.data(), Visibility{true, 3}}, *alibi, {}, probs.data(), out.data());
   for (int i = 0; i < T; ++i)
     for (int j = 0; j < T; ++j) {
       if (j > i || i - j >= 3)

@@ -22,9 +22,11 @@ struct Fixture {
   std::unique_ptr<Scheme<double>> scheme;
   ParamLayout layout;
   std::vector<double> params;
-  explicit Fixture(const std::string& name, nlohmann::json settings = nlohmann::json::object()) {
+  explicit Fixture(const std::string& name, nlohmann::json settings = nlohmann::json::object(),
+                   bool bidirectional = false) {
     SchemeConfig c;
     c.name = name, c.n_heads = 2, c.d_head = 4, c.d_model = 8, c.n_layers = 1, c.train_length = 40;
+    c.bidirectional = bidirectional;
     c.settings = std::move(settings);
     scheme = make_scheme<double>(c);
     scheme->declare(layout);
@@ -81,6 +83,23 @@ TEST_CASE(
     const auto s = f.scores(kHead, kM, {kBefore, kAfter}, kQ, kK);
     CHECK(s[0] == doctest::Approx(-0.25 * 3));
     CHECK(s[1] == doctest::Approx(+0.25 * 3));
+  }
+  SUBCASE("alibi, encoder form: -slope_h |m - n|, the same on both sides") {
+    Fixture f("alibi", {{"alibi_slopes", {0.5, 0.25}}}, true);
+    const auto s = f.scores(kHead, kM, {kBefore, kAfter}, kQ, kK);
+    CHECK(s[0] == doctest::Approx(-0.25 * 3));
+    CHECK(s[1] == doctest::Approx(-0.25 * 3));                          // direction is lost
+    CHECK(f.scheme->geometry().kind == PositionGeometry::Kind::Other);  // not read as the causal linear bias
+  }
+  SUBCASE("t5, encoder form: a later key reads the other half of the buckets") {
+    Fixture f("t5", nlohmann::json::object(), true);
+    const auto s = f.scores(kHead, kM, {kBefore, kAfter}, kQ, kK);
+    const auto beta = f.P("pos.t5_bias");
+    CHECK(s[0] == doctest::Approx(beta(3, kHead)));
+    CHECK(s[1] == doctest::Approx(beta(16 + 3, kHead)));
+    const auto far = f.scores(kHead, 200, {200 - 150, 200 + 150}, kQ, kK);
+    CHECK(far[0] == doctest::Approx(beta(15, kHead)));
+    CHECK(far[1] == doctest::Approx(beta(31, kHead)));
   }
   SUBCASE("t5: beta[bucket(max(m - n, 0)), h]; ages below 16 are their own bucket") {
     Fixture f("t5");

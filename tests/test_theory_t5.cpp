@@ -53,3 +53,25 @@ TEST_CASE("theory: T5 bucket table") {
   }
   CHECK(covered == 113);  // buckets 0..30 tile 0..112 without gaps
 }
+
+TEST_CASE("theory: T5's encoder buckets split the table between the two sides (Transformers' bidirectional)") {
+  // Transformers' relative_position_bucket(rel = key - query, bidirectional=True, 32, 128): num_buckets
+  // halves to 16, a later key (rel > 0) adds 16, then 8 exact distances and log-spaced ones up to 128.
+  // Values worked by hand from that definition: ln(20/8)/ln(16) * 8 = 2.64, ln(100/8)/ln(16) * 8 = 7.29.
+  using pe::theory::t5_bidirectional_bucket;
+  CHECK(t5_bidirectional_bucket(0) == 0);     // the query's own position
+  CHECK(t5_bidirectional_bucket(5) == 5);     // a key 5 before
+  CHECK(t5_bidirectional_bucket(-5) == 21);   // a key 5 after: 16 + 5
+  CHECK(t5_bidirectional_bucket(8) == 8);     // the first log-spaced distance
+  CHECK(t5_bidirectional_bucket(20) == 10);   // 8 + floor(2.64)
+  CHECK(t5_bidirectional_bucket(-20) == 26);  // 16 + 10
+  CHECK(t5_bidirectional_bucket(100) == 15);  // 8 + floor(7.29)
+  CHECK(t5_bidirectional_bucket(-100) == 31);
+  CHECK(t5_bidirectional_bucket(5000) == 15);  // every far key shares its side's last bucket
+  CHECK(t5_bidirectional_bucket(-5000) == 31);
+  // each side is the causal map over half the buckets
+  for (int r = 0; r <= 400; ++r) {
+    CHECK(t5_bidirectional_bucket(r, 32, 128) == integer_bucket(r, 16, 128));
+    CHECK(t5_bidirectional_bucket(-r - 1, 32, 128) == 16 + integer_bucket(r + 1, 16, 128));
+  }
+}

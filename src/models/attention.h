@@ -9,15 +9,25 @@
 
 namespace pe {
 
-// Which keys a query may see, from positions alone. A masked key gets probability exactly 0.
+// Which keys a query may see, from positions alone. A masked key gets probability exactly 0: visibility
+// is a mask, never a finite bias, and a position bias is never a mask.
+//   causal:        keys at or before the query's position (a decoder)
+//   bidirectional: every key (an encoder): causal = false
+//   prefix:        every key below position `prefix`, causal after it (a prefix LM): causal and prefix > 0
+// A window (> 0) hides keys whose age m - n is the window or more, in every kind.
 struct Visibility {
   bool causal = true;
-  int window = 0;  // > 0: only keys with age m - n < window (a band added to the causal mask)
+  int window = 0;  // > 0: only keys with age m - n < window (a band added to the mask)
+  int prefix = 0;  // > 0 with causal: keys at positions below it are seen by every query
   bool visible(int m, int n) const {
-    if (causal && n > m) return false;
+    if (causal && n > m && n >= prefix) return false;
     if (window > 0 && m - n >= window) return false;
     return true;
   }
+  // Some query may see a key after its own position (the schemes' encoder forms apply: SchemeConfig).
+  bool sees_later() const { return !causal || prefix > 0; }
+  static Visibility bidirectional() { return {false, 0, 0}; }
+  static Visibility prefix_lm(int k) { return {true, 0, k}; }
   bool operator==(const Visibility&) const = default;
   // This visibility with a scheme's window for a layer added (the narrower band wins).
   Visibility with_window(int w) const {
@@ -25,6 +35,28 @@ struct Visibility {
     if (w > 0) v.window = v.window > 0 ? std::min(v.window, w) : w;
     return v;
   }
+};
+
+// The coordinates of a batch: where each query and key row is, which document it belongs to, and the
+// visibility (docs/architecture.md, "The batch model"). Storage rows are not positions: a row's
+// position is data, and every scheme reads positions only.
+//   qpos, kpos: the positions of the query and key rows: [Tq] and [Tk] shared by the batch, or
+//     [B, Tq] and [B, Tk] when per_row.
+//   qseg, kseg: [B, Tq] and [B, Tk], the document of each row (packing with isolation: a query sees
+//     a key only of its own document), or nullptr: one document. -1 is a PAD row: a PAD key is seen by
+//     no query, a PAD query sees no key (its output is 0 and it takes no gradient).
+// A key is visible to a query when vis allows their positions and their documents are the same.
+struct Coordinates {
+  const int* qpos = nullptr;
+  const int* kpos = nullptr;
+  Visibility vis = {};
+  bool per_row = false;
+  const int* qseg = nullptr;
+  const int* kseg = nullptr;
+  const int* q_of(int b, int Tq) const { return per_row ? qpos + size_t(b) * Tq : qpos; }
+  const int* k_of(int b, int Tk) const { return per_row ? kpos + size_t(b) * Tk : kpos; }
+  // Every sequence of the batch has the same coordinates (the visible sets are decided once).
+  bool shared() const { return !per_row && !qseg && !kseg; }
 };
 
 struct AttnShape {
@@ -84,35 +116,32 @@ enum class AttnPath { automatic, rows, dense, lookup };
 // (AttnRow: layer, head, query, visible keys), in the row path and the dense path alike. With lookup,
 // s_j = lookup.scores[kv_index[b*Tk + j]] instead (Q is not read).
 template <class S>
-void attention_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
-                       const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* probs, S* out,
-                       const int* kv_index = nullptr, AttnTables<S> tables = {}, ScoreLookup<S> lookup = {},
-                       AttnPath path = AttnPath::automatic);
+void attention_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, const Coordinates& at,
+                       const Scheme<S>& scheme, CParamView<S> P, S* probs, S* out, const int* kv_index = nullptr,
+                       AttnTables<S> tables = {}, ScoreLookup<S> lookup = {}, AttnPath path = AttnPath::automatic);
 
 // The scores alone, before the softmax: the same arguments as attention_forward and the same bits as
 // its scores; scores (out): [B, H, Tq, Tk], -infinity at every masked key. For reading a trained head,
 // and for making a ScoreLookup's table.
 template <class S>
-void attention_scores(const AttnShape& sh, const S* Q, const S* K, const int* qpos, const int* kpos,
-                      const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* scores,
-                      const int* kv_index = nullptr, AttnTables<S> tables = {});
+void attention_scores(const AttnShape& sh, const S* Q, const S* K, const Coordinates& at, const Scheme<S>& scheme,
+                      CParamView<S> P, S* scores, const int* kv_index = nullptr, AttnTables<S> tables = {});
 
 // Its backward: dscores [B, H, Tq, Tk] (read at visible keys only) adds into dQ, dK (as
 // attention_backward's) and the scheme's score-term gradients G and tables.grads.
 template <class S>
-void attention_scores_backward(const AttnShape& sh, const S* Q, const S* K, const int* qpos, const int* kpos,
-                               const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G,
-                               const S* dscores, S* dQ, S* dK, const int* kv_index = nullptr,
-                               AttnTables<S> tables = {});
+void attention_scores_backward(const AttnShape& sh, const S* Q, const S* K, const Coordinates& at,
+                               const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G, const S* dscores, S* dQ, S* dK,
+                               const int* kv_index = nullptr, AttnTables<S> tables = {});
 
 // Backward. dout: [B*Tq, H*dh]. Adds into dQ, dK, dV (same shapes as Q, K, V; with kv_index the
 // table rows are scatter-added) and into the scheme's bias gradients G. With lookup, adds each key's
 // score gradient into lookup.grads at its table row instead, and leaves dQ, dK and the score terms alone.
 // probs: as attention_forward wrote them, by any path.
 template <class S>
-void attention_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
-                        const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G, const S* probs,
-                        const S* dout, S* dQ, S* dK, S* dV, const int* kv_index = nullptr, AttnTables<S> tables = {},
+void attention_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, const Coordinates& at,
+                        const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G, const S* probs, const S* dout, S* dQ,
+                        S* dK, S* dV, const int* kv_index = nullptr, AttnTables<S> tables = {},
                         ScoreLookup<S> lookup = {}, AttnPath path = AttnPath::automatic);
 
 }  // namespace pe

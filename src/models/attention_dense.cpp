@@ -105,9 +105,8 @@ void copy_head(const S* x, int rows, int dh, int W, S* xh) {
 }  // namespace
 
 template <class S>
-void dense_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
-                   const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* probs, S* out,
-                   AttnTables<S> tables) {
+void dense_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, const Coordinates& at,
+                   const Scheme<S>& scheme, CParamView<S> P, S* probs, S* out, AttnTables<S> tables) {
   const int dh = sh.dh, W = sh.H * dh, Tk = sh.Tk;
   const bool scores = scheme.acts_on_scores(), values = scheme.acts_on_values();
   // a scheme with block hooks adds its terms to the whole scaled block; else row by row
@@ -116,8 +115,7 @@ void dense_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
   std::vector<S> pv(values ? Tk : 0);
   const S scale = scheme.content_scale(sh.layer) / std::sqrt(S(dh));
   const S row_scale = block ? S(1) : scale;  // a block is scaled before its hook
-  const VisibleSets& visible = visible_sets(vis, qpos, sh.Tq, kpos, Tk);
-  const auto blocks = query_blocks(visible, sh.Tq);
+  const BatchVisibleSets& sets = visible_sets(at, sh);
   const int ldt = transposed_stride(Tk);
   std::vector<S> sc_buf, kt_buf, vh_buf, ps_buf;
   S* sc = cache_aligned(sc_buf, size_t(kQueryBlock) * Tk);
@@ -131,7 +129,10 @@ void dense_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
   // scalar head up to the first aligned element, so on memory of varying alignment the same row
   // could round differently from run to run (and thread to thread).
   Eigen::Array<S, Eigen::Dynamic, 1> row(Tk);
-  for (int b = 0; b < sh.B; ++b)
+  for (int b = 0; b < sh.B; ++b) {
+    const VisibleSets& visible = sets[b];
+    const int *qpos = at.q_of(b, sh.Tq), *kpos = at.k_of(b, Tk);
+    const auto blocks = query_blocks(visible, sh.Tq);
     for (int h = 0; h < sh.H; ++h) {
       // kt = K^T of this (sequence, head): [dh, Tk]; vh = its V rows: [Tk, dh]
       const size_t head = size_t(b) * Tk * W + size_t(h) * dh;
@@ -189,24 +190,27 @@ void dense_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
           }
       }
     }
+  }
 }
 
 template <class S>
-void dense_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
-                    const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G, const S* probs,
-                    const S* dout, S* dQ, S* dK, S* dV, AttnTables<S> tables) {
+void dense_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, const Coordinates& at,
+                    const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G, const S* probs, const S* dout, S* dQ,
+                    S* dK, S* dV, AttnTables<S> tables) {
   const int dh = sh.dh, W = sh.H * dh, Tk = sh.Tk;
   const bool scores = scheme.acts_on_scores(), values = scheme.acts_on_values();
   const bool block = scores && scheme.block_scores(sh.layer), vblock = values && scheme.block_values(sh.layer);
   const S scale = scheme.content_scale(sh.layer) / std::sqrt(S(dh));
-  const VisibleSets& visible = visible_sets(vis, qpos, sh.Tq, kpos, Tk);
-  const auto blocks = query_blocks(visible, sh.Tq);
+  const BatchVisibleSets& sets = visible_sets(at, sh);
   const int ldt = transposed_stride(Tk);
   std::vector<S> ds_buf, vt_buf, kh_buf, row(Tk), pv(values ? Tk : 0);
   S* ds = cache_aligned(ds_buf, size_t(kQueryBlock) * Tk);
   S* vt = cache_aligned(vt_buf, size_t(dh) * ldt);
   S* kh = cache_aligned(kh_buf, size_t(Tk) * dh);
-  for (int b = 0; b < sh.B; ++b)
+  for (int b = 0; b < sh.B; ++b) {
+    const VisibleSets& visible = sets[b];
+    const int *qpos = at.q_of(b, sh.Tq), *kpos = at.k_of(b, Tk);
+    const auto blocks = query_blocks(visible, sh.Tq);
     for (int h = 0; h < sh.H; ++h) {
       // vt = V^T of this (sequence, head): [dh, Tk]; kh = its K rows: [Tk, dh]
       const size_t head = size_t(b) * Tk * W + size_t(h) * dh;
@@ -259,14 +263,15 @@ void dense_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, con
         gemm(Op::T, Op::N, nk, dh, nq, ds, nk, Q + qoff, W, dK + koff, W, true);
       }
     }
+  }
 }
 
-#define PE_ATTENTION_DENSE(S)                                                                                 \
-  template void dense_forward<S>(const AttnShape&, const S*, const S*, const S*, const int*, const int*,      \
-                                 const Visibility&, const Scheme<S>&, CParamView<S>, S*, S*, AttnTables<S>);  \
-  template void dense_backward<S>(const AttnShape&, const S*, const S*, const S*, const int*, const int*,     \
-                                  const Visibility&, const Scheme<S>&, CParamView<S>, ParamView<S>, const S*, \
-                                  const S*, S*, S*, S*, AttnTables<S>);
+#define PE_ATTENTION_DENSE(S)                                                                                          \
+  template void dense_forward<S>(const AttnShape&, const S*, const S*, const S*, const Coordinates&, const Scheme<S>&, \
+                                 CParamView<S>, S*, S*, AttnTables<S>);                                                \
+  template void dense_backward<S>(const AttnShape&, const S*, const S*, const S*, const Coordinates&,                  \
+                                  const Scheme<S>&, CParamView<S>, ParamView<S>, const S*, const S*, S*, S*, S*,       \
+                                  AttnTables<S>);
 PE_ATTENTION_DENSE(float)
 PE_ATTENTION_DENSE(double)
 #undef PE_ATTENTION_DENSE

@@ -75,17 +75,20 @@ struct KeyOffsets {
   }
 };
 
-// The keys each query row may see. Positions are shared by the batch, so this is decided once per
-// call, not once per (sequence, head, query). Query i sees keys[start[i] .. start[i+1]) at positions pos[...].
-// first[i] and last[i], row i's lowest and highest key (keys ascend), are kept beside the lists so the
-// blocked path can place a row without reading them (at T = 512 they hold 0.5 MB).
+// The keys each query row of one sequence may see. Query i sees keys[start[i] .. start[i+1]) at
+// positions pos[...]. first[i] and last[i], row i's lowest and highest key (keys ascend), are kept
+// beside the lists so the blocked path can place a row without reading them (at T = 512 they hold 0.5 MB).
 struct VisibleSets {
   std::vector<int> start, keys, pos, first, last;
-  VisibleSets(const Visibility& vis, const int* qpos, int Tq, const int* kpos, int Tk)
-      : start(Tq + 1, 0), first(Tq, 0), last(Tq, -1) {
+  // Sequence b of a batch with coordinates `at` (Coordinates: positions, documents, visibility).
+  VisibleSets(const Coordinates& at, int b, int Tq, int Tk) : start(Tq + 1, 0), first(Tq, 0), last(Tq, -1) {
+    const int *qpos = at.q_of(b, Tq), *kpos = at.k_of(b, Tk);
+    const int* qseg = at.qseg ? at.qseg + size_t(b) * Tq : nullptr;
+    const int* kseg = at.kseg ? at.kseg + size_t(b) * Tk : nullptr;
     for (int i = 0; i < Tq; ++i) {
-      for (int j = 0; j < Tk; ++j)
-        if (vis.visible(qpos[i], kpos[j])) keys.push_back(j), pos.push_back(kpos[j]);
+      const int doc = qseg ? qseg[i] : 0;
+      for (int j = 0; doc >= 0 && j < Tk; ++j)
+        if ((kseg ? kseg[j] : 0) == doc && at.vis.visible(qpos[i], kpos[j])) keys.push_back(j), pos.push_back(kpos[j]);
       start[i + 1] = int(keys.size());
       if (count(i) > 0) first[i] = keys[start[i]], last[i] = keys[start[i + 1] - 1];
     }
@@ -97,10 +100,19 @@ struct VisibleSets {
   const int* pos_of(int i) const { return pos.data() + start[i]; }
 };
 
-// The visible sets for these positions, decided once per thread and reused while the positions and
-// the visibility stay the same: every block of a model, forward and backward, asks for the same ones
+// The visible sets of every sequence of a batch: one set when the coordinates are shared
+// (Coordinates::shared), else one per distinct sequence (sequences with the same positions and
+// documents share theirs).
+struct BatchVisibleSets {
+  std::vector<VisibleSets> sets;
+  std::vector<int> of_row;  // [B]: sequence b's set; empty: every sequence reads sets[0]
+  const VisibleSets& operator[](int b) const { return sets[of_row.empty() ? 0 : of_row[b]]; }
+};
+
+// The visible sets for these coordinates, decided once per thread and reused while the coordinates
+// stay the same: every block of a model, forward and backward, asks for the same ones
 // (models/attention.cpp).
-const VisibleSets& visible_sets(const Visibility& vis, const int* qpos, int Tq, const int* kpos, int Tk);
+const BatchVisibleSets& visible_sets(const Coordinates& at, const AttnShape& sh);
 
 // What the score and value hooks see of query row i of head h of sequence b: keys are rows of K
 // (through kv_index when given).
@@ -189,30 +201,29 @@ void by_width(int dh, F&& f) {
 
 // attention_rows.cpp: the reference path, any shape, keys through kv_index when given.
 template <class S>
-void rows_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
-                  const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* probs, S* out,
-                  const int* kv_index, AttnTables<S> tables);
+void rows_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, const Coordinates& at,
+                  const Scheme<S>& scheme, CParamView<S> P, S* probs, S* out, const int* kv_index,
+                  AttnTables<S> tables);
 template <class S>
-void rows_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
-                   const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G, const S* probs,
-                   const S* dout, S* dQ, S* dK, S* dV, const int* kv_index, AttnTables<S> tables);
+void rows_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, const Coordinates& at,
+                   const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G, const S* probs, const S* dout, S* dQ,
+                   S* dK, S* dV, const int* kv_index, AttnTables<S> tables);
 
 // attention_dense.cpp: keys are rows of K/V (no kv_index).
 template <class S>
-void dense_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
-                   const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* probs, S* out,
-                   AttnTables<S> tables);
+void dense_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, const Coordinates& at,
+                   const Scheme<S>& scheme, CParamView<S> P, S* probs, S* out, AttnTables<S> tables);
 template <class S>
-void dense_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
-                    const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G, const S* probs,
-                    const S* dout, S* dQ, S* dK, S* dV, AttnTables<S> tables);
+void dense_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, const Coordinates& at,
+                    const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G, const S* probs, const S* dout, S* dQ,
+                    S* dK, S* dV, AttnTables<S> tables);
 
 // attention_lookup.cpp: looked-up scores (kv_index, one query row, one head; checked by the caller).
 template <class S>
-void lookup_forward(const AttnShape& sh, const S* V, const int* qpos, const int* kpos, const Visibility& vis, S* probs,
-                    S* out, const int* kv_index, ScoreLookup<S> lookup);
+void lookup_forward(const AttnShape& sh, const S* V, const Coordinates& at, S* probs, S* out, const int* kv_index,
+                    ScoreLookup<S> lookup);
 template <class S>
-void lookup_backward(const AttnShape& sh, const S* V, const int* qpos, const int* kpos, const Visibility& vis,
-                     const S* probs, const S* dout, S* dV, const int* kv_index, ScoreLookup<S> lookup);
+void lookup_backward(const AttnShape& sh, const S* V, const Coordinates& at, const S* probs, const S* dout, S* dV,
+                     const int* kv_index, ScoreLookup<S> lookup);
 
 }  // namespace pe::attn

@@ -169,10 +169,10 @@ void lookup_backward8(const AttnShape& sh, const float* V, const Lanes8& L, cons
 // One or two sequences at a time (two: their sums o = sum_j p_j v_j, each in key order as
 // accumulate_rows, run as two independent chains); eight at a time where the build has the lanes.
 template <class S, int DH>
-void lookup_forward_impl(const AttnShape& sh, const S* V, const int* qpos, const int* kpos, const Visibility& vis,
-                         S* probs, S* out, const int* kv_index, ScoreLookup<S> lookup) {
+void lookup_forward_impl(const AttnShape& sh, const S* V, const Coordinates& at, S* probs, S* out, const int* kv_index,
+                         ScoreLookup<S> lookup) {
   const int dh = DH > 0 ? DH : sh.dh;
-  const VisibleSets& visible = visible_sets(vis, qpos, 1, kpos, sh.Tk);
+  const VisibleSets& visible = visible_sets(at, sh)[0];  // shared by the batch (checked by the caller)
   const int nk = visible.count(0);
   const int* keys = visible.keys_of(0);
   int first = 0;
@@ -225,10 +225,10 @@ void lookup_forward_impl(const AttnShape& sh, const S* V, const int* qpos, const
 
 // Its backward: dv_j += p_j go, dp_j = go.v_j, ds = the softmax's backward, added at key j's table row.
 template <class S, int DH>
-void lookup_backward_impl(const AttnShape& sh, const S* V, const int* qpos, const int* kpos, const Visibility& vis,
-                          const S* probs, const S* dout, S* dV, const int* kv_index, ScoreLookup<S> lookup) {
+void lookup_backward_impl(const AttnShape& sh, const S* V, const Coordinates& at, const S* probs, const S* dout, S* dV,
+                          const int* kv_index, ScoreLookup<S> lookup) {
   const int dh = DH > 0 ? DH : sh.dh;
-  const VisibleSets& visible = visible_sets(vis, qpos, 1, kpos, sh.Tk);
+  const VisibleSets& visible = visible_sets(at, sh)[0];  // shared by the batch (checked by the caller)
   const int nk = visible.count(0);
   const int* keys = visible.keys_of(0);
   std::vector<S> dp(sh.Tk), pv(sh.Tk);
@@ -262,26 +262,22 @@ void lookup_backward_impl(const AttnShape& sh, const S* V, const int* qpos, cons
 }  // namespace
 
 template <class S>
-void lookup_forward(const AttnShape& sh, const S* V, const int* qpos, const int* kpos, const Visibility& vis, S* probs,
-                    S* out, const int* kv_index, ScoreLookup<S> lookup) {
-  by_width(sh.dh, [&](auto w) {
-    lookup_forward_impl<S, decltype(w)::value>(sh, V, qpos, kpos, vis, probs, out, kv_index, lookup);
-  });
+void lookup_forward(const AttnShape& sh, const S* V, const Coordinates& at, S* probs, S* out, const int* kv_index,
+                    ScoreLookup<S> lookup) {
+  by_width(sh.dh, [&](auto w) { lookup_forward_impl<S, decltype(w)::value>(sh, V, at, probs, out, kv_index, lookup); });
 }
 
 template <class S>
-void lookup_backward(const AttnShape& sh, const S* V, const int* qpos, const int* kpos, const Visibility& vis,
-                     const S* probs, const S* dout, S* dV, const int* kv_index, ScoreLookup<S> lookup) {
-  by_width(sh.dh, [&](auto w) {
-    lookup_backward_impl<S, decltype(w)::value>(sh, V, qpos, kpos, vis, probs, dout, dV, kv_index, lookup);
-  });
+void lookup_backward(const AttnShape& sh, const S* V, const Coordinates& at, const S* probs, const S* dout, S* dV,
+                     const int* kv_index, ScoreLookup<S> lookup) {
+  by_width(sh.dh,
+           [&](auto w) { lookup_backward_impl<S, decltype(w)::value>(sh, V, at, probs, dout, dV, kv_index, lookup); });
 }
 
-#define PE_ATTENTION_LOOKUP(S)                                                                                      \
-  template void lookup_forward<S>(const AttnShape&, const S*, const int*, const int*, const Visibility&, S*, S*,    \
-                                  const int*, ScoreLookup<S>);                                                      \
-  template void lookup_backward<S>(const AttnShape&, const S*, const int*, const int*, const Visibility&, const S*, \
-                                   const S*, S*, const int*, ScoreLookup<S>);
+#define PE_ATTENTION_LOOKUP(S)                                                                                         \
+  template void lookup_forward<S>(const AttnShape&, const S*, const Coordinates&, S*, S*, const int*, ScoreLookup<S>); \
+  template void lookup_backward<S>(const AttnShape&, const S*, const Coordinates&, const S*, const S*, S*, const int*, \
+                                   ScoreLookup<S>);
 PE_ATTENTION_LOOKUP(float)
 PE_ATTENTION_LOOKUP(double)
 #undef PE_ATTENTION_LOOKUP

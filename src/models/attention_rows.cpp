@@ -14,17 +14,19 @@ namespace {
 
 // DH > 0: the head width known at compile time (vectorised inner loops); DH = 0: sh.dh at run time.
 template <class S, int DH>
-void rows_forward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
-                       const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* probs, S* out,
-                       const int* kv_index, AttnTables<S> tables) {
+void rows_forward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, const Coordinates& at,
+                       const Scheme<S>& scheme, CParamView<S> P, S* probs, S* out, const int* kv_index,
+                       AttnTables<S> tables) {
   const int dh = DH > 0 ? DH : sh.dh, W = sh.H * dh;
   const bool scores = scheme.acts_on_scores(), values = scheme.acts_on_values();
   const S scale = scheme.content_scale(sh.layer) / std::sqrt(S(dh));
-  const VisibleSets& visible = visible_sets(vis, qpos, sh.Tq, kpos, sh.Tk);
+  const BatchVisibleSets& sets = visible_sets(at, sh);
   const KeyOffsets key_rows{sh, dh, W, kv_index};
   Eigen::Array<S, Eigen::Dynamic, 1> sc(sh.Tk);  // aligned (softmax_row)
   std::vector<S> pscratch(probs ? 0 : sh.Tk), pv(values ? sh.Tk : 0);
-  for (int b = 0; b < sh.B; ++b)
+  for (int b = 0; b < sh.B; ++b) {
+    const VisibleSets& visible = sets[b];
+    const int* qpos = at.q_of(b, sh.Tq);
     for (int h = 0; h < sh.H; ++h)
       for (int i = 0; i < sh.Tq; ++i) {
         const S* q = Q + (size_t(b) * sh.Tq + i) * W + size_t(h) * dh;
@@ -50,19 +52,22 @@ void rows_forward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, 
           scheme.value_forward(P, row, pv.data(), o);
         }
       }
+  }
 }
 
 template <class S, int DH>
-void rows_backward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
-                        const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G, const S* probs,
-                        const S* dout, S* dQ, S* dK, S* dV, const int* kv_index, AttnTables<S> tables) {
+void rows_backward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, const Coordinates& at,
+                        const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G, const S* probs, const S* dout, S* dQ,
+                        S* dK, S* dV, const int* kv_index, AttnTables<S> tables) {
   const int dh = DH > 0 ? DH : sh.dh, W = sh.H * dh;
   const bool scores = scheme.acts_on_scores(), values = scheme.acts_on_values();
   const S scale = scheme.content_scale(sh.layer) / std::sqrt(S(dh));
-  const VisibleSets& visible = visible_sets(vis, qpos, sh.Tq, kpos, sh.Tk);
+  const BatchVisibleSets& sets = visible_sets(at, sh);
   const KeyOffsets key_rows{sh, dh, W, kv_index};
   std::vector<S> dp(sh.Tk), ds(sh.Tk), pv(sh.Tk);
-  for (int b = 0; b < sh.B; ++b)
+  for (int b = 0; b < sh.B; ++b) {
+    const VisibleSets& visible = sets[b];
+    const int* qpos = at.q_of(b, sh.Tq);
     for (int h = 0; h < sh.H; ++h)
       for (int i = 0; i < sh.Tq; ++i) {
         const size_t qrow = (size_t(b) * sh.Tq + i) * W + size_t(h) * dh;
@@ -87,36 +92,35 @@ void rows_backward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V,
         score_row_backward<S, DH>(sh, scheme, P, G, scale, row, scores, nk, keys, key_rows, b, h, K, q, ds.data(),
                                   dQ + qrow, dK, tables);
       }
+  }
 }
 
 }  // namespace
 
 template <class S>
-void rows_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
-                  const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* probs, S* out,
-                  const int* kv_index, AttnTables<S> tables) {
+void rows_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, const Coordinates& at,
+                  const Scheme<S>& scheme, CParamView<S> P, S* probs, S* out, const int* kv_index,
+                  AttnTables<S> tables) {
   by_width(sh.dh, [&](auto w) {
-    rows_forward_impl<S, decltype(w)::value>(sh, Q, K, V, qpos, kpos, vis, scheme, P, probs, out, kv_index, tables);
+    rows_forward_impl<S, decltype(w)::value>(sh, Q, K, V, at, scheme, P, probs, out, kv_index, tables);
   });
 }
 
 template <class S>
-void rows_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, const int* qpos, const int* kpos,
-                   const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G, const S* probs,
-                   const S* dout, S* dQ, S* dK, S* dV, const int* kv_index, AttnTables<S> tables) {
+void rows_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, const Coordinates& at,
+                   const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G, const S* probs, const S* dout, S* dQ,
+                   S* dK, S* dV, const int* kv_index, AttnTables<S> tables) {
   by_width(sh.dh, [&](auto w) {
-    rows_backward_impl<S, decltype(w)::value>(sh, Q, K, V, qpos, kpos, vis, scheme, P, G, probs, dout, dQ, dK, dV,
-                                              kv_index, tables);
+    rows_backward_impl<S, decltype(w)::value>(sh, Q, K, V, at, scheme, P, G, probs, dout, dQ, dK, dV, kv_index, tables);
   });
 }
 
 #define PE_ATTENTION_ROWS(S)                                                                                           \
-  template void rows_forward<S>(const AttnShape&, const S*, const S*, const S*, const int*, const int*,                \
-                                const Visibility&, const Scheme<S>&, CParamView<S>, S*, S*, const int*,                \
-                                AttnTables<S>);                                                                        \
-  template void rows_backward<S>(const AttnShape&, const S*, const S*, const S*, const int*, const int*,               \
-                                 const Visibility&, const Scheme<S>&, CParamView<S>, ParamView<S>, const S*, const S*, \
-                                 S*, S*, S*, const int*, AttnTables<S>);
+  template void rows_forward<S>(const AttnShape&, const S*, const S*, const S*, const Coordinates&, const Scheme<S>&,  \
+                                CParamView<S>, S*, S*, const int*, AttnTables<S>);                                     \
+  template void rows_backward<S>(const AttnShape&, const S*, const S*, const S*, const Coordinates&, const Scheme<S>&, \
+                                 CParamView<S>, ParamView<S>, const S*, const S*, S*, S*, S*, const int*,              \
+                                 AttnTables<S>);
 PE_ATTENTION_ROWS(float)
 PE_ATTENTION_ROWS(double)
 #undef PE_ATTENTION_ROWS

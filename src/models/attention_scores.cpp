@@ -14,14 +14,16 @@ namespace attn {
 namespace {
 
 template <class S, int DH>
-void scores_impl(const AttnShape& sh, const S* Q, const S* K, const int* qpos, const int* kpos, const Visibility& vis,
-                 const Scheme<S>& scheme, CParamView<S> P, S* scores, const int* kv_index, AttnTables<S> tables) {
+void scores_impl(const AttnShape& sh, const S* Q, const S* K, const Coordinates& at, const Scheme<S>& scheme,
+                 CParamView<S> P, S* scores, const int* kv_index, AttnTables<S> tables) {
   const int dh = DH > 0 ? DH : sh.dh, W = sh.H * dh;
   const S scale = scheme.content_scale(sh.layer) / std::sqrt(S(dh));
-  const VisibleSets& visible = visible_sets(vis, qpos, sh.Tq, kpos, sh.Tk);
+  const BatchVisibleSets& sets = visible_sets(at, sh);
   const KeyOffsets key_rows{sh, dh, W, kv_index};
   std::vector<S> sc(sh.Tk);
-  for (int b = 0; b < sh.B; ++b)
+  for (int b = 0; b < sh.B; ++b) {
+    const VisibleSets& visible = sets[b];
+    const int* qpos = at.q_of(b, sh.Tq);
     for (int h = 0; h < sh.H; ++h)
       for (int i = 0; i < sh.Tq; ++i) {
         const S* q = Q + (size_t(b) * sh.Tq + i) * W + size_t(h) * dh;
@@ -35,19 +37,22 @@ void scores_impl(const AttnShape& sh, const S* Q, const S* K, const int* qpos, c
         std::fill_n(out, sh.Tk, -std::numeric_limits<S>::infinity());
         for (int t = 0; t < nk; ++t) out[keys[t]] = sc[t];
       }
+  }
 }
 
 template <class S, int DH>
-void scores_backward_impl(const AttnShape& sh, const S* Q, const S* K, const int* qpos, const int* kpos,
-                          const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G,
-                          const S* dscores, S* dQ, S* dK, const int* kv_index, AttnTables<S> tables) {
+void scores_backward_impl(const AttnShape& sh, const S* Q, const S* K, const Coordinates& at, const Scheme<S>& scheme,
+                          CParamView<S> P, ParamView<S> G, const S* dscores, S* dQ, S* dK, const int* kv_index,
+                          AttnTables<S> tables) {
   const int dh = DH > 0 ? DH : sh.dh, W = sh.H * dh;
   const bool scores = scheme.acts_on_scores();
   const S scale = scheme.content_scale(sh.layer) / std::sqrt(S(dh));
-  const VisibleSets& visible = visible_sets(vis, qpos, sh.Tq, kpos, sh.Tk);
+  const BatchVisibleSets& sets = visible_sets(at, sh);
   const KeyOffsets key_rows{sh, dh, W, kv_index};
   std::vector<S> ds(sh.Tk);
-  for (int b = 0; b < sh.B; ++b)
+  for (int b = 0; b < sh.B; ++b) {
+    const VisibleSets& visible = sets[b];
+    const int* qpos = at.q_of(b, sh.Tq);
     for (int h = 0; h < sh.H; ++h)
       for (int i = 0; i < sh.Tq; ++i) {
         const size_t qrow = (size_t(b) * sh.Tq + i) * W + size_t(h) * dh;
@@ -60,36 +65,35 @@ void scores_backward_impl(const AttnShape& sh, const S* Q, const S* K, const int
         score_row_backward<S, DH>(sh, scheme, P, G, scale, row, scores, nk, keys, key_rows, b, h, K, Q + qrow,
                                   ds.data(), dQ + qrow, dK, tables);
       }
+  }
 }
 
 }  // namespace
 }  // namespace attn
 
 template <class S>
-void attention_scores(const AttnShape& sh, const S* Q, const S* K, const int* qpos, const int* kpos,
-                      const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, S* scores, const int* kv_index,
-                      AttnTables<S> tables) {
+void attention_scores(const AttnShape& sh, const S* Q, const S* K, const Coordinates& at, const Scheme<S>& scheme,
+                      CParamView<S> P, S* scores, const int* kv_index, AttnTables<S> tables) {
   attn::by_width(sh.dh, [&](auto w) {
-    attn::scores_impl<S, decltype(w)::value>(sh, Q, K, qpos, kpos, vis, scheme, P, scores, kv_index, tables);
+    attn::scores_impl<S, decltype(w)::value>(sh, Q, K, at, scheme, P, scores, kv_index, tables);
   });
 }
 
 template <class S>
-void attention_scores_backward(const AttnShape& sh, const S* Q, const S* K, const int* qpos, const int* kpos,
-                               const Visibility& vis, const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G,
-                               const S* dscores, S* dQ, S* dK, const int* kv_index, AttnTables<S> tables) {
+void attention_scores_backward(const AttnShape& sh, const S* Q, const S* K, const Coordinates& at,
+                               const Scheme<S>& scheme, CParamView<S> P, ParamView<S> G, const S* dscores, S* dQ, S* dK,
+                               const int* kv_index, AttnTables<S> tables) {
   attn::by_width(sh.dh, [&](auto w) {
-    attn::scores_backward_impl<S, decltype(w)::value>(sh, Q, K, qpos, kpos, vis, scheme, P, G, dscores, dQ, dK,
-                                                      kv_index, tables);
+    attn::scores_backward_impl<S, decltype(w)::value>(sh, Q, K, at, scheme, P, G, dscores, dQ, dK, kv_index, tables);
   });
 }
 
-#define PE_ATTENTION_SCORES(S)                                                                                       \
-  template void attention_scores<S>(const AttnShape&, const S*, const S*, const int*, const int*, const Visibility&, \
-                                    const Scheme<S>&, CParamView<S>, S*, const int*, AttnTables<S>);                 \
-  template void attention_scores_backward<S>(const AttnShape&, const S*, const S*, const int*, const int*,           \
-                                             const Visibility&, const Scheme<S>&, CParamView<S>, ParamView<S>,       \
-                                             const S*, S*, S*, const int*, AttnTables<S>);
+#define PE_ATTENTION_SCORES(S)                                                                                  \
+  template void attention_scores<S>(const AttnShape&, const S*, const S*, const Coordinates&, const Scheme<S>&, \
+                                    CParamView<S>, S*, const int*, AttnTables<S>);                              \
+  template void attention_scores_backward<S>(const AttnShape&, const S*, const S*, const Coordinates&,          \
+                                             const Scheme<S>&, CParamView<S>, ParamView<S>, const S*, S*, S*,   \
+                                             const int*, AttnTables<S>);
 PE_ATTENTION_SCORES(float)
 PE_ATTENTION_SCORES(double)
 #undef PE_ATTENTION_SCORES

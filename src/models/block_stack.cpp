@@ -132,9 +132,10 @@ double BlockStack<S>::run_forward(const int* x, const int* y, int B, int T, Bloc
     }
     // O = attention(Q, K, V): [N, D]
     if (keep) c.probs[l].resize(size_t(B) * sh.H * T * Tk);
-    attention_forward(sh, c.Q[l].data(), c.K[l].data(), c.V[l].data(), c.pos.data(), kpos,
-                      vis.with_window(scheme_->window(l)), *scheme_, P, keep ? c.probs[l].data() : nullptr,
-                      c.O[l].data(), nullptr, AttnTables<S>{c.tables[l].data(), nullptr, Tk});
+    attention_forward(sh, c.Q[l].data(), c.K[l].data(), c.V[l].data(),
+                      Coordinates{c.pos.data(), kpos, vis.with_window(scheme_->window(l))}, *scheme_, P,
+                      keep ? c.probs[l].data() : nullptr, c.O[l].data(), nullptr,
+                      AttnTables<S>{c.tables[l].data(), nullptr, Tk});
     // h' = h + O W_proj: [N, D]
     S* hn = c.h_in[l + 1].data();
     std::copy(h, h + ND, hn);
@@ -192,9 +193,10 @@ double BlockStack<S>::forward_backward(const int* x, const int* y, int B, int T,
     std::fill(c.dK.begin(), c.dK.end(), S(0));
     std::fill(c.dV.begin(), c.dV.end(), S(0));
     c.dtables[l].assign(c.tables[l].size(), S(0));
-    attention_backward(sh, c.Q[l].data(), c.K[l].data(), c.V[l].data(), c.pos.data(), kpos,
-                       vis.with_window(scheme_->window(l)), *scheme_, P, G, c.probs[l].data(), c.dO.data(), c.dQ.data(),
-                       c.dK.data(), c.dV.data(), nullptr, AttnTables<S>{c.tables[l].data(), c.dtables[l].data(), Tk});
+    attention_backward(sh, c.Q[l].data(), c.K[l].data(), c.V[l].data(),
+                       Coordinates{c.pos.data(), kpos, vis.with_window(scheme_->window(l))}, *scheme_, P, G,
+                       c.probs[l].data(), c.dO.data(), c.dQ.data(), c.dK.data(), c.dV.data(), nullptr,
+                       AttnTables<S>{c.tables[l].data(), c.dtables[l].data(), Tk});
     // undoes the derived tables
     if (!c.dtables[l].empty()) scheme_->tables_backward(P, G, l, Tk, c.tables[l].data(), c.dtables[l].data());
     // undoes the Q/K transform

@@ -105,9 +105,9 @@ const S* BlockStackDecoder<S>::step(int token) {
     if (!recompute_) std::copy(k_.begin(), k_.end(), kslot);
     // o = attention(q; cached K, V): [1, D]
     const AttnShape sh{1, 1, count_, c.n_heads, D / c.n_heads, l};
-    attention_forward(sh, q_.data(), K_[l].data(), V_[l].data(), &t, kpos_.data(),
-                      Visibility{true, window_}.with_window(scheme.window(l)), scheme, P, static_cast<S*>(nullptr),
-                      o_.data(), order_.data(),
+    attention_forward(sh, q_.data(), K_[l].data(), V_[l].data(),
+                      Coordinates{&t, kpos_.data(), Visibility{true, window_}.with_window(scheme.window(l))}, scheme, P,
+                      static_cast<S*>(nullptr), o_.data(), order_.data(),
                       AttnTables<S>{tables_[l].empty() ? nullptr : tables_[l].data(), nullptr, window_});
     // h += o W_proj
     gemm(Op::N, Op::N, 1, D, D, o_.data(), D, P.data(m_.wproj_[l]), D, h_.data(), D, true);

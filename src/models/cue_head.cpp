@@ -170,9 +170,9 @@ void CueHead<S>::prepare_tables(int T, int p0, bool every_position, CueTables<S>
   for (int x = 0; x < V; ++x)
     for (int t = 0; t < T; ++t) tab.table_index[size_t(x) * T + t] = t * V + x;
   std::vector<S> by_token(size_t(V) * T);  // [V, T]
-  attention_scores(AttnShape{V, 1, T, 1, d}, tab.QV.data(), tab.KT.data(), tab.qpos.data(), tab.kpos.data(),
-                   Visibility{}.with_window(scheme_->window(0)), *scheme_, P, by_token.data(), tab.table_index.data(),
-                   AttnTables<S>{tab.tables.data(), nullptr, T});
+  attention_scores(AttnShape{V, 1, T, 1, d}, tab.QV.data(), tab.KT.data(),
+                   Coordinates{tab.qpos.data(), tab.kpos.data(), Visibility{}.with_window(scheme_->window(0))},
+                   *scheme_, P, by_token.data(), tab.table_index.data(), AttnTables<S>{tab.tables.data(), nullptr, T});
   tab.ST.resize(size_t(T) * V);
   for (int x = 0; x < V; ++x)
     for (int t = 0; t < T; ++t) tab.ST[size_t(t) * V + x] = by_token[size_t(x) * T + t];
@@ -233,9 +233,9 @@ void CueHead<S>::scores(const int* tokens, int B, int T, CueWorkspace<S>& ws, st
   const CueTables<S>& tab = prepare_attention(tokens, B, T, ws, p0, every_position, false);
   const int Tq = every_position ? T : 1;
   scores.resize(size_t(B) * Tq * T);
-  attention_scores(AttnShape{B, Tq, T, 1, cfg_.d_model}, ws.Q.data(), tab.KT.data(), tab.qpos.data(), tab.kpos.data(),
-                   Visibility{}.with_window(scheme_->window(0)), *scheme_, cview(), scores.data(), ws.kv_index.data(),
-                   AttnTables<S>{tab.tables.data(), nullptr, T});
+  attention_scores(AttnShape{B, Tq, T, 1, cfg_.d_model}, ws.Q.data(), tab.KT.data(),
+                   Coordinates{tab.qpos.data(), tab.kpos.data(), Visibility{}.with_window(scheme_->window(0))},
+                   *scheme_, cview(), scores.data(), ws.kv_index.data(), AttnTables<S>{tab.tables.data(), nullptr, T});
 }
 
 template <class S>
@@ -252,15 +252,15 @@ BatchStats CueHead<S>::forward(const int* tokens, const int* targets, int B, int
   const AttnTables<S> scheme_tables{tab.tables.data(), nullptr, T};
   if (ws.looked_up) {
     // logits = attention with looked-up scores over the values read through the output layer (VW): [B, C]
-    attention_forward(AttnShape{B, 1, T, 1, C}, ws.Q.data(), tab.KT.data(), tab.VW.data(), tab.qpos.data(),
-                      tab.kpos.data(), vis, *scheme_, P, ws.probs.data(), ws.logits.data(), ws.kv_index.data(),
-                      scheme_tables, ScoreLookup<S>{tab.ST.data()});
+    attention_forward(AttnShape{B, 1, T, 1, C}, ws.Q.data(), tab.KT.data(), tab.VW.data(),
+                      Coordinates{tab.qpos.data(), tab.kpos.data(), vis}, *scheme_, P, ws.probs.data(),
+                      ws.logits.data(), ws.kv_index.data(), scheme_tables, ScoreLookup<S>{tab.ST.data()});
   } else {
     // z = attention(q, K, V): [B*Tq, d]; logits = Z W_out: [B*Tq, C]
     resize(ws.Z, size_t(B) * Tq * d);
-    attention_forward(AttnShape{B, Tq, T, 1, d}, ws.Q.data(), tab.KT.data(), tab.VT.data(), tab.qpos.data(),
-                      tab.kpos.data(), vis, *scheme_, P, ws.probs.data(), ws.Z.data(), ws.kv_index.data(),
-                      scheme_tables);
+    attention_forward(AttnShape{B, Tq, T, 1, d}, ws.Q.data(), tab.KT.data(), tab.VT.data(),
+                      Coordinates{tab.qpos.data(), tab.kpos.data(), vis}, *scheme_, P, ws.probs.data(), ws.Z.data(),
+                      ws.kv_index.data(), scheme_tables);
     MatMap<S>(ws.logits.data(), rows, C).noalias() = CMatMap<S>(ws.Z.data(), rows, d) * P(wout_);
   }
   // cross-entropy and accuracy over the rows with a target
@@ -321,9 +321,9 @@ BatchStats CueHead<S>::chunk_backward(const int* tokens, const int* targets, int
   const AttnTables<S> scheme_tables{tab.tables.data(), ws.dtables.data(), T};
   if (ws.looked_up) {
     // undoes logits = attention with looked-up scores over VW: into dVW and the score table's dST
-    attention_backward(AttnShape{B, 1, T, 1, C}, ws.Q.data(), tab.KT.data(), tab.VW.data(), tab.qpos.data(),
-                       tab.kpos.data(), vis, *scheme_, P, G, ws.probs.data(), ws.dlogits.data(), ws.dQ.data(),
-                       ws.dKT.data(), ws.dVW.data(), ws.kv_index.data(), scheme_tables,
+    attention_backward(AttnShape{B, 1, T, 1, C}, ws.Q.data(), tab.KT.data(), tab.VW.data(),
+                       Coordinates{tab.qpos.data(), tab.kpos.data(), vis}, *scheme_, P, G, ws.probs.data(),
+                       ws.dlogits.data(), ws.dQ.data(), ws.dKT.data(), ws.dVW.data(), ws.kv_index.data(), scheme_tables,
                        ScoreLookup<S>{tab.ST.data(), ws.dST.data()});
   } else {
     // undoes logits = Z W_out
@@ -333,9 +333,9 @@ BatchStats CueHead<S>::chunk_backward(const int* tokens, const int* targets, int
     MatMap<S>(ws.dZ.data(), rows, d).noalias() = dL * P(wout_).transpose();
     // undoes z = attention(q, KT, VT): into dKT, dVT, the scheme's dtables, and dQ
     zero(ws.dQ, size_t(rows) * d);
-    attention_backward(AttnShape{B, Tq, T, 1, d}, ws.Q.data(), tab.KT.data(), tab.VT.data(), tab.qpos.data(),
-                       tab.kpos.data(), vis, *scheme_, P, G, ws.probs.data(), ws.dZ.data(), ws.dQ.data(), ws.dKT.data(),
-                       ws.dVT.data(), ws.kv_index.data(), scheme_tables);
+    attention_backward(AttnShape{B, Tq, T, 1, d}, ws.Q.data(), tab.KT.data(), tab.VT.data(),
+                       Coordinates{tab.qpos.data(), tab.kpos.data(), vis}, *scheme_, P, G, ws.probs.data(),
+                       ws.dZ.data(), ws.dQ.data(), ws.dKT.data(), ws.dVT.data(), ws.kv_index.data(), scheme_tables);
   }
   // undoes q_{b,i} = qk(ET[x_{b,t}, 0:d] (+ PT[t, 0:d])), t = first_q + i: into dET, dPT
   if (ws.looked_up) return st;
@@ -414,10 +414,11 @@ void CueHead<S>::shared_tables_backward(CueWorkspace<S>& ws, S* grad) const {
     for (int x = 0; x < V; ++x)
       for (int t = 0; t < T; ++t) ws.dSV[size_t(x) * T + t] = ws.dST[size_t(t) * V + x];
     zero(ws.dQV, size_t(V) * d);
-    attention_scores_backward(AttnShape{V, 1, T, 1, d}, tab.QV.data(), tab.KT.data(), tab.qpos.data(), tab.kpos.data(),
-                              Visibility{}.with_window(scheme_->window(0)), *scheme_, P, G, ws.dSV.data(),
-                              ws.dQV.data(), ws.dKT.data(), tab.table_index.data(),
-                              AttnTables<S>{tab.tables.data(), ws.dtables.data(), T});
+    attention_scores_backward(
+        AttnShape{V, 1, T, 1, d}, tab.QV.data(), tab.KT.data(),
+        Coordinates{tab.qpos.data(), tab.kpos.data(), Visibility{}.with_window(scheme_->window(0))}, *scheme_, P, G,
+        ws.dSV.data(), ws.dQV.data(), ws.dKT.data(), tab.table_index.data(),
+        AttnTables<S>{tab.tables.data(), ws.dtables.data(), T});
     for (int x = 1; x < V; ++x)
       for (int c = 0; c < d; ++c) ws.dQV[c] += ws.dQV[size_t(x) * d + c];
     if (scheme_->acts_on_qk()) scheme_->qk_backward(tab.qpos.data(), 1, ws.dQV.data());

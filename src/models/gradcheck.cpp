@@ -11,6 +11,7 @@
 #include "core/rng.h"
 #include "models/attention.h"
 #include "models/block_stack.h"
+#include "models/coordinate_cases.h"
 
 namespace pe {
 
@@ -106,11 +107,11 @@ std::vector<GradCheckRow> gradcheck_block_stack_depths(const std::string& what, 
 }
 
 namespace {
-// One attention configuration: shape, explicit positions, visibility.
+// One attention configuration: a batch of coordinates (CoordinateCase), heads H of width dh, a layer.
 std::vector<GradCheckRow> gradcheck_attention_case(const std::string& scheme, const std::string& tag,
-                                                   const AttnShape& sh, const std::vector<int>& qpos,
-                                                   const std::vector<int>& kpos, const Visibility& band,
+                                                   const CoordinateCase& c, int H, int dh, int layer,
                                                    const std::optional<MapSpec>& map) {
+  const AttnShape sh{c.B, c.Tq, c.Tk, H, dh, layer};
   SchemeConfig sc;
   sc.name = scheme;
   sc.n_heads = sh.H;
@@ -118,6 +119,7 @@ std::vector<GradCheckRow> gradcheck_attention_case(const std::string& scheme, co
   sc.d_model = sh.H * sh.dh;
   sc.n_layers = std::max(sh.layer + 1, scheme_info(scheme).min_layers);
   sc.train_length = 80;
+  sc.bidirectional = c.vis.sees_later();
   auto sch = make_scheme<double>(sc);
   if (map) sch->read_with(*map, 20, 80);  // a map read at kappa 4
   ParamLayout layout;
@@ -126,13 +128,11 @@ std::vector<GradCheckRow> gradcheck_attention_case(const std::string& scheme, co
   Rng rng(stream_key({kTagCheck, 1}));
   sch->init(ParamView<double>{params.data(), &layout}, rng);
   const int W = sh.H * sh.dh;
-  const int max_q = *std::max_element(qpos.begin(), qpos.end());
-  sch->prepare(std::max(max_q, *std::max_element(kpos.begin(), kpos.end())) + 1);
-  const Visibility vis = band.with_window(sch->window(sh.layer));
+  sch->prepare(c.max_position() + 1);
+  Coordinates at = c.coordinates();
+  at.vis = c.vis.with_window(sch->window(sh.layer));
   // the scheme's derived tables for position differences below span
-  const int lo = std::min(*std::min_element(qpos.begin(), qpos.end()), *std::min_element(kpos.begin(), kpos.end()));
-  const int hi = std::max(max_q, *std::max_element(kpos.begin(), kpos.end()));
-  const int span = hi - lo + 1;
+  const int span = c.max_position() - c.min_position() + 1;
   std::vector<double> tables(sch->tables_size(sh.layer, span)), dtables(tables.size(), 0.0);
   auto randv = [&](size_t n) {
     std::vector<double> v(n);
@@ -143,8 +143,8 @@ std::vector<GradCheckRow> gradcheck_attention_case(const std::string& scheme, co
                       V = randv(size_t(sh.B) * sh.Tk * W), R = randv(size_t(sh.B) * sh.Tq * W);
   std::vector<int> qrow(sh.B * sh.Tq), krow(sh.B * sh.Tk);
   for (int b = 0; b < sh.B; ++b) {
-    for (int i = 0; i < sh.Tq; ++i) qrow[b * sh.Tq + i] = qpos[i];
-    for (int j = 0; j < sh.Tk; ++j) krow[b * sh.Tk + j] = kpos[j];
+    for (int i = 0; i < sh.Tq; ++i) qrow[b * sh.Tq + i] = c.q_at(b, i);
+    for (int j = 0; j < sh.Tk; ++j) krow[b * sh.Tk + j] = c.k_at(b, j);
   }
   const CParamView<double> P{params.data(), &layout};
   std::vector<double> probs(size_t(sh.B) * sh.H * sh.Tq * sh.Tk), out(Q.size());
@@ -156,8 +156,8 @@ std::vector<GradCheckRow> gradcheck_attention_case(const std::string& scheme, co
       sch->qk_forward(sh.layer, krow.data(), sh.B * sh.Tk, k.data());
     }
     if (!tables.empty()) sch->tables_forward(P, sh.layer, span, tables.data());
-    attention_forward(sh, q.data(), k.data(), V.data(), qpos.data(), kpos.data(), vis, *sch, P, probs.data(),
-                      out.data(), nullptr, AttnTables<double>{tables.data(), nullptr, span});
+    attention_forward(sh, q.data(), k.data(), V.data(), at, *sch, P, probs.data(), out.data(), nullptr,
+                      AttnTables<double>{tables.data(), nullptr, span});
     double l = 0;
     for (size_t i = 0; i < out.size(); ++i) l += R[i] * out[i];
     return l;
@@ -169,13 +169,12 @@ std::vector<GradCheckRow> gradcheck_attention_case(const std::string& scheme, co
     sch->qk_forward(sh.layer, krow.data(), sh.B * sh.Tk, k.data());
   }
   if (!tables.empty()) sch->tables_forward(P, sh.layer, span, tables.data());
-  attention_forward(sh, q.data(), k.data(), V.data(), qpos.data(), kpos.data(), vis, *sch, P, probs.data(), out.data(),
-                    nullptr, AttnTables<double>{tables.data(), nullptr, span});
+  attention_forward(sh, q.data(), k.data(), V.data(), at, *sch, P, probs.data(), out.data(), nullptr,
+                    AttnTables<double>{tables.data(), nullptr, span});
   std::vector<double> dQ(Q.size(), 0.0), dK(K.size(), 0.0), dV(V.size(), 0.0);
   const ParamView<double> G{grad.data(), &layout};
-  attention_backward(sh, q.data(), k.data(), V.data(), qpos.data(), kpos.data(), vis, *sch, P, G, probs.data(),
-                     R.data(), dQ.data(), dK.data(), dV.data(), nullptr,
-                     AttnTables<double>{tables.data(), dtables.data(), span});
+  attention_backward(sh, q.data(), k.data(), V.data(), at, *sch, P, G, probs.data(), R.data(), dQ.data(), dK.data(),
+                     dV.data(), nullptr, AttnTables<double>{tables.data(), dtables.data(), span});
   if (!dtables.empty()) sch->tables_backward(P, G, sh.layer, span, tables.data(), dtables.data());
   if (sch->acts_on_qk()) {
     sch->qk_backward(sh.layer, qrow.data(), sh.B * sh.Tq, dQ.data());
@@ -190,6 +189,14 @@ std::vector<GradCheckRow> gradcheck_attention_case(const std::string& scheme, co
   if (sch->acts_on_scores() || sch->acts_on_values())
     for (auto& r : compare_all(what, layout, params, grad, loss)) rows.push_back(r);
   return rows;
+}
+
+// A batch whose sequences share their positions (Coordinates::shared).
+CoordinateCase shared_case(std::vector<int> qpos, std::vector<int> kpos, int B, Visibility vis) {
+  CoordinateCase c;
+  c.B = B, c.Tq = int(qpos.size()), c.Tk = int(kpos.size()), c.qpos = std::move(qpos), c.kpos = std::move(kpos);
+  c.vis = vis, c.shared = true;
+  return c;
 }
 }  // namespace
 
@@ -210,20 +217,20 @@ std::vector<GradCheckRow> gradcheck_attention(const std::string& scheme) {
     const std::string tag = map ? "+" + map->map->name : std::string();  // the entry, without its parameters
     // every layer of a scheme that differs by layer
     for (int layer = 0; layer < scheme_info(scheme).min_layers; ++layer) {
-      // queries at 17..21, keys at 15..20: explicit positions, not indices; causal hides some keys
-      for (auto& r : gradcheck_attention_case(scheme, tag, AttnShape{2, 5, 6, 3, 4, layer}, {17, 18, 19, 20, 21},
-                                              {15, 16, 17, 18, 19, 20}, Visibility{}, map))
-        rows.push_back(r);
+      auto add = [&](const std::string& mode, const CoordinateCase& c, int H) {
+        for (auto& r : gradcheck_attention_case(scheme, tag + mode, c, H, 4, layer, map)) rows.push_back(r);
+      };
+      // queries at 17..21, keys at 15..20, shared by 2 sequences: explicit positions, not indices;
+      // causal hides some keys
+      add("", shared_case({17, 18, 19, 20, 21}, {15, 16, 17, 18, 19, 20}, 2, Visibility{}), 3);
       // no causal mask: keys after the query too (negative ages; relative schemes' other side)
-      for (auto& r : gradcheck_attention_case(scheme, tag + "/bidir", AttnShape{1, 4, 8, 2, 4, layer}, {10, 11, 12, 13},
-                                              {8, 9, 10, 11, 12, 13, 14, 15}, Visibility{false, 0}, map))
-        rows.push_back(r);
+      add("/bidir", shared_case({10, 11, 12, 13}, {8, 9, 10, 11, 12, 13, 14, 15}, 1, Visibility::bidirectional()), 2);
       // 70 queries and keys at 5..74 under a causal band of 40: several query blocks, key spans not at 0
       std::vector<int> pos(70);
       for (int i = 0; i < 70; ++i) pos[i] = 5 + i;
-      for (auto& r : gradcheck_attention_case(scheme, tag + "/band", AttnShape{1, 70, 70, 2, 4, layer}, pos, pos,
-                                              Visibility{true, 40}, map))
-        rows.push_back(r);
+      add("/band", shared_case(pos, pos, 1, Visibility{true, 40}), 2);
+      // every batch mode (models/coordinate_cases.h), positions per sequence
+      for (const CoordinateCase& c : coordinate_cases(5)) add("/" + c.mode, c, 2);
     }
   }
   return rows;

@@ -22,8 +22,10 @@ struct GradCheckRow {
 inline constexpr double kGradRelTol = 1e-5, kGradAbsTol = 1e-8;
 
 // The general attention layer (batch 2, 3 heads, 5 queries x 6 keys, causal, shifted positions; and
-// 70 x 70 under a band of 40, so several query blocks of the dense path),
-// composed with the scheme's Q/K transform and bias: gradients of Q, K, V and scheme parameters.
+// 70 x 70 under a band of 40, so several query blocks of the dense path; then every batch mode of
+// models/coordinate_cases.h, rows named "attention/<scheme>/<mode>": causal, bidirectional, prefix,
+// packed-reset, packed-global, pad-left/right-content/storage, decode), composed with the scheme's Q/K
+// transform and bias: gradients of Q, K, V and scheme parameters.
 std::vector<GradCheckRow> gradcheck_attention(const std::string& scheme);
 // A block stack (models/block_stack.h) of cfg, initialised with `seed`, on tokens x and targets y
 // ([B, T], a target below 0 not scored) at positions p0..p0+T-1: every tensor of its layout, named

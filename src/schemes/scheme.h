@@ -31,6 +31,10 @@ struct SchemeConfig {
   // The model's context, not settings (a checkpoint's scheme section does not carry them):
   int train_length = 0;   // the training context ("0: the training length" settings resolve to it)
   double init_std = 0.3;  // the model's embedding init std; a scheme's trained tables start N(0, std^2)
+  // Some query of the model sees a key after its own position (bidirectional or prefix visibility,
+  // Visibility::sees_later): schemes with an encoder form take it (t5's two-sided buckets, alibi's
+  // symmetric bias); the others read signed offsets as they are.
+  bool bidirectional = false;
   // Settings a scheme declares in its registry entry (scheme_keys()), by key; a missing key takes
   // the declared default (make_scheme fills them in).
   nlohmann::json settings = nlohmann::json::object();

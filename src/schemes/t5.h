@@ -1,7 +1,10 @@
-// `t5`: a learned scalar bias per head and age bucket, added to the scaled content score (causal
-// mode): s(m,n) = c(m,n) + beta[bucket(max(m - n, 0)), h]. Buckets (default 32): exact for ages
-// below B/2, then log-spaced up to max_distance (default 128); every older key shares the last
-// bucket. beta starts at 0. One table for the whole model (shared by its layers, as in T5).
+// `t5`: a learned scalar bias per head and age bucket, added to the scaled content score. Causal
+// (decoder) form: s(m,n) = c(m,n) + beta[bucket(max(m - n, 0)), h]. Buckets (default 32): exact for
+// ages below B/2, then log-spaced up to max_distance (default 128); every older key shares the last
+// bucket. Encoder form (a model whose queries see later keys, SchemeConfig::bidirectional): half the
+// buckets per side, as Transformers' relative_position_bucket(bidirectional=True)
+// (theory::t5_bidirectional_bucket). beta starts at 0. One table for the whole model (shared by its
+// layers, as in T5).
 #pragma once
 #include <fmt/format.h>
 
@@ -28,18 +31,24 @@ class T5Bias {
     if (max_distance_ <= buckets_ / 2)
       throw ConfigError(
           fmt::format("t5_max_distance must exceed t5_buckets / 2 = {} (got {})", buckets_ / 2, max_distance_));
+    if (c.bidirectional && buckets_ < 4)
+      throw ConfigError(
+          fmt::format("t5_buckets must be at least 4 in the encoder form, half per side (got {})", buckets_));
+    bidirectional_ = c.bidirectional;
     heads_ = c.n_heads;
   }
   void declare(ParamLayout& layout) { table_ = layout.add("pos.t5_bias", buckets_, heads_); }
   void init(ParamView<S> P) const { P(table_).setZero(); }
-  // Caches the bucket of every age up to max_age (the bucket map takes a log).
+  // Caches the bucket of every age -max_age .. max_age (the bucket map takes a log).
   void prepare(int max_age) {
-    for (int r = int(bucket_of_.size()); r <= max_age; ++r)
-      bucket_of_.push_back(theory::t5_bucket(r, buckets_, max_distance_));
+    for (int r = int(bucket_of_.size()); r <= max_age; ++r) {
+      bucket_of_.push_back(map(r));
+      later_bucket_of_.push_back(map(-r));
+    }
   }
   int bucket(int age) const {
-    if (age < 0) age = 0;
-    return age < int(bucket_of_.size()) ? bucket_of_[age] : theory::t5_bucket(age, buckets_, max_distance_);
+    if (age >= 0) return age < int(bucket_of_.size()) ? bucket_of_[age] : map(age);
+    return -age < int(later_bucket_of_.size()) ? later_bucket_of_[-age] : map(age);
   }
   // scores[t] += beta[bucket(qpos - kpos[t]), head]
   void forward(CParamView<S> P, const AttnRow<S>& r, S* scores) const {
@@ -82,8 +91,15 @@ class T5Bias {
   }
 
  private:
+  // The bucket of an age: the causal map clamps a later key's negative age to 0 (the causal mask never
+  // shows one); the encoder map gives later keys their own half.
+  int map(int age) const {
+    return bidirectional_ ? theory::t5_bidirectional_bucket(age, buckets_, max_distance_)
+                          : theory::t5_bucket(age, buckets_, max_distance_);
+  }
   int buckets_ = 32, max_distance_ = 128, heads_ = 1, table_ = -1;
-  std::vector<int> bucket_of_;
+  bool bidirectional_ = false;
+  std::vector<int> bucket_of_, later_bucket_of_;  // [age], [-age]
 };
 
 template <class S>

@@ -14,6 +14,11 @@ int t5_bucket(int r, int buckets, int max_distance) {
   return std::min(buckets - 1, exact + int(std::floor(scaled)));
 }
 
+int t5_bidirectional_bucket(int age, int buckets, int max_distance) {
+  const int half = buckets / 2;
+  return age >= 0 ? t5_bucket(age, half, max_distance) : half + t5_bucket(-age, half, max_distance);
+}
+
 nlohmann::json t5_bucket_report(int buckets, int max_distance) {
   // Scan far enough that the last bucket is reached (it is from max_distance on).
   const int limit = 4 * max_distance;
