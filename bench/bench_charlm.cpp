@@ -72,6 +72,40 @@ void BM_CharLMEvalBatch(benchmark::State& state, const std::string& scheme) {
   state.counters["GFLOP/s"] =
       benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
 }
+// One chunk of a training step (forward and backward, 4 sequences of 128 tokens, one thread) under a
+// batch mode (docs/architecture.md, "The batch model"), at equal token counts:
+//   default:  positions 0..127 shared by the batch (what every task runs)
+//   per-row:  the same positions given per token (the per-sequence path of the same batch)
+//   packed:   4 documents of 32 tokens per sequence, positions restarting at each, isolated
+//   bidirectional: every key visible (the model made for it)
+void BM_CharLMChunk(benchmark::State& state, const std::string& scheme, const std::string& mode) {
+  pe::set_threads(1);
+  state.SetLabel(scheme + " " + mode);
+  pe::BlockStackConfig cfg = model_config(scheme);
+  cfg.scheme.bidirectional = mode == "bidirectional";
+  pe::BlockStack<float> model(cfg);
+  model.init(0);
+  const int B = 4, T = 128;
+  model.prepare(T);
+  const auto x = random_tokens(size_t(B) * T, 5), y = random_tokens(size_t(B) * T, 6);
+  std::vector<int> pos(size_t(B) * T), doc(size_t(B) * T);
+  for (int i = 0; i < B * T; ++i) {
+    const int t = i % T;
+    pos[i] = mode == "packed" ? t % 32 : t;
+    doc[i] = t / 32;
+  }
+  const pe::TokenCoordinates at{pos.data(), mode == "packed" ? doc.data() : nullptr};
+  const pe::TokenCoordinates* coords = mode == "per-row" || mode == "packed" ? &at : nullptr;
+  const pe::Visibility vis = mode == "bidirectional" ? pe::Visibility::bidirectional() : pe::Visibility{};
+  std::vector<float> grad(model.layout().total());
+  pe::BlockStackCache<float> cache;
+  for (auto _ : state) {
+    std::fill(grad.begin(), grad.end(), 0.0f);
+    benchmark::DoNotOptimize(
+        model.forward_backward(x.data(), y.data(), B, T, grad.data(), cache, 0, vis, 0, nullptr, coords));
+  }
+}
+
 // One of each per registered scheme (and rope's training step on one thread).
 const bool kRegistered = [] {
   for (auto& s : pe::scheme_list())
@@ -81,6 +115,12 @@ const bool kRegistered = [] {
   benchmark::RegisterBenchmark("BM_CharLMTrainStep/rope/threads:1", BM_CharLMTrainStep, std::string("rope"), 1)
       ->Unit(benchmark::kMillisecond)
       ->UseRealTime();
+  for (const char* scheme : {"rope", "alibi", "t5", "shaw", "txl"})
+    for (const char* mode : {"default", "per-row", "packed", "bidirectional"})
+      benchmark::RegisterBenchmark(("BM_CharLMChunk/" + std::string(scheme) + "/" + mode).c_str(), BM_CharLMChunk,
+                                   std::string(scheme), std::string(mode))
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
   for (auto& s : pe::scheme_list())
     benchmark::RegisterBenchmark(("BM_CharLMEvalBatch/" + s.name).c_str(), BM_CharLMEvalBatch, s.name)
         ->Unit(benchmark::kMillisecond)

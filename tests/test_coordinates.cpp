@@ -19,9 +19,11 @@
 #include <string>
 #include <vector>
 
+#include "core/errors.h"
 #include "core/params.h"
 #include "core/rng.h"
 #include "models/attention.h"
+#include "models/block_stack.h"
 #include "models/coordinate_cases.h"
 
 using namespace pe;
@@ -247,4 +249,123 @@ TEST_CASE("sequences with the same coordinates share a visible set; a PAD query 
   CHECK(max_abs(rows_of(out, 0, 3)) == 0.0);
   // content row 3 sees only key 3: its output is V's row 3
   CHECK(rows_of(out, 3, 1) == rows_of(V, 3, 1));
+}
+
+// ---- The same invariants through the block stack (embedding, two blocks, tied output): per-token
+// coordinates (TokenCoordinates) reach the embedding schemes, the Q/K transform and every block.
+
+namespace {
+
+struct Stack {
+  std::unique_ptr<BlockStack<double>> model;
+  Stack(const std::string& scheme, bool bidirectional) {
+    BlockStackConfig cfg;
+    cfg.vocab = 7, cfg.d_model = 8, cfg.n_heads = 2, cfg.n_layers = 2, cfg.embed_init_std = 0.5;
+    cfg.scheme.name = scheme, cfg.scheme.train_length = 16, cfg.scheme.bidirectional = bidirectional;
+    model = std::make_unique<BlockStack<double>>(cfg);
+    model->init(4);
+    model->prepare(16);
+  }
+  // logits [B*T, V] and the mean loss
+  std::vector<double> logits(const std::vector<int>& x, const std::vector<int>& y, int B, int T,
+                             const TokenCoordinates* at, const Visibility& vis = Visibility{},
+                             double* loss = nullptr) const {
+    BlockStackCache<double> c;
+    const double l = model->forward(x.data(), y.data(), B, T, c, 0, vis, nullptr, at);
+    if (loss) *loss = l;
+    return c.logits;
+  }
+};
+
+// Rows [r0, r0 + n) of a [rows, 7] logits array.
+std::vector<double> logit_rows(const std::vector<double>& x, int r0, int n) {
+  return {x.begin() + size_t(r0) * 7, x.begin() + size_t(r0 + n) * 7};
+}
+
+}  // namespace
+
+TEST_CASE("the block stack: packed documents and padded rows give what they give alone, for every scheme") {
+  for (const std::string mode : {"packed-reset", "packed-global", "pad-left-content", "pad-left-storage",
+                                 "pad-right-content", "pad-right-storage"})
+    for (const SchemeInfo& info : scheme_list()) {
+      CAPTURE(info.name);
+      CAPTURE(mode);
+      const CoordinateCase c = find_case(mode);
+      const Stack stack(info.name, false);
+      Rng rng(13);
+      const int T = c.Tq;
+      std::vector<int> x(size_t(c.B) * T), y(x.size());
+      for (auto& v : x) v = rng.below(7);
+      for (auto& v : y) v = rng.below(7);
+      const TokenCoordinates at{c.qpos.data(), c.qseg.data()};
+      const auto packed = stack.logits(x, y, c.B, T, &at);
+      for (int b = 0; b < c.B; ++b)
+        for (const Run& d : documents(c.qseg.data() + size_t(b) * T, T)) {
+          if (d.doc < 0) continue;  // a PAD row's logits are read by nothing
+          const int r0 = b * T + d.r0;
+          const std::vector<int> pos(c.qpos.begin() + r0, c.qpos.begin() + r0 + d.n);
+          const std::vector<int> xa(x.begin() + r0, x.begin() + r0 + d.n), ya(y.begin() + r0, y.begin() + r0 + d.n);
+          const TokenCoordinates alone_at{pos.data(), nullptr};
+          const auto alone = stack.logits(xa, ya, 1, d.n, &alone_at);
+          CHECK(close(logit_rows(packed, r0, d.n), alone));
+        }
+    }
+}
+
+TEST_CASE("the block stack: PAD rows are not scored; the loss is the content's") {
+  const CoordinateCase c = find_case("pad-left-content");
+  for (const SchemeInfo& info : scheme_list()) {
+    CAPTURE(info.name);
+    const Stack stack(info.name, false);
+    const int T = c.Tq;
+    std::vector<int> x(size_t(c.B) * T, 1), y(x.size(), 2);
+    const TokenCoordinates at{c.qpos.data(), c.qseg.data()};
+    double padded = 0, content = 0;
+    stack.logits(x, y, c.B, T, &at, Visibility{}, &padded);
+    // the same content without its PAD rows: sequence 0's six content tokens, sequence 1 whole
+    std::vector<int> p0(c.qpos.begin() + 3, c.qpos.begin() + 9);
+    const TokenCoordinates a0{p0.data(), nullptr};
+    const TokenCoordinates a1{c.qpos.data() + T, nullptr};
+    double l0 = 0, l1 = 0;
+    stack.logits(std::vector<int>(6, 1), std::vector<int>(6, 2), 1, 6, &a0, Visibility{}, &l0);
+    stack.logits(std::vector<int>(T, 1), std::vector<int>(T, 2), 1, T, &a1, Visibility{}, &l1);
+    content = (6 * l0 + T * l1) / (6 + T);
+    CHECK(padded == doctest::Approx(content).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("the block stack: a causal model ignores later tokens, a bidirectional one does not") {
+  const int T = 8;
+  std::vector<int> pos(T);
+  for (int t = 0; t < T; ++t) pos[t] = 2 + t;
+  const TokenCoordinates at{pos.data(), nullptr};
+  for (const SchemeInfo& info : scheme_list())
+    for (const Visibility vis : {Visibility{}, Visibility::bidirectional()}) {
+      CAPTURE(info.name);
+      CAPTURE(vis.causal);
+      const Stack stack(info.name, vis.sees_later());
+      std::vector<int> x = {1, 2, 3, 4, 5, 6, 0, 1}, y(T, 0);
+      const auto base = stack.logits(x, y, 1, T, &at, vis);
+      x[5] = (x[5] + 3) % 7;  // a later token changes
+      const auto moved = stack.logits(x, y, 1, T, &at, vis);
+      for (int t = 0; t < 5; ++t) {
+        CAPTURE(t);
+        CHECK((logit_rows(moved, t, 1) != logit_rows(base, t, 1)) == !vis.causal);
+      }
+    }
+}
+
+TEST_CASE("the block stack refuses what it cannot honour, in one line") {
+  const Stack causal("learned", false);
+  std::vector<int> x(4, 1), y(4, 2), pos = {0, 1, 2, 40};
+  const TokenCoordinates past{pos.data(), nullptr};
+  // a position past the learned table is an error naming it, never a clamp
+  CHECK_THROWS_WITH_AS(causal.logits(x, y, 1, 4, &past), doctest::Contains("position 40 of sequence 0, token 3"),
+                       Error);
+  CHECK_THROWS_WITH_AS(causal.logits(x, y, 1, 4, &past), doctest::Contains("16 rows"), Error);
+  // a causal model read with later keys visible, and the other way round
+  CHECK_THROWS_AS(causal.logits(x, y, 1, 4, nullptr, Visibility::bidirectional()), UsageError);
+  const Stack encoder("alibi", true);
+  CHECK_THROWS_AS(encoder.logits(x, y, 1, 4, nullptr, Visibility{}), UsageError);
+  CHECK_NOTHROW(encoder.logits(x, y, 1, 4, nullptr, Visibility::prefix_lm(2)));
 }

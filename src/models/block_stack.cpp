@@ -49,8 +49,8 @@ void BlockStack<S>::init(uint64_t seed) {
 
 template <class S>
 double BlockStack<S>::forward(const int* x, const int* y, int B, int T, BlockStackCache<S>& c, int p0,
-                              const Visibility& vis, const SegmentMemory<S>* mem) const {
-  return run_forward(x, y, B, T, c, p0, vis, false, mem);
+                              const Visibility& vis, const SegmentMemory<S>* mem, const TokenCoordinates* at) const {
+  return run_forward(x, y, B, T, c, p0, vis, false, mem, at);
 }
 
 template <class S>
@@ -58,12 +58,28 @@ double BlockStack<S>::forward_keeping_probs(const int* x, const int* y, int B, i
                                             const Visibility& vis) const {
   c.probs.resize(cfg_.n_layers);
   for (auto& p : c.probs) p.assign(size_t(B) * cfg_.n_heads * T * T, S(0));  // masked keys stay exactly 0
-  return run_forward(x, y, B, T, c, p0, vis, true, nullptr);
+  return run_forward(x, y, B, T, c, p0, vis, true, nullptr, nullptr);
+}
+
+namespace {
+// Row i is scored: a target, and not a PAD token.
+inline bool scored_row(const int* y, const TokenCoordinates* at, int i) {
+  return y[i] >= 0 && !(at && at->doc && at->doc[i] < 0);
+}
+}  // namespace
+
+template <class S>
+Coordinates BlockStack<S>::coordinates(const BlockStackCache<S>& c, const Visibility& vis, const TokenCoordinates* at,
+                                       int l) const {
+  const Visibility v = vis.with_window(scheme_->window(l));
+  if (at) return {c.row_pos.data(), c.row_pos.data(), v, true, at->doc, at->doc};
+  return {c.pos.data(), c.M > 0 ? c.key_pos.data() : c.pos.data(), v};
 }
 
 template <class S>
 double BlockStack<S>::run_forward(const int* x, const int* y, int B, int T, BlockStackCache<S>& c, int p0,
-                                  const Visibility& vis, bool keep, const SegmentMemory<S>* mem) const {
+                                  const Visibility& vis, bool keep, const SegmentMemory<S>* mem,
+                                  const TokenCoordinates* at) const {
   const int D = cfg_.d_model, V = cfg_.vocab, N = B * T, L = cfg_.n_layers;
   const int M = mem ? mem->M : 0, Tk = M + T, NK = B * Tk;  // keys per sequence: [memory; segment]
   if (M > 0 && (p0 < M || int(mem->h.size()) != L))
@@ -71,12 +87,37 @@ double BlockStack<S>::run_forward(const int* x, const int* y, int B, int T, Bloc
         fmt::format("segment memory of {} rows needs the segment at position {} or later and one memory "
                     "per block",
                     M, M));
+  if (at && (at->pos || at->doc) && M > 0)
+    throw Error("a segment memory sits at positions shared by the batch: per-token coordinates take none");
+  if (at && !at->pos && !at->doc) at = nullptr;
+  if (vis.sees_later() != scheme_->config().bidirectional)
+    throw UsageError(vis.sees_later()
+                         ? "this model was made for causal visibility: reading it with later keys visible needs a "
+                           "model made for bidirectional or prefix visibility"
+                         : "this model was made for bidirectional or prefix visibility: read it with that visibility");
   const size_t ND = size_t(N) * D;
   const CParamView<S> P{params_.data(), &layout_};
   c.pos.resize(T);
   for (int t = 0; t < T; ++t) c.pos[t] = p0 + t;
   c.row_pos.resize(N);
-  for (int i = 0; i < N; ++i) c.row_pos[i] = p0 + i % T;
+  c.span = Tk;
+  if (at && at->pos) {
+    // each token's own position: within the scheme's table, never clamped
+    for (int i = 0; i < N; ++i) {
+      const int p = at->pos[i];
+      if (p < 0 || !scheme_->can_read(p))
+        throw Error(
+            fmt::format("position {} of sequence {}, token {}: {}", p, i / T, i % T,
+                        p < 0 ? std::string("positions are counted from 0")
+                              : fmt::format("the {} scheme's table has {} rows (positions 0 .. {})", scheme_->name(),
+                                            scheme_->max_position() + 1, scheme_->max_position())));
+    }
+    std::copy(at->pos, at->pos + N, c.row_pos.begin());
+    const auto [lo, hi] = std::minmax_element(c.row_pos.begin(), c.row_pos.end());
+    c.span = std::max(Tk, *hi - *lo + 1);
+  } else {
+    for (int i = 0; i < N; ++i) c.row_pos[i] = p0 + i % T;
+  }
   c.M = M;
   if (M > 0) {
     c.key_pos.resize(Tk);
@@ -85,14 +126,14 @@ double BlockStack<S>::run_forward(const int* x, const int* y, int B, int T, Bloc
     for (int i = 0; i < NK; ++i) c.key_row_pos[i] = p0 - M + i % Tk;
     c.X.resize(L);
   }
-  const int* kpos = M > 0 ? c.key_pos.data() : c.pos.data();
   const int* krow_pos = M > 0 ? c.key_row_pos.data() : c.row_pos.data();
   // Buffers live in the cache and keep their capacity from call to call (no allocation per step).
   c.h_in.resize(L + 1), c.Q.resize(L), c.K.resize(L), c.V.resize(L), c.probs.resize(L), c.O.resize(L);
+  const int span = c.span;
   const bool reuse_tables =
-      c.params_epoch >= 0 && c.tables_epoch == c.params_epoch && c.tables_T == Tk && int(c.tables.size()) == L;
+      c.params_epoch >= 0 && c.tables_epoch == c.params_epoch && c.tables_T == span && int(c.tables.size()) == L;
   c.tables.resize(L), c.dtables.resize(L);
-  c.tables_epoch = c.params_epoch, c.tables_T = Tk;
+  c.tables_epoch = c.params_epoch, c.tables_T = span;
   for (auto& v : c.h_in) v.resize(ND);
   // h0 = E[x] (+ p(pos)): [N, D]
   S* h0 = c.h_in[0].data();
@@ -125,17 +166,16 @@ double BlockStack<S>::run_forward(const int* x, const int* y, int B, int T, Bloc
       scheme_->qk_forward(l, c.row_pos.data(), N, c.Q[l].data());
       scheme_->qk_forward(l, krow_pos, NK, c.K[l].data());
     }
-    // the scheme's derived tables of this block, for ages 0 .. M+T-1
+    // the scheme's derived tables of this block, for ages below span (M+T without coordinates)
     if (!reuse_tables) {
-      c.tables[l].resize(scheme_->tables_size(l, Tk));
-      if (!c.tables[l].empty()) scheme_->tables_forward(P, l, Tk, c.tables[l].data());
+      c.tables[l].resize(scheme_->tables_size(l, span));
+      if (!c.tables[l].empty()) scheme_->tables_forward(P, l, span, c.tables[l].data());
     }
     // O = attention(Q, K, V): [N, D]
     if (keep) c.probs[l].resize(size_t(B) * sh.H * T * Tk);
-    attention_forward(sh, c.Q[l].data(), c.K[l].data(), c.V[l].data(),
-                      Coordinates{c.pos.data(), kpos, vis.with_window(scheme_->window(l))}, *scheme_, P,
+    attention_forward(sh, c.Q[l].data(), c.K[l].data(), c.V[l].data(), coordinates(c, vis, at, l), *scheme_, P,
                       keep ? c.probs[l].data() : nullptr, c.O[l].data(), nullptr,
-                      AttnTables<S>{c.tables[l].data(), nullptr, Tk});
+                      AttnTables<S>{c.tables[l].data(), nullptr, span});
     // h' = h + O W_proj: [N, D]
     S* hn = c.h_in[l + 1].data();
     std::copy(h, h + ND, hn);
@@ -148,21 +188,24 @@ double BlockStack<S>::run_forward(const int* x, const int* y, int B, int T, Bloc
   int scored = 0;
   c.token_loss.resize(N);
   for (int i = 0; i < N; ++i) {
-    c.token_loss[i] = y[i] < 0 ? 0.0 : cross_entropy_forward(&c.logits[size_t(i) * V], V, y[i]);
+    const bool s = scored_row(y, at, i);
+    c.token_loss[i] = s ? cross_entropy_forward(&c.logits[size_t(i) * V], V, y[i]) : 0.0;
     loss += c.token_loss[i];
-    scored += y[i] >= 0;
+    scored += s;
   }
   return scored ? loss / scored : 0.0;
 }
 
 template <class S>
 double BlockStack<S>::forward_backward(const int* x, const int* y, int B, int T, S* grad, BlockStackCache<S>& c, int p0,
-                                       const Visibility& vis, long norm_rows, const SegmentMemory<S>* mem) const {
-  const double loss = run_forward(x, y, B, T, c, p0, vis, true, mem);
+                                       const Visibility& vis, long norm_rows, const SegmentMemory<S>* mem,
+                                       const TokenCoordinates* at) const {
+  const double loss = run_forward(x, y, B, T, c, p0, vis, true, mem, at);
+  if (at && !at->pos && !at->doc) at = nullptr;
   const int D = cfg_.d_model, V = cfg_.vocab, N = B * T, L = cfg_.n_layers;
   const int M = c.M, Tk = M + T, NK = B * Tk;
-  const int* kpos = M > 0 ? c.key_pos.data() : c.pos.data();
   const int* krow_pos = M > 0 ? c.key_row_pos.data() : c.row_pos.data();
+  const int span = c.span;
   const size_t ND = size_t(N) * D;
   const CParamView<S> P{params_.data(), &layout_};
   const ParamView<S> G{grad, &layout_};
@@ -170,11 +213,11 @@ double BlockStack<S>::forward_backward(const int* x, const int* y, int B, int T,
   // undoes loss = sum CE / norm: dlogits = (softmax - onehot) / norm
   long scored = norm_rows > 0 ? norm_rows : 0;  // a chunk of a batch passes the batch's count; alone: its scored rows
   if (scored <= 0)
-    for (int i = 0; i < N; ++i) scored += y[i] >= 0;
+    for (int i = 0; i < N; ++i) scored += scored_row(y, at, i);
   const S norm = S(std::max(1L, scored));
   c.dlogits.resize(size_t(N) * V);
   for (int i = 0; i < N; ++i)
-    if (y[i] < 0)  // an ignored row: no loss, so no gradient
+    if (!scored_row(y, at, i))  // an ignored row: no loss, so no gradient
       std::fill(&c.dlogits[size_t(i) * V], &c.dlogits[size_t(i + 1) * V], S(0));
     else
       cross_entropy_backward(&c.logits[size_t(i) * V], V, y[i], norm, &c.dlogits[size_t(i) * V]);
@@ -193,12 +236,11 @@ double BlockStack<S>::forward_backward(const int* x, const int* y, int B, int T,
     std::fill(c.dK.begin(), c.dK.end(), S(0));
     std::fill(c.dV.begin(), c.dV.end(), S(0));
     c.dtables[l].assign(c.tables[l].size(), S(0));
-    attention_backward(sh, c.Q[l].data(), c.K[l].data(), c.V[l].data(),
-                       Coordinates{c.pos.data(), kpos, vis.with_window(scheme_->window(l))}, *scheme_, P, G,
+    attention_backward(sh, c.Q[l].data(), c.K[l].data(), c.V[l].data(), coordinates(c, vis, at, l), *scheme_, P, G,
                        c.probs[l].data(), c.dO.data(), c.dQ.data(), c.dK.data(), c.dV.data(), nullptr,
-                       AttnTables<S>{c.tables[l].data(), c.dtables[l].data(), Tk});
+                       AttnTables<S>{c.tables[l].data(), c.dtables[l].data(), span});
     // undoes the derived tables
-    if (!c.dtables[l].empty()) scheme_->tables_backward(P, G, l, Tk, c.tables[l].data(), c.dtables[l].data());
+    if (!c.dtables[l].empty()) scheme_->tables_backward(P, G, l, span, c.tables[l].data(), c.dtables[l].data());
     // undoes the Q/K transform
     if (scheme_->acts_on_qk()) {
       scheme_->qk_backward(l, c.row_pos.data(), N, c.dQ.data());

@@ -37,6 +37,14 @@ struct SegmentMemory {
   }
 };
 
+// A batch's coordinates beyond the default, which is every sequence at positions p0 .. p0+T-1, one
+// document, no padding (docs/architecture.md, "The batch model"). Either may be given alone.
+struct TokenCoordinates {
+  const int* pos = nullptr;  // [B, T]: each token's position (>= 0, within the scheme's table); nullptr: p0 + t
+  const int* doc = nullptr;  // [B, T]: each token's document (a query sees keys of its own document only);
+                             // -1 a PAD token: invisible as a key, sees nothing, not scored; nullptr: one document
+};
+
 template <class S>
 struct BlockStackCache {
   std::vector<S> logits;                                // [B*T, V]
@@ -52,6 +60,7 @@ struct BlockStackCache {
   int tables_T = -1;
   std::vector<S> dlogits, dh, dO, dQ, dK, dV;  // backward scratch
   std::vector<int> row_pos, pos;               // [B*T] positions per row, [T]
+  int span = 0;                                // every |query position - key position| < span (derived tables)
   // with a segment memory of M rows: per block [memory; segment] of each sequence ([B*(M+T), D]), the
   // key positions ([M+T]) and key row positions ([B*(M+T)]); without one, the keys are the queries' rows
   int M = 0;
@@ -71,12 +80,15 @@ class BlockStack {
   const Scheme<S>& scheme() const { return *scheme_; }
   void init(uint64_t seed);
   void prepare(int end) { scheme_->prepare(end - 1); }
-  // Mean next-token cross-entropy over the scored rows (target >= 0) of B sequences of T tokens at
-  // positions p0..p0+T-1 (each token's loss is left in c.token_loss; 0 at an ignored row). x, y: [B, T]. vis:
-  // visibility (causal by default; a band limits the age). The model is read-only here: forward calls may run in
-  // parallel.
+  // Mean next-token cross-entropy over the scored rows (target >= 0, not PAD) of B sequences of T tokens at
+  // positions p0..p0+T-1, or at the coordinates `at` (each token's loss is left in c.token_loss; 0 at an
+  // ignored row). x, y: [B, T]. vis: visibility (causal by default; a band limits the age); a visibility
+  // that shows a query later keys needs a model made for it (SchemeConfig::bidirectional), and the other
+  // way round. Per-token coordinates take no segment memory. The model is read-only here: forward calls
+  // may run in parallel.
   double forward(const int* x, const int* y, int B, int T, BlockStackCache<S>& c, int p0 = 0,
-                 const Visibility& vis = Visibility{}, const SegmentMemory<S>* mem = nullptr) const;
+                 const Visibility& vis = Visibility{}, const SegmentMemory<S>* mem = nullptr,
+                 const TokenCoordinates* at = nullptr) const;
   // The forward, keeping each block's attention probabilities in c.probs[l]: [B, H, T, T] (zero where
   // a key is not visible), for the analyses (models/attention_stats.h).
   double forward_keeping_probs(const int* x, const int* y, int B, int T, BlockStackCache<S>& c, int p0 = 0,
@@ -86,7 +98,7 @@ class BlockStack {
   // passes the batch's count). Returns the chunk's mean loss over its scored rows.
   double forward_backward(const int* x, const int* y, int B, int T, S* grad, BlockStackCache<S>& c, int p0 = 0,
                           const Visibility& vis = Visibility{}, long norm_rows = 0,
-                          const SegmentMemory<S>* mem = nullptr) const;
+                          const SegmentMemory<S>* mem = nullptr, const TokenCoordinates* at = nullptr) const;
   // The memory the next segment reads after a forward over B sequences of T tokens with memory `mem`
   // (nullptr: none): per block the last min(mem_len, M + T) rows of [memory; segment] of each sequence,
   // written to out[l] ([B, M', D]); returns M'. out must not hold the memory it reads.
@@ -96,7 +108,9 @@ class BlockStack {
  private:
   // forward; keep: store the attention probabilities for a backward (else they live in a scratch).
   double run_forward(const int* x, const int* y, int B, int T, BlockStackCache<S>& c, int p0, const Visibility& vis,
-                     bool keep, const SegmentMemory<S>* mem) const;
+                     bool keep, const SegmentMemory<S>* mem, const TokenCoordinates* at) const;
+  // The attention coordinates of block l for the batch run_forward set up in c.
+  Coordinates coordinates(const BlockStackCache<S>& c, const Visibility& vis, const TokenCoordinates* at, int l) const;
   template <class>
   friend class BlockStackDecoder;  // reads the parameters by id (models/block_stack_decoder.h)
   BlockStackConfig cfg_;

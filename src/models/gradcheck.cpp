@@ -50,14 +50,14 @@ namespace {
 // The analytic gradient of an initialised, prepared model at positions p0.. (with the segment memory
 // `mem`, or none) against central differences of its loss, every tensor; rows named `name`.
 std::vector<GradCheckRow> check_stack(const std::string& name, BlockStack<double>& model, const std::vector<int>& x,
-                                      const std::vector<int>& y, int B, int T, int p0,
-                                      const SegmentMemory<double>* mem) {
+                                      const std::vector<int>& y, int B, int T, int p0, const SegmentMemory<double>* mem,
+                                      const Visibility& vis = Visibility{}, const TokenCoordinates* at = nullptr) {
   BlockStackCache<double> cache;
   std::vector<double> grad(model.layout().total(), 0.0);
-  model.forward_backward(x.data(), y.data(), B, T, grad.data(), cache, p0, Visibility{}, 0, mem);
+  model.forward_backward(x.data(), y.data(), B, T, grad.data(), cache, p0, vis, 0, mem, at);
   auto loss = [&] {
     BlockStackCache<double> c;
-    return model.forward(x.data(), y.data(), B, T, c, p0, Visibility{}, mem);
+    return model.forward(x.data(), y.data(), B, T, c, p0, vis, mem, at);
   };
   return compare_all(name, model.layout(), model.params(), grad, loss);
 }
@@ -70,6 +70,26 @@ std::vector<GradCheckRow> gradcheck_block_stack(const std::string& what, const B
   model.init(seed);
   model.prepare(p0 + T);
   return check_stack(what + "/" + cfg.scheme.name, model, x, y, B, T, p0, nullptr);
+}
+
+std::vector<GradCheckRow> gradcheck_block_stack_modes(const std::string& what, BlockStackConfig cfg, uint64_t seed) {
+  std::vector<GradCheckRow> rows;
+  for (const CoordinateCase& c : coordinate_cases(3)) {
+    if (c.Tq != c.Tk) continue;  // a decode step is the cached decoder's (models/block_stack_decoder.h)
+    cfg.scheme.bidirectional = c.vis.sees_later();
+    BlockStack<double> model(cfg);
+    model.init(seed);
+    model.prepare(c.max_position() + 1);
+    Rng rng(stream_key({kTagCheck, 0xC0, seed}));
+    std::vector<int> x(size_t(c.B) * c.Tq), y(x.size());
+    for (auto& v : x) v = rng.below(cfg.vocab);
+    for (auto& v : y) v = rng.below(cfg.vocab);
+    const TokenCoordinates at{c.qpos.data(), c.qseg.empty() ? nullptr : c.qseg.data()};
+    auto more =
+        check_stack(what + " " + c.mode + "/" + cfg.scheme.name, model, x, y, c.B, c.Tq, 0, nullptr, c.vis, &at);
+    rows.insert(rows.end(), more.begin(), more.end());
+  }
+  return rows;
 }
 
 std::vector<GradCheckRow> gradcheck_block_stack_memory(const std::string& what, const BlockStackConfig& cfg,

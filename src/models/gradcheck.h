@@ -34,6 +34,10 @@ struct BlockStackConfig;
 std::vector<GradCheckRow> gradcheck_block_stack(const std::string& what, const BlockStackConfig& cfg, uint64_t seed,
                                                 const std::vector<int>& x, const std::vector<int>& y, int B, int T,
                                                 int p0 = 0);
+// The same under every batch mode of models/coordinate_cases.h but decode (per-token positions,
+// documents, padding, bidirectional and prefix visibility; the model made for that visibility), on
+// random tokens: rows named "<what> <mode>/<scheme>".
+std::vector<GradCheckRow> gradcheck_block_stack_modes(const std::string& what, BlockStackConfig cfg, uint64_t seed);
 // The same with a segment memory of M rows per sequence and block (random states, a constant: no
 // gradient into it), the segment at positions M .. M+T-1: W_K and W_V take the memory's gradient.
 // Rows named "<what> memory/<scheme>"; none for a scheme whose positions are absolute (acts on the

@@ -24,6 +24,9 @@ std::vector<GradCheckRow> gradcheck_charlm(const std::string& scheme) {
   cfg.scheme.settings = nlohmann::json::object();
   auto memory = gradcheck_block_stack_memory("charlm", cfg, 5, x, y, B, T, 4);
   rows.insert(rows.end(), memory.begin(), memory.end());
+  // every batch mode: positions per token, packed documents, padding, bidirectional and prefix visibility
+  auto modes = gradcheck_block_stack_modes("charlm", cfg, 5);
+  rows.insert(rows.end(), modes.begin(), modes.end());
   return rows;
 }
 
