@@ -129,6 +129,16 @@ TEST_CASE("a learned table's last position ends cached decoding with a UsageErro
   CHECK_THROWS_WITH_AS(dec.step(1), doctest::Contains("stops before position"), UsageError);
 }
 
+TEST_CASE("cached decoding refuses a model made for bidirectional visibility") {
+  BlockStackConfig cfg;
+  cfg.vocab = kVocab, cfg.d_model = 32, cfg.n_heads = 2;
+  cfg.scheme.name = "alibi", cfg.scheme.train_length = kWindow, cfg.scheme.bidirectional = true;
+  BlockStack<float> m(cfg);
+  m.init(1);
+  CHECK_THROWS_WITH_AS(BlockStackDecoder<float>(m, kWindow, identity_spec(), kWindow),
+                       doctest::Contains("causal visibility"), UsageError);
+}
+
 TEST_CASE("cached decoding equals recomputation for every map a RoPE model reads with") {
   for (const std::string scheme : {"rope", "hybrid"}) {
     std::map<std::string, Agreement> past;

@@ -1,6 +1,7 @@
 // pe-bench schemes: list the positional schemes; --json: each with its settings as the registry
 // declares them (what tests/twin_check.py and the PyTorch twin read instead of restating them).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +14,17 @@ namespace pe::cli {
 namespace {
 // [{name, description, min_layers, positionless, settings: {key: {type, default, help, domain}}}], in
 // the registry's order.
+// The batch modes every scheme reads (docs/architecture.md, "The batch model").
+const char* const kModes[] = {"causal",        "bidirectional", "prefix",      "packed-reset",
+                              "packed-global", "pad-content",   "pad-storage", "decode"};
+
+// What scheme s does with a key after its query (Scheme::later_keys), from the scheme itself.
+std::string later_keys(const SchemeInfo& s) {
+  SchemeConfig c;
+  c.name = s.name, c.n_layers = s.min_layers, c.train_length = 64, c.bidirectional = true;
+  return make_scheme<float>(c)->later_keys();
+}
+
 nlohmann::json schemes_json() {
   nlohmann::json out = nlohmann::json::array();
   for (auto& s : scheme_list()) {
@@ -24,6 +36,8 @@ nlohmann::json schemes_json() {
                    {"description", s.description},
                    {"min_layers", s.min_layers},
                    {"positionless", s.positionless},
+                   {"modes", kModes},
+                   {"later_keys", later_keys(s)},
                    {"settings", settings}});
   }
   return out;
@@ -42,6 +56,11 @@ void register_schemes(CLI::App& app) {
       return;
     }
     for (auto& s : scheme_list()) fmt::print("{:<12} {}\n", s.name, s.description);
+    fmt::print(
+        "\nEvery scheme reads every batch mode: {}.\nWith a key after the query (bidirectional and prefix "
+        "visibility), each takes its encoder form (docs/schemes.md):\n",
+        fmt::join(kModes, ", "));
+    for (auto& s : scheme_list()) fmt::print("{:<12} {}\n", s.name, later_keys(s));
   });
 }
 

@@ -14,6 +14,10 @@ BlockStackDecoder<S>::BlockStackDecoder(BlockStack<S>& model, int window, const 
                                         int train_len, int read_len)
     : m_(model), window_(window), train_len_(train_len), read_len_(read_len > 0 ? read_len : window), map_(map) {
   if (window_ < 1) throw UsageError("cached decoding needs a window of at least one key");
+  if (model.scheme().config().bidirectional)
+    throw UsageError(
+        "cached decoding reads one token after another: it needs a model made for causal visibility, not "
+        "bidirectional or prefix");
   Scheme<S>& scheme = m_.scheme();
   if (!map_) {
     // the plan the scheme holds, as it is

@@ -23,6 +23,10 @@ class AlibiScheme final : public Scheme<S> {
   std::string name() const override { return "alibi"; }
   bool acts_on_scores() const override { return true; }
   const std::vector<double>& slopes() const { return slopes_; }
+  std::string later_keys() const override {
+    return "the symmetric encoder form -slope |m - n|: a key k before and one k after get the same bias (no "
+           "direction)";
+  }
   // The readings of a linear bias assume the causal form.
   PositionGeometry geometry() const override {
     if (this->cfg_.bidirectional) return {};

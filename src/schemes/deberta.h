@@ -27,6 +27,7 @@ class DebertaScheme final : public Scheme<S> {
     if (clip_ < 1) throw ConfigError(fmt::format("deberta_clip must be at least 1 (got {})", clip_));
   }
   std::string name() const override { return "deberta"; }
+  std::string later_keys() const override { return "the signed, clipped distance: later keys take rows 0 .. K-1"; }
   bool acts_on_scores() const override { return true; }
   // three terms: the content score is scaled by 1/sqrt(3d), not 1/sqrt(d)
   using Scheme<S>::content_scale;

@@ -54,6 +54,7 @@ class HybridScheme final : public Scheme<S> {
     }
   }
   std::string name() const override { return "hybrid"; }
+  std::string later_keys() const override { return "each layer's scheme takes its own form"; }
   const Scheme<S>& layer(int l) const { return *layers_.at(l); }
 
   void declare(ParamLayout& layout) override {

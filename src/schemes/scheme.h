@@ -300,6 +300,9 @@ class Scheme {
   virtual bool acts_on_values() const { return false; }
   // The shape of its position term, for reading a trained head (PositionGeometry; default: Other).
   virtual PositionGeometry geometry() const { return {}; }
+  // One line: what it does with a key after the query (bidirectional and prefix visibility; its encoder
+  // form, docs/schemes.md), for `pe-bench schemes`.
+  virtual std::string later_keys() const { return "unchanged: its position term does not depend on the mask"; }
 
   // Visibility of a layer: keys older than this many positions are hidden (0: no window). A window
   // is visibility, never a bias; the model combines it with the caller's band.

@@ -28,6 +28,7 @@ class ShawScheme final : public Scheme<S> {
     if (clip_ < 1) throw ConfigError(fmt::format("shaw_clip must be at least 1 (got {})", clip_));
   }
   std::string name() const override { return "shaw"; }
+  std::string later_keys() const override { return "the signed clip: later keys take classes K+1 .. 2K"; }
   bool acts_on_scores() const override { return true; }
   bool acts_on_values() const override { return true; }
   // The table row of a (query, key) pair: u = clamp(n - m, -K, K) + K.

@@ -107,6 +107,9 @@ class T5Scheme final : public Scheme<S> {
  public:
   explicit T5Scheme(SchemeConfig cfg) : Scheme<S>(std::move(cfg)) { bias_.configure(this->cfg_); }
   std::string name() const override { return "t5"; }
+  std::string later_keys() const override {
+    return "Transformers' bidirectional buckets: half the buckets per side, later keys in the upper half";
+  }
   bool acts_on_scores() const override { return true; }
   void declare(ParamLayout& layout) override { bias_.declare(layout); }
   void init(ParamView<S> P, Rng&) const override { bias_.init(P); }  // beta = 0

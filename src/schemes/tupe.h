@@ -37,6 +37,10 @@ class TupeScheme final : public Scheme<S> {
     rows_ = this->cfg_.template setting<int>("learned_rows");
   }
   std::string name() const override { return "tupe"; }
+  std::string later_keys() const override {
+    return relative_ ? "the absolute term unchanged; the t5 buckets in their bidirectional form"
+                     : "unchanged: its absolute term does not depend on the mask";
+  }
   bool acts_on_scores() const override { return true; }
   int max_position() const override { return rows_ - 1; }
   // two terms: the content score is scaled by 1/sqrt(2d), not 1/sqrt(d)

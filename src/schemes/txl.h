@@ -28,6 +28,7 @@ class TxlScheme final : public Scheme<S> {
   explicit TxlScheme(SchemeConfig cfg)
       : Scheme<S>(std::move(cfg)), base_(this->cfg_.template setting<double>("base")) {}
   std::string name() const override { return "txl"; }
+  std::string later_keys() const override { return "the code of the signed age (sines negated): R_{-r}"; }
   bool acts_on_scores() const override { return true; }
 
   void declare(ParamLayout& layout) override {
