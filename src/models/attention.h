@@ -1,6 +1,7 @@
-// Scaled dot-product attention over explicit positions: batch, any number of heads, any number of
-// query rows and key rows per sequence. Visibility (the causal mask, an optional band) is decided
-// from positions and is separate from the position bias, which comes from the scheme's hooks.
+// Scaled dot-product attention over a batch's coordinates (positions, documents, padding, visibility;
+// docs/architecture.md "The batch model"): any number of heads, of query rows and of key rows per
+// sequence. Visibility is decided from the coordinates and is separate from the position bias, which
+// comes from the scheme's hooks.
 #pragma once
 #include <algorithm>
 #include <vector>
@@ -105,7 +106,8 @@ enum class AttnPath { automatic, rows, dense, lookup };
 //   Q: [B*Tq, H*dh], K, V: [B*Tk, H*dh] (already transformed by the scheme's Q/K hook);
 //   or, when kv_index ([B*Tk]) is given, K and V are tables whose row kv_index[b*Tk + j] is key j
 //   of sequence b (models whose keys repeat, e.g. when a key depends only on (position, token)).
-//   qpos: [Tq], kpos: [Tk] positions shared by the batch
+//   at: the batch's coordinates (Coordinates: positions shared or per sequence, documents, PAD rows,
+//   visibility); a PAD query row gets out = 0
 //   probs (out): [B, H, Tq, Tk], kept for the backward. Every masked key a query row could read gets
 //   exactly 0, but the dense path writes a block of query rows only over the block's key span (keys
 //   masked for the whole block are left alone). nullptr when no backward follows: the probabilities

@@ -116,6 +116,8 @@ void dense_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
   const S scale = scheme.content_scale(sh.layer) / std::sqrt(S(dh));
   const S row_scale = block ? S(1) : scale;  // a block is scaled before its hook
   const BatchVisibleSets& sets = visible_sets(at, sh);
+  std::vector<QueryBlock> blocks;  // of the visible set blocks_of (sequences that share a set share them)
+  const VisibleSets* blocks_of = nullptr;
   const int ldt = transposed_stride(Tk);
   std::vector<S> sc_buf, kt_buf, vh_buf, ps_buf;
   S* sc = cache_aligned(sc_buf, size_t(kQueryBlock) * Tk);
@@ -132,7 +134,7 @@ void dense_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
   for (int b = 0; b < sh.B; ++b) {
     const VisibleSets& visible = sets[b];
     const int *qpos = at.q_of(b, sh.Tq), *kpos = at.k_of(b, Tk);
-    const auto blocks = query_blocks(visible, sh.Tq);
+    if (&visible != blocks_of) blocks = query_blocks(visible, sh.Tq), blocks_of = &visible;
     for (int h = 0; h < sh.H; ++h) {
       // kt = K^T of this (sequence, head): [dh, Tk]; vh = its V rows: [Tk, dh]
       const size_t head = size_t(b) * Tk * W + size_t(h) * dh;
@@ -202,6 +204,8 @@ void dense_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, con
   const bool block = scores && scheme.block_scores(sh.layer), vblock = values && scheme.block_values(sh.layer);
   const S scale = scheme.content_scale(sh.layer) / std::sqrt(S(dh));
   const BatchVisibleSets& sets = visible_sets(at, sh);
+  std::vector<QueryBlock> blocks;  // of the visible set blocks_of (sequences that share a set share them)
+  const VisibleSets* blocks_of = nullptr;
   const int ldt = transposed_stride(Tk);
   std::vector<S> ds_buf, vt_buf, kh_buf, row(Tk), pv(values ? Tk : 0);
   S* ds = cache_aligned(ds_buf, size_t(kQueryBlock) * Tk);
@@ -210,7 +214,7 @@ void dense_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, con
   for (int b = 0; b < sh.B; ++b) {
     const VisibleSets& visible = sets[b];
     const int *qpos = at.q_of(b, sh.Tq), *kpos = at.k_of(b, Tk);
-    const auto blocks = query_blocks(visible, sh.Tq);
+    if (&visible != blocks_of) blocks = query_blocks(visible, sh.Tq), blocks_of = &visible;
     for (int h = 0; h < sh.H; ++h) {
       // vt = V^T of this (sequence, head): [dh, Tk]; kh = its K rows: [Tk, dh]
       const size_t head = size_t(b) * Tk * W + size_t(h) * dh;
