@@ -9,11 +9,16 @@ the tasks whose model it is (@register_model), and load_model picks it by the ex
     from pebench_torch import load_model
     model = load_model("/tmp/rope")          # a directory `pe-bench export` wrote
     logits = model(tokens)                    # tokens: LongTensor [B, T] at positions 0..T-1
+    logits = model(tokens, positions=pos, documents=docs)  # pos, docs: [B, T]; docs -1 a PAD token
+    loss = mean_loss(logits, targets, docs)   # over the scored rows (PAD rows are not)
+
+A model made with bidirectional=True (load_model(..., bidirectional=True)) is read with
+visibility="bidirectional" or ("prefix", k), its schemes in their encoder forms (models.py).
 """
 from .io import load_export, save_export
-from .models import BlockStack, CueHead, load_model, model_class, register_model
+from .models import BlockStack, CueHead, load_model, mean_loss, model_class, register_model
 from .schemes import PositionScheme, register, registered
 from .rope_scaling import inverse_frequencies
 
-__all__ = ["load_export", "save_export", "BlockStack", "CueHead", "load_model", "model_class", "register_model",
-           "PositionScheme", "register", "registered", "inverse_frequencies"]
+__all__ = ["load_export", "save_export", "BlockStack", "CueHead", "load_model", "mean_loss", "model_class",
+           "register_model", "PositionScheme", "register", "registered", "inverse_frequencies"]

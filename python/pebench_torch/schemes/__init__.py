@@ -3,10 +3,10 @@ keyed by pe-bench's scheme names: `@register("rope")`. A scheme is built from th
 are the checkpoint's scheme block (config.json pe_bench_checkpoint.scheme, every declared setting
 resolved); a hybrid layer's are its hybrid_layers entry over the declared defaults (hybrid.py).
 The hooks each class may override are PositionScheme's (base.py)."""
-from .base import PositionScheme, layer_plan, register, registered, scheme_class
+from .base import PositionScheme, ages, batched, layer_plan, register, registered, scheme_class
 from . import alibi, deberta, hybrid, learned, none, rope, shaw, sinusoidal, t5, tupe, txl  # noqa: F401 (register)
 
-__all__ = ["PositionScheme", "layer_plan", "layer_schemes", "register", "registered", "scheme_class"]
+__all__ = ["PositionScheme", "ages", "batched", "layer_plan", "layer_schemes", "register", "registered", "scheme_class"]
 
 # the checkpoint's scheme block holds the model's shape beside the settings
 _SHAPE = ("name", "d_model", "d_head", "n_heads")

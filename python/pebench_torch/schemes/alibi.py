@@ -1,7 +1,7 @@
-"""`alibi`: a linear penalty on the age m - n, one slope per head."""
+"""`alibi`: a linear penalty on the age m - n, one slope per head; its encoder form on |m - n| (symmetric)."""
 import torch
 
-from .base import PositionScheme, register
+from .base import PositionScheme, ages, register
 
 
 def alibi_reference_slopes(H):
@@ -22,5 +22,7 @@ class Alibi(PositionScheme):
         self.slopes = torch.tensor(self.s["alibi_slopes"] or alibi_reference_slopes(self.H), dtype=torch.float32)
 
     def score_terms(self, q, k, qpos, kpos, layer):
-        age = qpos[:, None] - kpos[None, :]
-        return -(self.slopes.to(q.dtype)[:, None, None] * age[None].to(q.dtype))[None]
+        age = ages(qpos, kpos)
+        if self.bidirectional:
+            age = age.abs()
+        return -(self.slopes.to(q.dtype)[None, :, None, None] * age[:, None].to(q.dtype))

@@ -1,6 +1,12 @@
 """The registry and the base class of the twin's schemes. A query at position m scores a key at n (age
 r = m - n); every term is computed for all (query, key) pairs at once and added to the scaled content
-score c = content_scale <q, k> / sqrt(d_head) before the softmax (docs/schemes.md)."""
+score c = content_scale <q, k> / sqrt(d_head) before the softmax (docs/schemes.md).
+
+Positions are data (docs/architecture.md, "The batch model"): a hook's positions are [T], shared by
+the batch, or [B, T], each sequence's own; its result then has a leading dimension of 1 or B (the
+model broadcasts it). A scheme whose `bidirectional` is set (the model was made for a visibility that
+shows a query later keys) reads ages m - n < 0 in its encoder form (docs/schemes.md, "Bidirectional
+(encoder) forms")."""
 _REGISTRY = {}
 
 
@@ -35,6 +41,16 @@ def layer_plan(plan, l):
     return plan["layers"][l]
 
 
+def batched(pos):
+    """Positions [T] (shared by the batch) or [B, T] (per sequence) as [1, T] or [B, T]."""
+    return pos if pos.dim() == 2 else pos[None]
+
+
+def ages(qpos, kpos):
+    """The age m - n of every (query, key) pair: [1 or B, Tq, T]."""
+    return batched(qpos)[:, :, None] - batched(kpos)[:, None, :]
+
+
 def _layer_rename(l):
     """A scheme's per-layer tables are written for layer 0 (pos.layers.0.X): layer l reads its own."""
     return lambda n: n.replace("pos.layers.0.", "pos.layers.%d." % l)
@@ -46,7 +62,7 @@ class PositionScheme:
     model's. The hooks' defaults are "acts nowhere"; a scheme overrides the ones where it acts.
 
     reads:  the settings the twin uses; ignores: pe-bench settings the twin needs no value of (with
-    the reason)."""
+    the reason). bidirectional: the encoder forms (set by the model, SchemeConfig::bidirectional)."""
     name = None
     reads = ()
     ignores = {}
@@ -63,6 +79,7 @@ class PositionScheme:
         self._params = params
         self._rename = rename or (lambda n: n)
         self.window = 0
+        self.bidirectional = False
         self.setup()
         if plan is not None and self.frequencies:
             self.set_plan(plan)
@@ -84,20 +101,21 @@ class PositionScheme:
         raise ValueError("%s has no frequencies to rescale" % self.name)
 
     def embed(self, pos):
-        """The embedding state's term [T, d_model], or None."""
+        """The embedding state's term at positions pos [T] or [B, T]: [T, d_model] or [B, T, d_model], or None."""
         return None
 
     def rotate(self, x, pos):
-        """The Q/K transform of x [B, T, H, dh] at positions pos [T]."""
+        """The Q/K transform of x [B, T, H, dh] at positions pos [T] or [B, T]."""
         return x
 
     def content_scale(self):
         return 1.0
 
     def score_terms(self, q, k, qpos, kpos, layer):
-        """The scheme's terms of the scores [B, H, Tq, T] (or None), q: [B, Tq, H, dh], k: [B, T, H, dh]."""
+        """The scheme's terms of the scores [1 or B, H, Tq, T] (or None), q: [B, Tq, H, dh], k: [B, T, H, dh],
+        qpos: [Tq] or [B, Tq], kpos: [T] or [B, T]."""
         return None
 
     def value_term(self, a, qpos, kpos):
-        """The scheme's term of the heads' outputs [B, Tq, H, dh] (or None), a: [B, H, Tq, T]."""
+        """The scheme's term of the heads' outputs [B, Tq, H, dh] (or None), a: [B, H, Tq, T] (a PAD query's row 0)."""
         return None

@@ -2,7 +2,7 @@
 import torch
 
 from ..rope_scaling import inverse_frequencies
-from .base import PositionScheme, register
+from .base import PositionScheme, batched, register
 
 
 @register("rope")
@@ -33,8 +33,8 @@ class Rope(PositionScheme):
 
     def rotate(self, x, pos):
         """(x, y) -> (x cos a - y sin a, x sin a + y cos a) on pairs (2j, 2j+1), a = m theta_j."""
-        a = pos.double()[:, None] * self.theta[None, :]
-        cos, sin = torch.cos(a).to(x.dtype)[None, :, None, :], torch.sin(a).to(x.dtype)[None, :, None, :]
+        a = batched(pos).double()[..., None] * self.theta  # [1 or B, T, planes]
+        cos, sin = torch.cos(a).to(x.dtype)[:, :, None, :], torch.sin(a).to(x.dtype)[:, :, None, :]
         x0, x1 = x[..., 0::2], x[..., 1::2]
         return torch.stack([x0 * cos - x1 * sin, x0 * sin + x1 * cos], dim=-1).reshape(x.shape)
 

@@ -3,7 +3,7 @@ import math
 
 import torch
 
-from .base import PositionScheme, register
+from .base import PositionScheme, ages, register
 
 
 @register("shaw")
@@ -12,11 +12,11 @@ class Shaw(PositionScheme):
 
     def _index(self, qpos, kpos):
         K = self.s["shaw_clip"]
-        return (kpos[None, :] - qpos[:, None]).clamp(-K, K) + K  # key minus query, clipped
+        return (-ages(qpos, kpos)).clamp(-K, K) + K  # key minus query, clipped: [1 or B, Tq, T]
 
     def score_terms(self, q, k, qpos, kpos, layer):
-        rk = self.p("pos.layers.0.shaw_rk.weight")[self._index(qpos, kpos)]  # [Tq, T, dh]
-        return torch.einsum("bmhc,mnc->bhmn", q, rk) / math.sqrt(self.dh)
+        rk = self.p("pos.layers.0.shaw_rk.weight")[self._index(qpos, kpos)]  # [1 or B, Tq, T, dh]
+        return torch.einsum("bmhc,bmnc->bhmn", q, rk) / math.sqrt(self.dh)
 
     def value_term(self, a, qpos, kpos):
-        return torch.einsum("bhmn,mnc->bmhc", a, self.p("pos.layers.0.shaw_rv.weight")[self._index(qpos, kpos)])
+        return torch.einsum("bhmn,bmnc->bmhc", a, self.p("pos.layers.0.shaw_rv.weight")[self._index(qpos, kpos)])

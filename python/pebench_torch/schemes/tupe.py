@@ -3,7 +3,7 @@ import math
 
 import torch
 
-from .base import PositionScheme, register
+from .base import PositionScheme, ages, batched, register
 from .codes import t5_bias
 
 
@@ -17,10 +17,11 @@ class Tupe(PositionScheme):
 
     def score_terms(self, q, k, qpos, kpos, layer):
         H, dh = self.H, self.dh
-        pq = (self.p("pos.tupe_p.weight")[qpos] @ self.p("pos.layers.0.u_q.weight").t()).reshape(-1, H, dh)
-        pk = (self.p("pos.tupe_p.weight")[kpos] @ self.p("pos.layers.0.u_k.weight").t()).reshape(-1, H, dh)
-        term = torch.einsum("mhc,nhc->hmn", pq, pk)[None] / math.sqrt(2 * dh)
+        qpos, kpos = batched(qpos), batched(kpos)
+        pq = (self.p("pos.tupe_p.weight")[qpos] @ self.p("pos.layers.0.u_q.weight").t()).reshape(*qpos.shape, H, dh)
+        pk = (self.p("pos.tupe_p.weight")[kpos] @ self.p("pos.layers.0.u_k.weight").t()).reshape(*kpos.shape, H, dh)
+        term = torch.einsum("bmhc,bnhc->bhmn", pq, pk) / math.sqrt(2 * dh)
         if not self.s["tupe_relative"]:
             return term
-        return term + t5_bias(self.p("pos.t5_bias.weight"), qpos[:, None] - kpos[None, :], self.s["t5_buckets"],
-                              self.s["t5_max_distance"])
+        return term + t5_bias(self.p("pos.t5_bias.weight"), ages(qpos, kpos), self.s["t5_buckets"],
+                              self.s["t5_max_distance"], self.bidirectional)

@@ -3,7 +3,7 @@ import math
 
 import torch
 
-from .base import PositionScheme, register
+from .base import PositionScheme, ages, register
 from .codes import sinusoidal_code
 
 
@@ -13,9 +13,9 @@ class TransformerXL(PositionScheme):
 
     def score_terms(self, q, k, qpos, kpos, layer):
         H, dh = self.H, self.dh
-        age = qpos[:, None] - kpos[None, :]
-        rho = sinusoidal_code(age.reshape(-1), self.d, self.s["base"]).to(q.dtype)  # rho(-r): sines negated
-        R = (rho @ self.p("pos.layers.0.w_r.weight").t()).reshape(age.shape[0], age.shape[1], H, dh)
+        age = ages(qpos, kpos)  # [1 or B, Tq, T]
+        rho = sinusoidal_code(age, self.d, self.s["base"]).to(q.dtype)  # rho(-r): sines negated
+        R = (rho @ self.p("pos.layers.0.w_r.weight").t()).reshape(*age.shape, H, dh)
         u, v = self.p("pos.txl_u"), self.p("pos.txl_v")  # [H, dh]
-        return (torch.einsum("bmhc,mnhc->bhmn", q, R) + torch.einsum("hc,bnhc->bhn", u, k)[:, :, None, :]
-                + torch.einsum("hc,mnhc->hmn", v, R)[None]) / math.sqrt(dh)
+        return (torch.einsum("bmhc,bmnhc->bhmn", q, R) + torch.einsum("hc,bnhc->bhn", u, k)[:, :, None, :]
+                + torch.einsum("hc,bmnhc->bhmn", v, R)) / math.sqrt(dh)
