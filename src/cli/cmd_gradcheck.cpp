@@ -1,9 +1,12 @@
 // pe-bench gradcheck: every hand-written gradient against central differences, in double.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "cli/common.h"
 #include "core/errors.h"
 #include "harness/task.h"
+#include "models/coordinate_cases.h"
 #include "models/gradcheck.h"
 #include "schemes/scheme.h"
 
@@ -34,6 +37,12 @@ void register_gradcheck(CLI::App& app) {
     }
     fmt::print("{:<40} {:<10} {:>6} {:>12} {:>12}  {}\n", "model/scheme", "tensor", "n", "worst rel", "worst abs", "");
     int failed = 0;
+    // the batch modes (models/coordinate_cases.h): rows "attention/<scheme>/<mode>[/layer<l>]" and "<task>
+    // <mode>/<scheme>"
+    std::vector<std::string> modes;
+    for (const CoordinateCase& c : coordinate_cases()) modes.push_back(c.mode);
+    std::vector<double> mode_worst(modes.size(), 0.0), mode_abs(modes.size(), 0.0);
+    std::vector<int> mode_rows(modes.size(), 0);
     for (auto& n : names) {
       // the attention layer, then every task's model
       auto rows = gradcheck_attention(n);
@@ -45,8 +54,21 @@ void register_gradcheck(CLI::App& app) {
         fmt::print("{:<40} {:<10} {:>6} {:>12.2e} {:>12.2e}  {}\n", r.what, r.tensor, r.count, r.max_rel, r.max_abs,
                    r.ok ? "ok" : "FAIL");
         failed += !r.ok;
+        for (size_t m = 0; m < modes.size(); ++m) {
+          const std::string& w = r.what;
+          const std::string tail = "/" + modes[m];
+          const bool attention = w.find(tail + "/layer") != std::string::npos ||
+                                 (w.size() >= tail.size() && w.compare(w.size() - tail.size(), tail.size(), tail) == 0);
+          if (attention || w.find(" " + modes[m] + "/") != std::string::npos)
+            mode_worst[m] = std::max(mode_worst[m], r.max_rel), mode_abs[m] = std::max(mode_abs[m], r.max_abs),
+            ++mode_rows[m];
+        }
       }
     }
+    fmt::print("batch modes covered (tensors checked, worst relative error, worst absolute error):");
+    for (size_t m = 0; m < modes.size(); ++m)
+      fmt::print("{} {} ({}, {:.1e}, {:.1e})", m ? "," : "", modes[m], mode_rows[m], mode_worst[m], mode_abs[m]);
+    fmt::print("\n");
     fmt::print("tolerance: |a-n| <= {:.0e} or relative error <= {:.0e}\n", kGradAbsTol, kGradRelTol);
     if (failed) throw GradCheckFailed(fmt::format("{} tensors failed the gradient check", failed));
   });
