@@ -369,3 +369,41 @@ TEST_CASE("the block stack refuses what it cannot honour, in one line") {
   CHECK_THROWS_AS(encoder.logits(x, y, 1, 4, nullptr, Visibility{}), UsageError);
   CHECK_NOTHROW(encoder.logits(x, y, 1, 4, nullptr, Visibility::prefix_lm(2)));
 }
+
+TEST_CASE("interleaved documents far apart: every path reads only inside its tables, and dense equals rows") {
+  // documents alternate token by token; document 1 sits 20 positions after document 0, so a row's keys
+  // between its first and last visible one include the other document's, at ages outside the visible
+  // ones (a block hook reads them, masked, and must not index its age tables outside their range)
+  CoordinateCase c;
+  c.B = 1, c.Tq = c.Tk = 10, c.vis = Visibility{};
+  for (int i = 0; i < 10; ++i) {
+    c.qseg.push_back(i % 2);
+    c.qpos.push_back(i % 2 ? 20 + i / 2 : i / 2);
+  }
+  c.kpos = c.qpos, c.kseg = c.qseg;
+  for (const SchemeInfo& info : scheme_list()) {
+    CAPTURE(info.name);
+    const Layer layer(info.name, false);
+    Rng rng(14);
+    const AttnShape sh{1, 10, 10, kH, kDh};
+    const auto Q = draw(size_t(10) * kW, rng), K = draw(size_t(10) * kW, rng), V = draw(size_t(10) * kW, rng);
+    const auto rows = layer.forward(sh, c.coordinates(), Q, K, V, AttnPath::rows);
+    const auto dense = layer.forward(sh, c.coordinates(), Q, K, V, AttnPath::dense);
+    CHECK(close(dense, rows));
+    // each document alone
+    for (int d = 0; d < 2; ++d) {
+      std::vector<int> pos, rowsd;
+      for (int i = d; i < 10; i += 2) pos.push_back(c.qpos[i]), rowsd.push_back(i);
+      std::vector<double> q, k, v, want;
+      for (int i : rowsd) {
+        for (auto* p : {&q, &k, &v}) {
+          const auto& src = p == &q ? Q : p == &k ? K : V;
+          p->insert(p->end(), src.begin() + size_t(i) * kW, src.begin() + size_t(i + 1) * kW);
+        }
+        want.insert(want.end(), rows.begin() + size_t(i) * kW, rows.begin() + size_t(i + 1) * kW);
+      }
+      const auto alone = layer.forward({1, 5, 5, kH, kDh}, Coordinates{pos.data(), pos.data(), Visibility{}}, q, k, v);
+      CHECK(close(want, alone));
+    }
+  }
+}

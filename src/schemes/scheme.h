@@ -85,7 +85,9 @@ struct AttnBlock {
   int nq = 0;                 // query rows
   const S* q = nullptr;       // row r: q + r * ld, [dh] (after the Q/K transform)
   const int* qpos = nullptr;  // [nq]
-  int nk = 0;                 // keys of the span (ascending positions)
+  int nk = 0;                 // keys of the span: their positions ascend within each row's visible keys, and
+                              // across the span only when the batch's do (a packed batch with positions
+                              // reset per document does not): test consecutive() before relying on it
   const S* k = nullptr;       // key t: k + t * ld, [dh]
   const int* kpos = nullptr;  // [nk]
   size_t ld = 0;              // row stride of q and k (and of the gradients dq, dk)
@@ -110,15 +112,23 @@ std::pair<int, int> block_age_range(const AttnBlock<S>& b) {
   return {*q0 - *k1, *q1 - *k0};
 }
 
-// The lowest and highest age of the pairs a block's rows can see ({0, -1}: none): for a causal block
-// the ages are >= 0, where block_age_range's also count the masked keys after each row.
+// The lowest and highest age qpos[r] - kpos[t] over each row's keys [key_begin(r), key_end(r)) ({0, -1}:
+// none), every key a block hook reads for the row: for a causal block the ages are >= 0, where
+// block_age_range's also count the masked keys after each row. When the span's positions ascend the
+// ends of each row's keys bound it; otherwise (documents interleaved, positions reset per document)
+// every key in between is counted too, masked or not.
 template <class S>
 std::pair<int, int> block_visible_age_range(const AttnBlock<S>& b) {
   int lo = INT_MAX, hi = INT_MIN;
+  const bool ascend = std::is_sorted(b.kpos, b.kpos + b.nk);
   for (int r = 0; r < b.nq; ++r) {
     const int t0 = b.key_begin(r), t1 = b.key_end(r);
     if (t0 >= t1) continue;
-    lo = std::min(lo, b.qpos[r] - b.kpos[t1 - 1]), hi = std::max(hi, b.qpos[r] - b.kpos[t0]);  // keys ascend
+    if (ascend) {
+      lo = std::min(lo, b.qpos[r] - b.kpos[t1 - 1]), hi = std::max(hi, b.qpos[r] - b.kpos[t0]);
+      continue;
+    }
+    for (int t = t0; t < t1; ++t) lo = std::min(lo, b.qpos[r] - b.kpos[t]), hi = std::max(hi, b.qpos[r] - b.kpos[t]);
   }
   return lo > hi ? std::pair{0, -1} : std::pair{lo, hi};
 }
