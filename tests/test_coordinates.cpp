@@ -28,6 +28,10 @@
 
 using namespace pe;
 
+// A named namespace: the sanitizer build compiles the tests as unity files (tests/sanitizers.sh), where
+// every file's anonymous namespace is one, and helper names such as Run would collide.
+namespace coordinates_test {
+
 namespace {
 
 constexpr int kH = 2, kDh = 4, kW = kH * kDh, kSpan = 40;
@@ -407,3 +411,5 @@ TEST_CASE("interleaved documents far apart: every path reads only inside its tab
     }
   }
 }
+
+}  // namespace coordinates_test
