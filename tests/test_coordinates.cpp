@@ -78,6 +78,22 @@ std::vector<double> draw(size_t n, Rng& rng) {
   for (auto& x : v) x = rng.normal();
   return v;
 }
+// Random queries [query_rows, W], keys and values [key_rows, W] (before the Q/K transform).
+struct Qkv {
+  std::vector<double> Q, K, V;
+};
+Qkv draw_qkv(int query_rows, int key_rows, Rng& rng) {
+  Qkv x;
+  x.Q = draw(size_t(query_rows) * kW, rng), x.K = draw(size_t(key_rows) * kW, rng);
+  x.V = draw(size_t(key_rows) * kW, rng);
+  return x;
+}
+// Rows `rows` of a [rows, W] array, in that order.
+std::vector<double> pick(const std::vector<double>& x, const std::vector<int>& rows) {
+  std::vector<double> out;
+  for (int r : rows) out.insert(out.end(), x.begin() + size_t(r) * kW, x.begin() + size_t(r + 1) * kW);
+  return out;
+}
 // Rows [r0, r0 + n) of a [rows, W] array.
 std::vector<double> rows_of(const std::vector<double>& x, int r0, int n) {
   return {x.begin() + size_t(r0) * kW, x.begin() + size_t(r0 + n) * kW};
@@ -126,8 +142,7 @@ TEST_CASE("every scheme under every batch mode: the dense path agrees with the r
       const Layer layer(info.name, c.vis.sees_later());
       Rng rng(5);
       const AttnShape sh{c.B, c.Tq, c.Tk, kH, kDh};
-      const auto Q = draw(size_t(c.B) * c.Tq * kW, rng), K = draw(size_t(c.B) * c.Tk * kW, rng),
-                 V = draw(size_t(c.B) * c.Tk * kW, rng);
+      const auto [Q, K, V] = draw_qkv(c.B * c.Tq, c.B * c.Tk, rng);
       const auto rows = layer.forward(sh, c.coordinates(), Q, K, V, AttnPath::rows);
       const auto dense = layer.forward(sh, c.coordinates(), Q, K, V, AttnPath::dense);
       CHECK(close(dense, rows));
@@ -144,8 +159,7 @@ TEST_CASE("a packed batch with isolation gives each document what it gets alone"
         const Layer layer(info.name, false);
         Rng rng(8);
         const int T = c.Tq;
-        const auto Q = draw(size_t(c.B) * T * kW, rng), K = draw(size_t(c.B) * T * kW, rng),
-                   V = draw(size_t(c.B) * T * kW, rng);
+        const auto [Q, K, V] = draw_qkv(c.B * T, c.B * T, rng);
         const auto packed = layer.forward({c.B, T, T, kH, kDh}, c.coordinates(), Q, K, V, path);
         for (int b = 0; b < c.B; ++b)
           for (const Run& d : documents(c.qseg.data() + size_t(b) * T, T)) {
@@ -172,8 +186,7 @@ TEST_CASE("a padded batch gives its content rows the unpadded outputs, and its P
       const Layer layer(info.name, false);
       Rng rng(9);
       const int T = c.Tq;
-      const auto Q = draw(size_t(c.B) * T * kW, rng), K = draw(size_t(c.B) * T * kW, rng),
-                 V = draw(size_t(c.B) * T * kW, rng);
+      const auto [Q, K, V] = draw_qkv(c.B * T, c.B * T, rng);
       const auto padded = layer.forward({c.B, T, T, kH, kDh}, c.coordinates(), Q, K, V);
       for (const Run& d : documents(c.qseg.data(), T)) {  // sequence 0 holds the padding
         if (d.doc < 0) {
@@ -201,7 +214,7 @@ TEST_CASE("causal rows ignore later keys; bidirectional rows and a prefix's rows
       CAPTURE(vis.prefix);
       const Layer layer(info.name, vis.sees_later());
       Rng rng(10);
-      const auto Q = draw(size_t(T) * kW, rng), K = draw(size_t(T) * kW, rng), V = draw(size_t(T) * kW, rng);
+      const auto [Q, K, V] = draw_qkv(T, T, rng);
       const AttnShape sh{1, T, T, kH, kDh};
       const Coordinates at{pos.data(), pos.data(), vis};
       const auto base = layer.forward(sh, at, Q, K, V);
@@ -228,7 +241,7 @@ TEST_CASE("a decode step at the cache position equals the full forward's row") {
     CAPTURE(info.name);
     const Layer layer(info.name, false);
     Rng rng(11);
-    const auto Q = draw(size_t(T) * kW, rng), K = draw(size_t(T) * kW, rng), V = draw(size_t(T) * kW, rng);
+    const auto [Q, K, V] = draw_qkv(T, T, rng);
     const auto full = layer.forward({1, T, T, kH, kDh}, Coordinates{pos.data(), pos.data(), Visibility{}}, Q, K, V);
     for (int t = 0; t < T; ++t) {
       // one query at position p0 + t over the t + 1 keys cached so far
@@ -247,8 +260,7 @@ TEST_CASE("sequences with the same coordinates share a visible set; a PAD query 
   Layer layer("none", false);
   Rng rng(12);
   const int T = c.Tq;
-  const auto Q = draw(size_t(c.B) * T * kW, rng), K = draw(size_t(c.B) * T * kW, rng),
-             V = draw(size_t(c.B) * T * kW, rng);
+  const auto [Q, K, V] = draw_qkv(c.B * T, c.B * T, rng);
   const auto out = layer.forward({c.B, T, T, kH, kDh}, at, Q, K, V, AttnPath::rows);
   CHECK(max_abs(rows_of(out, 0, 3)) == 0.0);
   // content row 3 sees only key 3: its output is V's row 3
@@ -390,7 +402,7 @@ TEST_CASE("interleaved documents far apart: every path reads only inside its tab
     const Layer layer(info.name, false);
     Rng rng(14);
     const AttnShape sh{1, 10, 10, kH, kDh};
-    const auto Q = draw(size_t(10) * kW, rng), K = draw(size_t(10) * kW, rng), V = draw(size_t(10) * kW, rng);
+    const auto [Q, K, V] = draw_qkv(10, 10, rng);
     const auto rows = layer.forward(sh, c.coordinates(), Q, K, V, AttnPath::rows);
     const auto dense = layer.forward(sh, c.coordinates(), Q, K, V, AttnPath::dense);
     CHECK(close(dense, rows));
@@ -398,16 +410,9 @@ TEST_CASE("interleaved documents far apart: every path reads only inside its tab
     for (int d = 0; d < 2; ++d) {
       std::vector<int> pos, rowsd;
       for (int i = d; i < 10; i += 2) pos.push_back(c.qpos[i]), rowsd.push_back(i);
-      std::vector<double> q, k, v, want;
-      for (int i : rowsd) {
-        for (auto* p : {&q, &k, &v}) {
-          const auto& src = p == &q ? Q : p == &k ? K : V;
-          p->insert(p->end(), src.begin() + size_t(i) * kW, src.begin() + size_t(i + 1) * kW);
-        }
-        want.insert(want.end(), rows.begin() + size_t(i) * kW, rows.begin() + size_t(i + 1) * kW);
-      }
-      const auto alone = layer.forward({1, 5, 5, kH, kDh}, Coordinates{pos.data(), pos.data(), Visibility{}}, q, k, v);
-      CHECK(close(want, alone));
+      const auto alone = layer.forward({1, 5, 5, kH, kDh}, Coordinates{pos.data(), pos.data(), Visibility{}},
+                                       pick(Q, rowsd), pick(K, rowsd), pick(V, rowsd));
+      CHECK(close(pick(rows, rowsd), alone));
     }
   }
 }

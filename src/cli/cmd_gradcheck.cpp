@@ -37,8 +37,7 @@ void register_gradcheck(CLI::App& app) {
     }
     fmt::print("{:<40} {:<10} {:>6} {:>12} {:>12}  {}\n", "model/scheme", "tensor", "n", "worst rel", "worst abs", "");
     int failed = 0;
-    // the batch modes (models/coordinate_cases.h): rows "attention/<scheme>/<mode>[/layer<l>]" and "<task>
-    // <mode>/<scheme>"
+    // the batch modes (models/coordinate_cases.h) and the rows checked under each (GradCheckRow::mode)
     std::vector<std::string> modes;
     for (const CoordinateCase& c : coordinate_cases()) modes.push_back(c.mode);
     std::vector<double> mode_worst(modes.size(), 0.0), mode_abs(modes.size(), 0.0);
@@ -54,15 +53,10 @@ void register_gradcheck(CLI::App& app) {
         fmt::print("{:<40} {:<10} {:>6} {:>12.2e} {:>12.2e}  {}\n", r.what, r.tensor, r.count, r.max_rel, r.max_abs,
                    r.ok ? "ok" : "FAIL");
         failed += !r.ok;
-        for (size_t m = 0; m < modes.size(); ++m) {
-          const std::string& w = r.what;
-          const std::string tail = "/" + modes[m];
-          const bool attention = w.find(tail + "/layer") != std::string::npos ||
-                                 (w.size() >= tail.size() && w.compare(w.size() - tail.size(), tail.size(), tail) == 0);
-          if (attention || w.find(" " + modes[m] + "/") != std::string::npos)
+        for (size_t m = 0; m < modes.size(); ++m)
+          if (r.mode == modes[m])
             mode_worst[m] = std::max(mode_worst[m], r.max_rel), mode_abs[m] = std::max(mode_abs[m], r.max_abs),
             ++mode_rows[m];
-        }
       }
     }
     fmt::print("batch modes covered (tensors checked, worst relative error, worst absolute error):");

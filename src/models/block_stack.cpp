@@ -62,6 +62,8 @@ double BlockStack<S>::forward_keeping_probs(const int* x, const int* y, int B, i
 }
 
 namespace {
+// The coordinates given, or nullptr when they hold nothing (the default batch).
+inline const TokenCoordinates* given(const TokenCoordinates* at) { return at && (at->pos || at->doc) ? at : nullptr; }
 // Row i is scored: a target, and not a PAD token.
 inline bool scored_row(const int* y, const TokenCoordinates* at, int i) {
   return y[i] >= 0 && !(at && at->doc && at->doc[i] < 0);
@@ -87,9 +89,9 @@ double BlockStack<S>::run_forward(const int* x, const int* y, int B, int T, Bloc
         fmt::format("segment memory of {} rows needs the segment at position {} or later and one memory "
                     "per block",
                     M, M));
-  if (at && (at->pos || at->doc) && M > 0)
+  at = given(at);
+  if (at && M > 0)
     throw Error("a segment memory sits at positions shared by the batch: per-token coordinates take none");
-  if (at && !at->pos && !at->doc) at = nullptr;
   if (vis.sees_later() != scheme_->config().bidirectional)
     throw UsageError(vis.sees_later()
                          ? "this model was made for causal visibility: reading it with later keys visible needs a "
@@ -201,7 +203,7 @@ double BlockStack<S>::forward_backward(const int* x, const int* y, int B, int T,
                                        const Visibility& vis, long norm_rows, const SegmentMemory<S>* mem,
                                        const TokenCoordinates* at) const {
   const double loss = run_forward(x, y, B, T, c, p0, vis, true, mem, at);
-  if (at && !at->pos && !at->doc) at = nullptr;
+  at = given(at);
   const int D = cfg_.d_model, V = cfg_.vocab, N = B * T, L = cfg_.n_layers;
   const int M = c.M, Tk = M + T, NK = B * Tk;
   const int* krow_pos = M > 0 ? c.key_row_pos.data() : c.row_pos.data();

@@ -18,7 +18,7 @@ namespace pe {
 // Compares analytic gradient `ana` of f at x[0..n) with central differences.
 GradCheckRow compare_gradient(const std::string& what, const std::string& tensor, double* x, const double* ana,
                               size_t n, const std::function<double()>& f) {
-  GradCheckRow row{what, tensor, n, 0, 0, true};
+  GradCheckRow row{what, tensor, n, 0, 0, true, ""};
   for (size_t i = 0; i < n; ++i) {
     const double x0 = x[i], h = 1e-5 * std::max(1.0, std::abs(x0));
     x[i] = x0 + h;
@@ -85,9 +85,11 @@ std::vector<GradCheckRow> gradcheck_block_stack_modes(const std::string& what, B
     for (auto& v : x) v = rng.below(cfg.vocab);
     for (auto& v : y) v = rng.below(cfg.vocab);
     const TokenCoordinates at{c.qpos.data(), c.qseg.empty() ? nullptr : c.qseg.data()};
-    auto more =
-        check_stack(what + " " + c.mode + "/" + cfg.scheme.name, model, x, y, c.B, c.Tq, 0, nullptr, c.vis, &at);
-    rows.insert(rows.end(), more.begin(), more.end());
+    for (auto& r :
+         check_stack(what + " " + c.mode + "/" + cfg.scheme.name, model, x, y, c.B, c.Tq, 0, nullptr, c.vis, &at)) {
+      r.mode = c.mode;
+      rows.push_back(r);
+    }
   }
   return rows;
 }
@@ -208,6 +210,7 @@ std::vector<GradCheckRow> gradcheck_attention_case(const std::string& scheme, co
   // The parameters of score and value terms are checked here too.
   if (sch->acts_on_scores() || sch->acts_on_values())
     for (auto& r : compare_all(what, layout, params, grad, loss)) rows.push_back(r);
+  for (auto& r : rows) r.mode = c.mode;
   return rows;
 }
 

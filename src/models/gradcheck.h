@@ -16,6 +16,7 @@ struct GradCheckRow {
   double max_rel = 0;  // worst |a - n| / max(|a|, |n|), over elements with max(|a|,|n|) > floor
   double max_abs = 0;  // worst |a - n|
   bool ok = false;
+  std::string mode;  // the batch mode it was checked under (models/coordinate_cases.h), or empty
 };
 
 // Tolerances: an element passes when |a - n| <= abs_tol or the relative error <= rel_tol.
