@@ -95,6 +95,37 @@ Agreement agree(BlockStack<S>& m, const MapSpec& map, int split, bool per_prefix
   return a;
 }
 
+// Feeds the first `prefix` tokens in chunks of the sizes in `chunks` (cycled), then steps one token
+// at a time to n; the largest |decoded - full forward| logit over every row, chunk rows included, with
+// the full forward one pass of the whole sequence with a band of the window under the plan for n.
+template <class S>
+Agreement agree_chunked(BlockStack<S>& m, const MapSpec& map, const std::vector<int>& chunks, int prefix, int n) {
+  const auto x = tokens(n);
+  const std::vector<int> y(n, 0);
+  Agreement a;
+  BlockStackDecoder<S> dec(m, kWindow, map, kWindow, n);
+  std::vector<S> decoded;
+  for (size_t k = 0; dec.position() < prefix; ++k) {
+    const int t = dec.position(), len = std::min(chunks[k % chunks.size()], prefix - t);
+    const S* lg = dec.feed(&x[t], len);
+    decoded.insert(decoded.end(), lg, lg + size_t(len) * kVocab);
+  }
+  while (dec.position() < n) {
+    const S* lg = dec.step(x[dec.position()]);
+    decoded.insert(decoded.end(), lg, lg + kVocab);
+  }
+  a.steps = n;
+  BlockStackCache<S> c;
+  m.scheme().read_with(map, kWindow, n);
+  m.prepare(n);
+  m.forward(x.data(), y.data(), 1, n, c, 0, Visibility{true, kWindow});
+  for (size_t i = 0; i < decoded.size(); ++i) {
+    a.worst_before = std::max(a.worst_before, std::abs(double(decoded[i]) - double(c.logits[i])));
+    a.largest = std::max(a.largest, std::abs(double(c.logits[i])));
+  }
+  return a;
+}
+
 }  // namespace
 
 TEST_CASE("cached decoding equals recomputation for every scheme (600 tokens, a window of 64)") {
@@ -181,4 +212,81 @@ TEST_CASE("the cache holds the window: its bytes and its slide") {
   for (int t = 0; t < 100; ++t) dec.step(t % kVocab);
   CHECK(dec.cached() == kWindow);
   CHECK(dec.position() == 100);  // positions keep counting past the window
+}
+
+TEST_CASE("decoding after a prefix fed in chunks equals recomputation, for every scheme") {
+  // chunks shorter than the window, as long as it, longer than it, and single tokens, in a mixed order
+  const std::vector<int> chunks{7, 1, 64, 100, 3, 30};
+  double worst[2] = {0, 0};  // relative to the largest logit: float, double
+  for (auto& info : scheme_list()) {
+    for (bool in_double : {true, false}) {
+      Agreement a;
+      if (in_double) {
+        auto m = decoder_model<double>(info.name);
+        const int n = m.scheme().max_position() >= 0 ? m.scheme().max_position() + 1 : 320;
+        a = agree_chunked(m, identity_spec(), chunks, n * 2 / 3, n);
+      } else {
+        auto m = decoder_model<float>(info.name);
+        const int n = m.scheme().max_position() >= 0 ? m.scheme().max_position() + 1 : 320;
+        a = agree_chunked(m, identity_spec(), chunks, n * 2 / 3, n);
+      }
+      INFO(info.name, in_double ? " double" : " float", ": worst ", a.worst_before, " of largest ", a.largest);
+      CHECK(a.largest > 1.0);
+      CHECK(a.worst_before <= (in_double ? 1e-9 : 2e-5) * a.largest);
+      worst[in_double] = std::max(worst[in_double], a.worst_before / a.largest);
+    }
+  }
+  MESSAGE("chunked prefill then decoding vs the full forward, every scheme: worst ", worst[1],
+          " of the largest logit in double, ", worst[0], " in float");
+}
+
+TEST_CASE("a prefix fed in chunks equals recomputation under every map a RoPE model reads with") {
+  for (const std::string scheme : {"rope", "hybrid"})
+    for (const FrequencyMap& fm : frequency_maps()) {
+      const std::string map = fm.takes_value ? fm.name + "=20000" : fm.name;
+      auto m = decoder_model<float>(scheme);
+      // a length-dependent map plans a chunk for its end: one chunk of the whole sequence is the full
+      // forward of that length; a map that does not depend on the length takes any chunks
+      const Agreement a = fm.length_dependent ? agree_chunked(m, parse_map(map), {200}, 200, 200)
+                                              : agree_chunked(m, parse_map(map), {5, 64, 90}, 250, 300);
+      INFO(scheme, " ", map, ": worst ", a.worst_before, " of largest ", a.largest);
+      CHECK(a.largest > 1.0);
+      CHECK(a.worst_before <= 2e-5 * a.largest);
+    }
+}
+
+TEST_CASE("a cache remembers the reading its keys were made under and refuses another") {
+  auto m = decoder_model<float>("rope");
+  BlockStackDecoder<float> dec(m, kWindow, parse_map("pi"), kWindow, 256);
+  CHECK(dec.reading().find("pi") != std::string::npos);
+  CHECK(dec.reading().find("rope") != std::string::npos);
+  const int x[3] = {1, 2, 3};
+  dec.feed(x, 3);
+  dec.step(4);
+  // the same reading set again is the same plan: decoding goes on
+  m.scheme().read_with(parse_map("pi"), kWindow, 256);
+  dec.step(5);
+  // another map between steps: the next step and the next chunk are refused, and nothing moves
+  m.scheme().read_with(parse_map("yarn"), kWindow, 256);
+  CHECK_THROWS_WITH_AS(dec.step(6), doctest::Contains("another plan"), UsageError);
+  CHECK_THROWS_WITH_AS(dec.feed(x, 3), doctest::Contains("made under rope"), UsageError);
+  CHECK(dec.position() == 5);
+  // a scheme without frequencies has no plan to change; an empty chunk and a bad token are refused
+  auto a = decoder_model<float>("alibi");
+  BlockStackDecoder<float> dec2(a, kWindow, identity_spec(), kWindow);
+  CHECK_THROWS_AS(dec2.feed(x, 0), UsageError);
+  const int bad[2] = {1, kVocab};
+  CHECK_THROWS_WITH_AS(dec2.feed(bad, 2), doctest::Contains("outside the vocabulary"), UsageError);
+  CHECK(dec2.position() == 0);
+}
+
+TEST_CASE("a chunk that would pass a learned table's last row is refused whole") {
+  auto m = decoder_model<float>("learned");
+  BlockStackDecoder<float> dec(m, kWindow, identity_spec(), kWindow);
+  const int rows = m.scheme().max_position() + 1;
+  std::vector<int> x(size_t(rows) + 1, 1);
+  CHECK_THROWS_WITH_AS(dec.feed(x.data(), rows + 1), doctest::Contains("stops before position"), UsageError);
+  CHECK(dec.position() == 0);
+  dec.feed(x.data(), rows);
+  CHECK(dec.position() == rows);
 }

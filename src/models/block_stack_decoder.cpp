@@ -28,6 +28,13 @@ BlockStackDecoder<S>::BlockStackDecoder(BlockStack<S>& model, int window, const 
   } else if (!map_->is_identity()) {
     throw UsageError(fmt::format("{} has no frequencies to rescale", scheme.name()));
   }
+  // the reading, set here (a length-dependent map is re-planned at every step) and remembered
+  if (map_) scheme.read_with(*map_, train_len_, read_len_);
+  scheme_ = &scheme;
+  plans_ = scheme.frequency_plans();
+  reading_ = fmt::format("{} {}{}, read with {} (trained at {}, read at {})", scheme.name(),
+                         scheme.config().settings.dump(), scheme.config().bidirectional ? " (bidirectional)" : "",
+                         map_ ? map_->written : std::string("the plan it held"), train_len_, read_len_);
   const BlockStackConfig& c = m_.config();
   const int D = c.d_model, L = c.n_layers;
   K_.assign(L, std::vector<S>(size_t(window_) * D));
@@ -58,17 +65,42 @@ void BlockStackDecoder<S>::replan_for(int length) {
 }
 
 template <class S>
-const S* BlockStackDecoder<S>::step(int token) {
-  const BlockStackConfig& c = m_.config();
-  Scheme<S>& scheme = m_.scheme();
-  const int D = c.d_model, L = c.n_layers, t = next_;
-  if (token < 0 || token >= c.vocab)
-    throw UsageError(fmt::format("token {} is outside the vocabulary of {}", token, c.vocab));
-  if (!scheme.can_read(t))
+void BlockStackDecoder<S>::check_reading() const {
+  const auto now = scheme_->frequency_plans();
+  bool same = &m_.scheme() == scheme_ && now.size() == plans_.size();
+  for (size_t l = 0; same && l < now.size(); ++l) same = same_rotation(now[l], plans_[l]);
+  if (!same)
+    throw UsageError(
+        fmt::format("this cache's keys were made under {}, and the model now reads with another plan (its reading was "
+                    "changed between steps): keys turned under one plan read by queries under another give neither "
+                    "reading's scores; start a new decoder for the new reading",
+                    reading_));
+}
+
+template <class S>
+void BlockStackDecoder<S>::check_tokens(const int* tokens, int n) const {
+  const int V = m_.config().vocab;
+  for (int i = 0; i < n; ++i)
+    if (tokens[i] < 0 || tokens[i] >= V)
+      throw UsageError(fmt::format("token {} is outside the vocabulary of {}", tokens[i], V));
+  const Scheme<S>& scheme = m_.scheme();
+  if (!scheme.can_read(next_ + n - 1)) {
+    int t = next_;
+    while (scheme.can_read(t)) ++t;
     throw UsageError(
         fmt::format("{} has positions 0..{} only: cached decoding stops before position {} (a learned "
                     "table has no row there, and pe-bench does not clamp)",
                     scheme.name(), scheme.max_position(), t));
+  }
+}
+
+template <class S>
+const S* BlockStackDecoder<S>::step(int token) {
+  const BlockStackConfig& c = m_.config();
+  Scheme<S>& scheme = m_.scheme();
+  const int D = c.d_model, L = c.n_layers, t = next_;
+  check_tokens(&token, 1);
+  check_reading();
   if (length_dependent_) {
     replan_for(t + 1);
     // the plan may have changed: the new token's angles, and the cached keys' when they turn again
@@ -119,6 +151,87 @@ const S* BlockStackDecoder<S>::step(int token) {
   // logits = h E^T: [V]
   gemm(Op::N, Op::T, 1, c.vocab, D, h_.data(), D, E.data(), D, logits_.data(), c.vocab, false);
   ++next_;
+  if (length_dependent_) plans_ = scheme.frequency_plans();
+  return logits_.data();
+}
+
+template <class S>
+const S* BlockStackDecoder<S>::feed(const int* tokens, int n) {
+  if (n < 1) throw UsageError("a chunk to feed needs at least one token");
+  const BlockStackConfig& c = m_.config();
+  Scheme<S>& scheme = m_.scheme();
+  const int D = c.d_model, L = c.n_layers, t0 = next_, last = t0 + n - 1, held = count_;
+  check_tokens(tokens, n);
+  check_reading();
+  if (length_dependent_) {
+    replan_for(last + 1);  // the chunk reads the plan of its end, as a full forward of that length
+    scheme.prepare_range(recompute_ ? t0 - held : t0, last);
+  } else {
+    scheme.prepare(std::max(last, window_));
+  }
+  const CParamView<S> P{m_.params().data(), &m_.layout()};
+  // the keys read: the `held` cached ones (positions t0-held .. t0-1), then the chunk's n
+  const int Tk = held + n;
+  chunk_pos_.resize(n), all_pos_.resize(Tk);
+  for (int i = 0; i < n; ++i) chunk_pos_[i] = t0 + i;
+  for (int j = 0; j < Tk; ++j) all_pos_[j] = t0 - held + j;
+  H_.resize(size_t(n) * D), Q_.resize(size_t(n) * D), Kraw_chunk_.resize(size_t(n) * D);
+  Kall_.resize(size_t(Tk) * D), Vall_.resize(size_t(Tk) * D);
+  if (logits_.size() < size_t(n) * c.vocab) logits_.resize(size_t(n) * c.vocab);
+  O_.resize(size_t(n) * D);
+  // H = E[tokens] (+ p(positions)): [n, D]
+  const auto E = P(m_.emb_);
+  for (int i = 0; i < n; ++i)
+    for (int k = 0; k < D; ++k) H_[size_t(i) * D + k] = E(tokens[i], k);
+  if (scheme.acts_on_embedding()) scheme.embed_forward(P, chunk_pos_.data(), n, H_.data());
+  S* Kc = &Kall_[size_t(held) * D];
+  S* Vc = &Vall_[size_t(held) * D];
+  for (int l = 0; l < L; ++l) {
+    // Q, K, V = H W_qkv: [n, D] each, the chunk's keys and values after the cached ones
+    const S* W = P.data(m_.wqkv_[l]);
+    gemm(Op::N, Op::N, n, D, D, H_.data(), D, W, 3 * D, Q_.data(), D, false);
+    gemm(Op::N, Op::N, n, D, D, H_.data(), D, W + D, 3 * D, Kc, D, false);
+    gemm(Op::N, Op::N, n, D, D, H_.data(), D, W + 2 * D, 3 * D, Vc, D, false);
+    if (recompute_) std::copy(Kc, Kc + size_t(n) * D, Kraw_chunk_.begin());
+    // the cached keys and values in ascending position (turned again under this plan: dynamic-recompute)
+    for (int j = 0; j < held; ++j) {
+      const int slot = all_pos_[j] % window_;
+      S* kj = &Kall_[size_t(j) * D];
+      std::copy_n(&V_[l][size_t(slot) * D], D, &Vall_[size_t(j) * D]);
+      if (recompute_) {
+        std::copy_n(&Kraw_[l][size_t(slot) * D], D, kj);
+        if (scheme.acts_on_qk()) scheme.qk_forward(l, &all_pos_[j], 1, kj);
+      } else {
+        std::copy_n(&K_[l][size_t(slot) * D], D, kj);
+      }
+    }
+    if (scheme.acts_on_qk()) {
+      scheme.qk_forward(l, chunk_pos_.data(), n, Q_.data());
+      scheme.qk_forward(l, chunk_pos_.data(), n, Kc);
+    }
+    // O = attention(Q; cached and chunk keys, causal within the window): [n, D]
+    const AttnShape sh{1, n, Tk, c.n_heads, D / c.n_heads, l};
+    attention_forward(
+        sh, Q_.data(), Kall_.data(), Vall_.data(),
+        Coordinates{chunk_pos_.data(), all_pos_.data(), Visibility{true, window_}.with_window(scheme.window(l))},
+        scheme, P, static_cast<S*>(nullptr), O_.data(), nullptr,
+        AttnTables<S>{tables_[l].empty() ? nullptr : tables_[l].data(), nullptr, window_});
+    // H += O W_proj
+    gemm(Op::N, Op::N, n, D, D, O_.data(), D, P.data(m_.wproj_[l]), D, H_.data(), D, true);
+    // the chunk's last `window` keys and values enter the cache
+    for (int i = std::max(0, n - window_); i < n; ++i) {
+      const int slot = (t0 + i) % window_;
+      std::copy_n(Kc + size_t(i) * D, D, &K_[l][size_t(slot) * D]);
+      std::copy_n(Vc + size_t(i) * D, D, &V_[l][size_t(slot) * D]);
+      if (recompute_) std::copy_n(&Kraw_chunk_[size_t(i) * D], D, &Kraw_[l][size_t(slot) * D]);
+    }
+  }
+  for (int i = std::max(0, n - window_); i < n; ++i) slot_pos_[(t0 + i) % window_] = t0 + i;
+  count_ = std::min(held + n, window_);
+  // logits = H E^T: [n, V]
+  gemm(Op::N, Op::T, n, c.vocab, D, H_.data(), D, E.data(), D, logits_.data(), c.vocab, false);
+  next_ += n;
+  if (length_dependent_) plans_ = scheme.frequency_plans();
   return logits_.data();
 }
 

@@ -13,6 +13,18 @@
 // (dynamic-recompute), which keeps every key unrotated too and turns them all again under the new
 // plan. A distance warp (compress) rotates nothing per token: its score hook turns each (query, key)
 // pair by the warped distance, so the unrotated cached keys give the same scores as a recomputation.
+//
+// A cache remembers what its keys were made under: the scheme (its name, settings and visibility) and
+// the reading (the map, its lengths, and the frequency plan of every layer). The decoder sets the
+// reading itself; when the scheme reads with another plan at the next step (someone called
+// Scheme::read_with between steps), the step is refused with a UsageError: keys turned under one plan
+// and queries under another give neither reading's scores. Start a new decoder for a new reading.
+//
+// Prefill in chunks: feed() takes several tokens at once. Their queries read the cached keys and the
+// chunk's own keys, causally, within the window, in one pass (the dense path); the chunk's last
+// `window` keys then enter the cache. Decoding after a prefix fed in chunks of any sizes equals the
+// full forward, as after a prefix fed one token at a time. A length-dependent map plans a chunk for
+// its end (positions t .. t+n-1 read the plan for t+n), as a full forward of that length does.
 #pragma once
 #include <optional>
 #include <string>
@@ -34,6 +46,11 @@ class BlockStackDecoder {
                     int read_len = 0);
   // Feeds the token at the next position; returns the logits for the token after it: [vocab].
   const S* step(int token);
+  // Feeds n >= 1 tokens at the next n positions as one chunk; returns each one's logits for the token
+  // after it: [n, vocab] (valid until the next call).
+  const S* feed(const int* tokens, int n);
+  // What the cached keys were made under, in one line (the scheme, its settings, the map and lengths).
+  const std::string& reading() const { return reading_; }
   int position() const { return next_; }  // the position the next token will take
   int cached() const { return count_; }   // keys in each block's cache
   // Bytes of the cache (keys, values, unrotated keys when kept, positions), at full occupancy.
@@ -41,6 +58,8 @@ class BlockStackDecoder {
 
  private:
   void replan_for(int length);
+  void check_reading() const;                         // refuses a scheme that now reads with another plan
+  void check_tokens(const int* tokens, int n) const;  // in the vocabulary, at readable positions
   BlockStack<S>& m_;
   int window_, train_len_, read_len_;
   std::optional<MapSpec> map_;
@@ -52,6 +71,13 @@ class BlockStackDecoder {
   std::vector<int> slot_pos_;      // position held by each ring slot
   std::vector<int> order_, kpos_;  // the cached keys in ascending position: ring slot, position
   std::vector<S> h_, q_, k_, v_, o_, logits_;
+  // feed(): the chunk's states, queries, attention outputs, raw keys, and the cached keys followed by the chunk's
+  // ([rows, D])
+  std::vector<S> H_, Q_, O_, Kraw_chunk_, Kall_, Vall_;
+  std::vector<int> chunk_pos_, all_pos_;
+  const Scheme<S>* scheme_;           // the scheme the keys were made by
+  std::vector<FrequencyPlan> plans_;  // the plans the scheme read with when the last keys were made
+  std::string reading_;
 };
 
 }  // namespace pe

@@ -131,6 +131,16 @@ class HybridScheme final : public Scheme<S> {
         layers_[l]->set_frequency_plan(plan.layers.empty() ? plan : plan.layers[l]);
   }
 
+  std::vector<FrequencyPlan> frequency_plans() const override {
+    if (!accepts_frequency_plan()) return {};
+    std::vector<FrequencyPlan> plans;
+    for (auto& layer : layers_) {
+      const auto own = layer->frequency_plans();
+      plans.push_back(own.empty() ? FrequencyPlan{} : own.front());
+    }
+    return plans;
+  }
+
   size_t tables_size(int l, int span) const override { return layers_.at(l)->tables_size(0, span); }
   void tables_forward(CParamView<S> P, int l, int span, S* tables) const override {
     layers_.at(l)->tables_forward(P, 0, span, tables);

@@ -33,6 +33,7 @@ class RopeScheme final : public Scheme<S> {
     return map.plan(this->cfg_.d_head, base_, rotating_, train_len, read_len, pass_len);
   }
   void set_frequency_plan(FrequencyPlan plan) override { set_plan(std::move(plan)); }
+  std::vector<FrequencyPlan> frequency_plans() const override { return {plan_}; }
   // Replaces the frequencies (a context-extension map); clears the angle caches unless the angles
   // are the same (a length-dependent plan re-made for a longer pass often is).
   void set_plan(FrequencyPlan plan) {

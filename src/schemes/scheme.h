@@ -347,6 +347,9 @@ class Scheme {
     throw UsageError(name() + " has no frequencies to rescale");
   }
   virtual void set_frequency_plan(FrequencyPlan plan) { throw UsageError(name() + " has no frequencies to rescale"); }
+  // The plan each layer reads with now (a layer without frequencies: an empty theta); empty for a
+  // scheme without frequencies. What keys made now were turned under (a decoder's cache remembers it).
+  virtual std::vector<FrequencyPlan> frequency_plans() const { return {}; }
   // One reading's plan, passed with the reading: the plan of `map` for train_len -> read_len (the
   // identity map: the trained frequencies), set before every reading so that no reading inherits
   // another's. A scheme without frequencies reads only with the identity map.

@@ -303,7 +303,6 @@ std::vector<PerplexityResult> charlm_cached_perplexities(
     const ScopedFlushToZero ftz;
     auto& model = models[thread_index()];
     if (!model) model = load();
-    if (map) model->scheme().read_with(*map, train_len, read_len);
     std::vector<int> x(T), y(T);
     char_window(corpus, val_start + w, T, x.data(), y.data());
     BlockStackDecoder<float> dec(*model, window > 0 ? window : T, map, train_len, read_len);
@@ -640,7 +639,6 @@ std::string charlm_sample(BlockStack<float>& model, const std::vector<std::strin
                     std::max(0, model.scheme().max_position() + 2 - int(pre.size()))));
   Rng rng(stream_key({kTagTest, seed, 0x5A3}));
   const int V = model.config().vocab;
-  if (map) model.scheme().read_with(*map, train_len > 0 ? train_len : context, std::max(context, last + 1));
   BlockStackDecoder<float> decoder(model, context, map, train_len > 0 ? train_len : context,
                                    std::max(context, last + 1));
   std::string text = pre;
