@@ -53,10 +53,13 @@ void register_gradcheck(CLI::App& app) {
         fmt::print("{:<40} {:<10} {:>6} {:>12.2e} {:>12.2e}  {}\n", r.what, r.tensor, r.count, r.max_rel, r.max_abs,
                    r.ok ? "ok" : "FAIL");
         failed += !r.ok;
-        for (size_t m = 0; m < modes.size(); ++m)
-          if (r.mode == modes[m])
-            mode_worst[m] = std::max(mode_worst[m], r.max_rel), mode_abs[m] = std::max(mode_abs[m], r.max_abs),
-            ++mode_rows[m];
+        if (r.mode.empty()) continue;
+        // a mode of a task's own (the cue head's query-row) after the batch modes
+        const size_t m = std::find(modes.begin(), modes.end(), r.mode) - modes.begin();
+        if (m == modes.size())
+          modes.push_back(r.mode), mode_worst.push_back(0), mode_abs.push_back(0), mode_rows.push_back(0);
+        mode_worst[m] = std::max(mode_worst[m], r.max_rel), mode_abs[m] = std::max(mode_abs[m], r.max_abs),
+        ++mode_rows[m];
       }
     }
     fmt::print("batch modes covered (tensors checked, worst relative error, worst absolute error):");

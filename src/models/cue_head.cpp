@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "core/math.h"
 #include "core/rng.h"
 
@@ -171,8 +173,8 @@ void CueHead<S>::prepare_tables(int T, int p0, bool every_position, CueTables<S>
     for (int t = 0; t < T; ++t) tab.table_index[size_t(x) * T + t] = t * V + x;
   std::vector<S> by_token(size_t(V) * T);  // [V, T]
   attention_scores(AttnShape{V, 1, T, 1, d}, tab.QV.data(), tab.KT.data(),
-                   Coordinates{tab.qpos.data(), tab.kpos.data(), Visibility{}.with_window(scheme_->window(0))},
-                   *scheme_, P, by_token.data(), tab.table_index.data(), AttnTables<S>{tab.tables.data(), nullptr, T});
+                   Coordinates{tab.qpos.data(), tab.kpos.data(), visibility()}, *scheme_, P, by_token.data(),
+                   tab.table_index.data(), AttnTables<S>{tab.tables.data(), nullptr, T});
   tab.ST.resize(size_t(T) * V);
   for (int x = 0; x < V; ++x)
     for (int t = 0; t < T; ++t) tab.ST[size_t(t) * V + x] = by_token[size_t(x) * T + t];
@@ -208,16 +210,30 @@ const CueTables<S>& CueHead<S>::prepare_attention(const int* tokens, int B, int 
   ws.kv_index.resize(size_t(B) * T);
   for (int b = 0; b < B; ++b)
     for (int t = 0; t < T; ++t) ws.kv_index[size_t(b) * T + t] = t * V + tokens[size_t(b) * T + t];
-  ws.looked_up = lookup && tab.lookup_token >= 0;
+  if (ws.query_rows) {
+    if (every_position) throw Error("CueHead: query_rows reads one row per sequence, not every position");
+    for (int b = 0; b < B; ++b)
+      if (ws.query_rows[b] < 0 || ws.query_rows[b] >= T)
+        throw Error(fmt::format("CueHead: sequence {}'s query row {} is outside 0..{}", b, ws.query_rows[b], T - 1));
+  }
+  ws.looked_up = lookup && tab.lookup_token >= 0 && !ws.query_rows;
   for (int b = 0; b < B && ws.looked_up; ++b) ws.looked_up = tokens[size_t(b) * T + T - 1] == tab.lookup_token;
   if (ws.looked_up) return tab;
   ws.qrow_pos.resize(size_t(B) * Tq);
   for (int b = 0; b < B; ++b) std::copy(tab.qpos.begin(), tab.qpos.end(), ws.qrow_pos.begin() + size_t(b) * Tq);
+  if (ws.query_rows) {  // one query per sequence at its own row; the keys' positions per sequence to match
+    ws.krow_pos.resize(size_t(B) * T);
+    for (int b = 0; b < B; ++b) {
+      ws.qrow_pos[b] = p0 + ws.query_rows[b];
+      std::copy(tab.kpos.begin(), tab.kpos.end(), ws.krow_pos.begin() + size_t(b) * T);
+    }
+  }
   // (above: kv_index[b*T + t] = t*V + x_{b,t});  q_{b,i} = qk_t(ET[x_{b,t}, 0:d] (+ PT[t, 0:d])), t = first_q + i
+  // (or t = query_rows[b])
   resize(ws.Q, size_t(B) * Tq * d);
   for (int b = 0; b < B; ++b) {
     for (int i = 0; i < Tq; ++i) {
-      const int t = first_q + i;
+      const int t = ws.query_rows ? ws.query_rows[b] : first_q + i;
       const S* et = &tab.ET[size_t(tokens[size_t(b) * T + t]) * d3];
       S* q = &ws.Q[(size_t(b) * Tq + i) * d];
       for (int c = 0; c < d; ++c) q[c] = et[c] + (emb ? tab.PT[size_t(t) * d3 + c] : S(0));
@@ -233,9 +249,16 @@ void CueHead<S>::scores(const int* tokens, int B, int T, CueWorkspace<S>& ws, st
   const CueTables<S>& tab = prepare_attention(tokens, B, T, ws, p0, every_position, false);
   const int Tq = every_position ? T : 1;
   scores.resize(size_t(B) * Tq * T);
-  attention_scores(AttnShape{B, Tq, T, 1, cfg_.d_model}, ws.Q.data(), tab.KT.data(),
-                   Coordinates{tab.qpos.data(), tab.kpos.data(), Visibility{}.with_window(scheme_->window(0))},
-                   *scheme_, cview(), scores.data(), ws.kv_index.data(), AttnTables<S>{tab.tables.data(), nullptr, T});
+  attention_scores(AttnShape{B, Tq, T, 1, cfg_.d_model}, ws.Q.data(), tab.KT.data(), coordinates(ws), *scheme_, cview(),
+                   scores.data(), ws.kv_index.data(), AttnTables<S>{tab.tables.data(), nullptr, T});
+}
+
+template <class S>
+Coordinates CueHead<S>::coordinates(const CueWorkspace<S>& ws) const {
+  const CueTables<S>& tab = ws.tables();
+  if (ws.query_rows && !ws.looked_up)
+    return {ws.qrow_pos.data(), ws.krow_pos.data(), visibility(), true, nullptr, nullptr};
+  return {tab.qpos.data(), tab.kpos.data(), visibility()};
 }
 
 template <class S>
@@ -248,19 +271,18 @@ BatchStats CueHead<S>::forward(const int* tokens, const int* targets, int B, int
   const int rows = B * Tq;
   resize(ws.probs, size_t(B) * Tq * T);
   resize(ws.logits, size_t(rows) * C);
-  const Visibility vis = Visibility{}.with_window(scheme_->window(0));
+  const Coordinates at = coordinates(ws);
   const AttnTables<S> scheme_tables{tab.tables.data(), nullptr, T};
   if (ws.looked_up) {
     // logits = attention with looked-up scores over the values read through the output layer (VW): [B, C]
-    attention_forward(AttnShape{B, 1, T, 1, C}, ws.Q.data(), tab.KT.data(), tab.VW.data(),
-                      Coordinates{tab.qpos.data(), tab.kpos.data(), vis}, *scheme_, P, ws.probs.data(),
-                      ws.logits.data(), ws.kv_index.data(), scheme_tables, ScoreLookup<S>{tab.ST.data()});
+    attention_forward(AttnShape{B, 1, T, 1, C}, ws.Q.data(), tab.KT.data(), tab.VW.data(), at, *scheme_, P,
+                      ws.probs.data(), ws.logits.data(), ws.kv_index.data(), scheme_tables,
+                      ScoreLookup<S>{tab.ST.data()});
   } else {
     // z = attention(q, K, V): [B*Tq, d]; logits = Z W_out: [B*Tq, C]
     resize(ws.Z, size_t(B) * Tq * d);
-    attention_forward(AttnShape{B, Tq, T, 1, d}, ws.Q.data(), tab.KT.data(), tab.VT.data(),
-                      Coordinates{tab.qpos.data(), tab.kpos.data(), vis}, *scheme_, P, ws.probs.data(), ws.Z.data(),
-                      ws.kv_index.data(), scheme_tables);
+    attention_forward(AttnShape{B, Tq, T, 1, d}, ws.Q.data(), tab.KT.data(), tab.VT.data(), at, *scheme_, P,
+                      ws.probs.data(), ws.Z.data(), ws.kv_index.data(), scheme_tables);
     MatMap<S>(ws.logits.data(), rows, C).noalias() = CMatMap<S>(ws.Z.data(), rows, d) * P(wout_);
   }
   // cross-entropy and accuracy over the rows with a target
@@ -317,14 +339,13 @@ BatchStats CueHead<S>::chunk_backward(const int* tokens, const int* targets, int
   zero(ws.dST, table ? size_t(T) * V : 0);
   ws.row_grads = !ws.looked_up;
   if (ws.row_grads) zero_row_grads(ws);
-  const Visibility vis = Visibility{}.with_window(scheme_->window(0));
+  const Coordinates at = coordinates(ws);
   const AttnTables<S> scheme_tables{tab.tables.data(), ws.dtables.data(), T};
   if (ws.looked_up) {
     // undoes logits = attention with looked-up scores over VW: into dVW and the score table's dST
-    attention_backward(AttnShape{B, 1, T, 1, C}, ws.Q.data(), tab.KT.data(), tab.VW.data(),
-                       Coordinates{tab.qpos.data(), tab.kpos.data(), vis}, *scheme_, P, G, ws.probs.data(),
-                       ws.dlogits.data(), ws.dQ.data(), ws.dKT.data(), ws.dVW.data(), ws.kv_index.data(), scheme_tables,
-                       ScoreLookup<S>{tab.ST.data(), ws.dST.data()});
+    attention_backward(AttnShape{B, 1, T, 1, C}, ws.Q.data(), tab.KT.data(), tab.VW.data(), at, *scheme_, P, G,
+                       ws.probs.data(), ws.dlogits.data(), ws.dQ.data(), ws.dKT.data(), ws.dVW.data(),
+                       ws.kv_index.data(), scheme_tables, ScoreLookup<S>{tab.ST.data(), ws.dST.data()});
   } else {
     // undoes logits = Z W_out
     const CMatMap<S> dL(ws.dlogits.data(), rows, C);
@@ -333,16 +354,16 @@ BatchStats CueHead<S>::chunk_backward(const int* tokens, const int* targets, int
     MatMap<S>(ws.dZ.data(), rows, d).noalias() = dL * P(wout_).transpose();
     // undoes z = attention(q, KT, VT): into dKT, dVT, the scheme's dtables, and dQ
     zero(ws.dQ, size_t(rows) * d);
-    attention_backward(AttnShape{B, Tq, T, 1, d}, ws.Q.data(), tab.KT.data(), tab.VT.data(),
-                       Coordinates{tab.qpos.data(), tab.kpos.data(), vis}, *scheme_, P, G, ws.probs.data(),
-                       ws.dZ.data(), ws.dQ.data(), ws.dKT.data(), ws.dVT.data(), ws.kv_index.data(), scheme_tables);
+    attention_backward(AttnShape{B, Tq, T, 1, d}, ws.Q.data(), tab.KT.data(), tab.VT.data(), at, *scheme_, P, G,
+                       ws.probs.data(), ws.dZ.data(), ws.dQ.data(), ws.dKT.data(), ws.dVT.data(), ws.kv_index.data(),
+                       scheme_tables);
   }
-  // undoes q_{b,i} = qk(ET[x_{b,t}, 0:d] (+ PT[t, 0:d])), t = first_q + i: into dET, dPT
+  // undoes q_{b,i} = qk(ET[x_{b,t}, 0:d] (+ PT[t, 0:d])), t = first_q + i (or query_rows[b]): into dET, dPT
   if (ws.looked_up) return st;
   if (scheme_->acts_on_qk()) scheme_->qk_backward(ws.qrow_pos.data(), rows, ws.dQ.data());
   for (int b = 0; b < B; ++b)
     for (int i = 0; i < Tq; ++i) {
-      const int t = first_q + i;
+      const int t = ws.query_rows ? ws.query_rows[b] : first_q + i;
       S* det = &ws.dET[size_t(tokens[size_t(b) * T + t]) * d3];
       const S* dq = &ws.dQ[(size_t(b) * Tq + i) * d];
       for (int c = 0; c < d; ++c) det[c] += dq[c];
@@ -414,11 +435,10 @@ void CueHead<S>::shared_tables_backward(CueWorkspace<S>& ws, S* grad) const {
     for (int x = 0; x < V; ++x)
       for (int t = 0; t < T; ++t) ws.dSV[size_t(x) * T + t] = ws.dST[size_t(t) * V + x];
     zero(ws.dQV, size_t(V) * d);
-    attention_scores_backward(
-        AttnShape{V, 1, T, 1, d}, tab.QV.data(), tab.KT.data(),
-        Coordinates{tab.qpos.data(), tab.kpos.data(), Visibility{}.with_window(scheme_->window(0))}, *scheme_, P, G,
-        ws.dSV.data(), ws.dQV.data(), ws.dKT.data(), tab.table_index.data(),
-        AttnTables<S>{tab.tables.data(), ws.dtables.data(), T});
+    attention_scores_backward(AttnShape{V, 1, T, 1, d}, tab.QV.data(), tab.KT.data(),
+                              Coordinates{tab.qpos.data(), tab.kpos.data(), visibility()}, *scheme_, P, G,
+                              ws.dSV.data(), ws.dQV.data(), ws.dKT.data(), tab.table_index.data(),
+                              AttnTables<S>{tab.tables.data(), ws.dtables.data(), T});
     for (int x = 1; x < V; ++x)
       for (int c = 0; c < d; ++c) ws.dQV[c] += ws.dQV[size_t(x) * d + c];
     if (scheme_->acts_on_qk()) scheme_->qk_backward(tab.qpos.data(), 1, ws.dQV.data());

@@ -96,7 +96,13 @@ struct CueWorkspace {
   std::vector<S> dVW;  // with looked-up scores: the gradient of VW (dST: the score table's)
   // dKT, dVT, dET, dPT and dtables hold gradients (a chunk that looked its scores up writes none)
   bool row_grads = false;
+  // Each sequence's query row ([B], 0 .. T-1) when the head reads at one row per sequence; nullptr: the
+  // last row (the cue task's query). Set by the caller before forward; not with every_position. The
+  // query's position is p0 + its row; it sees the keys its visibility allows (CueHead::visibility):
+  // rows up to it (causal), or every row (a head made bidirectional). No score table then.
+  const int* query_rows = nullptr;
   std::vector<int> qrow_pos, kv_index;
+  std::vector<int> krow_pos;  // [B, T]: the keys' positions per sequence, with query_rows
 };
 
 struct BatchStats {
@@ -124,6 +130,12 @@ class CueHead {
   void swap_scheme(std::unique_ptr<Scheme<S>> scheme);
   // Fill the scheme's caches for positions up to end - 1 (call before parallel work).
   void prepare(int end) { scheme_->prepare(end - 1); }
+  // Which keys a query sees: every earlier one (causal), or every one when the head was made
+  // bidirectional (SchemeConfig::bidirectional: the schemes' encoder forms), within the scheme's window.
+  Visibility visibility() const {
+    return (scheme_->config().bidirectional ? Visibility::bidirectional() : Visibility{})
+        .with_window(scheme_->window(0));
+  }
   // The tables a forward call over sequences of length T at positions p0.. reads (CueTables), made
   // once for the chunks of a batch: set each chunk's workspace.shared to them. They hold until the
   // parameters change.
@@ -159,6 +171,8 @@ class CueHead {
   // a score table and every query is its token), else the query rows ws.Q. Returns the tables used.
   const CueTables<S>& prepare_attention(const int* tokens, int B, int T, CueWorkspace<S>& ws, int p0,
                                         bool every_position, bool lookup) const;
+  // The coordinates attention reads: the tables' shared positions, or per sequence with query_rows.
+  Coordinates coordinates(const CueWorkspace<S>& ws) const;
   // dKT, dVT, dET, dPT and dtables zeroed at the shapes of ws's tables; sets ws.row_grads.
   void zero_row_grads(CueWorkspace<S>& ws) const;
   // The model's tensors, then the scheme's: the one place the layout is declared.

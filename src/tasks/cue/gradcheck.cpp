@@ -28,7 +28,35 @@ std::vector<GradCheckRow> gradcheck_cue(const std::string& scheme) {
     CueWorkspace<double> w;
     return model.forward(batch.tokens.data(), batch.targets.data(), B, T, w).loss_sum / B;
   };
-  return compare_all("cue/" + scheme, model.layout(), model.params(), grad, loss);
+  auto rows = compare_all("cue/" + scheme, model.layout(), model.params(), grad, loss);
+  // A query at its own row in every sequence (the query token moved there), read causally, and by a
+  // head made bidirectional, which sees the keys after it too (its scheme's encoder form).
+  const std::vector<int> query_rows{4, 0, 6};
+  CueBatch moved = batch;
+  for (int b = 0; b < B; ++b)
+    std::swap(moved.tokens[size_t(b) * T + T - 1], moved.tokens[size_t(b) * T + query_rows[b]]);
+  for (const bool bidirectional : {false, true}) {
+    CueModelConfig c = cfg;
+    c.scheme.bidirectional = bidirectional;
+    CueHead<double> head(c);
+    head.init(7);
+    head.prepare(T);
+    CueWorkspace<double> w;
+    w.query_rows = query_rows.data();
+    std::vector<double> g(head.layout().total(), 0.0);
+    head.forward_backward(moved.tokens.data(), moved.targets.data(), B, T, B, g.data(), w);
+    auto moved_loss = [&] {
+      CueWorkspace<double> w2;
+      w2.query_rows = query_rows.data();
+      return head.forward(moved.tokens.data(), moved.targets.data(), B, T, w2).loss_sum / B;
+    };
+    const std::string mode = bidirectional ? "bidirectional" : "query-row";
+    for (GradCheckRow& r : compare_all("cue " + mode + "/" + scheme, head.layout(), head.params(), g, moved_loss)) {
+      r.mode = mode;
+      rows.push_back(std::move(r));
+    }
+  }
+  return rows;
 }
 
 }  // namespace pe
