@@ -165,7 +165,7 @@ TEST_CASE("a safetensors header: shapes bounded by the data, whole numbers only,
 
 TEST_CASE("a check batch: the model's logits and every tensor's gradient under PyTorch names, the reading stated") {
   const std::string path = "results/tournament/runs/cue/rope/seed0/checkpoint.json";
-  const CheckBatch c = find_task("cue").reader().check_batch(path, parse_map("pi"), 64, 0);
+  const CheckBatch c = find_task("cue").reader().check_batch(path, parse_map("pi"), 64, 0, "causal");
   CHECK(c.B == 4);
   CHECK(c.T == 64);
   CHECK(c.logits_shape == std::vector<int64_t>{4, 8});
@@ -187,20 +187,22 @@ TEST_CASE("a check batch: the model's logits and every tensor's gradient under P
   CHECK(j["reading"]["rope_scaling"] == json{{"rope_type", "linear"}, {"factor", 2.0}});
   CHECK(j["loss"].get<double>() > 0);
   // the same batch every time
-  CHECK(export_check(find_task("cue").reader().check_batch(path, parse_map("pi"), 64, 0)).safetensors == e.safetensors);
+  CHECK(export_check(find_task("cue").reader().check_batch(path, parse_map("pi"), 64, 0, "causal")).safetensors ==
+        e.safetensors);
   // a block stack: every position scored, logits [B, T, vocab]
   const CheckBatch s = find_task("charlm").reader().check_batch(
-      "results/charlm-quick/runs/charlm/t5/seed0/checkpoint.json", parse_map("none"), 0, 0);
+      "results/charlm-quick/runs/charlm/t5/seed0/checkpoint.json", parse_map("none"), 0, 0, "causal");
   CHECK(s.logits_shape == std::vector<int64_t>{4, 128, 28});
   CHECK(json::parse(export_check(s).json)["reading"].contains("frequency_plan") == false);
   // readings that cannot be made are named
   CHECK_THROWS_AS(find_task("cue").reader().check_batch("results/tournament/runs/cue/alibi/seed0/checkpoint.json",
-                                                        parse_map("pi"), 64, 0),
+                                                        parse_map("pi"), 64, 0, "causal"),
                   UsageError);
   CHECK_THROWS_AS(find_task("cue").reader().check_batch("results/tournament/runs/cue/learned/seed0/checkpoint.json",
-                                                        parse_map("none"), 64, 0),
+                                                        parse_map("none"), 64, 0, "causal"),
                   UsageError);
-  CHECK_THROWS_AS(find_task("charlm").reader().check_batch(
-                      "results/charlm-quick/runs/charlm/rope/seed0-ft-pi/checkpoint.json", parse_map("yarn"), 0, 0),
-                  UsageError);
+  CHECK_THROWS_AS(
+      find_task("charlm").reader().check_batch("results/charlm-quick/runs/charlm/rope/seed0-ft-pi/checkpoint.json",
+                                               parse_map("yarn"), 0, 0, "causal"),
+      UsageError);
 }

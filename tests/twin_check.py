@@ -20,7 +20,14 @@ default: a hybrid layer's come from the export's scheme_defaults); then every sc
 checkpoint (charlm-quick's committed one, or one trained here for a few steps when none is committed)
 and on the tournament's cue head where it has one. Beside them: RoPE under the maps, passkey-quick
 and filings, and settings no committed run uses (TUPE-R, partial RoPE, three-head ALiBi, hybrids of
-every relative scheme) trained here for a few steps. Writes the agreement table to --table (Markdown).
+every relative scheme) trained here for a few steps. Every scheme's char LM is also read under each batch
+mode a causal block stack takes (MODES: `pe-bench export --check --coordinates`; packed documents with
+positions reset or running on, PAD tokens left or right with positions over content or over storage, and
+sequences at an offset): the twin reads the positions and documents of check.safetensors and the visibility
+of check.json, and the loss is the mean over the scored (non-PAD) tokens; a line per batch mode gives the
+worst agreement over the schemes. The loss pe-bench states must be the twin's too (1e-5). --quick: the first
+three cases (char LMs) and their batch modes, and one case trained here. Writes the agreement table (with the
+batch mode of each row) to --table (Markdown).
 Exit 0 when all agree, 1 otherwise, 77 (one line) without python3-torch.
 Usage: tests/twin_check.py path/to/pe-bench [--table FILE] [--quick] [--only TEXT] (--only: the cases whose
 label holds TEXT) [--pretend-extra-scheme NAME] (as if the registry also had NAME: shows the coverage failure)"""
@@ -38,11 +45,19 @@ except ImportError:
     print("twin_check: skipped: python3-torch is not installed (scripts/install-deps.sh installs it)")
     sys.exit(77)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-from pebench_torch import CueHead, load_model  # noqa: E402
+from pebench_torch import CueHead, load_model, mean_loss  # noqa: E402
 from pebench_torch.io import read_safetensors  # noqa: E402
 from pebench_torch.schemes import registered, scheme_class  # noqa: E402
 
 LOGIT_TOL, GRAD_TOL, GRAD_FLOAT_RATIO = 1e-5, 1e-4, 10
+# The batch modes a causal char LM is checked under beside the default batch (pe-bench export --coordinates;
+# the table in src/models/check_batch.cpp): bidirectional and prefix need a model made for them.
+MODES = ["packed-reset", "packed-global", "pad-left-content", "pad-left-storage", "pad-right-content",
+         "pad-right-storage", "offset"]
+# Their length: two query blocks of pe-bench's dense attention (32 rows), with documents and PAD runs that
+# start inside a block; a quarter of the pairs at the training length 128, where the twin's TXL and DeBERTa
+# make a [B, T, T, d] age code per sequence (measured: 6 s a check batch at 128, over 100 s for all modes).
+MODE_LENGTH = 64
 binary = sys.argv[1]
 table_path = sys.argv[sys.argv.index("--table") + 1] if "--table" in sys.argv else None
 torch.set_num_threads(1)  # ctest -j runs another test on the other core (CMakeLists.txt)
@@ -90,13 +105,33 @@ def rel(a, b):
     return (a - b).abs().max().item() / (scale if scale > 0 else 1.0), (a - b).abs().max().item()
 
 
-def check(label, checkpoint, map_="none", length=0):
+def coordinates(batch, want):
+    """The forward's keywords of a check batch read under a batch mode (`export --coordinates`): positions
+    and documents [B, T] from check.safetensors (whole numbers in F32, the same as check.json's lists) and
+    the visibility as check.json states it; {} for the default batch (positions 0..T-1, causal)."""
+    if "coordinates" not in batch:
+        return {}
+    B, T = batch["batch"], batch["length"]
+    at = {}
+    for name in ("positions", "documents"):
+        t = want[name]
+        assert t.shape == (B, T) and bool((t == t.round()).all()), name
+        at[name] = t.long()
+        assert at[name].reshape(-1).tolist() == batch[name], "%s: check.safetensors and check.json differ" % name
+    vis = batch["coordinates"]["visibility"]
+    at["visibility"] = tuple(vis) if isinstance(vis, list) else vis
+    return at
+
+
+def check(label, checkpoint, map_="none", length=0, mode="causal"):
     out = os.path.join(work, "export")
     args = ["export", "--checkpoint", checkpoint, "--out", out, "--check"]
     if map_ != "none":
         args += ["--map", map_]
     if length:
         args += ["--length", str(length)]
+    if mode != "causal":
+        args += ["--coordinates", mode]
     run(*args)
     batch = json.load(open(os.path.join(out, "check.json")))
     want = read_safetensors(os.path.join(out, "check.safetensors"))
@@ -105,13 +140,20 @@ def check(label, checkpoint, map_="none", length=0):
     x = torch.tensor(batch["tokens"]).reshape(B, T)
     y = torch.tensor(batch["targets"])
     every = len(batch["logits_shape"]) == 3
+    at = coordinates(batch, want)
     out_logits, grads = {}, {}
     for dtype in (torch.float32, torch.float64):  # the twin as it is, and in double: the exact answer
-        model = load_model(out, plan=reading.get("frequency_plan")).to(dtype)
+        model = load_model(out, plan=reading.get("frequency_plan"),
+                           bidirectional=at.get("visibility", "causal") != "causal").to(dtype)
         kw = {"every_position": True} if every and isinstance(model, CueHead) else {}
-        logits = model(x, **kw)
-        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
+        logits = model(x, **kw, **at)
+        if at:  # the mean over the scored tokens (PAD ones are not), as pe-bench takes it
+            loss = mean_loss(logits, y.reshape(B, T), at["documents"])
+        else:
+            loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
         loss.backward()
+        if dtype == torch.float64:
+            loss64 = loss.item()
         out_logits[dtype] = logits.detach().double().reshape(want["logits"].shape)
         grads[dtype] = {n: (p.grad if p.grad is not None else torch.zeros_like(p)).double()
                         for n, p in model.state_tensors().items()}
@@ -127,24 +169,27 @@ def check(label, checkpoint, map_="none", length=0):
         if r_pe > worst[0]:
             worst = (r_pe, name, a_pe, r_t32)
     worst_g, worst_name, worst_abs, worst_t32 = worst
-    ok = lr <= LOGIT_TOL and grad_ok
+    dloss = abs(loss64 - batch["loss"]) / max(abs(loss64), 1.0)
+    ok = lr <= LOGIT_TOL and grad_ok and dloss <= LOGIT_TOL
     via = ""
     if "rope_scaling" in reading:
         fp = reading["frequency_plan"]
         plan = {"rope_scaling": reading["rope_scaling"], "original": reading["train_length"], "length": T}
         if "rope_theta" in reading:
             plan["rope_theta"] = reading["rope_theta"]
-        twin2 = load_model(out, plan=plan).double()
+        twin2 = load_model(out, plan=plan, bidirectional=at.get("visibility", "causal") != "causal").double()
         with torch.no_grad():
-            r2, _ = rel(want["logits"].double(), twin2(x, **kw).reshape(want["logits"].shape))
+            r2, _ = rel(want["logits"].double(), twin2(x, **kw, **at).reshape(want["logits"].shape))
         theta2 = [s.theta for s in twin2.schemes if s.frequencies][0]
         dtheta = max(abs(a - b) / b if b else abs(a) for a, b in zip(theta2.tolist(), fp["theta"]))
         ok = ok and r2 <= LOGIT_TOL and dtheta <= 1e-12
         via = "%.1e (theta %.0e)" % (r2, dtheta)
-    rows.append((label, map_ if map_ != "none" else "", T, la, lr, worst_name, worst_abs, worst_g, worst_t32, via, ok))
-    print("twin_check: %-34s %-12s T %4d  logits %.1e (rel %.1e)  worst grad %-30s %.1e (rel %.1e; torch f32 %.1e) %s %s"
-          % (label, map_, T, la, lr, worst_name, worst_abs, worst_g, worst_t32, via and "dict " + via,
-             "" if ok else "FAIL"), flush=True)
+    rows.append((label, map_ if map_ != "none" else "", mode, T, la, lr, worst_name, worst_abs, worst_g, worst_t32,
+                 via, ok))
+    print("twin_check: %-34s %-12s %-17s T %4d  logits %.1e (rel %.1e)  worst grad %-30s %.1e (rel %.1e; torch f32 "
+          "%.1e) %s %s" % (label, map_, mode, T, la, lr, worst_name, worst_abs, worst_g, worst_t32,
+                           via and "dict " + via, "" if ok else "FAIL" + (" (loss %.1e)" % dloss) * (dloss > LOGIT_TOL)),
+          flush=True)
     return ok
 
 
@@ -170,6 +215,8 @@ for s in schemes:
         cases.append(("charlm " + s, "%s/%s/seed0/checkpoint.json" % (charlm, s), "none", 0))
     else:
         extra.append(("charlm %s (trained here)" % s, ("charlm", s, small)))
+# and each of them under every batch mode a causal block stack takes (pe-bench export --coordinates)
+scheme_cases, per_scheme = list(cases), [label for label, _, _, _ in cases] + [label for label, _ in extra]
 for m in ["pi", "ntk", "yarn", "selective", "yarn-hf", "llama3:factor=2:low_freq_factor=1:high_freq_factor=4",
           "dynamic", "longrope", "base=40000"]:
     cases.append(("charlm rope", charlm + "/rope/seed0/checkpoint.json", m, 256))
@@ -209,23 +256,36 @@ if "--only" in sys.argv:
     only = sys.argv[sys.argv.index("--only") + 1]
     cases = [c for c in cases if only in c[0]]
     extra = [c for c in extra if only in c[0]]
+mode_cases = [(label, cp, m, MODE_LENGTH, mode) for label, cp, m, n in scheme_cases if (label, cp, m, n) in cases
+              for mode in MODES]
 failures = 0
 for label, cp, m, n in cases:
     failures += not check(label, cp, m, n)
+for label, cp, m, n, mode in mode_cases:
+    failures += not check(label, cp, m, n, mode)
 for label, (task, scheme, sets) in extra:
     cp = trained(task, scheme, sets)
     failures += not check(label, cp, "none", 0)
+    if label in per_scheme:  # a char LM no committed run has: its modes here (its table: the training length)
+        for mode in MODES:
+            failures += not check(label, cp, "none", 24 if mode == "offset" else 0, mode)
     if "partial" in label:
         failures += not check(label, cp, "yarn-hf", 64)
         failures += not check(label, cp, "yarn", 64)
 
 if table_path:
     with open(table_path, "w") as f:
-        f.write("| model / scheme | map | T | logits max abs | logits rel | worst gradient tensor | max abs | rel "
-                "| PyTorch f32 rel | logits via rope_scaling |\n|---|---|---|---|---|---|---|---|---|---|\n")
+        f.write("| model / scheme | map | batch mode | T | logits max abs | logits rel | worst gradient tensor | max abs "
+                "| rel | PyTorch f32 rel | logits via rope_scaling |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
         for r in rows:
-            f.write("| %s | %s | %d | %.1e | %.1e | %s | %.1e | %.1e | %.1e | %s |\n" % r[:10])
+            f.write("| %s | %s | %s | %d | %.1e | %.1e | %s | %.1e | %.1e | %.1e | %s |\n" % r[:11])
 failures += len(uncovered)
+for mode in ["causal"] + MODES:  # per batch mode, the worst over the char LMs' schemes
+    got = [r for r in rows if r[0] in per_scheme and r[2] == mode and not r[1]]
+    if got:
+        print("twin_check: batch mode %-17s %2d char LMs: logits rel <= %.1e, worst gradient rel %.1e (%s)"
+              % (mode, len(got), max(r[5] for r in got), max(r[8] for r in got),
+                 max(got, key=lambda r: r[8])[0]), flush=True)
 print("twin_check: %d schemes, %d coverage failures; %d cases, %d disagree (tolerances: logits %.0e, gradients %.0e of "
       "the largest or %dx PyTorch float32's own error)" % (len(registry), len(uncovered), len(rows),
                                                            failures - len(uncovered), LOGIT_TOL, GRAD_TOL,

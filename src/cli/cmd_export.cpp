@@ -8,6 +8,7 @@
 #include "harness/checkpoint.h"
 #include "harness/interop.h"
 #include "harness/task.h"
+#include "models/check_batch.h"
 #include "schemes/frequency_maps.h"
 
 namespace pe::cli {
@@ -34,7 +35,7 @@ bool written_by_export_check(const std::string& path) {
 
 void register_export(CLI::App& app) {
   struct Opts {
-    std::string checkpoint, out, map = identity_map();
+    std::string checkpoint, out, map = identity_map(), coordinates = "causal";
     bool check = false;
     int length = 0;
   };
@@ -56,16 +57,28 @@ void register_export(CLI::App& app) {
   sub->add_option("--length", o->length, "with --check: tokens per sequence (0: the training length)")
       ->check(CLI::Range(0, 1 << 16))
       ->capture_default_str();
+  std::string modes;  // the table's modes, one line each (models/check_batch.h)
+  for (const CheckMode& m : check_modes()) modes += fmt::format("\n  {}: {}", m.name, m.what);
+  sub->add_option("--coordinates", o->coordinates,
+                  "with --check: the batch mode the block stack reads the batch under (docs/interop.md); its "
+                  "positions, documents and visibility go into the check files. The cue and filings heads take "
+                  "causal only; bidirectional and prefix need a model made for them:" +
+                      modes)
+      ->capture_default_str();
   sub->callback([o] {
     if (!o->check && (!is_identity_map(o->map) || o->length != 0))
       throw UsageError("--map and --length describe the check batch: add --check");
+    if (!o->check && o->coordinates != "causal")
+      throw UsageError("--coordinates describes the check batch: add --check");
+    check_mode(o->coordinates);  // an unknown mode is named before the model is read
     const ExportedModel m = export_checkpoint(o->checkpoint);
     std::vector<std::pair<std::string, std::string>> files{{"model.safetensors", m.safetensors},
                                                            {"config.json", m.config}};
     if (o->check) {
       const MapSpec map = parse_map(o->map);  // a malformed map is named before the model is read
       const std::string task = CheckpointReader(o->checkpoint, "").json_().at("task");
-      const ExportedCheck c = export_check(find_task(task).reader().check_batch(o->checkpoint, map, o->length, 0));
+      const ExportedCheck c =
+          export_check(find_task(task).reader().check_batch(o->checkpoint, map, o->length, 0, o->coordinates));
       files.push_back({"check.safetensors", c.safetensors});
       files.push_back({"check.json", c.json});
     }

@@ -194,6 +194,25 @@ ExportedCheck export_check(const CheckBatch& c) {
             {"logits_shape", c.logits_shape},
             {"reading", c.reading},
             {"tensors", names}};
+  if (!c.at.pos.empty()) {  // a batch mode's coordinates (the default batch states none: the same bytes as before)
+    const auto floats = [](const std::vector<int>& v) { return std::vector<float>(v.begin(), v.end()); };
+    tensors.push_back({"positions", {c.B, c.T}, floats(c.at.pos)});
+    tensors.push_back({"documents", {c.B, c.T}, floats(c.at.doc)});
+    j["positions"] = c.at.pos;
+    j["documents"] = c.at.doc;
+    j["loss_is"] =
+        "the mean cross-entropy over the scored targets (every token but PAD ones, document -1); grad.<name> is its "
+        "gradient (float32, pe-bench's hand-written backward)";
+    j["coordinates"] = {{"mode", c.at.mode},
+                        {"what", check_mode(c.at.mode).what},
+                        {"visibility", c.at.visibility_json()},
+                        {"positions",
+                         "each token's position, [batch, length] flattened as tokens; check.safetensors 'positions' "
+                         "holds them as [batch, length] (F32, whole numbers)"},
+                        {"documents",
+                         "each token's document, the same layout ('documents' in check.safetensors): a query sees keys "
+                         "of its own document only; -1 a PAD token: seen by no query, sees no key, not scored"}};
+  }
   if (c.reading.contains("frequency_plan")) {
     const json& fp = c.reading["frequency_plan"];
     add_rope_scaling(j["reading"], c.reading.at("map"),

@@ -35,7 +35,9 @@ ExportedModel export_checkpoint(const std::string& checkpoint_path);
 
 // A check batch (models/check_batch.h) in the export's conventions: check.safetensors holds "logits"
 // and "grad.<torch name>" for every tensor (transposed like the tensor), check.json the tokens,
-// targets, loss, logits' shape and the reading (map, lengths, frequency plan).
+// targets, loss, logits' shape and the reading (map, lengths, frequency plan). A batch read under a
+// batch mode other than causal also gives "positions" and "documents" ([B, T], F32 whole numbers) and
+// check.json their lists and "coordinates" (the mode and the visibility).
 struct CheckBatch;
 struct ExportedCheck {
   std::string safetensors;  // check.safetensors

@@ -127,9 +127,11 @@ class TaskReader {
   // import checks the checkpoint it is about to write.
   virtual void check_checkpoint(const std::string& checkpoint) const = 0;
   // A check batch (models/check_batch.h) of one of this task's checkpoints read with `map` at `length`
-  // tokens (0: its training length), for `pe-bench export --check`. UsageError when the model cannot
-  // be read so (a map for a scheme without frequencies, a length past a learned table).
-  virtual CheckBatch check_batch(const std::string& checkpoint, const MapSpec& map, int length, uint64_t seed) const {
+  // tokens (0: its training length) under the batch mode `mode` (check_modes), for `pe-bench export
+  // --check`. UsageError when the model cannot be read so (a map for a scheme without frequencies, a
+  // length past a learned table, a mode its model does not take).
+  virtual CheckBatch check_batch(const std::string& checkpoint, const MapSpec& map, int length, uint64_t seed,
+                                 const std::string& mode) const {
     throw UsageError("this task has no check batch");
   }
   // What attention does at `length` (pe-bench analyze attention): the checkpoint read with `map` on

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/errors.h"
 #include "core/memory.h"
 #include "core/rng.h"
@@ -21,9 +23,118 @@ std::vector<NamedTensor> split_grads(const ParamLayout& layout, const std::vecto
   return out;
 }
 
+// The rows of the modes. Each sequence differs from the others (where its documents split, how much of it
+// is PAD, where it starts), so per-sequence coordinates are exercised; at least one token of each is content.
+constexpr int kPad = -1;  // a PAD token's document (TokenCoordinates)
+
+// Where sequence b's second document starts (packed): T/2, T/3, 3T/4, T/5; T = 1: no second document.
+int split_at(int b, int T) {
+  static const int num[] = {1, 1, 3, 1}, den[] = {2, 3, 4, 5};
+  return std::clamp(T * num[b % 4] / den[b % 4], 1, std::max(1, T - 1));
+}
+// How many of sequence b's tokens are PAD: T/4, none, T/2, 1 (at most T - 1).
+int pads_of(int b, int T) {
+  const int n[] = {T / 4, 0, T / 2, 1};
+  return std::clamp(n[b % 4], 0, T - 1);
+}
+
+void whole(int, int T, int* pos, int* doc) {
+  for (int t = 0; t < T; ++t) pos[t] = t, doc[t] = 0;
+}
+void packed_reset(int b, int T, int* pos, int* doc) {
+  const int s = split_at(b, T);
+  for (int t = 0; t < T; ++t) pos[t] = t < s ? t : t - s, doc[t] = t < s ? 0 : 1;
+}
+void packed_global(int b, int T, int* pos, int* doc) {
+  const int s = split_at(b, T);
+  for (int t = 0; t < T; ++t) pos[t] = t, doc[t] = t < s ? 0 : 1;
+}
+// PAD tokens first (left) or last, positions counted over the content (PAD tokens at 0) or over storage.
+template <bool left, bool content>
+void padded(int b, int T, int* pos, int* doc) {
+  const int P = pads_of(b, T), first = left ? P : 0;  // the content's first row
+  for (int t = 0; t < T; ++t) {
+    const bool pad = left ? t < P : t >= T - P;
+    doc[t] = pad ? kPad : 0;
+    pos[t] = !content ? t : pad ? 0 : t - first;
+  }
+}
+void offset(int b, int T, int* pos, int* doc) {
+  static const int p0[] = {3, 1, 8, 5};
+  for (int t = 0; t < T; ++t) pos[t] = p0[b % 4] + t, doc[t] = 0;
+}
+
+using Sight = CheckMode::Sight;
+const std::vector<CheckMode> kCheckModes = {
+    {"causal", "positions 0 .. T-1, one document, causal (the default batch)", Sight::Model, nullptr},
+    {"bidirectional", "positions 0 .. T-1, one document, every key visible (a model made bidirectional)",
+     Sight::Bidirectional, whole},
+    {"prefix", "positions 0 .. T-1, one document, keys below T/4 seen by every query (a model made bidirectional)",
+     Sight::Prefix, whole},
+    {"packed-reset", "two documents per sequence (split at T/2, T/3, 3T/4, T/5), positions restarting at each",
+     Sight::Model, packed_reset},
+    {"packed-global", "two documents per sequence (split as packed-reset), positions 0 .. T-1 across them",
+     Sight::Model, packed_global},
+    {"pad-left-content", "T/4, 0, T/2, 1 PAD tokens before the content; positions count content (PAD at 0)",
+     Sight::Model, padded<true, true>},
+    {"pad-left-storage", "T/4, 0, T/2, 1 PAD tokens before the content; positions count storage rows", Sight::Model,
+     padded<true, false>},
+    {"pad-right-content", "T/4, 0, T/2, 1 PAD tokens after the content; positions count content (PAD at 0)",
+     Sight::Model, padded<false, true>},
+    {"pad-right-storage", "T/4, 0, T/2, 1 PAD tokens after the content; positions count storage rows", Sight::Model,
+     padded<false, false>},
+    {"offset", "each sequence at its own first position p0 = 3, 1, 8, 5 (a decode step's cache position)", Sight::Model,
+     offset},
+};
+
 }  // namespace
 
-CheckBatch check_block_stack(BlockStack<float>& model, int B, int T, uint64_t seed, const Visibility& vis) {
+const std::vector<CheckMode>& check_modes() { return kCheckModes; }
+
+std::string check_mode_names() {
+  std::string s;
+  for (auto& m : kCheckModes) s += (s.empty() ? "" : ", ") + std::string(m.name);
+  return s;
+}
+
+const CheckMode& check_mode(const std::string& name) {
+  for (auto& m : kCheckModes)
+    if (name == m.name) return m;
+  throw UsageError(fmt::format("--coordinates {}: not a batch mode (one of {})", name, check_mode_names()));
+}
+
+nlohmann::json CheckCoordinates::visibility_json() const {
+  if (!vis.causal) return "bidirectional";
+  if (vis.prefix > 0) return nlohmann::json::array({"prefix", vis.prefix});
+  return "causal";
+}
+
+CheckCoordinates check_coordinates(const std::string& name, int B, int T, bool bidirectional) {
+  const CheckMode& m = check_mode(name);
+  CheckCoordinates c;
+  c.mode = m.name;
+  c.vis = m.sight == Sight::Bidirectional ? Visibility::bidirectional()
+          : m.sight == Sight::Prefix      ? Visibility::prefix_lm(std::max(1, T / 4))
+          : bidirectional                 ? Visibility::bidirectional()
+                                          : Visibility{};
+  if (m.sight == Sight::Model && !m.row && bidirectional)
+    throw UsageError(
+        fmt::format("--coordinates {}: this model was made for bidirectional or prefix visibility; read "
+                    "it with --coordinates bidirectional or prefix",
+                    name));
+  if (m.sight != Sight::Model && !bidirectional)
+    throw UsageError(
+        fmt::format("--coordinates {}: this model was made for causal visibility; a batch that shows a "
+                    "query later keys needs a model made for bidirectional or prefix visibility",
+                    name));
+  if (m.row) {
+    c.pos.resize(size_t(B) * T), c.doc.resize(size_t(B) * T);
+    for (int b = 0; b < B; ++b) m.row(b, T, c.pos.data() + size_t(b) * T, c.doc.data() + size_t(b) * T);
+  }
+  return c;
+}
+
+CheckBatch check_block_stack(BlockStack<float>& model, int B, int T, uint64_t seed, const std::string& mode) {
   const int V = model.config().vocab;
   {  // the batch runs whole: every block keeps its B x heads x T x T probabilities (measured: 8.9 GB for
      // the char LM's 2 blocks of 4 heads, 4 sequences of 8,192 tokens, against 8.6 GB of probabilities)
@@ -34,13 +145,24 @@ CheckBatch check_block_stack(BlockStack<float>& model, int B, int T, uint64_t se
   }
   CheckBatch c;
   c.B = B, c.T = T;
+  c.at = check_coordinates(mode, B, T, model.scheme().config().bidirectional);
+  int last = T - 1;  // the largest position read
+  if (!c.at.pos.empty()) last = *std::max_element(c.at.pos.begin(), c.at.pos.end());
+  if (!model.scheme().can_read(last))
+    throw UsageError(
+        fmt::format("--coordinates {} at --length {}: position {} is past the {} model's table (positions "
+                    "0 .. {}); lower --length to {}",
+                    mode, T, last, model.scheme().name(), model.scheme().max_position(),
+                    T - (last - model.scheme().max_position())));
   Rng rng(stream_key({kTagCheck, kCheckBatchStream, seed}));
   c.tokens.resize(size_t(B) * T), c.targets.resize(size_t(B) * T);
   for (size_t i = 0; i < c.tokens.size(); ++i) c.tokens[i] = rng.below(V), c.targets[i] = rng.below(V);
-  model.prepare(T);
+  model.prepare(std::max(T, last + 1));  // ages up to T - 1 (storage rows) and every position
   std::vector<float> grad(model.layout().total(), 0.0f);
   BlockStackCache<float> cache;
-  c.loss = model.forward_backward(c.tokens.data(), c.targets.data(), B, T, grad.data(), cache, 0, vis);
+  const TokenCoordinates at{c.at.pos.empty() ? nullptr : c.at.pos.data(), c.at.doc.empty() ? nullptr : c.at.doc.data()};
+  c.loss =
+      model.forward_backward(c.tokens.data(), c.targets.data(), B, T, grad.data(), cache, 0, c.at.vis, 0, nullptr, &at);
   c.logits = cache.logits;
   c.logits_shape = {B, T, V};
   c.grads = split_grads(model.layout(), grad);

@@ -2,7 +2,9 @@
 // targets read by a trained model in float32, the model's logits and its hand-written gradient of the
 // mean loss, for a converted model (the PyTorch twin, python/pebench_torch) to check itself against.
 // The tokens are uniform over the model's vocabulary (the cue head's last token is its query token),
-// drawn from `seed`: the check is of the arithmetic, not of the task.
+// drawn from `seed`: the check is of the arithmetic, not of the task. A block stack's batch may also be
+// read under a batch mode (docs/architecture.md, "The batch model"): each token's position and
+// document given (packed documents, PAD tokens, an offset) and the visibility.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -12,15 +14,50 @@
 #include <nlohmann/json.hpp>
 
 #include "core/safetensors.h"
+#include "models/attention.h"
 #include "models/block_stack.h"
 #include "models/cue_head.h"
 #include "schemes/frequency_maps.h"
 
 namespace pe {
 
+// The batch modes a check batch can be read under (pe-bench export --coordinates, docs/interop.md): the
+// modes of models/coordinate_cases.h a whole block-stack batch takes (all but decode), and "offset",
+// each sequence at its own first position p0 > 0 (decode's cache position, over a whole batch). One
+// table: the option's help and check, the check batches and the tests read it.
+struct CheckMode {
+  const char* name;
+  const char* what;  // the batch, in one line
+  // The visibility: the model's own (causal, or bidirectional for a model made so), or this mode's.
+  enum class Sight { Model, Bidirectional, Prefix } sight;
+  // Sequence b's positions and documents (-1: PAD), T of each; nullptr: the default batch (0..T-1, one
+  // document, nothing given to the model).
+  void (*row)(int b, int T, int* pos, int* doc);
+};
+const std::vector<CheckMode>& check_modes();
+// "causal, bidirectional, ...": the modes' names, in the table's order.
+std::string check_mode_names();
+// The mode named `name`; UsageError naming the modes for any other.
+const CheckMode& check_mode(const std::string& name);
+
+// A check batch's coordinates (B sequences of T tokens) under a mode.
+struct CheckCoordinates {
+  std::string mode = "causal";
+  std::vector<int> pos, doc;  // [B, T], each token's position and document (-1: PAD); empty: the default batch
+  Visibility vis;
+  // The visibility as check.json states it (the twin's visibility argument): "causal", "bidirectional"
+  // or ["prefix", k].
+  nlohmann::json visibility_json() const;
+};
+// The coordinates of `mode` for B sequences of T tokens, read by a model made for visibility that sees
+// later keys (`bidirectional`) or not. UsageError for a mode the model cannot be read under (a causal
+// model under bidirectional or prefix visibility; a bidirectional model under causal).
+CheckCoordinates check_coordinates(const std::string& mode, int B, int T, bool bidirectional);
+
 struct CheckBatch {
   int B = 0, T = 0;
-  std::vector<int> tokens;            // [B, T], positions 0..T-1
+  std::vector<int> tokens;            // [B, T]
+  CheckCoordinates at;                // positions 0..T-1, one document, causal; or a batch mode's
   std::vector<int> targets;           // [B, T] (a block stack, a head read at every position) or [B]
   std::vector<int64_t> logits_shape;  // [B, T, V] or [B, classes]
   std::vector<float> logits;
@@ -29,10 +66,12 @@ struct CheckBatch {
   nlohmann::json reading;          // what read it: map, frequency plan (set by the task)
 };
 
-// B sequences of T tokens through a block stack (the char LM, the passkey model), every position scored.
-CheckBatch check_block_stack(BlockStack<float>& model, int B, int T, uint64_t seed,
-                             const Visibility& vis = Visibility{});
-// B sequences of T tokens through a cue head: the last position's answer, or every position's.
+// B sequences of T tokens through a block stack (the char LM, the passkey model), every token scored
+// but PAD ones, under the batch mode `mode` (check_modes). UsageError for a mode the model cannot be read
+// under, or a position past its table.
+CheckBatch check_block_stack(BlockStack<float>& model, int B, int T, uint64_t seed, const std::string& mode = "causal");
+// B sequences of T tokens through a cue head: the last position's answer, or every position's (the
+// default batch only: the head takes no per-token coordinates yet).
 CheckBatch check_cue_head(CueHead<float>& model, int B, int T, bool every_position, uint64_t seed);
 
 // The plan a RoPE-family scheme reads with, as check.json and config.json state it.

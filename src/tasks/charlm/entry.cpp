@@ -103,7 +103,8 @@ class CharLMReader final : public TaskReader {
   }
   void check_checkpoint(const std::string& checkpoint) const override { load_charlm_checkpoint(checkpoint); }
   // A fine-tuned checkpoint reads with the plan it was tuned under (for its lengths), and no other map.
-  CheckBatch check_batch(const std::string& checkpoint, const MapSpec& map, int length, uint64_t seed) const override {
+  CheckBatch check_batch(const std::string& checkpoint, const MapSpec& map, int length, uint64_t seed,
+                         const std::string& mode) const override {
     LoadedCharLM cp = load_charlm_checkpoint(checkpoint);
     const int train_len = cp.meta.at("training").at("train_length");
     if (length <= 0) length = train_len;
@@ -116,7 +117,7 @@ class CharLMReader final : public TaskReader {
                                      checkpoint, cp.plan_map->written));
       reading = read_for_check(cp.model->scheme(), *cp.plan_map, cp.plan_train_length, cp.plan_read_length, length);
     }
-    CheckBatch c = check_block_stack(*cp.model, 4, length, seed);
+    CheckBatch c = check_block_stack(*cp.model, 4, length, seed, mode);
     c.reading = reading;
     return c;
   }

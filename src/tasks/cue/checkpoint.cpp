@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/errors.h"
 #include "core/keys.h"
 
 namespace pe {
@@ -45,7 +46,12 @@ LoadedCheckpoint load_checkpoint(const std::string& path, const std::string& tas
 }
 
 CheckBatch check_head_checkpoint(const std::string& path, const std::string& task, HeadInput input, const MapSpec& map,
-                                 int length, uint64_t seed, bool every_position) {
+                                 int length, uint64_t seed, bool every_position, const std::string& mode) {
+  if (check_mode(mode).row)  // the head's batch model is not there yet (issue 48)
+    throw UsageError(
+        fmt::format("--coordinates {}: the {} head takes no per-token positions or documents yet; its "
+                    "check batch is the causal one (positions 0 .. T-1)",
+                    mode, task));
   LoadedCheckpoint cp = load_checkpoint(path, task, input);
   const int train = cp.meta.at("training").value("train_length", 0);
   if (length <= 0) length = train;

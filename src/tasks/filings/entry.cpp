@@ -55,8 +55,10 @@ class FilingsReader final : public TaskReader {
     load_checkpoint(checkpoint, "filings", HeadInput{false, kFilingsSymbols});
   }
   // The head answers at every position (no query token), with a map at kappa = length / training length.
-  CheckBatch check_batch(const std::string& checkpoint, const MapSpec& map, int length, uint64_t seed) const override {
-    return check_head_checkpoint(checkpoint, "filings", HeadInput{false, kFilingsSymbols}, map, length, seed, true);
+  CheckBatch check_batch(const std::string& checkpoint, const MapSpec& map, int length, uint64_t seed,
+                         const std::string& mode) const override {
+    return check_head_checkpoint(checkpoint, "filings", HeadInput{false, kFilingsSymbols}, map, length, seed, true,
+                                 mode);
   }
 };
 

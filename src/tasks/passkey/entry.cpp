@@ -67,11 +67,12 @@ class PasskeyReader final : public TaskReader {
     return j;
   }
   void check_checkpoint(const std::string& checkpoint) const override { load_passkey_checkpoint(checkpoint); }
-  CheckBatch check_batch(const std::string& checkpoint, const MapSpec& map, int length, uint64_t seed) const override {
+  CheckBatch check_batch(const std::string& checkpoint, const MapSpec& map, int length, uint64_t seed,
+                         const std::string& mode) const override {
     LoadedPasskey cp = load_passkey_checkpoint(checkpoint);
     if (length <= 0) length = cp.train_length;
     const nlohmann::json reading = read_for_check(cp.model->scheme(), map, cp.train_length, length, length);
-    CheckBatch c = check_block_stack(*cp.model, 4, length, seed);
+    CheckBatch c = check_block_stack(*cp.model, 4, length, seed, mode);
     c.reading = reading;
     return c;
   }
