@@ -23,7 +23,7 @@ using nlohmann::json;
 // settings carry the five published schemes' settings in every scheme's section; a scheme that does
 // not declare one of them ignores it, so those checkpoints still load.
 namespace {
-const std::set<std::string> kShape = {"name", "d_model", "n_heads", "d_head"};
+const std::set<std::string> kShape = {"name", "d_model", "n_heads", "d_head", "visibility"};
 const std::set<std::string> kLegacySettings = {"base", "learned_rows", "learned_init_std", "alibi_slopes",
                                                "rotary_fraction"};
 }  // namespace
@@ -33,6 +33,8 @@ json scheme_config_to_json(const SchemeConfig& c) {
   SchemeConfig filled = c;
   fill_scheme_settings(filled);
   for (auto& [k, v] : filled.settings.items()) j[k] = v;
+  // a model made for keys on both sides of its queries (a causal one's section says nothing: as before)
+  if (c.bidirectional) j["visibility"] = "bidirectional";
   return j;
 }
 
@@ -42,6 +44,12 @@ SchemeConfig scheme_config_from_json(const json& j) {
   c.d_model = checked_int32(j.at("d_model"), "scheme.d_model", 2, 1024);
   c.n_heads = checked_int32(j.at("n_heads"), "scheme.n_heads", 1, 64);
   c.d_head = checked_int32(j.at("d_head"), "scheme.d_head", 1, 1024);
+  if (j.contains("visibility")) {
+    const json& v = j["visibility"];
+    if (v != "causal" && v != "bidirectional")
+      throw ConfigError(fmt::format("scheme.visibility is {}, not \"causal\" or \"bidirectional\"", v.dump()));
+    c.bidirectional = v == "bidirectional";
+  }
   if (!scheme_exists(c.name)) return c;  // the reader names the unknown scheme
   const SchemeInfo& info = scheme_info(c.name);
   auto declared = [&](const std::string& key) {

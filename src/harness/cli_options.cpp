@@ -28,10 +28,7 @@ nlohmann::json resolve_config(const std::string& experiment, const std::vector<s
   const Task& task = find_task(cfg.at("task"));
   for (auto& [key, where] : given)
     if (key != "description" && !task.reads(key))
-      throw ConfigError(
-          fmt::format("{}: key '{}' does not apply to the {} task (its keys: pe-bench run --help); drop "
-                      "it or set task",
-                      where, key, task.name()));
+      throw ConfigError(fmt::format("{}: {}", where, not_for_task(task, key)));
   return cfg;
 }
 

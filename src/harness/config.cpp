@@ -299,10 +299,7 @@ std::vector<MapSpec> validated_maps(const json& cfg) {
   // another task's key is refused by name, wherever the config came from
   for (auto& [key, value] : cfg.items())
     if (find_key(key) && !is_scheme_key(key) && !find_task(task).reads(key))
-      throw ConfigError(
-          fmt::format("config: key '{}' does not apply to the {} task (its keys: pe-bench run --help); "
-                      "drop it or set task",
-                      key, task));
+      throw ConfigError(fmt::format("config: {}", not_for_task(find_task(task), key)));
   find_task(task).validate(cfg);
   if (cfg.at("d_model").get<int>() % 2) throw ConfigError("d_model must be even (planes are coordinate pairs)");
   if (cfg.at("train_length").get<int>() < 2) throw ConfigError("train_length must be at least 2");

@@ -193,6 +193,9 @@ class Task {
   virtual std::vector<KeySpec> keys() const = 0;
   // Shared keys this task does not read (its config refuses them by name rather than ignoring them).
   virtual std::vector<std::string> unread_keys() const { return {}; }
+  // Why this task cannot honour another task's key (one clause, said with the refusal), or "" (the
+  // refusal then names the key and the task alone).
+  virtual std::string why_not(const std::string& key) const { return ""; }
   // Checks that only make sense for this task (throws ConfigError naming the key).
   virtual void validate(const nlohmann::json& cfg) const {}
   // The attention shape of the task's model for an experiment: heads per layer and layers.
@@ -211,6 +214,10 @@ class Task {
   // Whether this task reads `key` (a shared key, or one of its own).
   bool reads(const std::string& key) const;
 };
+
+// The refusal of a key `task` does not read, in one line: "key 'K' does not apply to the T task (why;)
+// its keys: pe-bench run --help; drop it or set task".
+std::string not_for_task(const Task& task, const std::string& key);
 
 // A task whose roles are classes with default constructors: each role one static object, handed out
 // by the accessors (a task's entry.cpp: class CueTask final : public TaskOf<CueTrainer, CueReader, CueReporter>).

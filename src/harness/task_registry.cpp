@@ -52,6 +52,12 @@ const Task& find_task(const std::string& name) {
   throw UsageError(fmt::format("unknown task '{}' (known tasks: {})", name, known_tasks()));
 }
 
+std::string not_for_task(const Task& task, const std::string& key) {
+  const std::string why = task.why_not(key);
+  return fmt::format("key '{}' does not apply to the {} task ({}its keys: pe-bench run --help); drop it or set task",
+                     key, task.name(), why.empty() ? "" : why + "; ");
+}
+
 bool Task::reads(const std::string& key) const {
   auto declares = [&](const Task& t) {
     for (auto& k : t.keys())

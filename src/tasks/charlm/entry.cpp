@@ -167,6 +167,11 @@ class CharLMTask final : public TaskOf<CharLMTrainer, CharLMReader, CharLMReport
     return {"learned", "sinusoidal", "rope", "alibi", "none"};
   }
   std::vector<KeySpec> keys() const override { return charlm_keys(); }
+  std::string why_not(const std::string& key) const override {
+    return key == "visibility" ? "a next-token model that saw later keys would see the token it predicts: it reads "
+                                 "causally"
+                               : "";
+  }
   // The block stack's width splits into heads of even width (planes are coordinate pairs).
   void validate(const nlohmann::json& cfg) const override {
     check_block_stack_shape(cfg);

@@ -112,7 +112,17 @@ class CueTask final : public TaskOf<CueTrainer, CueReader, CueReporter> {
             {"test_seed", KeyType::Int, 777, "seed of the test stream (shared by every scheme and seed)", 0, kMaxSeed}),
         for_reading({"analyze", KeyType::Bool, false,
                      "after evaluation, analyse the trained heads into <out_dir>/geometry.json"}),
+        {"visibility", KeyType::String, "causal",
+         "causal, or bidirectional: heads made for keys on both sides of their query, in their schemes' encoder "
+         "forms (t5 and TUPE-R's two-sided buckets, alibi's symmetric bias; pe-bench schemes lists them). The cue "
+         "task's query is its last token, so both see the same keys; a checkpoint records bidirectional",
+         1},
     };
+  }
+  void validate(const nlohmann::json& cfg) const override {
+    const nlohmann::json v = cfg.value("visibility", nlohmann::json("causal"));
+    if (v != "causal" && v != "bidirectional")
+      throw ConfigError(fmt::format("visibility: {} is not causal or bidirectional", v.dump()));
   }
   int n_heads(const ExperimentConfig&) const override { return 1; }
   int n_layers(const ExperimentConfig&) const override { return 1; }

@@ -14,6 +14,7 @@ CueModelConfig cue_model_config(const ExperimentConfig& e, const std::string& sc
   c.d_model = e.d_model;
   c.embed_init_std = e.embed_init_std;
   c.scheme = scheme_config(e, scheme);
+  c.scheme.bidirectional = e.value("visibility") == "bidirectional";
   return c;
 }
 

@@ -123,6 +123,9 @@ class FilingsTask final : public TaskOf<FilingsTrainer, FilingsReader, FilingsRe
   }
   // whole documents are read, whatever their length
   std::vector<std::string> unread_keys() const override { return {"eval_lengths"}; }
+  std::string why_not(const std::string& key) const override {
+    return key == "visibility" ? "every position answers from the tokens before it: its heads read causally" : "";
+  }
   // The cue runs the horizon table reads must be there before twelve heads are trained.
   void validate(const nlohmann::json& cfg) const override {
     const std::string dir = cfg.value("horizon_cue_runs", "");

@@ -116,6 +116,11 @@ class PasskeyTask final : public TaskOf<PasskeyTrainer, PasskeyReader, PasskeyRe
     return {"none", "sinusoidal", "learned", "rope", "alibi"};
   }
   std::vector<KeySpec> keys() const override { return passkey_keys(); }
+  std::string why_not(const std::string& key) const override {
+    return key == "visibility" ? "a next-token model that saw later keys would see the token it predicts: it reads "
+                                 "causally"
+                               : "";
+  }
   void validate(const nlohmann::json& cfg) const override { check_passkey_config(cfg); }
   int n_heads(const ExperimentConfig& e) const override { return passkey_settings(e).n_heads; }
   int n_layers(const ExperimentConfig& e) const override { return passkey_settings(e).n_layers; }
