@@ -143,8 +143,9 @@ def check(label, checkpoint, map_="none", length=0, mode="causal"):
     at = coordinates(batch, want)
     out_logits, grads = {}, {}
     for dtype in (torch.float32, torch.float64):  # the twin as it is, and in double: the exact answer
-        model = load_model(out, plan=reading.get("frequency_plan"),
-                           bidirectional=at.get("visibility", "causal") != "causal").to(dtype)
+        # the batch's visibility says how the model was made; without one, the checkpoint does
+        made = (at["visibility"] != "causal") if "visibility" in at else None
+        model = load_model(out, plan=reading.get("frequency_plan"), bidirectional=made).to(dtype)
         kw = {"every_position": True} if every and isinstance(model, CueHead) else {}
         logits = model(x, **kw, **at)
         if at:  # the mean over the scored tokens (PAD ones are not), as pe-bench takes it
@@ -177,7 +178,7 @@ def check(label, checkpoint, map_="none", length=0, mode="causal"):
         plan = {"rope_scaling": reading["rope_scaling"], "original": reading["train_length"], "length": T}
         if "rope_theta" in reading:
             plan["rope_theta"] = reading["rope_theta"]
-        twin2 = load_model(out, plan=plan, bidirectional=at.get("visibility", "causal") != "causal").double()
+        twin2 = load_model(out, plan=plan, bidirectional=made).double()
         with torch.no_grad():
             r2, _ = rel(want["logits"].double(), twin2(x, **kw, **at).reshape(want["logits"].shape))
         theta2 = [s.theta for s in twin2.schemes if s.frequencies][0]
@@ -249,6 +250,11 @@ extra += [
     ("cue tupe-R (trained here)", ("cue", "tupe", ["tupe_relative=true"])),
     ("cue rope partial 0.25", ("cue", "rope", ["rotary_fraction=0.25"])),
 ]
+# every one-layer scheme's cue head made bidirectional (visibility: its encoder form), and TUPE-R's
+extra += [("cue %s bidirectional (trained here)" % e["name"], ("cue", e["name"], ["visibility=bidirectional"]))
+          for e in registry if e["name"] in schemes and e.get("min_layers", 1) == 1]
+extra.append(("cue tupe-R bidirectional (trained here)", ("cue", "tupe", ["tupe_relative=true",
+                                                                          "visibility=bidirectional"])))
 if "--quick" in sys.argv:
     cases = cases[:3]
     extra = extra[:1]

@@ -12,8 +12,10 @@ the tasks whose model it is (@register_model), and load_model picks it by the ex
     logits = model(tokens, positions=pos, documents=docs)  # pos, docs: [B, T]; docs -1 a PAD token
     loss = mean_loss(logits, targets, docs)   # over the scored rows (PAD rows are not)
 
-A model made with bidirectional=True (load_model(..., bidirectional=True)) is read with
-visibility="bidirectional" or ("prefix", k), its schemes in their encoder forms (models.py).
+A model made with bidirectional=True (load_model(..., bidirectional=True); by default, as its
+checkpoint was made: a cue head trained with visibility: bidirectional) is read with
+visibility="bidirectional" or ("prefix", k), its schemes in their encoder forms (models.py). A cue
+head reads at its last row, or at each sequence's own row: model(tokens, query_rows=rows), rows [B].
 """
 from .io import load_export, save_export
 from .models import BlockStack, CueHead, load_model, mean_loss, model_class, register_model

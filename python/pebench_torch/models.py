@@ -185,23 +185,36 @@ class CueHead(_Model):
     """One head of width d: q from the last position (or every position), logits = z readout^T:
     [B, classes] (or [B, T, classes] with every_position)."""
 
-    def forward(self, x, positions=None, every_position=False):
+    def forward(self, x, positions=None, every_position=False, query_rows=None):
+        """query_rows: [B], each sequence's query row (its token and position), or None: the last row.
+        A head made bidirectional sees every key, a causal one the keys up to its query."""
         B, T = x.shape
-        self._check_visibility(None)
+        visibility = "bidirectional" if self.bidirectional else None
+        self._check_visibility(visibility)
         pos = torch.arange(T) if positions is None else positions
         h = self._embed(x, pos)
         qkv = h @ self.p("attn.qkv.weight").t()
         q, k, v = (t.reshape(B, T, 1, self.d) for t in qkv.split(self.d, dim=-1))
-        qpos = pos if every_position else pos[-1:]
-        if not every_position:
+        qpos, kpos = (pos if every_position else pos[-1:]), pos
+        if query_rows is not None:
+            if every_position:
+                raise ValueError("query_rows reads one row per sequence, not every position")
+            rows = torch.as_tensor(query_rows)
+            q = q[torch.arange(B), rows][:, None]
+            qpos, kpos = pos[rows][:, None], pos.expand(B, T)
+        elif not every_position:
             q = q[:, -1:]
-        z = self._attend(self.schemes[0], q, k, v, qpos, pos).reshape(B, -1, self.d)
+        z = self._attend(self.schemes[0], q, k, v, qpos, kpos, visibility).reshape(B, -1, self.d)
         logits = z @ self.p("readout.weight").t()
         return logits if every_position else logits[:, 0]
 
 
-def load_model(directory, plan=None, bidirectional=False):
+def load_model(directory, plan=None, bidirectional=None):
     """The model of an export directory (the class registered for its task), read with `plan` if given,
-    made for bidirectional or prefix visibility when `bidirectional` (_Model)."""
+    made for bidirectional or prefix visibility when `bidirectional` (_Model); None: as the checkpoint
+    was made (its scheme section's "visibility": "bidirectional", else causal)."""
     config, tensors = load_export(directory)
+    if bidirectional is None:
+        scheme = config.get("pe_bench_checkpoint", {}).get("scheme", {})
+        bidirectional = scheme.get("visibility", "causal") == "bidirectional"
     return model_class(config["pe_bench_task"])(config, tensors, plan, bidirectional)
