@@ -47,10 +47,10 @@ LoadedCheckpoint load_checkpoint(const std::string& path, const std::string& tas
 
 CheckBatch check_head_checkpoint(const std::string& path, const std::string& task, HeadInput input, const MapSpec& map,
                                  int length, uint64_t seed, bool every_position, const std::string& mode) {
-  if (check_mode(mode).row)  // the head's batch model is not there yet (issue 48)
+  if (check_mode(mode).row)  // a head's check batch reads at the last row, at positions 0 .. T-1
     throw UsageError(
-        fmt::format("--coordinates {}: the {} head takes no per-token positions or documents yet; its "
-                    "check batch is the causal one (positions 0 .. T-1)",
+        fmt::format("--coordinates {}: the {} head's check batch takes no per-token positions or documents; "
+                    "leave --coordinates out (positions 0 .. T-1, read with the visibility the head was made for)",
                     mode, task));
   LoadedCheckpoint cp = load_checkpoint(path, task, input);
   const int train = cp.meta.at("training").value("train_length", 0);
