@@ -47,6 +47,7 @@ struct Visibility {
 //     a key only of its own document), or nullptr: one document. -1 is a PAD row: a PAD key is seen by
 //     no query, a PAD query sees no key (its output is 0 and it takes no gradient).
 // A key is visible to a query when vis allows their positions and their documents are the same.
+inline constexpr int kPadDocument = -1;  // a PAD row's document
 struct Coordinates {
   const int* qpos = nullptr;
   const int* kpos = nullptr;

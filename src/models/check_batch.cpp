@@ -25,7 +25,6 @@ std::vector<NamedTensor> split_grads(const ParamLayout& layout, const std::vecto
 
 // The rows of the modes. Each sequence differs from the others (where its documents split, how much of it
 // is PAD, where it starts), so per-sequence coordinates are exercised; at least one token of each is content.
-constexpr int kPad = -1;  // a PAD token's document (TokenCoordinates)
 
 // Where sequence b's second document starts (packed): T/2, T/3, 3T/4, T/5; T = 1: no second document.
 int split_at(int b, int T) {
@@ -55,7 +54,7 @@ void padded(int b, int T, int* pos, int* doc) {
   const int P = pads_of(b, T), first = left ? P : 0;  // the content's first row
   for (int t = 0; t < T; ++t) {
     const bool pad = left ? t < P : t >= T - P;
-    doc[t] = pad ? kPad : 0;
+    doc[t] = pad ? kPadDocument : 0;
     pos[t] = !content ? t : pad ? 0 : t - first;
   }
 }

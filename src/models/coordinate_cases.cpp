@@ -6,8 +6,6 @@ namespace pe {
 
 namespace {
 
-constexpr int kPad = -1;  // a PAD row's document (Coordinates)
-
 // Positions p0 + a, p0 + a + 1, ... for n rows.
 std::vector<int> run(int p0, int a, int n) {
   std::vector<int> v(n);
@@ -59,15 +57,17 @@ std::vector<CoordinateCase> coordinate_cases(int p0) {
   // padding: PAD rows are document -1; content positions counted over content (PAD rows at p0) or
   // over storage (every row at its storage index)
   cases.push_back(square("pad-left-content", "three PAD rows before the content; positions count content",
-                         {cat(fill(3, p0), run(p0, 0, 6)), run(p0, 0, T)}, {cat(fill(3, kPad), fill(6, 0)), fill(T, 0)},
-                         Visibility{}));
+                         {cat(fill(3, p0), run(p0, 0, 6)), run(p0, 0, T)},
+                         {cat(fill(3, kPadDocument), fill(6, 0)), fill(T, 0)}, Visibility{}));
   cases.push_back(square("pad-left-storage", "three PAD rows before the content; positions count storage rows",
-                         {run(p0, 0, T), run(p0, 0, T)}, {cat(fill(3, kPad), fill(6, 0)), fill(T, 0)}, Visibility{}));
-  cases.push_back(square("pad-right-content", "four PAD rows after the content; positions count content",
-                         {cat(run(p0, 0, 5), fill(4, p0)), run(p0, 0, T)}, {cat(fill(5, 0), fill(4, kPad)), fill(T, 0)},
+                         {run(p0, 0, T), run(p0, 0, T)}, {cat(fill(3, kPadDocument), fill(6, 0)), fill(T, 0)},
                          Visibility{}));
+  cases.push_back(square("pad-right-content", "four PAD rows after the content; positions count content",
+                         {cat(run(p0, 0, 5), fill(4, p0)), run(p0, 0, T)},
+                         {cat(fill(5, 0), fill(4, kPadDocument)), fill(T, 0)}, Visibility{}));
   cases.push_back(square("pad-right-storage", "four PAD rows after the content; positions count storage rows",
-                         {run(p0, 0, T), run(p0, 0, T)}, {cat(fill(5, 0), fill(4, kPad)), fill(T, 0)}, Visibility{}));
+                         {run(p0, 0, T), run(p0, 0, T)}, {cat(fill(5, 0), fill(4, kPadDocument)), fill(T, 0)},
+                         Visibility{}));
   // decode: one query per sequence at its cache position t (the cache's length), keys 0..t cached;
   // the second sequence's cache is shorter, its last slots PAD
   CoordinateCase d;
@@ -76,7 +76,7 @@ std::vector<CoordinateCase> coordinate_cases(int p0) {
   d.qpos = {p0 + 11, p0 + 7};
   d.kpos = cat(run(p0, 0, 12), cat(run(p0, 0, 8), fill(4, p0)));
   d.qseg = {0, 0};
-  d.kseg = cat(fill(12, 0), cat(fill(8, 0), fill(4, kPad)));
+  d.kseg = cat(fill(12, 0), cat(fill(8, 0), fill(4, kPadDocument)));
   cases.push_back(d);
   return cases;
 }
