@@ -30,7 +30,6 @@ BlockStackDecoder<S>::BlockStackDecoder(BlockStack<S>& model, int window, const 
   }
   // the reading, set here (a length-dependent map is re-planned at every step) and remembered
   if (map_) scheme.read_with(*map_, train_len_, read_len_);
-  scheme_ = &scheme;
   plans_ = scheme.frequency_plans();
   reading_ = fmt::format("{} {}{}, read with {} (trained at {}, read at {})", scheme.name(),
                          scheme.config().settings.dump(), scheme.config().bidirectional ? " (bidirectional)" : "",
@@ -66,8 +65,8 @@ void BlockStackDecoder<S>::replan_for(int length) {
 
 template <class S>
 void BlockStackDecoder<S>::check_reading() const {
-  const auto now = scheme_->frequency_plans();
-  bool same = &m_.scheme() == scheme_ && now.size() == plans_.size();
+  const auto now = m_.scheme().frequency_plans();
+  bool same = now.size() == plans_.size();
   for (size_t l = 0; same && l < now.size(); ++l) same = same_rotation(now[l], plans_[l]);
   if (!same)
     throw UsageError(
@@ -198,16 +197,13 @@ const S* BlockStackDecoder<S>::feed(const int* tokens, int n) {
       const int slot = all_pos_[j] % window_;
       S* kj = &Kall_[size_t(j) * D];
       std::copy_n(&V_[l][size_t(slot) * D], D, &Vall_[size_t(j) * D]);
-      if (recompute_) {
-        std::copy_n(&Kraw_[l][size_t(slot) * D], D, kj);
-        if (scheme.acts_on_qk()) scheme.qk_forward(l, &all_pos_[j], 1, kj);
-      } else {
-        std::copy_n(&K_[l][size_t(slot) * D], D, kj);
-      }
+      std::copy_n(recompute_ ? &Kraw_[l][size_t(slot) * D] : &K_[l][size_t(slot) * D], D, kj);
     }
     if (scheme.acts_on_qk()) {
       scheme.qk_forward(l, chunk_pos_.data(), n, Q_.data());
-      scheme.qk_forward(l, chunk_pos_.data(), n, Kc);
+      // the chunk's keys, and the cached ones again when the map recomputes them: Kall_ from that row on
+      const int from = recompute_ ? 0 : held;
+      scheme.qk_forward(l, &all_pos_[from], Tk - from, &Kall_[size_t(from) * D]);
     }
     // O = attention(Q; cached and chunk keys, causal within the window): [n, D]
     const AttnShape sh{1, n, Tk, c.n_heads, D / c.n_heads, l};

@@ -75,7 +75,6 @@ class BlockStackDecoder {
   // ([rows, D])
   std::vector<S> H_, Q_, O_, Kraw_chunk_, Kall_, Vall_;
   std::vector<int> chunk_pos_, all_pos_;
-  const Scheme<S>* scheme_;           // the scheme the keys were made by
   std::vector<FrequencyPlan> plans_;  // the plans the scheme read with when the last keys were made
   std::string reading_;
 };
