@@ -29,7 +29,7 @@ RANK = {"core": 0, "schemes": 1, "models": 2, "theory": 2, "harness": 3, "tasks"
         "main": 6}
 # A task built on another task's pieces (the filings study trains and reads the tournament's head with
 # the cue task's trainer and checkpoint code, and reads cue runs for its horizon table).
-TASK_DEPENDENCIES = {("filings", "cue")}
+TASK_DEPENDENCIES = {("filings", "cue"), ("direction", "cue")}
 
 
 def layer_of(rel):

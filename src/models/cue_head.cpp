@@ -21,6 +21,7 @@ nlohmann::json CueModelConfig::to_json() const {
                       {"d_model", d_model},
                       {"embed_init_std", embed_init_std}};
   if (!task.query_token) j["query_token"] = false, j.erase("mark_prob");
+  if (!task.rule.empty()) j["rule"] = task.rule;
   return j;
 }
 

@@ -12,6 +12,7 @@
 // on T*V rows) that the attention layer reads through an index.
 #pragma once
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -29,6 +30,9 @@ struct CueTaskConfig {
   // The cue stream ends each sequence with a query token; a head that answers at every position
   // (the filings task, tasks/filings/) has none: its vocabulary is the 2A content tokens.
   bool query_token = true;
+  // The rule that decides the answer, for a task whose sequences have several (the direction task's);
+  // empty for the cue task. Recorded in the checkpoint's model section when set.
+  std::string rule;
   int vocab() const { return 2 * alphabet + (query_token ? 1 : 0); }
   int query_token_id() const { return 2 * alphabet; }
 };
@@ -38,6 +42,9 @@ struct CueBatch {
   std::vector<int> tokens;   // [B, T]
   std::vector<int> targets;  // [B]; with every_position [B, T], -1 where a position is not a query
   bool every_position = false;
+  // Each sequence's query row ([B], 0 .. T-1; CueWorkspace::query_rows), for sequences whose query
+  // token sits inside them; empty: the last row (the cue task's query).
+  std::vector<int> query_rows;
   // The rows with a target.
   long queries() const {
     long n = 0;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/errors.h"
 #include "core/fpenv.h"
 #include "core/parallel.h"
 #include "core/params.h"
@@ -23,12 +24,15 @@ CueStepStats CueHeadTrainer::step(const CueBatch& batch, bool with_loss, int ste
   stats_.assign(chunks, BatchStats{});
   model_.prepare(T);
   model_.prepare_tables(T, 0, batch.every_position, tables_);  // once for the step's chunks
+  if (!batch.query_rows.empty() && batch.query_rows.size() != size_t(B))
+    throw Error("CueHeadTrainer: a batch's query rows are one per sequence");
   for (auto& w : ws_) w.shared = &tables_, w.loss = with_loss;
 #pragma omp parallel for schedule(static) if (!in_parallel() && chunks > 1)
   for (int c = 0; c < chunks; ++c) {
     const ScopedFlushToZero ftz_thread;
     const int b0 = c * kCueHeadChunk, nb = std::min(kCueHeadChunk, B - b0);
     std::fill(grads_[c].begin(), grads_[c].end(), 0.0f);
+    ws_[c].query_rows = batch.query_rows.empty() ? nullptr : batch.query_rows.data() + b0;
     stats_[c] = model_.chunk_backward(&batch.tokens[size_t(b0) * T], &batch.targets[b0 * per_row], nb, T, queries,
                                       grads_[c].data(), ws_[c], 0, batch.every_position);
   }

@@ -29,6 +29,11 @@ LoadedCheckpoint load_checkpoint(const std::string& path, const std::string& tas
           fmt::format("its head reads {} symbols but these documents use {}", cfg.task.alphabet, input.alphabet));
     // a head without a query token reads documents, not the random cue stream: no mark_prob
     cfg.task.mark_prob = cfg.task.query_token ? m.at("mark_prob").get<double>() : 0.0;
+    if (m.contains("rule")) {  // a task with several answer rules records its head's (CueTaskConfig::rule)
+      if (!m["rule"].is_string() || m["rule"].get<std::string>().empty())
+        throw r.fail("model.rule must be a non-empty string");
+      cfg.task.rule = m["rule"].get<std::string>();
+    }
     for (auto [field, want] : {std::pair{"vocab", cfg.task.vocab()}, {"classes", cfg.task.alphabet}})
       if (m.contains(field) && m[field] != want)
         throw r.fail(fmt::format("model.{} is {} but alphabet {}{} makes it {}", field, m[field].dump(),

@@ -21,11 +21,12 @@ std::string signed_interval(double mean, double lo, double hi, int decimals) {
 namespace {
 
 // Right (1) or wrong (0) on every test sequence, read from the checkpoint with the row's map.
-std::vector<char> correct_on(const std::string& checkpoint, const MapSpec& map, const json& results, int n) {
-  const LoadedCheckpoint cp = load_checkpoint(checkpoint);
+std::vector<char> correct_on(const std::string& checkpoint, const MapSpec& map, const json& results, int n,
+                             const HeadTestStream& stream) {
+  const LoadedCheckpoint cp = load_checkpoint(checkpoint, stream.task);
   CueHead<float>& m = *cp.model;
-  const CueBatch test = cue_test_set(m.config().task, uint64_t(results.at("test_seed").get<long long>()), n,
-                                     results.at("test_sequences").get<int>());
+  const CueBatch test = stream.test_set(m.config().task, uint64_t(results.at("test_seed").get<long long>()), n,
+                                        results.at("test_sequences").get<int>());
   m.scheme().read_with(map, cp.meta.at("training").at("train_length"), n);
   m.prepare(n);
   std::vector<int> predicted;
@@ -39,7 +40,7 @@ std::vector<char> correct_on(const std::string& checkpoint, const MapSpec& map, 
 }  // namespace
 
 std::string compare_cue_readers(const json& results, const std::string& a, const std::string& b, int length,
-                                const CompareSettings& settings) {
+                                const CompareSettings& settings, const HeadTestStream& stream) {
   const size_t li = length_index(results, length);
   const json &ra = find_reader_row(results, a), &rb = find_reader_row(results, b);
   // the seeds both readers have, paired by seed
@@ -75,7 +76,7 @@ std::string compare_cue_readers(const json& results, const std::string& a, const
   // across-seed line, or the two kinds of line would describe different models.
   auto reread = [&](const std::string& checkpoint, const std::string& reader, const json& map, double recorded,
                     int seed) {
-    std::vector<char> right = correct_on(checkpoint, parse_map(map.get<std::string>()), results, length);
+    std::vector<char> right = correct_on(checkpoint, parse_map(map.get<std::string>()), results, length, stream);
     long hits = 0;
     for (char c : right) hits += c;
     const double now = double(hits) / double(right.size());

@@ -116,9 +116,9 @@ double cue_bag_reader_accuracy(const CueTaskConfig& cfg, const CueBatch& batch) 
   std::vector<int> count(A);
   for (int b = 0; b < batch.B; ++b) {
     std::fill(count.begin(), count.end(), 0);
-    for (int t = 0; t < batch.T - 1; ++t) {
+    for (int t = 0; t < batch.T; ++t) {  // every marked token, wherever the query token sits
       const int x = batch.tokens[size_t(b) * batch.T + t];
-      if (x >= A) ++count[x - A];
+      if (x >= A && x < 2 * A) ++count[x - A];
     }
     const int mx = *std::max_element(count.begin(), count.end());
     const int ties = int(std::count(count.begin(), count.end(), mx));

@@ -24,7 +24,8 @@ CueBatch cue_test_set(const CueTaskConfig& cfg, uint64_t test_seed, int n, int c
 
 // The no-position reader's rule (guess the most frequent marked symbol; ties split evenly) scored on
 // these very sequences: its expected accuracy, exactly, on the batch (the paired counterpart of
-// cue_best_reader_without_positions).
+// cue_best_reader_without_positions). It counts the marked tokens of every row, so it serves a batch
+// whose query token sits at another row (CueBatch::query_rows) too.
 double cue_bag_reader_accuracy(const CueTaskConfig& cfg, const CueBatch& batch);
 
 }  // namespace pe

@@ -103,21 +103,19 @@ class CueTask final : public TaskOf<CueTrainer, CueReader, CueReporter> {
   // rule's 2^-8 for one head is too shallow to read a 32-token window).
   nlohmann::json defaults() const override { return {{"task", "cue"}, {"alibi_slopes", {0.5}}}; }
   std::vector<KeySpec> keys() const override {
-    return {
-        {"alphabet", KeyType::Int, 8, "number of symbols", 2, 256},
-        {"mark_prob", KeyType::Float, 0.1, "probability a content token is marked", 0, 1, true},
-        for_reading({"test_sequences", KeyType::Int, 10000,
-                     "test sequences per length (shared by every scheme and seed)", 1, kMaxTestSequences}),
-        for_reading(
-            {"test_seed", KeyType::Int, 777, "seed of the test stream (shared by every scheme and seed)", 0, kMaxSeed}),
-        for_reading({"analyze", KeyType::Bool, false,
-                     "after evaluation, analyse the trained heads into <out_dir>/geometry.json"}),
-        {"visibility", KeyType::String, "causal",
-         "causal, or bidirectional: heads made for keys on both sides of their query, in their schemes' encoder "
-         "forms (t5 and TUPE-R's two-sided buckets, alibi's symmetric bias; pe-bench schemes lists them). The cue "
-         "task's query is its last token, so both see the same keys; a checkpoint records bidirectional",
-         1},
-    };
+    std::vector<KeySpec> keys = cue_stream_keys();
+    keys.insert(
+        keys.end(),
+        {
+            for_reading({"analyze", KeyType::Bool, false,
+                         "after evaluation, analyse the trained heads into <out_dir>/geometry.json"}),
+            {"visibility", KeyType::String, "causal",
+             "causal, or bidirectional: heads made for keys on both sides of their query, in their schemes' encoder "
+             "forms (t5 and TUPE-R's two-sided buckets, alibi's symmetric bias; pe-bench schemes lists them). The cue "
+             "task's query is its last token, so both see the same keys; a checkpoint records bidirectional",
+             1},
+        });
+    return keys;
   }
   void validate(const nlohmann::json& cfg) const override {
     const nlohmann::json v = cfg.value("visibility", nlohmann::json("causal"));

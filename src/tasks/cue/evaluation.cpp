@@ -26,6 +26,8 @@ std::optional<double> cue_accuracy(const CueHead<float>& model, const CueBatch& 
                                    std::vector<int>* predictions) {
   if (!model.scheme().can_read(p0 + test.T - 1)) return std::nullopt;
   if (predictions) predictions->assign(test.B, -1);
+  if (!test.query_rows.empty() && test.query_rows.size() != size_t(test.B))
+    throw Error("cue_accuracy: a test set's query rows are one per sequence");
   constexpr int kChunk = 100;
   const int chunks = (test.B + kChunk - 1) / kChunk;
   std::vector<int> correct(chunks, 0);
@@ -40,6 +42,7 @@ std::optional<double> cue_accuracy(const CueHead<float>& model, const CueBatch& 
     CueWorkspace<float> ws;
     ws.shared = &tables;
     const int b0 = c * kChunk, nb = std::min(kChunk, test.B - b0);
+    if (!test.query_rows.empty()) ws.query_rows = test.query_rows.data() + b0;
     correct[c] = model
                      .forward(&test.tokens[size_t(b0) * test.T], &test.targets[b0], nb, test.T, ws,
                               predictions ? predictions->data() + b0 : nullptr, p0)
@@ -50,12 +53,14 @@ std::optional<double> cue_accuracy(const CueHead<float>& model, const CueBatch& 
   return double(total) / test.B;
 }
 
-Evaluation evaluate_checkpoints(const std::vector<std::string>& paths, const EvalSettings& s, bool progress) {
+Evaluation evaluate_checkpoints(const std::vector<std::string>& paths, const EvalSettings& s, bool progress,
+                                const HeadTestStream& stream) {
   std::vector<LoadedCheckpoint> cps;
-  for (auto& p : paths) cps.push_back(load_checkpoint(p));
+  for (auto& p : paths) cps.push_back(load_checkpoint(p, stream.task));
   const CueTaskConfig task = cps.front().model->config().task;
   for (auto& c : cps)
-    if (c.model->config().task.alphabet != task.alphabet || c.model->config().task.mark_prob != task.mark_prob)
+    if (c.model->config().task.alphabet != task.alphabet || c.model->config().task.mark_prob != task.mark_prob ||
+        c.model->config().task.rule != task.rule)
       throw UsageError(fmt::format("{} was trained on other task settings than {}; evaluate them separately", c.path,
                                    cps.front().path));
   // group by scheme in registry order, seeds ascending; each map's rows follow their scheme's row
@@ -90,8 +95,8 @@ Evaluation evaluate_checkpoints(const std::vector<std::string>& paths, const Eva
   std::vector<double> bag_reader;
   for (size_t li = 0; li < s.lengths.size(); ++li) {
     const int n = s.lengths[li];
-    const CueBatch test = cue_test_set(task, uint64_t(s.test_seed), n, s.test_sequences);
-    bag_reader.push_back(cue_bag_reader_accuracy(task, test));
+    const CueBatch test = stream.test_set(task, uint64_t(s.test_seed), n, s.test_sequences);
+    bag_reader.push_back(stream.bag_reader(task, test));
     for (auto& r : rows)
       for (auto& sd : r.seeds) {
         CueHead<float>* m = by_path.at(sd.checkpoint);
@@ -117,28 +122,34 @@ std::optional<double> mean_of(const std::vector<SeedResult>& seeds, size_t li) {
   return sum / seeds.size();
 }
 
-// A Markdown header: the leading columns, then one per length.
-std::string md_header(const std::vector<std::string>& lead, const json& lengths) {
+}  // namespace
+
+std::string lengths_header(const std::vector<std::string>& lead, const json& lengths) {
   std::string s = "|", rule = "|";
   for (auto& c : lead) s += " " + c + " |", rule += "---|";
   for (auto& n : lengths) s += fmt::format(" {} |", n.get<int>()), rule += "---|";
   return s + "\n" + rule + "\n";
 }
 
+namespace {
+
 std::string cell(const json& v, int width = 7) {
   return v.is_null() ? fmt::format("{:>{}}", "—", width + 2) : fmt::format("{:>{}.3f}", v.get<double>(), width);
 }
 
-// "0.901 [0.887, 0.913]" (the mean and its 95% interval; files from before the logit intervals: the
-// mean alone, since their symmetric half-width can pass 0 and 1)
-std::string pm_text(const json& row, size_t li) {
+}  // namespace
+
+// (files from before the logit intervals: the mean alone, since their symmetric half-width can pass 0 and 1)
+std::string accuracy_cell_text(const json& row, size_t li) {
   const json& m = row["mean"][li];
   if (m.is_null()) return "—";
   if (!row.contains("lo") || row["lo"][li].is_null()) return fmt::format("{:.3f}", m.get<double>());
   return stats::proportion_cell(m.get<double>(), row["lo"][li].get<double>(), row["hi"][li].get<double>());
 }
+
+namespace {
 std::string pm_cell(const json& row, size_t li) {
-  const std::string t = pm_text(row, li);
+  const std::string t = accuracy_cell_text(row, li);
   const int bytes_over = t == "—" ? 2 : 0;  // "—" is one column wide but three bytes
   return fmt::format("{:>{}}", t, 20 + bytes_over);
 }
@@ -170,12 +181,12 @@ void add_cue_intervals(json& results) {
   results["interval"] = stats::kProportionIntervalMethod;
 }
 
-json results_json(const Evaluation& ev, const EvalSettings& s) {
+json results_json(const Evaluation& ev, const EvalSettings& s, const std::string& task_name) {
   const CueTaskConfig& task = ev.task;
   json j = {{"format", "pe-bench-results"},
             {"maps", s.maps},
             {"version", 1},
-            {"task", "cue"},
+            {"task", task_name},
             {"metric", "accuracy"},
             {"alphabet", task.alphabet},
             {"mark_prob", task.mark_prob},
@@ -183,9 +194,11 @@ json results_json(const Evaluation& ev, const EvalSettings& s) {
             {"test_sequences", s.test_sequences},
             {"test_seed", s.test_seed},
             {"build", build_info_json()}};
-  json exact = json::array();
-  for (int n : s.lengths) exact.push_back(cue_best_reader_without_positions(n, task.alphabet, task.mark_prob));
-  j["exact_best_reader_without_positions"] = exact;
+  if (task_name == "cue") {  // the cue stream's best reader without positions, exact by counting
+    json exact = json::array();
+    for (int n : s.lengths) exact.push_back(cue_best_reader_without_positions(n, task.alphabet, task.mark_prob));
+    j["exact_best_reader_without_positions"] = exact;
+  }
   j["bag_reader_on_test_set"] = ev.bag_reader;
   json out = json::array();
   for (auto& r : ev.rows) {
@@ -283,12 +296,12 @@ std::string format_results_markdown(const json& r, const json& ref) {
       r["test_sequences"].get<int>());
   if (r.contains("interval") && r["rows"].size() && r["rows"][0].contains("lo"))
     s += "Interval: " + r["interval"].get<std::string>() + " (docs/results-format.md, \"Intervals\").\n\n";
-  s += md_header({"scheme"}, r["lengths"]);
+  s += lengths_header({"scheme"}, r["lengths"]);
   for (auto& row : r["rows"]) {
     const std::string key = reader_label(row, "+");
     s += "| " + key + " |";
     for (size_t li = 0; li < row["mean"].size(); ++li)
-      s += fmt::format(" **{}** / {} |", pm_text(row, li), md(published(key, li)));
+      s += fmt::format(" **{}** / {} |", accuracy_cell_text(row, li), md(published(key, li)));
     s += "\n";
     if (scheme_info(row["scheme"]).positionless && is_identity_map(row["map"])) {
       s += "| best reader without positions (exact) |";
@@ -302,7 +315,7 @@ std::string format_results_markdown(const json& r, const json& ref) {
     }
   }
   s += "\n## Each seed\n\n";
-  s += md_header({"scheme", "seed"}, r["lengths"]);
+  s += lengths_header({"scheme", "seed"}, r["lengths"]);
   for (auto& row : r["rows"]) {
     const std::string key = reader_label(row, "+");
     for (auto& sd : row["seeds"]) {

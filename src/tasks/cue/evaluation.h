@@ -1,6 +1,7 @@
 // Evaluation: accuracy of trained cue heads on the shared test stream (paired: every scheme and seed
 // reads the same sequences at a given length), and the results JSON (docs/results-format.md).
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,11 +48,28 @@ struct Evaluation {
   std::vector<double> bag_reader;
 };
 
-// Evaluates the checkpoints (grouped by scheme, in registry order, seeds ascending).
-Evaluation evaluate_checkpoints(const std::vector<std::string>& checkpoints, const EvalSettings& s, bool progress);
+// What a task reading cue heads draws and checks: its checkpoints' task, its test set at a length, and
+// the no-position bag reader scored on it. The cue task's by default; a task of its own on the same head
+// (one whose query sits inside each sequence, CueBatch::query_rows) gives its own.
+struct HeadTestStream {
+  std::string task = "cue";
+  std::function<CueBatch(const CueTaskConfig&, uint64_t test_seed, int n, int count)> test_set = cue_test_set;
+  std::function<double(const CueTaskConfig&, const CueBatch&)> bag_reader = cue_bag_reader_accuracy;
+};
 
-// The results JSON of an evaluation (docs/results-format.md).
-nlohmann::json results_json(const Evaluation& ev, const EvalSettings& s);
+// Evaluates the checkpoints (grouped by scheme, in registry order, seeds ascending).
+Evaluation evaluate_checkpoints(const std::vector<std::string>& checkpoints, const EvalSettings& s, bool progress,
+                                const HeadTestStream& stream = {});
+
+// The results JSON of an evaluation (docs/results-format.md); `task` names it (the cue task's has the
+// exact best reader without positions beside the bag reader on the test set).
+nlohmann::json results_json(const Evaluation& ev, const EvalSettings& s, const std::string& task = "cue");
+
+// A row's accuracy at length li as the tables print it: "0.901 [0.887, 0.913]" (the mean and its 95%
+// interval), the mean alone for files from before the intervals, "—" where a learned table has no row.
+std::string accuracy_cell_text(const nlohmann::json& row, size_t li);
+// A Markdown header: the leading columns, then one per length.
+std::string lengths_header(const std::vector<std::string>& lead, const nlohmann::json& lengths);
 // Adds each row's 95% interval of the accuracy (lo, hi per length: stats::proportion_interval over the
 // seeds' accuracies on test_sequences items) and the method in words ("interval"), from the per-seed
 // values the results hold; the same at the end of a run and when `pe-bench table --restate` rewrites a

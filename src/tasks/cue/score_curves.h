@@ -15,6 +15,12 @@ namespace pe {
 // read is used when it cannot read `length` (a learned table: its last row); `read` gets it.
 std::vector<std::optional<double>> score_by_age(const CueHead<float>& model, int length, int* read);
 
+// The query token at row query_row of a sequence of `length` tokens (positions 0 .. length-1) and a
+// marked key at every other row: [length] entries, entry t the score of the key at row t (signed offset
+// t - query_row; the query's own row holds the query token's score; -infinity where the head cannot see
+// the key). Empty when the head cannot read position length - 1.
+std::vector<double> score_by_offset(const CueHead<float>& model, int length, int query_row);
+
 // The query token at position p and a marked key `age` back, for p = age..last: [last - age + 1]
 // entries (a relative scheme's are flat; an absolute code's drift). Empty when the head cannot read
 // position `last`.

@@ -8,14 +8,29 @@ namespace pe {
 using nlohmann::json;
 
 CueModelConfig cue_model_config(const ExperimentConfig& e, const std::string& scheme) {
+  return head_model_config(e, scheme, e.value("visibility") == "bidirectional");
+}
+
+CueModelConfig head_model_config(const ExperimentConfig& e, const std::string& scheme, bool bidirectional) {
   CueModelConfig c;
   c.task.alphabet = e.value("alphabet");
   c.task.mark_prob = e.value("mark_prob");
   c.d_model = e.d_model;
   c.embed_init_std = e.embed_init_std;
   c.scheme = scheme_config(e, scheme);
-  c.scheme.bidirectional = e.value("visibility") == "bidirectional";
+  c.scheme.bidirectional = bidirectional;
   return c;
+}
+
+std::vector<KeySpec> cue_stream_keys() {
+  return {
+      {"alphabet", KeyType::Int, 8, "number of symbols", 2, 256},
+      {"mark_prob", KeyType::Float, 0.1, "probability a content token is marked", 0, 1, true},
+      for_reading({"test_sequences", KeyType::Int, 10000, "test sequences per length (shared by every scheme and seed)",
+                   1, kMaxTestSequences}),
+      for_reading(
+          {"test_seed", KeyType::Int, 777, "seed of the test stream (shared by every scheme and seed)", 0, kMaxSeed}),
+  };
 }
 
 std::string run_dir_for(const ExperimentConfig& e, const std::string& scheme, int seed) {

@@ -4,6 +4,7 @@
 // the task gives its model config and its batches (tasks/cue/data.h).
 #pragma once
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -17,6 +18,12 @@ namespace pe {
 // The scheme settings of an experiment (shared by every model); d_model, n_heads and d_head are
 // filled in by the model that builds the scheme.
 CueModelConfig cue_model_config(const ExperimentConfig& e, const std::string& scheme);
+// The same for a head made with `bidirectional` visibility whatever the experiment's keys (a task of
+// its own on the cue stream's keys: alphabet, mark_prob).
+CueModelConfig head_model_config(const ExperimentConfig& e, const std::string& scheme, bool bidirectional);
+// The keys of the cue stream and its test set (alphabet, mark_prob, test_sequences, test_seed), which a
+// task drawing its own sequences of marked tokens declares alike.
+std::vector<KeySpec> cue_stream_keys();
 std::string run_dir_for(const ExperimentConfig& e, const std::string& scheme, int seed);
 
 // Trains from scratch and writes the run directory (every file atomically). `resolved` is the full
