@@ -6,7 +6,7 @@ is one function in its family's module and one entry here (a new kind of input: 
 """
 import os
 
-from . import charlm, context_extension, cue, filings, hybrids, passkey, rope_base, theory, txl_memory
+from . import charlm, context_extension, cue, direction, filings, hybrids, passkey, rope_base, theory, txl_memory
 from .load import load
 
 
@@ -37,6 +37,8 @@ OPTIONS = [
     Option("hybrids", "results/hybrids/summary.json", "scripts/hybrids_summary.py's summary.json (scripts/hybrids.sh)"),
     Option("txl_memory", "results/txl-memory/summary.json",
            "scripts/txl_memory_summary.py's summary.json (scripts/txl-memory.sh)"),
+    Option("direction", "results/direction",
+           "the folder of the direction experiments (before/results.json, nearest/results.json)", folder=True),
 ]
 OPTION = {o.name: o for o in OPTIONS}
 
@@ -132,6 +134,12 @@ TABLE = [
     Figure("txl_memory", txl_memory.fig_txl_memory, txl_memory.check_txl_memory, "txl_memory", "make txl-memory",
            "Transformer-XL trained with its segment memory, read plainly and in segments with it, against the "
            "memory-less txl, ALiBi and RoPE: perplexity against context"),
+    Figure("direction_accuracy", direction.fig_direction_accuracy, direction.check_direction, "direction", RUN,
+           "direction task: accuracy against length per scheme, one panel per rule (before, nearest), the bag "
+           "and unsigned-distance readers dashed", read=direction.load_direction),
+    Figure("direction_score_by_offset", direction.fig_direction_score_by_offset, direction.check_direction,
+           "direction", RUN, "direction heads: score of a marked key against its signed offset from the query, "
+           "one panel per scheme, both rules", read=direction.load_direction),
 ]
 FIGURES = {f.name: f for f in TABLE}
 NAMES = [f.name for f in TABLE]
