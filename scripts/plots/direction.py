@@ -1,4 +1,4 @@
-"""The direction task's figures (docs/tasks.md section 6), from the folder of its two experiments
+"""The direction task's figures (docs/tasks.md, "Direction"), from the folder of its two experiments
 (results/direction/before/results.json and results/direction/nearest/results.json): direction_accuracy
 (accuracy against length per scheme, one panel per rule, the exact readers dashed) and
 direction_score_by_offset (every head's score against the signed offset of a key from its query)."""

@@ -1,4 +1,4 @@
-// The direction task (tasks.md section 6): the cue task's question asked of an encoder. A sequence of
+// The direction task (tasks.md, "Direction"): the cue task's question asked of an encoder. A sequence of
 // length n (n >= 5) is n - 1 content tokens with the query token at a row r of its own, drawn uniformly
 // from 2 .. n-3 (so at least two content tokens on each side):
 //   content token id = symbol + alphabet * marked (0 .. 2A-1), symbol uniform, marked with mark_prob;

@@ -1,7 +1,7 @@
 // The direction task as a registry entry (harness/task.h): the tournament's question asked of an encoder
 // — which marked token is nearest before the query (signed), or nearest on either side (unsigned)? — read
 // by one bidirectional attention head (models/cue_head.h) per scheme, in its scheme's encoder form,
-// trained at 32 and read at 32..256 (docs/tasks.md section 6). The head, its loop, its evaluation and its
+// trained at 32 and read at 32..256 (docs/tasks.md, "Direction"). The head, its loop, its evaluation and its
 // comparisons are the cue task's (tasks/cue/), fed this task's sequences with a query row each.
 #include <fmt/format.h>
 
