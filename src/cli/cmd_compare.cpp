@@ -2,6 +2,9 @@
 // (paired t) and, for the cue task, over the test sequences both read (paired bootstrap, McNemar).
 #include <fmt/format.h>
 
+#include <filesystem>
+#include <tuple>
+
 #include "cli/common.h"
 #include "core/errors.h"
 #include "core/parallel.h"
@@ -9,9 +12,45 @@
 
 namespace pe::cli {
 
+namespace {
+
+// The folder a results file is in ("passkey-packed" for results/packing/passkey-packed/results.json).
+std::string results_folder(const std::string& path) {
+  const std::filesystem::path p(path);
+  const std::string f = p.parent_path().filename().string();
+  return f.empty() ? p.stem().string() : f;
+}
+
+// Reader a of results r and reader b of results r2 as one results file of two rows, each labelled
+// with its folder (scheme "rope@passkey-packed"): what a task's compare reads. UsageError when the two
+// were not read alike (another task, lengths or test set).
+template <class Opts>
+std::tuple<nlohmann::json, std::string, std::string> pair_across(const nlohmann::json& r, const nlohmann::json& r2,
+                                                                 const Opts& o) {
+  if (r.at("task") != r2.at("task"))
+    throw UsageError(fmt::format("--against: {} holds {} results but {} holds {}", o.against, r2.at("task").dump(),
+                                 o.results, r.at("task").dump()));
+  for (const char* key : {"lengths", "test_seed", "test_sequences", "cell_sequences", "depths", "val_windows"})
+    if (r.value(key, nlohmann::json()) != r2.value(key, nlohmann::json()))
+      throw UsageError(fmt::format(
+          "--against: {} and {} were not read alike ({}: {} and {}); compare readers of one "
+          "test set",
+          o.results, o.against, key, r.value(key, nlohmann::json()).dump(), r2.value(key, nlohmann::json()).dump()));
+  std::string ta = results_folder(o.results), tb = results_folder(o.against);
+  if (ta == tb) ta += "-1", tb += "-2";
+  nlohmann::json ra = find_reader_row(r, o.a), rb = find_reader_row(r2, o.b);
+  ra["scheme"] = ra["scheme"].get<std::string>() + "@" + ta;
+  rb["scheme"] = rb["scheme"].get<std::string>() + "@" + tb;
+  nlohmann::json merged = r;
+  merged["rows"] = nlohmann::json::array({ra, rb});
+  return {merged, reader_label(ra), reader_label(rb)};
+}
+
+}  // namespace
+
 void register_compare(CLI::App& app) {
   struct Opts {
-    std::string results, a, b;
+    std::string results, a, b, against;
     int length = 0;
     CompareSettings settings;
     RunOptions run;
@@ -33,6 +72,12 @@ void register_compare(CLI::App& app) {
                   "the length to compare at (one the results were read at; cue and charlm results; filings results "
                   "are read on whole documents and compare both of their columns)")
       ->check(CLI::Range(1, 1 << 30));
+  sub->add_option("--against", o->against,
+                  "read b from this second results file of the same task, lengths and test set (another experiment's "
+                  "models of the same seeds, e.g. another packing policy: pe-bench compare "
+                  "results/packing/passkey-packed/results.json rope rope --against "
+                  "results/packing/passkey-isolated-reset/results.json --length 256); each reader is then labelled "
+                  "with its results folder");
   sub->add_option("--resamples", o->settings.resamples, "cue: paired-bootstrap resamples")
       ->capture_default_str()
       ->check(CLI::Range(100, 100000));
@@ -40,10 +85,12 @@ void register_compare(CLI::App& app) {
       ->capture_default_str();
   add_run_options(sub, o->run);
   sub->callback([o] {
-    const nlohmann::json r = read_results_file(o->results);
+    nlohmann::json r = read_results_file(o->results);
     set_threads(o->run.threads);
+    std::string a = o->a, b = o->b;
     try {
-      fmt::print("{}", find_task(r["task"]).reporter().compare(r, o->a, o->b, o->length, o->settings));
+      if (!o->against.empty()) std::tie(r, a, b) = pair_across(r, read_results_file(o->against), *o);
+      fmt::print("{}", find_task(r["task"]).reporter().compare(r, a, b, o->length, o->settings));
     } catch (const nlohmann::json::exception& e) {
       throw DataError(fmt::format("{} is malformed ({})", o->results, e.what()));
     }

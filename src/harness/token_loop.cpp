@@ -57,11 +57,13 @@ void TokenLoop::step(int step) {
   // a batch may hold fewer than st.batch sequences (an order read from a file keeps a partial batch)
   const int B = int(x_.size() / size_t(st.length));
   double loss = 0;
+  const TokenCoordinates* at = batches_.coordinates();
   if (st.mem_len > 0) {
+    if (at) throw Error("TokenLoop: a segment memory takes no per-token coordinates (packed documents)");
     if (batches_.starts_streams()) memory_.clear();
     loss = trainer_.step(x_.data(), y_.data(), B, st.length, memory_, st.mem_len);
   } else {
-    loss = trainer_.step(x_.data(), y_.data(), B, st.length);
+    loss = trainer_.step(x_.data(), y_.data(), B, st.length, at);
   }
   check_finite_step<float>(step, loss, model_.layout(), model_.params().data(), nullptr, st.adam.lr);
   since_ += loss, ++count_;

@@ -24,6 +24,9 @@ class TokenBatches {
   virtual ~TokenBatches() = default;
   virtual void next(int step, std::vector<int>& x, std::vector<int>& y) = 0;
   virtual nlohmann::json position() const { return nullptr; }
+  // The coordinates of the batch next() just gave (packed documents, PAD: harness/packing.h), valid
+  // until the next call; nullptr: every sequence at positions 0 .. T-1, one document.
+  virtual const TokenCoordinates* coordinates() { return nullptr; }
   // With a segment memory (TokenLoopSettings::mem_len): whether the batch next() just gave starts its
   // streams afresh (the memory is emptied before it) rather than continuing the previous batch's.
   virtual bool starts_streams() const { return true; }

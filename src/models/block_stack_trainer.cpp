@@ -10,13 +10,16 @@ namespace pe {
 BlockStackTrainer::BlockStackTrainer(BlockStack<float>& model, AdamConfig cfg)
     : model_(model), adam_(model.layout().total(), cfg), grad_(model.layout().total()) {}
 
-double BlockStackTrainer::step(const int* x, const int* y, int B, int T) { return run(x, y, B, T, nullptr, 0); }
-
-double BlockStackTrainer::step(const int* x, const int* y, int B, int T, StreamMemory& memory, int mem_len) {
-  return run(x, y, B, T, &memory, mem_len);
+double BlockStackTrainer::step(const int* x, const int* y, int B, int T, const TokenCoordinates* at) {
+  return run(x, y, B, T, nullptr, 0, at);
 }
 
-double BlockStackTrainer::run(const int* x, const int* y, int B, int T, StreamMemory* memory, int mem_len) {
+double BlockStackTrainer::step(const int* x, const int* y, int B, int T, StreamMemory& memory, int mem_len) {
+  return run(x, y, B, T, &memory, mem_len, nullptr);
+}
+
+double BlockStackTrainer::run(const int* x, const int* y, int B, int T, StreamMemory* memory, int mem_len,
+                              const TokenCoordinates* at) {
   const ScopedFlushToZero ftz;
   const SegmentMemory<float> mem = memory ? memory->view() : SegmentMemory<float>{};
   const int M = mem.M, D = model_.config().d_model;
@@ -29,8 +32,10 @@ double BlockStackTrainer::run(const int* x, const int* y, int B, int T, StreamMe
   losses_.assign(chunks, 0.0);
   model_.prepare(M + T);
   if (memory) next_memory_.resize(chunks);
+  // a row is scored when its target is not ignored and it is not PAD
+  auto scored = [&](size_t i) { return y[i] >= 0 && !(at && at->doc && at->doc[i] < 0); };
   long rows = 0;  // the scored rows of the batch (every row, unless a target is ignored)
-  for (size_t i = 0; i < size_t(B) * T; ++i) rows += y[i] >= 0;
+  for (size_t i = 0; i < size_t(B) * T; ++i) rows += scored(i);
   const bool every_row = rows == long(B) * T;
   chunk_rows_.assign(chunks, 0);
   ++epoch_;  // the parameters are fixed until adam_.step: each thread makes the derived tables once
@@ -42,10 +47,15 @@ double BlockStackTrainer::run(const int* x, const int* y, int B, int T, StreamMe
     const int b0 = c * per_chunk, nb = std::min(per_chunk, B - b0);
     std::fill(grads_[c].begin(), grads_[c].end(), 0.0f);
     const SegmentMemory<float> chunk_mem = mem.from(b0, D);
-    const double mean = model_.forward_backward(x + size_t(b0) * T, y + size_t(b0) * T, nb, T, grads_[c].data(), cache,
-                                                M, Visibility{}, std::max(1L, rows), M > 0 ? &chunk_mem : nullptr);
+    const size_t off = size_t(b0) * T;
+    const TokenCoordinates chunk_at =
+        at ? TokenCoordinates{at->pos ? at->pos + off : nullptr, at->doc ? at->doc + off : nullptr}
+           : TokenCoordinates{};
+    const double mean =
+        model_.forward_backward(x + off, y + off, nb, T, grads_[c].data(), cache, M, Visibility{}, std::max(1L, rows),
+                                M > 0 ? &chunk_mem : nullptr, at ? &chunk_at : nullptr);
     if (memory) model_.next_memory(cache, M > 0 ? &chunk_mem : nullptr, nb, T, mem_len, next_memory_[c]);
-    for (size_t i = size_t(b0) * T; i < size_t(b0 + nb) * T; ++i) chunk_rows_[c] += y[i] >= 0;
+    for (size_t i = size_t(b0) * T; i < size_t(b0 + nb) * T; ++i) chunk_rows_[c] += scored(i);
     losses_[c] = every_row ? nb * mean : chunk_rows_[c] * mean;
   }
   // grad = sum of the chunk gradients in chunk order; the threads take disjoint ranges of parameters

@@ -33,9 +33,10 @@ class BlockStackTrainer {
   BlockStackTrainer(BlockStack<float>& model, AdamConfig cfg);
   Adam<float>& adam() { return adam_; }
   const Adam<float>& adam() const { return adam_; }
-  // One AdamW step on token arrays x, y: [B, T] (positions 0..T-1; a target below 0 is not
-  // scored). Returns the mean loss over the scored rows.
-  double step(const int* x, const int* y, int B, int T);
+  // One AdamW step on token arrays x, y: [B, T] (positions 0..T-1, one document, or the coordinates
+  // `at`: packed documents, PAD; a target below 0 is not scored). Returns the mean loss over the
+  // scored rows.
+  double step(const int* x, const int* y, int B, int T, const TokenCoordinates* at = nullptr);
   // The same on B streams' next segments with their memory (segment recurrence): the segment at
   // positions M .. M+T-1 attends to the memory's rows too; afterwards `memory` holds the last
   // min(mem_len, M + T) states of each stream and block, taken in the forward (before the update).
@@ -50,7 +51,7 @@ class BlockStackTrainer {
   std::vector<double> losses_;
   std::vector<long> chunk_rows_;
   std::vector<std::vector<std::vector<float>>> next_memory_;  // [chunk][layer]: the chunk's next memory
-  double run(const int* x, const int* y, int B, int T, StreamMemory* memory, int mem_len);
+  double run(const int* x, const int* y, int B, int T, StreamMemory* memory, int mem_len, const TokenCoordinates* at);
   long epoch_ = 0;  // steps taken: the caches' params_epoch (derived tables made once per step and thread)
 };
 

@@ -168,9 +168,12 @@ class CharLMTask final : public TaskOf<CharLMTrainer, CharLMReader, CharLMReport
   }
   std::vector<KeySpec> keys() const override { return charlm_keys(); }
   std::string why_not(const std::string& key) const override {
-    return key == "visibility" ? "a next-token model that saw later keys would see the token it predicts: it reads "
-                                 "causally"
-                               : "";
+    if (key == "visibility")
+      return "a next-token model that saw later keys would see the token it predicts: it reads causally";
+    if (key == "packing" || key == "doc_min_length" || key == "packed_windows")
+      return "its windows are cut from one running text, not packed from documents (packing is the passkey task's "
+             "so far: docs/tasks.md, Packing)";
+    return "";
   }
   // The block stack's width splits into heads of even width (planes are coordinate pairs).
   void validate(const nlohmann::json& cfg) const override {

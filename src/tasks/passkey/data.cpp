@@ -58,6 +58,45 @@ void passkey_train_batch(const PasskeySpec& spec, uint64_t seed, int step, int B
                      &y[size_t(b) * n]);
 }
 
+void passkey_window(const PasskeySpec& spec, uint64_t key, int T, Packing p, int min_length, int* x, int* y,
+                    WindowCoordinates& w, std::vector<int>* lengths) {
+  if (p == Packing::None) {
+    passkey_sequence(spec, key, T, -1, x, y);
+    w = {};
+    if (lengths) *lengths = {T};
+    return;
+  }
+  Rng rng(stream_key({key, 0xD0C5}));
+  const std::vector<int> docs = window_document_lengths(p, rng, T, min_length);
+  int row = 0;
+  for (size_t d = 0; d < docs.size(); ++d) {
+    passkey_sequence(spec, stream_key({key, 0xD0C5, uint64_t(d) + 1}), docs[d], -1, x + row, y + row);
+    row += docs[d];
+  }
+  for (; row < T; ++row) x[row] = 0, y[row] = -1;  // PAD
+  w = lay_out_window(p, docs, T);
+  if (lengths) *lengths = docs;
+}
+
+void passkey_train_windows(const PasskeySpec& spec, uint64_t seed, int step, int B, int T, Packing p, int min_length,
+                           std::vector<int>& x, std::vector<int>& y, BatchCoordinates& at) {
+  x.resize(size_t(B) * T), y.resize(size_t(B) * T);
+  at.clear();
+  WindowCoordinates w;
+  for (int b = 0; b < B; ++b) {
+    passkey_window(spec, stream_key({kTagTrain, seed, 0x9A55, uint64_t(step), uint64_t(b)}), T, p, min_length,
+                   &x[size_t(b) * T], &y[size_t(b) * T], w);
+    at.append(w);
+  }
+}
+
+void passkey_test_window(const PasskeySpec& spec, uint64_t test_seed, int T, int min_length, int i, int* x, int* y,
+                         std::vector<int>& lengths) {
+  WindowCoordinates w;
+  passkey_window(spec, stream_key({kTagTest, test_seed, 0x9A55, 0xAC4ED, uint64_t(T), uint64_t(i)}), T, Packing::Packed,
+                 min_length, x, y, w, &lengths);
+}
+
 void passkey_test_sequence(const PasskeySpec& spec, uint64_t test_seed, int n, int depth_index, double depth, int i,
                            int* x, int* y) {
   passkey_sequence(spec, stream_key({kTagTest, test_seed, 0x9A55, uint64_t(n), uint64_t(depth_index), uint64_t(i)}), n,

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/packing.h"
+
 namespace pe {
 
 struct PasskeySpec {
@@ -35,6 +37,22 @@ int passkey_offset(const PasskeySpec& spec, int n, double depth);
 // The training batch of (seed, step): B sequences of length n, depths drawn uniformly.
 void passkey_train_batch(const PasskeySpec& spec, uint64_t seed, int step, int B, int n, std::vector<int>& x,
                          std::vector<int>& y);
+// A window of T tokens under a packing policy (harness/packing.h): documents of the lengths
+// window_document_lengths draws (from the stream `key`, with documents at least min_length long),
+// each a whole passkey problem (its depth drawn) with its own answer rows; PAD rows (padded) are
+// filler word 0 with no target. x, y: [T]; w: the window's coordinates; lengths (optional): the
+// documents' lengths; starts (optional): each document's first row. Packing::None is
+// passkey_sequence(spec, key, T, -1, x, y) exactly.
+void passkey_window(const PasskeySpec& spec, uint64_t key, int T, Packing p, int min_length, int* x, int* y,
+                    WindowCoordinates& w, std::vector<int>* lengths = nullptr);
+// The training batch of (seed, step) under a packing policy: B windows of T tokens, their
+// coordinates appended to `at` (cleared first). Packing::None gives passkey_train_batch's bits.
+void passkey_train_windows(const PasskeySpec& spec, uint64_t seed, int step, int B, int T, Packing p, int min_length,
+                           std::vector<int>& x, std::vector<int>& y, BatchCoordinates& at);
+// Window i of the shared packed test stream at T tokens (documents laid one after another, as
+// Packing::Packed draws them; the caller lays them out under the policy it reads with).
+void passkey_test_window(const PasskeySpec& spec, uint64_t test_seed, int T, int min_length, int i, int* x, int* y,
+                         std::vector<int>& lengths);
 // Test sequence i of the cell (length n, depth index) of the shared test stream named by test_seed.
 void passkey_test_sequence(const PasskeySpec& spec, uint64_t test_seed, int n, int depth_index, double depth, int i,
                            int* x, int* y);

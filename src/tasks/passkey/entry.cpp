@@ -41,8 +41,10 @@ class PasskeyReader final : public TaskReader {
   nlohmann::json evaluate(const std::vector<std::string>& checkpoints, const ExperimentConfig& e,
                           bool progress) const override {
     const PasskeySettings s = passkey_settings(e);
-    nlohmann::json results = evaluate_passkey(
-        checkpoints, PasskeyReadSettings{e.eval_lengths, e.maps, s.depths, s.cell_sequences, s.test_seed}, progress);
+    nlohmann::json results = evaluate_passkey(checkpoints,
+                                              PasskeyReadSettings{e.eval_lengths, e.maps, s.depths, s.cell_sequences,
+                                                                  s.test_seed, s.packed_windows, s.doc_min_length},
+                                              progress);
     results["experiment"] = e.resolved;
     return results;
   }

@@ -14,6 +14,7 @@
 #include "harness/task.h"
 #include "models/block_stack_trainer.h"
 #include "models/cross_entropy.h"
+#include "tasks/passkey/packed_reading.h"
 
 namespace pe {
 
@@ -190,6 +191,20 @@ json evaluate_passkey(const std::vector<std::string>& checkpoints, const Passkey
     row["depth_grid"] = grid;  // [length][depth]: whole-passkey accuracy, mean over seeds
     rows.push_back(row);
   }
+  std::vector<PackedReading> packed;
+  for (size_t i = 0; s.packed_windows > 0 && i < items.size(); ++i) {
+    const Item& it = items[i];
+    progress.update(
+        fmt::format("[passkey] reading {} seed {} on packed windows ({}/{})", it.scheme, it.seed, i + 1, items.size()));
+    LoadedPasskey cp = load_passkey_checkpoint(it.path);
+    cp.model->scheme().read_with(identity_spec(), it.train_length, it.train_length);
+    cp.model->prepare(it.train_length);
+    PackedReading r{it.scheme, it.seed, {}};
+    for (Packing layout : packed_reading_layouts())
+      r.counts.push_back(read_packed_windows(*cp.model, it.spec, it.train_length, s.doc_min_length, s.packed_windows,
+                                             s.test_seed, layout));
+    packed.push_back(r);
+  }
   progress.done();
   const PasskeySpec& spec = items.front().spec;
   json results = {{"task", "passkey"},
@@ -200,6 +215,7 @@ json evaluate_passkey(const std::vector<std::string>& checkpoints, const Passkey
                   {"train_length", items.front().train_length},
                   {"passkey", {{"symbols", spec.symbols}, {"alphabet", spec.alphabet}, {"filler", spec.filler}}},
                   {"rows", rows}};
+  if (!packed.empty()) results["packed"] = packed_section(packed, s.packed_windows, s.doc_min_length);
   add_passkey_intervals(results);
   return results;
 }
@@ -279,6 +295,7 @@ std::string format_passkey_table(const json& r) {
     }
     s += "\n";
   }
+  s += format_packed_table(r);
   if (passkey_has_intervals(r)) s += "[lo, hi]: " + r["interval"].get<std::string>() + "\n";
   return s;
 }
@@ -326,7 +343,7 @@ std::string format_passkey_markdown(const json& r) {
       s += "\n";
     }
   }
-  return s;
+  return s + format_packed_markdown(r);
 }
 
 std::string compare_passkey_readers(const json& results, const std::string& a, const std::string& b, int length) {

@@ -19,6 +19,9 @@ struct PasskeyReadSettings {
   std::vector<MapSpec> maps;
   int depths = 11, cell_sequences = 100;
   uint64_t test_seed = 777;
+  // > 0: also read this many packed test windows at the training length (tasks/passkey/packed_reading.h),
+  // documents of doc_min_length .. training length tokens
+  int packed_windows = 0, doc_min_length = 16;
 };
 // Evenly spaced depths 0 .. 1 (one depth: 0.5).
 std::vector<double> passkey_depths(int n);

@@ -34,6 +34,20 @@ const KeyTable<PasskeySettings>& passkey_table() {
           .field(for_reading({"test_seed", KeyType::Int, 777,
                               "seed of the test stream (shared by every scheme and seed)", 0, kMaxSeed}),
                  &PasskeySettings::test_seed)
+          .field({"packing", KeyType::String, "none",
+                  "how passkey problems fill the training window (docs/tasks.md, Packing): " + packing_help(), 1},
+                 &PasskeySettings::packing)
+          .field({"doc_min_length", KeyType::Int, 16,
+                  "under a packing policy other than none, documents are drawn uniformly in [doc_min_length, "
+                  "train_length] tokens (at least a passkey, its query and one filler word)",
+                  1, kMaxLength},
+                 &PasskeySettings::doc_min_length)
+          .field(for_reading({"packed_windows", KeyType::Int, 0,
+                              "packed test windows (whole documents of doc_min_length .. train_length tokens one "
+                              "after another) read at the training length across documents, isolated with positions "
+                              "reset and isolated with global positions (0: none)",
+                              0, kMaxTestSequences}),
+                 &PasskeySettings::packed_windows)
           .field({"lr_floor", KeyType::Float, 0.1,
                   "the learning rate falls from lr to lr_floor * lr along a half cosine over the steps (1: constant)",
                   0, 1},
@@ -66,6 +80,13 @@ void check_passkey_config(const json& cfg) {
   };
   check("train_length", cfg.at("train_length"));
   for (auto& n : cfg.at("eval_lengths")) check("eval_lengths", n);
+  const Packing packing = packing_from_name(cfg.at("packing").get<std::string>());
+  const int doc_min = cfg.at("doc_min_length"), T = cfg.at("train_length");
+  if ((packing != Packing::None || cfg.at("packed_windows") > 0) && (doc_min < least || doc_min > T))
+    throw ConfigError(
+        fmt::format("key 'doc_min_length' ({}) must lie in [{}, train_length {}]: a document holds a "
+                    "passkey of {} symbols, its query and one filler word, and fits the window",
+                    doc_min, least, T, k));
   check_block_stack_shape(cfg);
 }
 
@@ -112,15 +133,23 @@ namespace {
 // The training batches: named by (seed, step), so a resumed run needs no stream position.
 class PasskeyBatches final : public TokenBatches {
  public:
-  PasskeyBatches(PasskeySpec spec, uint64_t seed, int B, int T) : spec_(spec), seed_(seed), B_(B), T_(T) {}
+  PasskeyBatches(PasskeySpec spec, uint64_t seed, int B, int T, Packing packing, int doc_min)
+      : spec_(spec), seed_(seed), B_(B), T_(T), packing_(packing), doc_min_(doc_min) {}
   void next(int step, std::vector<int>& x, std::vector<int>& y) override {
-    passkey_train_batch(spec_, seed_, step, B_, T_, x, y);
+    if (packing_ == Packing::None)
+      passkey_train_batch(spec_, seed_, step, B_, T_, x, y);
+    else
+      passkey_train_windows(spec_, seed_, step, B_, T_, packing_, doc_min_, x, y, at_);
   }
+  const TokenCoordinates* coordinates() override { return packing_ == Packing::None ? nullptr : at_.view(); }
 
  private:
   PasskeySpec spec_;
   uint64_t seed_;
   int B_, T_;
+  Packing packing_;
+  int doc_min_;
+  BatchCoordinates at_;
 };
 }  // namespace
 
@@ -132,7 +161,9 @@ TrainedRun train_passkey(const ExperimentConfig& e, const json& resolved, const 
     throw ConfigError(fmt::format("{}: the learned table has {} rows, fewer than train_length {}", scheme,
                                   model->scheme().max_position() + 1, e.train_length));
   model->init(uint64_t(seed));
-  auto batches = std::make_shared<PasskeyBatches>(s.spec, uint64_t(seed), e.batch_size, e.train_length);
+  const Packing packing = packing_from_name(s.packing);
+  auto batches =
+      std::make_shared<PasskeyBatches>(s.spec, uint64_t(seed), e.batch_size, e.train_length, packing, s.doc_min_length);
   TokenLoopSettings settings;
   settings.steps = e.steps, settings.batch = e.batch_size, settings.length = e.train_length;
   settings.log_every = e.log_every;
@@ -143,6 +174,8 @@ TrainedRun train_passkey(const ExperimentConfig& e, const json& resolved, const 
     return lr * (floor + (1 - floor) * 0.5 * (1 + math::cos(M_PI * t)));
   };
   settings.training = {{"seed", seed}, {"batch_size", e.batch_size}, {"lr", e.lr}, {"train_length", e.train_length}};
+  if (packing != Packing::None)  // (a model trained on whole windows has the record it always had)
+    settings.training["packing"] = {{"policy", s.packing}, {"doc_min_length", s.doc_min_length}};
   settings.checkpoint = [spec = s.spec](const BlockStack<float>& m, const json& training) {
     return checkpoint_text(make_passkey_checkpoint(m, spec, training));
   };

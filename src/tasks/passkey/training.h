@@ -21,6 +21,8 @@ std::vector<KeySpec> passkey_keys();
 struct PasskeySettings {
   PasskeySpec spec;
   int n_heads = 4, n_layers = 2, depths = 11, cell_sequences = 100;
+  std::string packing = "none";                 // harness/packing.h
+  int doc_min_length = 16, packed_windows = 0;  // shortest packed document; packed test windows read
   double weight_decay = 0, lr_floor = 0.1;
   uint64_t test_seed = 0;
 };
