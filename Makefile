@@ -6,7 +6,7 @@ WERROR     ?= $(if $(CI),ON,OFF)
 CMAKE_ARGS ?=
 BINDIR     ?=
 
-.PHONY: all deps configure build build-cli link run lab filings filings-10seeds filings-v1 charlm charlm-quick passkey passkey-quick context-extension rope-base hybrids txl-memory plots test bench bench-all gradcheck format clean
+.PHONY: all deps configure build build-cli link run lab filings filings-10seeds filings-v1 charlm charlm-quick passkey passkey-quick packing packing-quick direction direction-quick context-extension rope-base hybrids txl-memory plots test bench bench-all gradcheck format clean
 
 all: build
 
@@ -58,6 +58,27 @@ passkey: build-cli
 
 passkey-quick: build-cli
 	$(BUILD)/pe-bench run experiments/passkey-quick.json
+
+# Packing (issue 49, docs/tasks.md "Packing"): passkey problems of 16-64 tokens in windows of 64 under four
+# policies (padded, packed, isolated-reset, isolated-global), 7 schemes x 3 seeds each; writes
+# results/packing/ (summary.md) and results/figures/packing.png (about an hour on 2 cores; complete runs
+# are kept, so it can be stopped and run again). packing-quick: one policy, three schemes (what CI runs).
+packing: build-cli
+	scripts/packing.sh $(BUILD)/pe-bench
+
+packing-quick: build-cli
+	$(BUILD)/pe-bench run experiments/packing-quick.json
+
+# Direction (issue 49, docs/tasks.md section 5): bidirectional heads answering the nearest mark before
+# the query (signed) or on either side (unsigned), 10 schemes x 3 seeds per rule (under a minute), and
+# their two figures. direction-quick: four schemes, one seed (what CI runs).
+direction: build-cli
+	$(BUILD)/pe-bench run experiments/direction-before.json
+	$(BUILD)/pe-bench run experiments/direction-nearest.json
+	/usr/bin/python3 scripts/plot.py --only direction_accuracy,direction_score_by_offset
+
+direction-quick: build-cli
+	$(BUILD)/pe-bench run experiments/direction-quick.json
 
 # Context extension as practitioners configure it (scripts/context-extension.sh): the char LM's RoPE
 # models of charlm-3seeds read at 128-2048 with every map (paper and Transformers' forms, dynamic

@@ -35,7 +35,7 @@ sys.dont_write_bytecode = True  # importing scripts/plots/ leaves no __pycache__
 # figures whose size follows what they draw (a panel per reader or scheme), not the 1000 x 500 standard
 FREE_SIZE = {"passkey_heatmaps", "passkey_training", "context_extension_perplexity", "context_extension_passkey",
              "context_extension_tournament", "context_extension_attention", "context_extension_tournament_attention",
-             "rope_base", "hybrids", "hybrids_passkey_depth"}
+             "rope_base", "hybrids", "hybrids_passkey_depth", "packing"}
 PLOT = "scripts/plot.py"  # the entry point of the package scripts/plots/
 MUTATIONS, SEED, SUBPROCESS_EVERY = 150, 20261202, 25  # 150 files; every 25th (6) as a real process
 EXIT_NO_MATPLOTLIB, EXIT_DATA, EXIT_OUTPUT = 3, 4, 5  # plot.py --help
@@ -70,6 +70,8 @@ KINDS = {
                   ["bases", "abf", "lengths", "train_length"]),
     "hybrids": ("summary.json", lambda f: ["--hybrids", f, "--only", "hybrids,hybrids_passkey_depth"],
                 ["charlm", "passkey"]),
+    "packing": ("summary.json", lambda f: ["--packing", f, "--only", "packing"],
+                ["single", "packed", "lengths", "schemes", "policies", "missing"]),
     "txl memory": ("summary.json", lambda f: ["--txl-memory", f, "--only", "txl_memory"],
                    ["readers", "lengths", "train_length"]),
     "attention": ("attention.json", lambda f: ["--context-extension", os.path.dirname(f), "--only",
@@ -394,6 +396,7 @@ def main():
                                  "attention": "results/context-extension/attention.json",
                                  "rope base": "results/rope-base/summary.json",
                                  "hybrids": "results/hybrids/summary.json",
+                                 "packing": "results/packing/summary.json",
                                  "txl memory": "results/txl-memory/summary.json"},
                                 tmp, plot)
         # files no results file can be: a key twice, a directory, a device without end (read to a bound)

@@ -188,8 +188,35 @@ def filings_rule(key):
     return [pub, "%.3f / %.3f" % tuple(f3[key]), "same corpus", "%.3f / %.3f" % tuple(v1[key])]
 
 
+DIR = "results/direction/%s/results.json"
+
+
+def direction_cells(scheme):
+    cells = []
+    for rule in ("before", "nearest"):
+        r = load(DIR % rule)
+        x = row(r, scheme)
+        cells += [prop(x["mean"][col(r, n)], x["lo"][col(r, n)], x["hi"][col(r, n)], 3) for n in (32, 256)]
+    return cells
+
+
+def direction_exact(key):
+    cells = []
+    for rule in ("before", "nearest"):
+        r = load(DIR % rule)
+        cells += ["%.3f" % r[key][col(r, n)] for n in (32, 256)]
+    return cells
+
+
+DIRECTION_ROWS = {"none": "none", "alibi (symmetric)": "alibi", "shaw": "shaw", "deberta": "deberta", "txl": "txl",
+                  "t5 (bidirectional)": "t5", "rope": "rope", "sinusoidal": "sinusoidal"}
+
 # (document, the table's header line, source, {row label: cells})
 TABLES = [
+    ("README.md", "| reader | before 32 | before 256 | nearest 32 | nearest 256 |", DIR % "*",
+     dict({k: (lambda s=v: direction_cells(s)) for k, v in DIRECTION_ROWS.items()},
+          **{"*best without positions*": lambda: direction_exact("bag_reader_on_test_set"),
+             "*best with distances only*": lambda: direction_exact("distance_reader_on_test_set")})),
     ("README.md", "| reader | 64 | 128 | 256 | 512 | 1024 |", PK, passkey_table_rows()),
     ("README.md", "| RoPE reader | 128 | 256 | 512 | 1024 |", CE_PK,
      {k: (lambda m=m: passkey_cells(CE_PK, "rope", m, L4, 3)) for k, m in CE_MAPS.items()}),

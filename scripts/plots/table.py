@@ -6,7 +6,7 @@ is one function in its family's module and one entry here (a new kind of input: 
 """
 import os
 
-from . import charlm, context_extension, cue, direction, filings, hybrids, passkey, rope_base, theory, txl_memory
+from . import charlm, context_extension, cue, direction, filings, hybrids, packing, passkey, rope_base, theory, txl_memory
 from .load import load
 
 
@@ -37,6 +37,8 @@ OPTIONS = [
     Option("hybrids", "results/hybrids/summary.json", "scripts/hybrids_summary.py's summary.json (scripts/hybrids.sh)"),
     Option("txl_memory", "results/txl-memory/summary.json",
            "scripts/txl_memory_summary.py's summary.json (scripts/txl-memory.sh)"),
+    Option("packing", "results/packing/summary.json",
+           "scripts/packing_summary.py's summary.json (scripts/packing.sh)"),
     Option("direction", "results/direction",
            "the folder of the direction experiments (before/results.json, nearest/results.json)", folder=True),
 ]
@@ -134,6 +136,9 @@ TABLE = [
     Figure("txl_memory", txl_memory.fig_txl_memory, txl_memory.check_txl_memory, "txl_memory", "make txl-memory",
            "Transformer-XL trained with its segment memory, read plainly and in segments with it, against the "
            "memory-less txl, ALiBi and RoPE: perplexity against context"),
+    Figure("packing", packing.fig_packing, packing.check_packing, "packing", "make packing",
+           "passkey models trained under four packing policies and on whole windows: single-document accuracy "
+           "against length, one panel per scheme, and the packed windows read as trained and across documents"),
     Figure("direction_accuracy", direction.fig_direction_accuracy, direction.check_direction, "direction", RUN,
            "direction task: accuracy against length per scheme, one panel per rule (before, nearest), the bag "
            "and unsigned-distance readers dashed", read=direction.load_direction),
