@@ -89,3 +89,11 @@ for layout in V5 V4; do
     echo "FAIL [longrope $layout without a factor: attention factor]"; cat "$TMP/stderr"; fail=$((fail + 1))
   fi
 done
+
+# issue 49's keys: packing policies, document lengths, the direction task's rule and lengths, compare --against
+expect_error "packing policy" "key 'packing': 'isolate' is not a packing policy" train --task passkey --scheme rope --set packing=isolate --runs-dir "$TMP/r2" --quiet
+expect_error "packed document too long" "key 'doc_min_length' (80) must lie in [10, train_length 64]" train --task passkey --scheme rope --set packing=packed --set doc_min_length=80 --runs-dir "$TMP/r2" --quiet
+expect_error "packing on the char LM" "its windows are cut from one running text" train --task charlm --scheme rope --set packing=packed --runs-dir "$TMP/r2" --quiet
+expect_error "direction rule" "key 'direction_rule': \"after\" is not before or nearest" train --task direction --scheme rope --set direction_rule=after --runs-dir "$TMP/r2" --quiet
+expect_error "direction length" "key 'eval_lengths': the direction task needs at least 5 tokens" train --task direction --scheme rope --set eval_lengths=4 --runs-dir "$TMP/r2" --quiet
+expect_error "compare across two test sets" "were not read alike (lengths" compare results/packing-quick/results.json rope rope --against results/passkey-quick/results.json --length 64

@@ -100,13 +100,16 @@ class DirectionTask final : public TaskOf<DirectionTrainer, DirectionReader, Dir
   void validate(const nlohmann::json& cfg) const override {
     const nlohmann::json v = cfg.value("direction_rule", nlohmann::json("before"));
     if (v != "before" && v != "nearest")
-      throw ConfigError(fmt::format("direction_rule: {} is not before or nearest", v.dump()));
-    const nlohmann::json n = cfg.value("train_length", nlohmann::json(32));
-    if (n.is_number_integer() && n.get<int>() < kDirectionMinLength)
-      throw ConfigError(
-          fmt::format("train_length: the direction task needs at least {} tokens (a query with two "
-                      "content tokens on each side)",
-                      kDirectionMinLength));
+      throw ConfigError(fmt::format("key 'direction_rule': {} is not before or nearest", v.dump()));
+    auto check = [](const std::string& key, const nlohmann::json& n) {
+      if (n.is_number_integer() && n.get<int>() < kDirectionMinLength)
+        throw ConfigError(
+            fmt::format("key '{}': the direction task needs at least {} tokens (a query with two "
+                        "content tokens on each side), not {}",
+                        key, kDirectionMinLength, n.get<int>()));
+    };
+    check("train_length", cfg.value("train_length", nlohmann::json(32)));
+    for (auto& n : cfg.value("eval_lengths", nlohmann::json::array())) check("eval_lengths", n);
   }
   int n_heads(const ExperimentConfig&) const override { return 1; }
   int n_layers(const ExperimentConfig&) const override { return 1; }
