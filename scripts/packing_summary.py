@@ -74,13 +74,15 @@ def main():
             single[p] = {"accuracy": r["accuracy"], "lo": r["lo"], "hi": r["hi"], "seeds": r["seeds"]}
             prow = next((x for x in res["packed"]["rows"] if x["scheme"] == s), None)
             if prow:
-                packed[p] = {layout: {k: prow[layout][k] for k in ("accuracy", "lo", "hi", "distractor_rate")}
+                packed[p] = {layout: {k: prow[layout][k] for k in ("accuracy", "lo", "hi", "later_accuracy", "later_lo",
+                                                                  "later_hi", "distractor_rate")}
                              for layout in res["packed"]["layouts"]}
                 packed[p]["own"] = OWN_LAYOUT[p]
         summary["single"][s] = single
         summary["packed"][s] = packed
     packed_meta = first.get("packed", {})
-    summary["packed_windows"] = {k: packed_meta.get(k) for k in ("windows", "documents", "exposed", "doc_min_length")}
+    summary["packed_windows"] = {k: packed_meta.get(k) for k in ("windows", "documents", "later", "exposed",
+                                                                 "doc_min_length")}
 
     lines = ["# Packing: passkey problems in training windows", "",
              "Written by scripts/%s from the results it names (docs/tasks.md, \"Packing\"). Passkey problems of "
@@ -102,11 +104,13 @@ def main():
                                        for i in range(len(lengths))]))
     pw = summary["packed_windows"]
     lines += ["", "## Packed windows at the training length", "",
-              "%s windows of %d tokens (%s documents; %s of them follow a document whose passkey starts with "
-              "another symbol). own: read as the policy trained (padded: each document alone); across: every "
-              "document sees the ones before it, positions global. distractor: of the exposed documents, the share "
-              "whose first answer is an earlier document's first symbol (mean over seeds)." %
-              (pw["windows"], first["train_length"], pw["documents"], pw["exposed"]), ""]
+              "%s windows of %d tokens (%s documents; %s of them after the first of their window, the documents "
+              "scored here: the first sees no other document in any layout; %s follow a document whose passkey "
+              "starts with another symbol). own: read as the policy trained (padded: each document alone); across: "
+              "every document sees the ones before it, positions global. distractor: of the documents after one "
+              "whose passkey starts with another symbol, the share whose first answer is an earlier document's "
+              "first symbol (mean over seeds)." %
+              (pw["windows"], first["train_length"], pw["documents"], pw["later"], pw["exposed"]), ""]
     lines += head(["scheme", "policy", "own layout", "own", "across", "distractor (across)"])
     for s in schemes:
         for p in POLICIES:
@@ -114,8 +118,8 @@ def main():
             if c is None:
                 continue
             own, across = c[c["own"]], c["packed"]
-            lines.append(row([s, p, c["own"], mean_interval(own["accuracy"], own["lo"], own["hi"], 3),
-                              mean_interval(across["accuracy"], across["lo"], across["hi"], 3),
+            lines.append(row([s, p, c["own"], mean_interval(own["later_accuracy"], own["later_lo"], own["later_hi"], 3),
+                              mean_interval(across["later_accuracy"], across["later_lo"], across["later_hi"], 3),
                               "%.3f" % across["distractor_rate"]]))
     write_set(folder, summary, lines)
 

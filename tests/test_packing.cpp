@@ -191,7 +191,11 @@ TEST_CASE("packing: a passkey run under each policy trains and records it; packe
   for (const char* l : {"packed", "isolated-reset", "isolated-global"}) {
     const double a = row[l]["accuracy"].get<double>();
     CHECK((a >= 0 && a <= 1 && row[l]["lo"].get<double>() <= a && a <= row[l]["hi"].get<double>()));
+    const double later = row[l]["later_accuracy"].get<double>();
+    CHECK((later >= 0 && later <= 1 && row[l]["later_lo"].get<double>() <= later &&
+           later <= row[l]["later_hi"].get<double>()));
   }
   CHECK(r["packed"]["documents"].get<long>() >= 6);
+  CHECK(r["packed"]["later"].get<long>() == r["packed"]["documents"].get<long>() - 6);  // all but each window's first
   fs::remove_all(dir);
 }

@@ -50,6 +50,7 @@ PackedCount read_packed_windows(const BlockStack<float>& model, const PasskeySpe
         for (int r = 0; r < k; ++r) right += argmax_of(&cache.logits[(r0 + r) * V], V) == y[r0 + r];
         ++n.docs;
         n.whole += right == k;
+        if (!firsts.empty()) ++n.later, n.later_whole += right == k;
         const int own = y[r0], said = argmax_of(&cache.logits[r0 * V], V);
         const bool other_first = std::any_of(firsts.begin(), firsts.end(), [&](int f) { return f != own; });
         if (other_first) {
@@ -63,7 +64,8 @@ PackedCount read_packed_windows(const BlockStack<float>& model, const PasskeySpe
   }
   PackedCount total;
   for (auto& c : counts)
-    total.docs += c.docs, total.whole += c.whole, total.exposed += c.exposed, total.distracted += c.distracted;
+    total.docs += c.docs, total.whole += c.whole, total.exposed += c.exposed, total.distracted += c.distracted,
+        total.later += c.later, total.later_whole += c.later_whole;
   return total;
 }
 
@@ -74,28 +76,36 @@ json packed_section(const std::vector<PackedReading>& readings, int windows, int
   std::vector<std::string> schemes;
   for (auto& r : readings)
     if (std::find(schemes.begin(), schemes.end(), r.scheme) == schemes.end()) schemes.push_back(r.scheme);
-  long docs = 0, exposed = 0;
+  long docs = 0, exposed = 0, later = 0;
   for (auto& scheme : schemes) {
     json row = {{"scheme", scheme}, {"seeds", json::array()}};
     for (size_t li = 0; li < packed_reading_layouts().size(); ++li) {
-      std::vector<double> whole, distracted;
+      std::vector<double> whole, later_whole, distracted;
       for (auto& r : readings) {
         if (r.scheme != scheme) continue;
         if (li == 0) row["seeds"].push_back(r.seed);
         const PackedCount& c = r.counts[li];
-        docs = c.docs, exposed = c.exposed;
+        docs = c.docs, exposed = c.exposed, later = c.later;
         whole.push_back(double(c.whole) / std::max(1L, c.docs));
+        later_whole.push_back(double(c.later_whole) / std::max(1L, c.later));
         distracted.push_back(double(c.distracted) / std::max(1L, c.exposed));
       }
-      const stats::ProportionInterval iv = stats::proportion_interval(whole, std::max(1L, docs));
-      row[layouts[li].get<std::string>()] = {
-          {"whole", whole},      {"distracted", distracted},
-          {"accuracy", iv.mean}, {"lo", iv.lo},
-          {"hi", iv.hi},         {"distractor_rate", stats::summarize(distracted).mean}};
+      const stats::ProportionInterval iv = stats::proportion_interval(whole, std::max(1L, docs)),
+                                      lv = stats::proportion_interval(later_whole, std::max(1L, later));
+      row[layouts[li].get<std::string>()] = {{"whole", whole},
+                                             {"later_whole", later_whole},
+                                             {"distracted", distracted},
+                                             {"accuracy", iv.mean},
+                                             {"lo", iv.lo},
+                                             {"hi", iv.hi},
+                                             {"later_accuracy", lv.mean},
+                                             {"later_lo", lv.lo},
+                                             {"later_hi", lv.hi},
+                                             {"distractor_rate", stats::summarize(distracted).mean}};
     }
     rows.push_back(row);
   }
-  return {{"windows", windows}, {"doc_min_length", min_length}, {"documents", docs},
+  return {{"windows", windows}, {"doc_min_length", min_length}, {"documents", docs}, {"later", later},
           {"exposed", exposed}, {"layouts", layouts},           {"rows", rows}};
 }
 
@@ -103,8 +113,8 @@ std::string format_packed_table(const json& results) {
   if (!results.contains("packed")) return "";
   const json& p = results["packed"];
   std::string s = fmt::format(
-      "packed windows: {} windows of {} tokens ({} documents of {} .. {}); whole-passkey accuracy [95% interval] / "
-      "distractor rate, per layout\n{:<12}",
+      "packed windows: {} windows of {} tokens ({} documents of {} .. {}); whole-passkey accuracy of the documents "
+      "after the first of their window [95% interval] / distractor rate, per layout\n{:<12}",
       p["windows"].get<int>(), results["train_length"].get<int>(), p["documents"].get<long>(),
       p["doc_min_length"].get<int>(), results["train_length"].get<int>(), "reader");
   for (auto& l : p["layouts"]) s += fmt::format("{:>32}", l.get<std::string>());
@@ -113,9 +123,9 @@ std::string format_packed_table(const json& results) {
     s += fmt::format("{:<12}", row["scheme"].get<std::string>());
     for (auto& l : p["layouts"]) {
       const json& c = row[l.get<std::string>()];
-      s += fmt::format(
-          "{:>32}", stats::proportion_cell(c["accuracy"].get<double>(), c["lo"].get<double>(), c["hi"].get<double>()) +
-                        fmt::format(" / {:.3f}", c["distractor_rate"].get<double>()));
+      s += fmt::format("{:>32}", stats::proportion_cell(c["later_accuracy"].get<double>(), c["later_lo"].get<double>(),
+                                                        c["later_hi"].get<double>()) +
+                                     fmt::format(" / {:.3f}", c["distractor_rate"].get<double>()));
     }
     s += "\n";
   }
@@ -127,25 +137,29 @@ std::string format_packed_markdown(const json& results) {
   const json& p = results["packed"];
   std::string s = fmt::format(
       "\n## Packed windows\n\n{} test windows of {} tokens, each holding whole passkey problems of {} .. {} tokens one "
-      "after another ({} documents; {} follow a document whose passkey starts with another symbol), read under three "
-      "layouts: across documents with global positions (packed), each document isolated with its positions reset "
-      "(isolated-reset: as if alone), isolated with global positions (isolated-global). Whole-passkey accuracy per "
-      "document, mean over seeds [95% interval]; distractor: of the documents after one whose passkey starts with "
-      "another symbol, the share whose first answer is such an earlier document's first symbol (mean over seeds).\n\n",
+      "after another ({} documents, {} of them after the first of their window; {} follow a document whose passkey "
+      "starts with another symbol), read under three layouts: across documents with global positions (packed), each "
+      "document isolated with its positions reset (isolated-reset: as if alone), isolated with global positions "
+      "(isolated-global). Whole-passkey accuracy, mean over seeds [95% interval], of every document (all) and of the "
+      "documents after the first of their window (later: the first sees no other in any layout); distractor: of the "
+      "documents after one whose passkey starts with another symbol, the share whose first answer is such an earlier "
+      "document's first symbol (mean over seeds).\n\n",
       p["windows"].get<int>(), results["train_length"].get<int>(), p["doc_min_length"].get<int>(),
-      results["train_length"].get<int>(), p["documents"].get<long>(), p["exposed"].get<long>());
+      results["train_length"].get<int>(), p["documents"].get<long>(), p["later"].get<long>(), p["exposed"].get<long>());
   s += "| reader | seeds |";
-  for (auto& l : p["layouts"]) s += fmt::format(" {} | distractor |", l.get<std::string>());
+  for (auto& l : p["layouts"]) s += fmt::format(" {0}: all | {0}: later | distractor |", l.get<std::string>());
   s += "\n|---|---|";
-  for (size_t i = 0; i < p["layouts"].size(); ++i) s += "---|---|";
+  for (size_t i = 0; i < p["layouts"].size(); ++i) s += "---|---|---|";
   s += "\n";
   for (auto& row : p["rows"]) {
     s += fmt::format("| {} | {} |", row["scheme"].get<std::string>(), row["seeds"].size());
     for (auto& l : p["layouts"]) {
       const json& c = row[l.get<std::string>()];
       s +=
-          fmt::format(" {} | {:.3f} |",
+          fmt::format(" {} | {} | {:.3f} |",
                       stats::proportion_cell(c["accuracy"].get<double>(), c["lo"].get<double>(), c["hi"].get<double>()),
+                      stats::proportion_cell(c["later_accuracy"].get<double>(), c["later_lo"].get<double>(),
+                                             c["later_hi"].get<double>()),
                       c["distractor_rate"].get<double>());
     }
     s += "\n";

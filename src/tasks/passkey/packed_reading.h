@@ -18,8 +18,9 @@ namespace pe {
 
 struct PackedCount {
   long docs = 0, whole = 0;
-  long exposed = 0;     // documents after one whose passkey starts with another symbol
-  long distracted = 0;  // of them, first answer another document's first symbol
+  long later = 0, later_whole = 0;  // documents after the first of their window, and of them all right
+  long exposed = 0;                 // documents after one whose passkey starts with another symbol
+  long distracted = 0;              // of them, first answer another document's first symbol
 };
 
 // The layouts every model is read under, in table order.
