@@ -208,11 +208,35 @@ def direction_exact(key):
     return cells
 
 
+PACKING = "results/packing/summary.json"
+PACKING_POLICIES = ["none", "padded", "packed", "isolated-reset", "isolated-global"]
+
+
+def packing_cells(scheme, length):
+    sm = load(PACKING)
+    i = sm["lengths"].index(length)
+    return [prop(c["accuracy"][i], c["lo"][i], c["hi"][i], 3)
+            for c in (sm["single"][scheme][p] for p in PACKING_POLICIES)]
+
+
+def packing_windows(scheme):
+    sm = load(PACKING)
+    cells = []
+    for p in PACKING_POLICIES[1:]:
+        c = sm["packed"][scheme][p]["packed"]
+        cells.append("%s / %.2f" % (prop(c["later_accuracy"], c["later_lo"], c["later_hi"], 3), c["distractor_rate"]))
+    return cells
+
+
 DIRECTION_ROWS = {"none": "none", "alibi (symmetric)": "alibi", "shaw": "shaw", "deberta": "deberta", "txl": "txl",
                   "t5 (bidirectional)": "t5", "rope": "rope", "sinusoidal": "sinusoidal"}
 
 # (document, the table's header line, source, {row label: cells})
 TABLES = [
+    ("README.md", "| at 512 | none (whole windows) | padded | packed | isolated-reset | isolated-global |", PACKING,
+     {k: (lambda k=k: packing_cells(k, 512)) for k in ("none", "sinusoidal", "rope", "alibi", "t5", "hybrid")}),
+    ("README.md", "| across documents | padded | packed | isolated-reset | isolated-global |", PACKING,
+     {k: (lambda k=k: packing_windows(k)) for k in ("none", "sinusoidal", "learned", "rope", "alibi", "t5", "hybrid")}),
     ("README.md", "| reader | before 32 | before 256 | nearest 32 | nearest 256 |", DIR % "*",
      dict({k: (lambda s=v: direction_cells(s)) for k, v in DIRECTION_ROWS.items()},
           **{"*best without positions*": lambda: direction_exact("bag_reader_on_test_set"),

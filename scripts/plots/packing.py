@@ -2,7 +2,7 @@
 from scripts/packing_summary.py's summary.json: one panel per scheme, whole-passkey accuracy of single
 documents against length per policy; a last panel of the packed windows at the training length
 (accuracy read as each policy trained, accuracy across documents, and how often a distractor was taken)."""
-from .load import ACCURACY, LENGTHS, Any, List, Num, Obj, Str
+from .load import ACCURACY, LENGTHS, Any, DataError, List, Num, Obj, Str
 from .style import plt
 
 POLICY_COLOURS = {"none": "k", "padded": "tab:blue", "packed": "tab:red", "isolated-reset": "tab:green",
@@ -16,11 +16,23 @@ def check_packing(r):
     n, why = len(r["lengths"]), " (one per entry of lengths)"
     cell = Obj({"accuracy": List(ACCURACY, n, why, null=True), "lo": List(ACCURACY, n, why, null=True),
                 "hi": List(ACCURACY, n, why, null=True)})
+
+    def section(name, s):
+        if not isinstance(r[name], dict):
+            raise DataError("%s: not an object of schemes" % name)
+        v = r[name].get(s, {})
+        if not isinstance(v, dict) or not all(isinstance(c, dict) for c in v.values()):
+            raise DataError("%s.%s: not an object of policies" % (name, s))
+        return v
+
     for s in r["schemes"]:
-        for p, c in r["single"].get(s, {}).items():
+        for p, c in section("single", s).items():
             cell.check(c, "single.%s.%s" % (s, p))
-        for p, c in r["packed"].get(s, {}).items():
+        for p, c in section("packed", s).items():
             Obj({"own": Str()}).check(c, "packed.%s.%s" % (s, p))
+            for layout in ("packed", c["own"]):
+                if not isinstance(c.get(layout), dict):
+                    raise DataError("packed.%s.%s: no reading under the layout %s" % (s, p, layout))
             for layout in ("packed", c["own"]):
                 Obj({"later_accuracy": ACCURACY, "later_lo": ACCURACY, "later_hi": ACCURACY,
                      "distractor_rate": Num(lo=0, hi=1)}).check(c[layout], "packed.%s.%s.%s" % (s, p, layout))
@@ -34,7 +46,7 @@ def fig_packing(r):
     flat = [a for line in axes for a in line]
     for ax, s in zip(flat, schemes):
         for p in ["none"] + r["policies"]:
-            c = r["single"][s].get(p)
+            c = r["single"].get(s, {}).get(p)
             if c is None:
                 continue
             pts = [(x, m, lo, hi) for x, m, lo, hi in zip(lengths, c["accuracy"], c["lo"], c["hi"]) if m is not None]
@@ -58,7 +70,7 @@ def fig_packing(r):
     for j, p in enumerate(r["policies"]):
         xs, own, across, distract = [], [], [], []
         for i, s in enumerate(schemes):
-            c = r["packed"][s].get(p)
+            c = r["packed"].get(s, {}).get(p)
             if c is None:
                 continue
             xs.append(i + (j - (len(r["policies"]) - 1) / 2) * width)
@@ -72,11 +84,12 @@ def fig_packing(r):
         ax.scatter(xs, distract, marker="x", color="k", s=14, zorder=3)
     ax.set_xticks(range(len(schemes)))
     ax.set_xticklabels(schemes, rotation=45, fontsize=7)
-    ax.set_ylim(0, 1.05)
+    ax.set_ylim(0, 1.5)
+    ax.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
     ax.set_title("packed windows of 64, documents after the first: accuracy\nas trained (light), across documents "
                  "(dark); x: distractor taken",
                  fontsize=8)
-    ax.legend(fontsize=5.5, ncol=2)
+    ax.legend(fontsize=5.5, ncol=2, loc="upper center")
     for a in flat[len(schemes) + 1:]:
         a.axis("off")
     missing = ("; not yet run: " + ", ".join(r["missing"])) if r["missing"] else ""
