@@ -15,6 +15,7 @@
 #include "harness/config.h"
 #include "harness/packing.h"
 #include "harness/task.h"
+#include "models/block_stack_trainer.h"
 #include "scratch.h"
 #include "tasks/passkey/data.h"
 #include "tasks/passkey/evaluation.h"
@@ -198,4 +199,36 @@ TEST_CASE("packing: a passkey run under each policy trains and records it; packe
   CHECK(r["packed"]["documents"].get<long>() >= 6);
   CHECK(r["packed"]["later"].get<long>() == r["packed"]["documents"].get<long>() - 6);  // all but each window's first
   fs::remove_all(dir);
+}
+
+TEST_CASE("packing: the trainer hands each chunk its own rows' coordinates (the step's loss is the batch's)") {
+  const PasskeySpec spec;
+  ExperimentConfig e = ExperimentConfig::from_json(packing_test::small_config("unused", "none"));
+  e.train_length = 64;
+  for (Packing p : {Packing::Padded, Packing::IsolatedReset, Packing::IsolatedGlobal}) {
+    const std::string name = packing_name(p);
+    CAPTURE(name);
+    BlockStack<float> model(passkey_model_config(e, "rope"));
+    model.init(1);
+    model.prepare(64);
+    std::vector<int> x, y;
+    BatchCoordinates at;
+    const int B = 24, T = 64;  // three chunks of 8 sequences
+    passkey_train_windows(spec, 5, 1, B, T, p, 16, x, y, at);
+    BlockStackCache<float> c;
+    const double whole = model.forward(x.data(), y.data(), B, T, c, 0, Visibility{}, nullptr, at.view());
+    BlockStackTrainer trainer(model, AdamConfig{1e-3, 0.9, 0.999, 1e-8, 0});
+    const double stepped = trainer.step(x.data(), y.data(), B, T, at.view());
+    CHECK(stepped == doctest::Approx(whole).epsilon(1e-6));
+    // read without its coordinates: a right-padded window's content rows are read alike (PAD comes after
+    // them and their positions are 0 .. L-1 either way); packed documents are not
+    BlockStack<float> fresh(passkey_model_config(e, "rope"));
+    fresh.init(1);
+    fresh.prepare(64);
+    const double plain = fresh.forward(x.data(), y.data(), B, T, c);
+    if (p == Packing::Padded)
+      CHECK(plain == doctest::Approx(whole).epsilon(1e-6));
+    else
+      CHECK(std::fabs(plain - whole) > 1e-4);
+  }
 }
