@@ -181,12 +181,12 @@ void add_cue_intervals(json& results) {
   results["interval"] = stats::kProportionIntervalMethod;
 }
 
-json results_json(const Evaluation& ev, const EvalSettings& s, const std::string& task_name) {
+json results_json(const Evaluation& ev, const EvalSettings& s, const HeadTestStream& stream) {
   const CueTaskConfig& task = ev.task;
   json j = {{"format", "pe-bench-results"},
             {"maps", s.maps},
             {"version", 1},
-            {"task", task_name},
+            {"task", stream.task},
             {"metric", "accuracy"},
             {"alphabet", task.alphabet},
             {"mark_prob", task.mark_prob},
@@ -194,9 +194,9 @@ json results_json(const Evaluation& ev, const EvalSettings& s, const std::string
             {"test_sequences", s.test_sequences},
             {"test_seed", s.test_seed},
             {"build", build_info_json()}};
-  if (task_name == "cue") {  // the cue stream's best reader without positions, exact by counting
+  if (stream.exact_reader) {
     json exact = json::array();
-    for (int n : s.lengths) exact.push_back(cue_best_reader_without_positions(n, task.alphabet, task.mark_prob));
+    for (int n : s.lengths) exact.push_back(stream.exact_reader(task, n));
     j["exact_best_reader_without_positions"] = exact;
   }
   j["bag_reader_on_test_set"] = ev.bag_reader;

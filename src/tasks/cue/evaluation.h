@@ -11,6 +11,7 @@
 #include "models/cue_head.h"
 #include "schemes/frequency_maps.h"
 #include "tasks/cue/data.h"
+#include "theory/exact_reader.h"
 
 namespace pe {
 
@@ -55,15 +56,20 @@ struct HeadTestStream {
   std::string task = "cue";
   std::function<CueBatch(const CueTaskConfig&, uint64_t test_seed, int n, int count)> test_set = cue_test_set;
   std::function<double(const CueTaskConfig&, const CueBatch&)> bag_reader = cue_bag_reader_accuracy;
+  // The best reader without positions at length n, exactly (by counting over the stream), where the
+  // stream has one: the cue task's (theory/exact_reader.h); empty: none.
+  std::function<double(const CueTaskConfig&, int n)> exact_reader = [](const CueTaskConfig& t, int n) {
+    return cue_best_reader_without_positions(n, t.alphabet, t.mark_prob);
+  };
 };
 
 // Evaluates the checkpoints (grouped by scheme, in registry order, seeds ascending).
 Evaluation evaluate_checkpoints(const std::vector<std::string>& checkpoints, const EvalSettings& s, bool progress,
                                 const HeadTestStream& stream = {});
 
-// The results JSON of an evaluation (docs/results-format.md); `task` names it (the cue task's has the
-// exact best reader without positions beside the bag reader on the test set).
-nlohmann::json results_json(const Evaluation& ev, const EvalSettings& s, const std::string& task = "cue");
+// The results JSON of an evaluation (docs/results-format.md), of the stream's task (with the stream's
+// exact best reader without positions beside the bag reader on the test set, where it has one).
+nlohmann::json results_json(const Evaluation& ev, const EvalSettings& s, const HeadTestStream& stream = {});
 
 // A row's accuracy at length li as the tables print it: "0.901 [0.887, 0.913]" (the mean and its 95%
 // interval), the mean alone for files from before the intervals, "—" where a learned table has no row.

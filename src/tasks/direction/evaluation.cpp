@@ -70,12 +70,13 @@ json geometry(const json& rows, int train_length) {
 
 }  // namespace
 
-HeadTestStream direction_stream() { return {"direction", direction_test_set, cue_bag_reader_accuracy}; }
+// (no exact best reader without positions by counting: the bag reader on the test set stands for it)
+HeadTestStream direction_stream() { return {"direction", direction_test_set, cue_bag_reader_accuracy, {}}; }
 
 json evaluate_direction(const std::vector<std::string>& checkpoints, const ExperimentConfig& e, bool progress) {
   const EvalSettings s{e.eval_lengths, e.value("test_sequences"), e.value("test_seed"), e.maps};
   const Evaluation ev = evaluate_checkpoints(checkpoints, s, progress, direction_stream());
-  json results = results_json(ev, s, "direction");
+  json results = results_json(ev, s, direction_stream());
   json distance = json::array();
   for (int n : s.lengths)
     distance.push_back(direction_distance_reader_accuracy(
