@@ -34,11 +34,6 @@ std::string packing_help();
 // The policy named `name`; ConfigError naming the key 'packing' and the policies otherwise.
 Packing packing_from_name(const std::string& name);
 const char* packing_name(Packing p);
-// Whether a policy puts several documents in a window.
-inline bool packs_documents(Packing p) {
-  return p == Packing::Packed || p == Packing::IsolatedReset || p == Packing::IsolatedGlobal;
-}
-
 // The lengths of the documents of one window of T tokens under `p` (draws from rng): [T] for none;
 // one length in [min_length, T] for padded; for the packing policies lengths in [min_length, T] that
 // sum to T (each drawn uniformly over what is left, the last taking the rest when less than

@@ -50,14 +50,6 @@ void passkey_sequence(const PasskeySpec& spec, uint64_t key, int n, int p, int* 
   }
 }
 
-void passkey_train_batch(const PasskeySpec& spec, uint64_t seed, int step, int B, int n, std::vector<int>& x,
-                         std::vector<int>& y) {
-  x.resize(size_t(B) * n), y.resize(size_t(B) * n);
-  for (int b = 0; b < B; ++b)
-    passkey_sequence(spec, stream_key({kTagTrain, seed, 0x9A55, uint64_t(step), uint64_t(b)}), n, -1, &x[size_t(b) * n],
-                     &y[size_t(b) * n]);
-}
-
 void passkey_window(const PasskeySpec& spec, uint64_t key, int T, Packing p, int min_length, int* x, int* y,
                     WindowCoordinates& w, std::vector<int>* lengths) {
   if (p == Packing::None) {

@@ -34,9 +34,6 @@ void passkey_sequence(const PasskeySpec& spec, uint64_t key, int n, int p, int* 
 // Filler words before the passkey at depth d (0..1) in a sequence of length n.
 int passkey_offset(const PasskeySpec& spec, int n, double depth);
 
-// The training batch of (seed, step): B sequences of length n, depths drawn uniformly.
-void passkey_train_batch(const PasskeySpec& spec, uint64_t seed, int step, int B, int n, std::vector<int>& x,
-                         std::vector<int>& y);
 // A window of T tokens under a packing policy (harness/packing.h): documents of the lengths
 // window_document_lengths draws (from the stream `key`, with documents at least min_length long),
 // each a whole passkey problem (its depth drawn) with its own answer rows; PAD rows (padded) are
@@ -46,7 +43,8 @@ void passkey_train_batch(const PasskeySpec& spec, uint64_t seed, int step, int B
 void passkey_window(const PasskeySpec& spec, uint64_t key, int T, Packing p, int min_length, int* x, int* y,
                     WindowCoordinates& w, std::vector<int>* lengths = nullptr);
 // The training batch of (seed, step) under a packing policy: B windows of T tokens, their
-// coordinates appended to `at` (cleared first). Packing::None gives passkey_train_batch's bits.
+// coordinates appended to `at` (cleared first; empty for none and packed). Packing::None: B sequences of
+// length T filling the window, depths drawn uniformly (the passkey task's batches before packing, bit for bit).
 void passkey_train_windows(const PasskeySpec& spec, uint64_t seed, int step, int B, int T, Packing p, int min_length,
                            std::vector<int>& x, std::vector<int>& y, BatchCoordinates& at);
 // Window i of the shared packed test stream at T tokens (documents laid one after another, as

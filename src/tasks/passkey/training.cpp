@@ -136,12 +136,9 @@ class PasskeyBatches final : public TokenBatches {
   PasskeyBatches(PasskeySpec spec, uint64_t seed, int B, int T, Packing packing, int doc_min)
       : spec_(spec), seed_(seed), B_(B), T_(T), packing_(packing), doc_min_(doc_min) {}
   void next(int step, std::vector<int>& x, std::vector<int>& y) override {
-    if (packing_ == Packing::None)
-      passkey_train_batch(spec_, seed_, step, B_, T_, x, y);
-    else
-      passkey_train_windows(spec_, seed_, step, B_, T_, packing_, doc_min_, x, y, at_);
+    passkey_train_windows(spec_, seed_, step, B_, T_, packing_, doc_min_, x, y, at_);
   }
-  const TokenCoordinates* coordinates() override { return packing_ == Packing::None ? nullptr : at_.view(); }
+  const TokenCoordinates* coordinates() override { return at_.view(); }
 
  private:
   PasskeySpec spec_;
