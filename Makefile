@@ -59,15 +59,17 @@ passkey: build-cli
 passkey-quick: build-cli
 	$(BUILD)/pe-bench run experiments/passkey-quick.json
 
-# Packing (issue 49, docs/tasks.md "Packing"): passkey problems of 16-64 tokens in windows of 64 under four
-# policies (padded, packed, isolated-reset, isolated-global), 7 schemes x 3 seeds each; writes
-# results/packing/ (summary.md) and results/figures/packing.png (about an hour on 2 cores; complete runs
-# are kept, so it can be stopped and run again). packing-quick: one policy, three schemes (what CI runs).
+# Packing (issue 49, docs/tasks.md "Packing"): passkey problems of 16-64 tokens in windows of 64, and the
+# paragraphs of The Time Machine in the char LM's windows of 128, each under four policies (padded, packed,
+# isolated-reset, isolated-global), 7 schemes x 3 seeds each; writes results/packing/ (summary.md) and
+# results/figures/packing*.png (about two hours on 2 cores; complete runs are kept, so it can be stopped and
+# run again). packing-quick: one policy, three schemes, each task (what CI runs).
 packing: build-cli
 	scripts/packing.sh $(BUILD)/pe-bench
 
 packing-quick: build-cli
 	$(BUILD)/pe-bench run experiments/packing-quick.json
+	$(BUILD)/pe-bench run experiments/packing-charlm-quick.json
 
 # Direction (issue 49, docs/tasks.md section 5): bidirectional heads answering the nearest mark before
 # the query (signed) or on either side (unsigned), 10 schemes x 3 seeds per rule (under a minute), and

@@ -10,7 +10,7 @@
 set -euo pipefail
 BIN=${1:-build/pe-bench}
 GLOB=${2:-*}
-for f in experiments/packing/passkey-$GLOB.json; do
+for f in experiments/packing/$GLOB.json; do
   [ -e "$f" ] || continue
   echo "== $f"
   "$BIN" run "$f" --resume -q

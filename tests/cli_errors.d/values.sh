@@ -93,7 +93,11 @@ done
 # issue 49's keys: packing policies, document lengths, the direction task's rule and lengths, compare --against
 expect_error "packing policy" "key 'packing': 'isolate' is not a packing policy" train --task passkey --scheme rope --set packing=isolate --runs-dir "$TMP/r2" --quiet
 expect_error "packed document too long" "key 'doc_min_length' (80) must lie in [10, train_length 64]" train --task passkey --scheme rope --set packing=packed --set doc_min_length=80 --runs-dir "$TMP/r2" --quiet
-expect_error "packing on the char LM" "its windows are cut from one running text" train --task charlm --scheme rope --set packing=packed --runs-dir "$TMP/r2" --quiet
+expect_error "document lengths on the char LM" "its documents are the paragraphs of its text" train --task charlm --scheme rope --set doc_min_length=20 --runs-dir "$TMP/r2" --quiet
+expect_error "char LM packing policy" "key 'packing': 'isolate' is not a packing policy" train --task charlm --scheme rope --set packing=isolate --runs-dir "$TMP/r2" --quiet
+expect_error "char LM read layout" "read_layouts: 'sideways' is not a layout" eval --task charlm --checkpoint results/charlm-quick/runs/charlm/rope/seed0/checkpoint.json --set read_layouts=sideways --out "$TMP/e.json"
+expect_error "char LM isolation with a segment memory" "packing: 'isolated-reset' lays paragraphs into windows of its own, but mem_len" train --task charlm --scheme rope --set packing=isolated-reset --set mem_len=64 --runs-dir "$TMP/r2" --quiet
+WANT_RC=4 expect_error "char LM validation stride past the text" "lower val_start, val_windows or val_stride" eval --task charlm --checkpoint results/charlm-quick/runs/charlm/rope/seed0/checkpoint.json --set val_stride=5000 --set val_windows=100 --out "$TMP/e.json"
 expect_error "direction rule" "key 'direction_rule': \"after\" is not before or nearest" train --task direction --scheme rope --set direction_rule=after --runs-dir "$TMP/r2" --quiet
 expect_error "direction length" "key 'eval_lengths': the direction task needs at least 5 tokens" train --task direction --scheme rope --set eval_lengths=4 --runs-dir "$TMP/r2" --quiet
 expect_error "compare across two test sets" "were not read alike (lengths" compare results/packing-quick/results.json rope rope --against results/passkey-quick/results.json --length 64

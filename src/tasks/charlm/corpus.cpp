@@ -28,6 +28,32 @@ std::string d2l_preprocess(const std::string& text) {
   return out;
 }
 
+std::vector<int> paragraph_starts(const std::string& text) {
+  std::vector<int> starts = {0};
+  long out = 0;  // where the next character of d2l_preprocess(text) goes
+  bool in_gap = false, blank = false, line_end = false;
+  for (unsigned char ch : text) {
+    const bool letter = (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z');
+    if (letter) {
+      if (blank && out > 0) starts.push_back(int(out));
+      ++out, in_gap = blank = line_end = false;
+      continue;
+    }
+    if (!in_gap) ++out, in_gap = true;  // the gap's one space
+    if (ch == '\n') {
+      blank = blank || line_end;
+      line_end = true;
+    } else if (ch != ' ' && ch != '\t' && ch != '\r') {
+      line_end = false;  // a line with something on it
+    }
+  }
+  return starts;
+}
+
+int CharCorpus::doc_of(long i) const {
+  return int(std::upper_bound(doc_starts.begin(), doc_starts.end(), i) - doc_starts.begin()) - 1;
+}
+
 int CharCorpus::id_of(char c) const {
   if (c == ' ') return 0;
   if (c >= 'a' && c <= 'z') {
@@ -62,6 +88,7 @@ CharCorpus load_char_corpus(const std::string& path, const std::string& expected
   c.vocab.assign(tokens.begin(), tokens.end());
   c.ids.resize(pre.size());
   for (size_t i = 0; i < pre.size(); ++i) c.ids[i] = c.id_of(pre[i]);
+  c.doc_starts = paragraph_starts(text);
   return c;
 }
 

@@ -16,9 +16,21 @@ struct CharCorpus {
   std::string path, sha1;
   std::vector<std::string> vocab;  // id -> token: d2l's order, sorted: ' ', '<unk>', 'a' .. 'z'
   std::vector<int> ids;            // the preprocessed text as ids
+  // Where each document starts in ids (ascending, the first 0): the paragraphs of the text, a blank
+  // line ending one (paragraph_starts). A document runs to the next one's start, its last token the
+  // space its gap became.
+  std::vector<int> doc_starts;
+  // The document holding ids[i], and where it ends (one past its last token).
+  int doc_of(long i) const;
+  long doc_end(int d) const { return d + 1 < int(doc_starts.size()) ? doc_starts[size_t(d) + 1] : long(ids.size()); }
   int unk() const { return 1; }
   int id_of(char c) const;  // <unk> for characters not in the vocabulary
 };
+
+// Where each paragraph of `text` starts in d2l_preprocess(text): the first letter after a run of
+// non-letters that holds a blank line (two line ends with only spaces, tabs or carriage returns
+// between), and 0. ([0] for a text without blank lines: one document.)
+std::vector<int> paragraph_starts(const std::string& text);
 
 // Reads `path` through the pipeline. expected_sha1 non-empty: the file must have that digest
 // (DataError saying so otherwise); a missing file is a DataError that says where to get it.

@@ -3,6 +3,8 @@
 // banded.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "harness/task.h"
 #include "models/attention_stats.h"
 #include "models/block_stack_keys.h"
@@ -77,7 +79,7 @@ class CharLMReader final : public TaskReader {
     results["experiment"] = e.resolved;
     return results;
   }
-  // The validation windows val_start, val_start + 1, ... read at `length` (causal, no band).
+  // The validation windows val_start, val_start + val_stride, ... read at `length` (causal, no band).
   nlohmann::json attention_stats(const std::string& checkpoint, const MapSpec& map, int length, int sequences,
                                  const ExperimentConfig& e) const override {
     LoadedCharLM cp = load_charlm_checkpoint(checkpoint);
@@ -93,7 +95,7 @@ class CharLMReader final : public TaskReader {
     cp.model->prepare(length);
     std::vector<int> x(length), y(length);
     for (int w = 0; w < sequences; ++w) {
-      char_window(corpus, charlm_settings(e).val_start + w, length, x.data(), y.data());
+      char_window(corpus, charlm_settings(e).val_start + w * charlm_settings(e).val_stride, length, x.data(), y.data());
       add_block_stack_rows(*cp.model, x.data(), 1, length, 0, Visibility{}, stats);
     }
     nlohmann::json j = stats.to_json();
@@ -170,14 +172,26 @@ class CharLMTask final : public TaskOf<CharLMTrainer, CharLMReader, CharLMReport
   std::string why_not(const std::string& key) const override {
     if (key == "visibility")
       return "a next-token model that saw later keys would see the token it predicts: it reads causally";
-    if (key == "packing" || key == "doc_min_length" || key == "packed_windows")
-      return "its windows are cut from one running text, not packed from documents (packing is the passkey task's "
-             "so far: docs/tasks.md, Packing)";
+    if (key == "doc_min_length" || key == "packed_windows")
+      return "its documents are the paragraphs of its text, with the lengths they have (packing and read_layouts: "
+             "docs/tasks.md, Packing)";
     return "";
   }
   // The block stack's width splits into heads of even width (planes are coordinate pairs).
   void validate(const nlohmann::json& cfg) const override {
     check_block_stack_shape(cfg);
+    const Packing packing = packing_from_name(cfg.value("packing", "none"));
+    if (packing != Packing::None && packing != Packing::Packed &&
+        (cfg.value("mem_len", 0) > 0 || !cfg.value("train_order", std::string()).empty()))
+      throw ConfigError(fmt::format(
+          "packing: '{}' lays paragraphs into windows of its own, but {} gives the windows; give packing none or "
+          "packed, or leave {} out",
+          packing_name(packing), cfg.value("mem_len", 0) > 0 ? "mem_len" : "train_order",
+          cfg.value("mem_len", 0) > 0 ? "mem_len" : "train_order"));
+    for (const std::string& l : cfg.value("read_layouts", std::vector<std::string>{}))
+      if (std::find(charlm_read_layouts().begin(), charlm_read_layouts().end(), l) == charlm_read_layouts().end())
+        throw ConfigError(
+            fmt::format("read_layouts: '{}' is not a layout (isolated-reset, isolated-global, documents)", l));
     const std::string decode = cfg.value("decode", "full");
     if (decode != "full" && decode != "cached")
       throw ConfigError(fmt::format("decode: '{}' is not full or cached", decode));

@@ -4,6 +4,7 @@
 #include "harness/reference.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 
@@ -14,6 +15,8 @@
 #include "harness/statistics.h"
 #include "harness/task.h"
 #include "tasks/charlm/checkpoint.h"
+#include "tasks/charlm/document_reading.h"
+#include "tasks/charlm/documents.h"
 #include "tasks/charlm/training.h"
 
 namespace pe {
@@ -31,7 +34,8 @@ struct Reading {
   int band = 0;
   int seed = 0;
   std::string checkpoint;
-  int memory = 0;  // > 0: read in segments of the training length with this segment memory (mem_len)
+  int memory = 0;           // > 0: read in segments of the training length with this segment memory (mem_len)
+  std::string layout = "";  // one of read_layouts: isolated-reset, isolated-global, documents ("": the windows)
 };
 
 std::string reading_label(const json& row) {
@@ -41,6 +45,7 @@ std::string reading_label(const json& row) {
   if (row["band"].get<int>() > 0) s += fmt::format(" (band {})", row["band"].get<int>());
   if (row.value("decode", "full") == "cached") s += " (cached)";
   if (row.value("memory", 0) > 0) s += fmt::format(" (memory {})", row["memory"].get<int>());
+  if (row.contains("layout")) s += fmt::format(" [{}]", row["layout"].get<std::string>());
   return s;
 }
 
@@ -62,42 +67,62 @@ json evaluate_reading(const Reading& rd, const ExperimentConfig& e, const CharCo
   // One pass at the longest length the model can read gives every length it can read (causality;
   // charlm_perplexities). A length past what it can read (a learned table with fewer rows) has no
   // figure, not a crash.
+  const CharLMSettings cs = charlm_settings(e);
+  const bool documents = rd.layout == "documents";
+  const Packing layout = rd.layout.empty() || documents ? Packing::None : packing_from_name(rd.layout);
   std::vector<int> readable;
-  for (int T : e.eval_lengths)
-    if (model.scheme().can_read(T - 1)) readable.push_back(T);
+  for (int T : e.eval_lengths) {
+    int last = T - 1;  // the largest position a reading at T meets (reset positions: the longest piece's)
+    if (layout == Packing::IsolatedReset) {
+      last = 0;
+      for (int w = 0; w < cs.val_windows; ++w)
+        last = std::max(last, window_max_position(corpus, layout, cs.val_start + long(w) * cs.val_stride, T));
+    }
+    if (model.scheme().can_read(last)) readable.push_back(T);
+  }
   std::string at;
   for (int T : readable) at += fmt::format("{}{}", at.empty() ? "" : "/", T);
   progress.update(fmt::format("[charlm] reading {} seed {}{}{}{} at {}", rd.scheme, rd.seed,
                               rd.map.is_identity() ? std::string() : fmt::format(" +{}", rd.map),
                               rd.band ? fmt::format(" band {}", rd.band) : "",
-                              rd.cached   ? " (cached decoding)"
-                              : rd.memory ? fmt::format(" (memory {})", rd.memory)
-                                          : "",
+                              rd.cached            ? " (cached decoding)"
+                              : rd.memory          ? fmt::format(" (memory {})", rd.memory)
+                              : !rd.layout.empty() ? " [" + rd.layout + "]"
+                                                   : "",
                               at));
   const Visibility vis{true, rd.band};
-  const CharLMSettings cs = charlm_settings(e);
   const bool per_length = !rd.finetuned && model.scheme().accepts_frequency_plan() &&
                           model.scheme().plan_for(rd.map, train_len, longest).length_dependent;
   std::vector<PerplexityResult> results;
-  if (rd.memory > 0) {
+  std::optional<DocumentPerplexities> docs;
+  if (documents) {
+    // each validation paragraph alone; lengths past what the model can read are left out
+    if (!readable.empty())
+      docs = charlm_document_perplexities(
+          model, corpus, readable, cs.val_start,
+          validation_end(cs, *std::max_element(e.eval_lengths.begin(), e.eval_lengths.end())));
+    if (docs) results = docs->results;
+  } else if (rd.memory > 0) {
     // Transformer-XL's reading: segments of the training length, each with the states before it
     results = charlm_segment_perplexities(model, corpus, readable, cs.val_start, cs.val_windows, cs.eval_batch,
-                                          train_len, rd.memory);
+                                          train_len, rd.memory, cs.val_stride);
   } else if (rd.cached) {
     // token by token; one decode at the longest length gives every length (decoding is causal)
     const int longest_readable = readable.empty() ? 0 : *std::max_element(readable.begin(), readable.end());
     results = charlm_cached_perplexities([&] { return std::move(load_charlm_checkpoint(rd.checkpoint).model); },
                                          rd.finetuned ? std::nullopt : std::optional<MapSpec>(rd.map), train_len,
                                          longest_readable, corpus, readable, cs.val_start, cached_windows(e),
-                                         cs.eval_batch, rd.band);
+                                         cs.eval_batch, rd.band, cs.val_stride);
   } else if (per_length) {
     // dynamic, longrope: the plan of each pass is made for its length, so one pass per length
     for (int T : readable) {
       model.scheme().read_with(rd.map, train_len, longest, T);
-      results.push_back(charlm_perplexity(model, corpus, T, cs.val_start, cs.val_windows, cs.eval_batch, vis));
+      results.push_back(
+          charlm_perplexity(model, corpus, T, cs.val_start, cs.val_windows, cs.eval_batch, vis, cs.val_stride));
     }
   } else {
-    results = charlm_perplexities(model, corpus, readable, cs.val_start, cs.val_windows, cs.eval_batch, vis);
+    results = charlm_perplexities(model, corpus, readable, cs.val_start, cs.val_windows, cs.eval_batch, vis,
+                                  cs.val_stride, layout);
   }
   json ppl = json::array(), loss = json::array();
   for (int T : e.eval_lengths) {
@@ -115,6 +140,17 @@ json evaluate_reading(const Reading& rd, const ExperimentConfig& e, const CharCo
   if (rd.cached)
     row["decode"] = "cached", row["windows"] = cached_windows(e);  // (a full-forward row carries neither, as before)
   if (rd.memory > 0) row["memory"] = rd.memory;
+  if (!rd.layout.empty()) row["layout"] = rd.layout;
+  if (docs) {  // per length: the tokens each figure averages and the paragraphs that reach it
+    json tokens = json::array(), reaching = json::array();
+    for (int T : e.eval_lengths) {
+      const auto i = std::find(readable.begin(), readable.end(), T);
+      const bool has = i != readable.end();
+      tokens.push_back(has ? json(docs->tokens[size_t(i - readable.begin())]) : json());
+      reaching.push_back(has ? json(docs->reaching[size_t(i - readable.begin())]) : json());
+    }
+    row["documents"] = {{"read", docs->documents}, {"tokens", tokens}, {"reaching", reaching}};
+  }
   return row;
 }
 
@@ -126,20 +162,21 @@ json evaluate_readings(const std::vector<Reading>& readings, const ExperimentCon
   for (const Reading& rd : readings) {
     std::vector<double> pos;
     json row = evaluate_reading(rd, e, corpus, progress, &pos);
-    if (!pos.empty())
-      positions.push_back({{"label", reading_label(row)},
-                           {"seed", rd.seed},
-                           {"bins", bin_positions(pos, charlm_settings(e).position_window)}});
+    json bins = json::array();  // (a position no paragraph reaches: null)
+    for (double v : bin_positions(pos, charlm_settings(e).position_window))
+      bins.push_back(std::isnan(v) ? json() : json(v));
+    if (!pos.empty()) positions.push_back({{"label", reading_label(row)}, {"seed", rd.seed}, {"bins", bins}});
     rows.push_back(std::move(row));
   }
+  json validation = {{"first_start", charlm_settings(e).val_start},
+                     {"windows", charlm_settings(e).val_windows},
+                     {"batch", charlm_settings(e).eval_batch}};
+  if (charlm_settings(e).val_stride != 1) validation["stride"] = charlm_settings(e).val_stride;
   return {{"task", "charlm"},
           {"corpus", {{"path", corpus.path}, {"sha1", corpus.sha1}, {"characters", corpus.ids.size()}}},
           {"lengths", e.eval_lengths},
           {"train_length", e.train_length},
-          {"validation",
-           {{"first_start", charlm_settings(e).val_start},
-            {"windows", charlm_settings(e).val_windows},
-            {"batch", charlm_settings(e).eval_batch}}},
+          {"validation", validation},
           {"rows", rows},
           {"training", json::array()},
           {"position_loss", {{"length", longest}, {"window", charlm_settings(e).position_window}, {"rows", positions}}},
@@ -196,6 +233,8 @@ json evaluate_charlm(const std::vector<std::string>& checkpoints, const Experime
       continue;
     }
     readings.push_back({it.scheme, identity_spec(), false, all_cached, 0, it.seed, it.path});
+    for (const std::string& layout : charlm_settings(e).read_layouts)  // the same checkpoint, other layouts
+      readings.push_back({it.scheme, identity_spec(), false, false, 0, it.seed, it.path, 0, layout});
     if (const int mem_len = charlm_settings(e).mem_len; mem_len > 0 && !it.absolute)
       readings.push_back({it.scheme, identity_spec(), false, false, 0, it.seed, it.path, mem_len});
     if (!it.plans) continue;
@@ -339,11 +378,12 @@ std::string format_charlm_markdown(const json& r) {
   };
   std::string s = fmt::format(
       "# Character LM: validation perplexity by context\n\n"
-      "TinyCharLM on The Time Machine (sha1 {}), trained at {}. Validation: {} windows from start {}, batch {}; "
+      "TinyCharLM on The Time Machine (sha1 {}), trained at {}. Validation: {} windows from start {}{}, batch {}; "
       "perplexity = exp(mean over batches of the batch's mean cross-entropy). Each cell: **pe-bench** / PyTorch run / "
       "JAX run (docs/published-results.md). Maps read RoPE with the plan for {} -> {}.\n\n",
       r["corpus"]["sha1"].get<std::string>().substr(0, 12), r["train_length"].get<int>(),
       r["validation"]["windows"].get<int>(), r["validation"]["first_start"].get<int>(),
+      r["validation"].contains("stride") ? fmt::format(" every {}", r["validation"]["stride"].get<int>()) : "",
       r["validation"]["batch"].get<int>(), r["train_length"].get<int>(), r["lengths"].back().get<int>());
   s += "| model |";
   for (auto& n : r["lengths"]) s += fmt::format(" {} |", n.get<int>());
@@ -411,11 +451,11 @@ std::string format_charlm_markdown(const json& r) {
     double level = 0;
     int n = 0;
     for (int b = 0; b < int(v.size()); ++b)
-      if (b * w >= train_len / 2 && (b + 1) * w <= train_len) level += v[b].get<double>(), ++n;
+      if (b * w >= train_len / 2 && (b + 1) * w <= train_len && !v[b].is_null()) level += v[b].get<double>(), ++n;
     level = n ? level / n : 0;
     std::string leaves = "—";
     for (int b = 0; b < int(v.size()); ++b)
-      if (b * w >= train_len && v[b].get<double>() > level + 0.1) {
+      if (b * w >= train_len && !v[b].is_null() && v[b].get<double>() > level + 0.1) {
         leaves = std::to_string(b * w);
         break;
       }

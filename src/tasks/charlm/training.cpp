@@ -26,6 +26,7 @@
 #include "models/block_stack_keys.h"
 #include "models/cross_entropy.h"
 #include "tasks/charlm/checkpoint.h"
+#include "tasks/charlm/documents.h"
 
 namespace pe {
 
@@ -96,8 +97,27 @@ const KeyTable<CharLMSettings>& charlm_table() {
                   "implementation's "
                   "loader; a partial batch is kept); empty: pe-bench's seeded shuffle. Base runs only, not fine-tunes",
                   0},
-                 &CharLMSettings::train_order);
+                 &CharLMSettings::train_order)
+          .field({"packing", KeyType::String, "none",
+                  "how the paragraphs of the text fill the training windows (docs/tasks.md, Packing): " +
+                      packing_help() + " (none and packed: the running text, the same windows)",
+                  1},
+                 &CharLMSettings::packing)
+          .field(for_reading({"read_layouts", KeyType::StringList, nlohmann::json::array(),
+                              "readings each plain one adds: isolated-reset and isolated-global (the validation "
+                              "windows, each paragraph's piece seeing only itself, positions reset or global), "
+                              "documents (each validation paragraph read alone, from position 0)"}),
+                 &CharLMSettings::read_layouts)
+          .field(for_reading({"val_stride", KeyType::Int, 1,
+                              "validation window w starts at val_start + w * val_stride (1: d2l's overlapping windows)",
+                              1, 1000000}),
+                 &CharLMSettings::val_stride);
   return table;
+}
+
+const std::vector<std::string>& charlm_read_layouts() {
+  static const std::vector<std::string> list = {"isolated-reset", "isolated-global", "documents"};
+  return list;
 }
 
 std::vector<KeySpec> charlm_keys() { return charlm_table().specs(); }
@@ -204,12 +224,15 @@ std::vector<std::vector<int>> window_stream_order(int n_windows, uint64_t seed, 
 
 void charlm_batch_losses(const BlockStack<float>& model, const int* x, const int* y, int nb, int T,
                          BlockStackCache<float>& cache, const Visibility& vis, const std::vector<int>& prefixes,
-                         double* means, double* position_sum) {
+                         double* means, double* position_sum, const TokenCoordinates* at) {
   const int per_piece = std::max(1, kBlockStackChunkTokens / T);
   std::vector<double> sums(prefixes.size(), 0.0);
   for (int b0 = 0; b0 < nb; b0 += per_piece) {
     const int np = std::min(per_piece, nb - b0);
-    model.forward(x + size_t(b0) * T, y + size_t(b0) * T, np, T, cache, 0, vis);
+    const size_t off = size_t(b0) * T;
+    TokenCoordinates piece;  // the rows of this piece
+    if (at) piece = {at->pos ? at->pos + off : nullptr, at->doc ? at->doc + off : nullptr};
+    model.forward(x + off, y + off, np, T, cache, 0, vis, nullptr, at ? &piece : nullptr);
     for (int b = 0; b < np; ++b) {
       const double* l = cache.token_loss.data() + size_t(b) * T;
       for (size_t i = 0; i < prefixes.size(); ++i)
@@ -223,7 +246,7 @@ void charlm_batch_losses(const BlockStack<float>& model, const int* x, const int
 
 std::vector<PerplexityResult> charlm_perplexities(BlockStack<float>& model, const CharCorpus& corpus,
                                                   const std::vector<int>& lengths, int val_start, int n_windows,
-                                                  int batch, const Visibility& vis) {
+                                                  int batch, const Visibility& vis, int stride, Packing layout) {
   if (lengths.empty()) return {};
   const int T = *std::max_element(lengths.begin(), lengths.end());
   const int batches = (n_windows + batch - 1) / batch;
@@ -238,9 +261,11 @@ std::vector<PerplexityResult> charlm_perplexities(BlockStack<float>& model, cons
     auto& cache = caches[thread_index()];
     const int w0 = k * batch, nb = std::min(batch, n_windows - w0);
     std::vector<int> x(size_t(nb) * T), y(size_t(nb) * T);
-    for (int b = 0; b < nb; ++b) char_window(corpus, val_start + w0 + b, T, &x[size_t(b) * T], &y[size_t(b) * T]);
+    BatchCoordinates at;
+    for (int b = 0; b < nb; ++b)
+      charlm_window(corpus, layout, val_start + (w0 + b) * stride, T, T, &x[size_t(b) * T], &y[size_t(b) * T], at);
     charlm_batch_losses(model, x.data(), y.data(), nb, T, cache, vis, lengths, &batch_loss[size_t(k) * nl],
-                        pos_sum[k].data());
+                        pos_sum[k].data(), at.view());
   }
   std::vector<double> position(T, 0.0);
   for (int k = 0; k < batches; ++k)
@@ -292,7 +317,7 @@ std::vector<PerplexityResult> perplexities_of(const std::vector<std::vector<doub
 std::vector<PerplexityResult> charlm_cached_perplexities(
     const std::function<std::unique_ptr<BlockStack<float>>()>& load, const std::optional<MapSpec>& map, int train_len,
     int read_len, const CharCorpus& corpus, const std::vector<int>& lengths, int val_start, int n_windows, int batch,
-    int window) {
+    int window, int stride) {
   if (lengths.empty()) return {};
   const int T = *std::max_element(lengths.begin(), lengths.end());
   // each thread decodes with its own model: a length-dependent map re-plans the scheme at every step
@@ -304,7 +329,7 @@ std::vector<PerplexityResult> charlm_cached_perplexities(
     auto& model = models[thread_index()];
     if (!model) model = load();
     std::vector<int> x(T), y(T);
-    char_window(corpus, val_start + w, T, x.data(), y.data());
+    char_window(corpus, val_start + w * stride, T, x.data(), y.data());
     BlockStackDecoder<float> dec(*model, window > 0 ? window : T, map, train_len, read_len);
     const int V = model->config().vocab;
     for (int t = 0; t < T; ++t) token_loss[w][t] = cross_entropy_forward(dec.step(x[t]), V, y[t]);
@@ -314,7 +339,7 @@ std::vector<PerplexityResult> charlm_cached_perplexities(
 
 std::vector<PerplexityResult> charlm_segment_perplexities(BlockStack<float>& model, const CharCorpus& corpus,
                                                           const std::vector<int>& lengths, int val_start, int n_windows,
-                                                          int batch, int segment, int mem_len) {
+                                                          int batch, int segment, int mem_len, int stride) {
   if (lengths.empty()) return {};
   const int T = *std::max_element(lengths.begin(), lengths.end());
   const int per_piece = std::max(1, kBlockStackChunkTokens / segment);
@@ -328,7 +353,8 @@ std::vector<PerplexityResult> charlm_segment_perplexities(BlockStack<float>& mod
     auto& cache = caches[thread_index()];
     const int w0 = k * per_piece, np = std::min(per_piece, n_windows - w0);
     std::vector<int> x(size_t(np) * T), y(size_t(np) * T), xs, ys;
-    for (int b = 0; b < np; ++b) char_window(corpus, val_start + w0 + b, T, &x[size_t(b) * T], &y[size_t(b) * T]);
+    for (int b = 0; b < np; ++b)
+      char_window(corpus, val_start + (w0 + b) * stride, T, &x[size_t(b) * T], &y[size_t(b) * T]);
     StreamMemory memory, next;  // the states of the tokens before the segment, then after it
     for (int s0 = 0; s0 < T; s0 += segment) {
       const int n = std::min(segment, T - s0);
@@ -348,17 +374,19 @@ std::vector<PerplexityResult> charlm_segment_perplexities(BlockStack<float>& mod
 }
 
 PerplexityResult charlm_perplexity(BlockStack<float>& model, const CharCorpus& corpus, int T, int val_start,
-                                   int n_windows, int batch, const Visibility& vis) {
-  return charlm_perplexities(model, corpus, {T}, val_start, n_windows, batch, vis)[0];
+                                   int n_windows, int batch, const Visibility& vis, int stride) {
+  return charlm_perplexities(model, corpus, {T}, val_start, n_windows, batch, vis, stride)[0];
 }
 
 std::vector<double> bin_positions(const std::vector<double>& position_loss, int window) {
-  std::vector<double> bins;
+  std::vector<double> bins;  // (NaN positions, which no sequence reached, are left out; a bin of them only: NaN)
   for (size_t a = 0; a < position_loss.size(); a += window) {
     const size_t b = std::min(position_loss.size(), a + size_t(window));
     double s = 0;
-    for (size_t i = a; i < b; ++i) s += position_loss[i];
-    bins.push_back(s / double(b - a));
+    int n = 0;
+    for (size_t i = a; i < b; ++i)
+      if (!std::isnan(position_loss[i])) s += position_loss[i], ++n;
+    bins.push_back(n ? s / double(n) : std::nan(""));
   }
   return bins;
 }
@@ -399,30 +427,33 @@ void check_charlm_fits(const BlockStackConfig& c, int B, int T, bool train, cons
 
 // ---- training runs
 
+long validation_end(const CharLMSettings& s, int longest) {
+  return long(s.val_start) + long(s.val_windows - 1) * s.val_stride + longest + 1;
+}
+
 namespace {
 
 void check_windows_fit(const ExperimentConfig& e, const CharCorpus& corpus, int longest) {
   const long need_train =
       long(charlm_settings(e).train_windows) + std::max(e.train_length, charlm_settings(e).finetune_length) + 1;
-  const long need_val = long(charlm_settings(e).val_start) + charlm_settings(e).val_windows + longest + 1;
+  const long need_val = validation_end(charlm_settings(e), longest);
   const long have = long(corpus.ids.size());
   if (need_train > have || need_val > have)
-    throw DataError(
-        fmt::format("corpus {} has {} characters after preprocessing, but the windows need {} (training) "
-                    "and {} (validation); lower train_windows / val_start / val_windows or use a longer text",
-                    corpus.path, have, need_train, need_val));
+    throw DataError(fmt::format(
+        "corpus {} has {} characters after preprocessing, but the windows need {} (training) "
+        "and {} (validation); lower train_windows / val_start / val_windows / val_stride or use a longer text",
+        corpus.path, have, need_train, need_val));
 }
 
 }  // namespace
 
 void check_validation_fits(const ExperimentConfig& e, const CharCorpus& corpus) {
   const int longest = *std::max_element(e.eval_lengths.begin(), e.eval_lengths.end());
-  const long need = long(charlm_settings(e).val_start) + charlm_settings(e).val_windows + longest + 1,
-             have = long(corpus.ids.size());
+  const long need = validation_end(charlm_settings(e), longest), have = long(corpus.ids.size());
   if (need > have)
     throw DataError(
         fmt::format("corpus {} has {} characters after preprocessing, but {} validation windows from start "
-                    "{} read at length {} need {}; lower val_start or val_windows, or read a longer text",
+                    "{} read at length {} need {}; lower val_start, val_windows or val_stride, or read a longer text",
                     corpus.path, have, charlm_settings(e).val_windows, charlm_settings(e).val_start, longest, need));
 }
 
@@ -437,22 +468,38 @@ void fill_windows(const CharCorpus& corpus, const std::vector<int>& starts, int 
 }
 
 // The corpus's training windows as the loop's batches: B windows of T tokens per step from the
-// shuffled stream (its position is part of a saved state).
+// shuffled stream (its position is part of a saved state), laid out under a packing policy
+// (tasks/charlm/documents.h; none: the windows at starts 0 .. n-1, as always).
 class WindowBatches final : public TokenBatches {
  public:
-  WindowBatches(const CharCorpus& corpus, int n_windows, uint64_t seed, int B, int T)
-      : corpus_(corpus), stream_(n_windows, seed), B_(B), T_(T) {}
+  WindowBatches(const CharCorpus& corpus, Packing packing, int n_windows, uint64_t seed, int B, int T)
+      : corpus_(corpus),
+        packing_(packing),
+        windows_(charlm_training_windows(corpus, packing, n_windows, T)),
+        stream_(windows_.size(), seed),
+        B_(B),
+        T_(T) {}
   void next(int, std::vector<int>& x, std::vector<int>& y) override {
-    stream_.next(B_, starts_);
-    fill_windows(corpus_, starts_, T_, x, y);
+    stream_.next(B_, picks_);
+    x.resize(size_t(B_) * T_), y.resize(size_t(B_) * T_);
+    at_.clear();
+    for (int b = 0; b < B_; ++b) {
+      const size_t w = size_t(picks_[size_t(b)]);
+      charlm_window(corpus_, packing_, windows_.start[w], windows_.content[w], T_, &x[size_t(b) * T_],
+                    &y[size_t(b) * T_], at_);
+    }
   }
+  const TokenCoordinates* coordinates() override { return at_.view(); }
   json position() const override { return stream_.position(); }
   void seek(const json& position, const std::string& path) override { stream_.seek(position, path); }
 
  private:
   const CharCorpus& corpus_;
+  Packing packing_;
+  TrainingWindows windows_;
   WindowStream stream_;
-  std::vector<int> starts_;
+  std::vector<int> picks_;
+  BatchCoordinates at_;
   int B_, T_;
 };
 
@@ -538,8 +585,11 @@ TrainedRun train_and_write(BlockStack<float>& model, const CharCorpus& corpus, c
     settings.training["train_order_sha1"] = order.sha1;  // which order the run took, by its content
     batches = std::make_unique<OrderedWindowBatches>(corpus, std::move(order.steps), T);
   } else {
-    batches =
-        std::make_unique<WindowBatches>(corpus, cs.train_windows, uint64_t(seed) + (plan.is_null() ? 0 : 0x5EED), B, T);
+    const Packing packing = packing_from_name(cs.packing);
+    if (packing != Packing::None)  // (a run on the running text has the record it always had)
+      settings.training["packing"] = {{"policy", cs.packing}, {"documents", "paragraphs"}};
+    batches = std::make_unique<WindowBatches>(corpus, packing, cs.train_windows,
+                                              uint64_t(seed) + (plan.is_null() ? 0 : 0x5EED), B, T);
   }
   settings.checkpoint = [&](const BlockStack<float>& m, const json& training) {
     return checkpoint_text(make_charlm_checkpoint(m, corpus.vocab, training, plan));

@@ -13,6 +13,7 @@
 
 #include "core/adam.h"
 #include "harness/config.h"
+#include "harness/packing.h"
 #include "harness/run.h"
 #include "models/block_stack.h"
 #include "models/block_stack_trainer.h"
@@ -27,9 +28,15 @@ struct CharLMSettings {
   int finetune_steps = 0, finetune_length = 0, finetune_batch = 0, band = 0, position_window = 0;
   double weight_decay = 0, finetune_lr = 0;
   std::string corpus;
-  std::string train_order;  // a window order file for the base runs ("" : the seeded shuffle)
-  int mem_len = 0;          // Transformer-XL's segment memory (0: none)
+  std::string train_order;                // a window order file for the base runs ("" : the seeded shuffle)
+  int mem_len = 0;                        // Transformer-XL's segment memory (0: none)
+  std::string packing;                    // how the paragraphs fill the training windows (tasks/charlm/documents.h)
+  std::vector<std::string> read_layouts;  // the readings each plain one adds (charlm_read_layouts)
+  int val_stride = 1;                     // validation window w starts at val_start + w * val_stride
 };
+// The layouts a plain reading can add (read_layouts): the validation windows with each piece of a
+// paragraph isolated (positions reset or global), and each validation paragraph read alone.
+const std::vector<std::string>& charlm_read_layouts();
 CharLMSettings charlm_settings(const ExperimentConfig& e);
 
 BlockStackConfig charlm_model_config(const ExperimentConfig& e, const std::string& scheme, int vocab);
@@ -38,6 +45,8 @@ CharCorpus load_experiment_corpus(const ExperimentConfig& e);
 // The validation windows (val_start .. + val_windows, at the longest eval length) lie inside the
 // corpus; DataError (exit 4) before any reading otherwise.
 void check_validation_fits(const ExperimentConfig& e, const CharCorpus& corpus);
+// One past the last character the validation windows read at `longest` (their last target).
+long validation_end(const CharLMSettings& s, int longest);
 
 // A window order read from a file (the train_order key): a JSON list with one list of window starts
 // per step, e.g. another implementation's data loader (a last partial batch of an epoch is kept as it
@@ -76,17 +85,21 @@ struct PerplexityResult {
   double perplexity = 0;              // exp(loss)
   std::vector<double> position_loss;  // [T]: mean cross-entropy at each position over all windows
 };
+// Window w starts at val_start + w * stride (every reading below).
 PerplexityResult charlm_perplexity(BlockStack<float>& model, const CharCorpus& corpus, int T, int val_start,
-                                   int n_windows, int batch, const Visibility& vis = Visibility{});
+                                   int n_windows, int batch, const Visibility& vis = Visibility{}, int stride = 1);
 // The same at several lengths from one pass at the longest. Every length reads the windows that start
 // at val_start, ..., and attention is causal: the losses at positions 0..L-1 of a window are those of
 // its first L tokens read alone, bit for bit (every row sees the same keys through the same products;
 // a key inside a block's span but invisible to a row adds an exact zero). Each length's batch sums
 // run over the same tokens in the same order, so every figure equals the one charlm_perplexity(L)
-// gives (tested), at the cost of the longest pass alone.
+// gives (tested), at the cost of the longest pass alone. `layout`: the windows laid out as that
+// packing policy lays them (tasks/charlm/documents.h); isolation and positions reset at a paragraph
+// keep causality's prefixes, so the same holds.
 std::vector<PerplexityResult> charlm_perplexities(BlockStack<float>& model, const CharCorpus& corpus,
                                                   const std::vector<int>& lengths, int val_start, int n_windows,
-                                                  int batch, const Visibility& vis = Visibility{});
+                                                  int batch, const Visibility& vis = Visibility{}, int stride = 1,
+                                                  Packing layout = Packing::None);
 // The same figures through cached decoding (models/block_stack_decoder.h): each window decoded token
 // by token with `window` keys visible (0: all), the model read with `map` (train_len -> read_len,
 // re-planned per step when length-dependent; no map: the plan the model holds). Decoding is causal, so
@@ -95,14 +108,14 @@ std::vector<PerplexityResult> charlm_perplexities(BlockStack<float>& model, cons
 std::vector<PerplexityResult> charlm_cached_perplexities(
     const std::function<std::unique_ptr<BlockStack<float>>()>& load, const std::optional<MapSpec>& map, int train_len,
     int read_len, const CharCorpus& corpus, const std::vector<int>& lengths, int val_start, int n_windows, int batch,
-    int window);
+    int window, int stride = 1);
 // Transformer-XL's reading: each window read in consecutive segments of `segment` tokens, each
 // attending to the states of the last mem_len tokens before it (the window's own earlier segments;
 // the first segment has none), as the original evaluates. Causal, so one read at the longest length
 // gives every length; sums as charlm_perplexities.
 std::vector<PerplexityResult> charlm_segment_perplexities(BlockStack<float>& model, const CharCorpus& corpus,
                                                           const std::vector<int>& lengths, int val_start, int n_windows,
-                                                          int batch, int segment, int mem_len);
+                                                          int batch, int segment, int mem_len, int stride = 1);
 // One validation batch of nb windows (x, y: [nb, T]). For every prefix length L in `prefixes` (each
 // <= T), means[i] is the batch's mean token cross-entropy over positions 0..prefixes[i]-1, summed
 // window by window and position by position as a pass at that length sums them. It runs in pieces of
@@ -110,7 +123,7 @@ std::vector<PerplexityResult> charlm_segment_perplexities(BlockStack<float>& mod
 // the result. Adds each token's loss into position_sum[t] when given ([T]).
 void charlm_batch_losses(const BlockStack<float>& model, const int* x, const int* y, int nb, int T,
                          BlockStackCache<float>& cache, const Visibility& vis, const std::vector<int>& prefixes,
-                         double* means, double* position_sum = nullptr);
+                         double* means, double* position_sum = nullptr, const TokenCoordinates* at = nullptr);
 // position_loss averaged over consecutive bins of `window` positions.
 std::vector<double> bin_positions(const std::vector<double>& position_loss, int window);
 
