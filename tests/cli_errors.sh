@@ -110,6 +110,20 @@ if [[ $rc -eq 6 ]] && grep -q "config.json: steps: 3 vs 4" "$TMP/stdout" && grep
    ! grep -q "^cue/learned/seed0/checkpoint.json:" "$TMP/stdout" && [[ $(wc -l <"$TMP/stderr") -eq 1 ]]; then pass=$((pass + 1)); else
   echo "FAIL [diff names the differing value, notes the build] rc=$rc"; cat "$TMP/stdout" "$TMP/stderr"; fail=$((fail + 1)); fi
 
+# table --restate: each task whose results are proportions recomputes its intervals (the committed
+# ones, the same values); a perplexity file is left byte for byte.
+for f in results/direction/before/results.json results/passkey-quick/results.json results/charlm-quick/results.json; do
+  cp "$f" "$TMP/restate.json"
+  if [[ $f == *direction* ]]; then  # a stale interval the restatement must replace
+    /usr/bin/python3 -c 'import json, sys; p = sys.argv[1]; r = json.load(open(p)); r["rows"][0]["lo"][0] = 0.5; json.dump(r, open(p, "w"))' "$TMP/restate.json"
+  fi
+  if "$BIN" table "$TMP/restate.json" --restate >"$TMP/stdout" 2>"$TMP/stderr" &&
+     "$BIN" diff "$f" "$TMP/restate.json" >/dev/null 2>&1; then pass=$((pass + 1)); else
+    echo "FAIL [table --restate $f]"; cat "$TMP/stderr"; fail=$((fail + 1)); fi
+done
+cmp -s results/charlm-quick/results.json "$TMP/restate.json" && pass=$((pass + 1)) || {
+  echo "FAIL [table --restate rewrote a perplexity file]"; fail=$((fail + 1)); }
+
 # The learned table past its rows is a null, not an error.
 "$BIN" eval --lengths 32,64 --runs-dir "$TMP/runs" --out "$TMP/ok.json" --quiet >"$TMP/stdout" 2>"$TMP/stderr"
 if [[ $? -eq 0 ]] && grep -q "null" "$TMP/ok.json" && grep -q "—" "$TMP/stdout"; then pass=$((pass + 1)); else

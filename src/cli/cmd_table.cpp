@@ -8,9 +8,6 @@
 #include "core/errors.h"
 #include "core/files.h"
 #include "harness/task.h"
-#include "tasks/cue/evaluation.h"
-#include "tasks/filings/evaluation.h"
-#include "tasks/passkey/evaluation.h"
 
 namespace pe::cli {
 
@@ -38,10 +35,8 @@ void register_table(CLI::App& app) {
     try {
       if (!o->reference.empty()) r["reference"] = parse_json(read_file(o->reference));
       if (o->restate) {
-        // the tasks whose results are proportions, each recognising its own results
-        const bool proportions =
-            restate_cue_intervals(r) || restate_filings_intervals(r) || restate_passkey_intervals(r);
-        if (proportions) write_json_atomic(o->results, r);
+        // the task the file names recomputes its intervals, if its results are proportions
+        if (task.reporter().restate_intervals(r)) write_json_atomic(o->results, r);
       }
       text = task.reporter().table(r);
       md = task.reporter().markdown(r);

@@ -167,6 +167,10 @@ class TaskReporter {
   // Every file name analyze() can write into out_dir: a run that does not write one removes an
   // earlier run's copy, so an output set never mixes two runs.
   virtual std::vector<std::string> analysis_files() const { return {}; }
+  // Recomputes the 95% intervals of proportions (accuracies, retrieval rates) from the per-seed values
+  // a results file holds, as a run does at its end (pe-bench table --restate); false, leaving the
+  // file as it is, for a task whose results are not proportions (perplexities).
+  virtual bool restate_intervals(nlohmann::json& results) const { return false; }
 };
 
 // Tools: the task's own subcommands (e.g. the char LM's finetune and sample), added to the command

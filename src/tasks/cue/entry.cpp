@@ -88,6 +88,10 @@ class CueReporter final : public TaskReporter {
     return compare_cue_readers(results, a, b, length, settings);
   }
   std::string table(const nlohmann::json& results) const override { return format_results_table(results); }
+  bool restate_intervals(nlohmann::json& results) const override {
+    add_cue_intervals(results);
+    return true;
+  }
   std::string markdown(const nlohmann::json& results) const override {
     return format_results_markdown(results, results.value("reference", nlohmann::json()));
   }

@@ -155,12 +155,6 @@ std::string pm_cell(const json& row, size_t li) {
 }
 }  // namespace
 
-bool restate_cue_intervals(json& results) {
-  if (results.value("task", "") != "cue") return false;
-  add_cue_intervals(results);
-  return true;
-}
-
 void add_cue_intervals(json& results) {
   const long n_test = results.at("test_sequences").get<long>();
   for (auto& row : results.at("rows")) {

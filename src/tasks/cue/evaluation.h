@@ -81,8 +81,6 @@ std::string lengths_header(const std::vector<std::string>& lead, const nlohmann:
 // values the results hold; the same at the end of a run and when `pe-bench table --restate` rewrites a
 // committed file.
 void add_cue_intervals(nlohmann::json& results);
-// The same on results of this task (true); false, the results untouched, on another task's.
-bool restate_cue_intervals(nlohmann::json& results);
 // Plain-text table: the mean over seeds per scheme, each seed's value under it, the exact reader.
 std::string format_results_table(const nlohmann::json& results);
 // Markdown with published figures (reference JSON, may be null) beside pe-bench's.

@@ -79,6 +79,11 @@ class DirectionReporter final : public TaskReporter {
     return compare_cue_readers(results, a, b, length, settings, direction_stream());
   }
   std::string table(const nlohmann::json& results) const override { return format_direction_table(results); }
+  // the cue head's results format: per-seed accuracies on test_sequences items
+  bool restate_intervals(nlohmann::json& results) const override {
+    add_cue_intervals(results);
+    return true;
+  }
   std::string markdown(const nlohmann::json& results) const override { return format_direction_markdown(results); }
 };
 

@@ -84,6 +84,10 @@ class FilingsReporter final : public TaskReporter {
     return compare_filings_readers(results, a, b);
   }
   std::string table(const nlohmann::json& results) const override { return format_filings_table(results); }
+  bool restate_intervals(nlohmann::json& results) const override {
+    add_filings_intervals(results);
+    return true;
+  }
   std::string markdown(const nlohmann::json& results) const override { return format_filings_markdown(results); }
 };
 

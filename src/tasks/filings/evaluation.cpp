@@ -533,12 +533,6 @@ std::string format_filings_markdown(const json& r) {
   return s + native_build_note(r);
 }
 
-bool restate_filings_intervals(json& results) {
-  if (results.value("task", "") != "filings") return false;
-  add_filings_intervals(results);
-  return true;
-}
-
 void add_filings_intervals(json& results) {
   const long n[2] = {results.at("queries").get<long>(), results.at("far_queries").get<long>()};
   for (auto& row : results.at("rows")) {

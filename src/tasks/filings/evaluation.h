@@ -40,8 +40,6 @@ nlohmann::json lab_filing_json(const std::vector<std::string>& checkpoints, cons
 // stats::proportion_interval over the seeds, N = that column's queries) and the method in words
 // ("interval"); at the end of a reading and when `pe-bench table --restate` rewrites a committed file.
 void add_filings_intervals(nlohmann::json& results);
-// The same on results of this task (true); false, the results untouched, on another task's.
-bool restate_filings_intervals(nlohmann::json& results);
 std::string format_filings_table(const nlohmann::json& results);
 // With the published figures of results["reference"] beside pe-bench's.
 std::string format_filings_markdown(const nlohmann::json& results);

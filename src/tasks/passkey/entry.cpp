@@ -87,6 +87,10 @@ class PasskeyReporter final : public TaskReporter {
     return compare_passkey_readers(results, a, b, length);
   }
   std::string table(const nlohmann::json& results) const override { return format_passkey_table(results); }
+  bool restate_intervals(nlohmann::json& results) const override {
+    add_passkey_intervals(results);
+    return true;
+  }
   std::string markdown(const nlohmann::json& results) const override { return format_passkey_markdown(results); }
 };
 

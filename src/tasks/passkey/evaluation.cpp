@@ -220,12 +220,6 @@ json evaluate_passkey(const std::vector<std::string>& checkpoints, const Passkey
   return results;
 }
 
-bool restate_passkey_intervals(json& results) {
-  if (results.value("task", "") != "passkey") return false;
-  add_passkey_intervals(results);
-  return true;
-}
-
 void add_passkey_intervals(json& results) {
   const long n_test = results.at("cell_sequences").get<long>() * long(results.at("depths").size());
   for (auto& row : results.at("rows")) {

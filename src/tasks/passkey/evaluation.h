@@ -33,8 +33,6 @@ nlohmann::json evaluate_passkey(const std::vector<std::string>& checkpoints, con
 // stats::proportion_interval) and the method in words ("interval"); at the end of a reading and when
 // `pe-bench table --restate` rewrites a committed file.
 void add_passkey_intervals(nlohmann::json& results);
-// The same on results of this task (true); false, the results untouched, on another task's.
-bool restate_passkey_intervals(nlohmann::json& results);
 std::string format_passkey_table(const nlohmann::json& results);
 std::string format_passkey_markdown(const nlohmann::json& results);
 // Two readers at one length (whole-passkey accuracy averaged over depths): paired t over seeds.
