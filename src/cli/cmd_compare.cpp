@@ -21,16 +21,17 @@ std::string results_folder(const std::string& path) {
   return f.empty() ? p.stem().string() : f;
 }
 
-// Reader a of results r and reader b of results r2 as one results file of two rows, each labelled
-// with its folder (scheme "rope@passkey-packed"): what a task's compare reads. UsageError when the two
-// were not read alike (another task, lengths or test set).
+// Reader a of results r and reader b of results r2 as one results file of their rows (one each, or
+// one per seed where the task writes so), each labelled with its folder (scheme "rope@passkey-packed"):
+// what a task's compare reads. UsageError when the two were not read alike (another task, lengths or
+// test set) or a reader is not in its file.
 template <class Opts>
 std::tuple<nlohmann::json, std::string, std::string> pair_across(const nlohmann::json& r, const nlohmann::json& r2,
                                                                  const Opts& o) {
   if (r.at("task") != r2.at("task"))
     throw UsageError(fmt::format("--against: {} holds {} results but {} holds {}", o.against, r2.at("task").dump(),
                                  o.results, r.at("task").dump()));
-  for (const char* key : {"lengths", "test_seed", "test_sequences", "cell_sequences", "depths", "val_windows"})
+  for (const char* key : {"lengths", "test_seed", "test_sequences", "cell_sequences", "depths", "validation"})
     if (r.value(key, nlohmann::json()) != r2.value(key, nlohmann::json()))
       throw UsageError(fmt::format(
           "--against: {} and {} were not read alike ({}: {} and {}); compare readers of one "
@@ -38,12 +39,28 @@ std::tuple<nlohmann::json, std::string, std::string> pair_across(const nlohmann:
           o.results, o.against, key, r.value(key, nlohmann::json()).dump(), r2.value(key, nlohmann::json()).dump()));
   std::string ta = results_folder(o.results), tb = results_folder(o.against);
   if (ta == tb) ta += "-1", tb += "-2";
-  nlohmann::json ra = find_reader_row(r, o.a), rb = find_reader_row(r2, o.b);
-  ra["scheme"] = ra["scheme"].get<std::string>() + "@" + ta;
-  rb["scheme"] = rb["scheme"].get<std::string>() + "@" + tb;
+  const TaskReporter& reporter = find_task(r.at("task")).reporter();
   nlohmann::json merged = r;
-  merged["rows"] = nlohmann::json::array({ra, rb});
-  return {merged, reader_label(ra), reader_label(rb)};
+  merged["rows"] = nlohmann::json::array();
+  std::string la, lb;
+  for (auto [from, reader, folder, label] : {std::tuple{&r, &o.a, &ta, &la}, std::tuple{&r2, &o.b, &tb, &lb}}) {
+    std::string known;
+    for (const nlohmann::json& row : from->at("rows")) {
+      const std::string l = reporter.reader_of(row);
+      if (l != *reader) {
+        if (known.find("'" + l + "'") == std::string::npos) known += (known.empty() ? "'" : ", '") + l + "'";
+        continue;
+      }
+      nlohmann::json renamed = row;
+      renamed["scheme"] = row.at("scheme").get<std::string>() + "@" + *folder;
+      *label = reporter.reader_of(renamed);
+      merged["rows"].push_back(std::move(renamed));
+    }
+    if (label->empty())
+      throw UsageError(
+          fmt::format("no reader '{}' in {} (it holds: {})", *reader, from == &r ? o.results : o.against, known));
+  }
+  return {merged, la, lb};
 }
 
 }  // namespace

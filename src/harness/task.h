@@ -171,6 +171,9 @@ class TaskReporter {
   // a results file holds, as a run does at its end (pe-bench table --restate); false, leaving the
   // file as it is, for a task whose results are not proportions (perplexities).
   virtual bool restate_intervals(nlohmann::json& results) const { return false; }
+  // The reader a results row belongs to, as the tables and compare name it (a task whose rows carry
+  // more than a scheme and a map, or one row per seed, labels them its own way).
+  virtual std::string reader_of(const nlohmann::json& row) const { return reader_label(row); }
 };
 
 // Tools: the task's own subcommands (e.g. the char LM's finetune and sample), added to the command

@@ -101,3 +101,9 @@ WANT_RC=4 expect_error "char LM validation stride past the text" "lower val_star
 expect_error "direction rule" "key 'direction_rule': \"after\" is not before or nearest" train --task direction --scheme rope --set direction_rule=after --runs-dir "$TMP/r2" --quiet
 expect_error "direction length" "key 'eval_lengths': the direction task needs at least 5 tokens" train --task direction --scheme rope --set eval_lengths=4 --runs-dir "$TMP/r2" --quiet
 expect_error "compare across two test sets" "were not read alike (lengths" compare results/packing-quick/results.json rope rope --against results/passkey-quick/results.json --length 64
+expect_error "compare --against an unknown char LM reading" "no reader 'rope [sideways]' in results/charlm-quick/results.json" compare results/charlm-quick/results.json "rope [sideways]" rope --against results/charlm-quick/results.json --length 128
+expect_error "compare char LMs read on other text" "were not read alike (lengths" compare results/charlm-quick/results.json rope rope --against results/packing-charlm-quick/results.json --length 128
+# a char LM reading across two files pairs its seeds (one row per seed)
+if "$BIN" compare results/charlm-quick/results.json rope rope --against results/charlm-quick/results.json --length 128 >"$TMP/stdout" 2>"$TMP/stderr" &&
+   grep -q "rope@charlm-quick-1 − rope@charlm-quick-2 at 128: validation perplexity, 1 seed" "$TMP/stdout"; then pass=$((pass + 1)); else
+  echo "FAIL [char LM compare --against]"; cat "$TMP/stdout" "$TMP/stderr"; fail=$((fail + 1)); fi

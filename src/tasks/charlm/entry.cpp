@@ -132,6 +132,7 @@ class CharLMReporter final : public TaskReporter {
     return compare_charlm_readers(results, a, b, length);
   }
   std::string table(const nlohmann::json& results) const override { return format_charlm_table(results); }
+  std::string reader_of(const nlohmann::json& row) const override { return charlm_reading_label(row); }
   std::string markdown(const nlohmann::json& results) const override { return format_charlm_markdown(results); }
 };
 

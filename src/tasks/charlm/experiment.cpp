@@ -38,17 +38,6 @@ struct Reading {
   std::string layout = "";  // one of read_layouts: isolated-reset, isolated-global, documents ("": the windows)
 };
 
-std::string reading_label(const json& row) {
-  std::string s = row["scheme"].get<std::string>();
-  if (!is_identity_map(row["map"])) s += fmt::format("+{}", row["map"].get<std::string>());
-  if (row["finetuned"].get<bool>()) s += " (fine-tuned)";
-  if (row["band"].get<int>() > 0) s += fmt::format(" (band {})", row["band"].get<int>());
-  if (row.value("decode", "full") == "cached") s += " (cached)";
-  if (row.value("memory", 0) > 0) s += fmt::format(" (memory {})", row["memory"].get<int>());
-  if (row.contains("layout")) s += fmt::format(" [{}]", row["layout"].get<std::string>());
-  return s;
-}
-
 // The windows a cached reading takes: cached_windows of them (0: every validation window).
 int cached_windows(const ExperimentConfig& e) {
   const int n = e.value("cached_windows").get<int>(), all = charlm_settings(e).val_windows;
@@ -165,7 +154,7 @@ json evaluate_readings(const std::vector<Reading>& readings, const ExperimentCon
     json bins = json::array();  // (a position no paragraph reaches: null)
     for (double v : bin_positions(pos, charlm_settings(e).position_window))
       bins.push_back(std::isnan(v) ? json() : json(v));
-    if (!pos.empty()) positions.push_back({{"label", reading_label(row)}, {"seed", rd.seed}, {"bins", bins}});
+    if (!pos.empty()) positions.push_back({{"label", charlm_reading_label(row)}, {"seed", rd.seed}, {"bins", bins}});
     rows.push_back(std::move(row));
   }
   json validation = {{"first_start", charlm_settings(e).val_start},
@@ -271,7 +260,7 @@ std::string compare_charlm_readers(const json& results, const std::string& a, co
   std::string known;
   std::map<int, double> pa, pb;
   for (auto& row : results.at("rows")) {
-    const std::string l = reading_label(row);
+    const std::string l = charlm_reading_label(row);
     if (known.find("'" + l + "'") == std::string::npos) known += (known.empty() ? "'" : ", '") + l + "'";
     const json& v = row.at("perplexity")[li];
     if (v.is_null()) continue;
@@ -297,17 +286,28 @@ std::string compare_charlm_readers(const json& results, const std::string& a, co
   return s;
 }
 
+std::string charlm_reading_label(const json& row) {
+  std::string s = row["scheme"].get<std::string>();
+  if (!is_identity_map(row["map"])) s += fmt::format("+{}", row["map"].get<std::string>());
+  if (row["finetuned"].get<bool>()) s += " (fine-tuned)";
+  if (row["band"].get<int>() > 0) s += fmt::format(" (band {})", row["band"].get<int>());
+  if (row.value("decode", "full") == "cached") s += " (cached)";
+  if (row.value("memory", 0) > 0) s += fmt::format(" (memory {})", row["memory"].get<int>());
+  if (row.contains("layout")) s += fmt::format(" [{}]", row["layout"].get<std::string>());
+  return s;
+}
+
 json charlm_summary(const json& rows) {
   json out = json::array();
   std::vector<std::string> labels;
   for (auto& row : rows)
-    if (std::find(labels.begin(), labels.end(), reading_label(row)) == labels.end())
-      labels.push_back(reading_label(row));
+    if (std::find(labels.begin(), labels.end(), charlm_reading_label(row)) == labels.end())
+      labels.push_back(charlm_reading_label(row));
   for (auto& label : labels) {
     json seeds = json::array(), mean = json::array(), sd = json::array(), hw = json::array();
     std::vector<const json*> group;
     for (auto& row : rows)
-      if (reading_label(row) == label) group.push_back(&row), seeds.push_back(row["seed"]);
+      if (charlm_reading_label(row) == label) group.push_back(&row), seeds.push_back(row["seed"]);
     const size_t nl = group[0]->at("perplexity").size();
     for (size_t li = 0; li < nl; ++li) {
       std::vector<double> v;
@@ -346,7 +346,7 @@ std::string format_charlm_table(const json& r) {
   for (auto& n : r["lengths"]) s += fmt::format("{:>9}", n.get<int>());
   s += "\n";
   for (auto& row : r["rows"]) {
-    s += fmt::format("{:<34}", reading_label(row) + fmt::format(" s{}", row["seed"].get<int>()));
+    s += fmt::format("{:<34}", charlm_reading_label(row) + fmt::format(" s{}", row["seed"].get<int>()));
     for (auto& v : row["perplexity"]) s += fmt::format("{:>9}", cell(v));
     s += "\n";
   }
@@ -391,7 +391,7 @@ std::string format_charlm_markdown(const json& r) {
   for (size_t i = 0; i <= r["lengths"].size(); ++i) s += "---|";
   s += "\n";
   for (auto& row : r["rows"]) {
-    const std::string label = reading_label(row), scheme = row["scheme"];
+    const std::string label = charlm_reading_label(row), scheme = row["scheme"];
     const bool plain = is_identity_map(row["map"]) && row["band"] == 0;
     s += "| " + label + (r["training"].size() > r["rows"].size() ? fmt::format(" s{}", row["seed"].get<int>()) : "") +
          " |";

@@ -174,6 +174,9 @@ nlohmann::json evaluate_charlm(const std::vector<std::string>& checkpoints, cons
 // One entry per reading over its seeds (rows with the same label): the seeds, and per length the
 // mean perplexity, its sd and the half-width of its 95% Student t interval.
 nlohmann::json charlm_summary(const nlohmann::json& rows);
+// A results row's reading as the tables label it: "rope", "rope+pi", "rope+pi (fine-tuned)",
+// "rope (band 128)", "rope (cached)", "txl (memory 64)", "rope [documents]".
+std::string charlm_reading_label(const nlohmann::json& row);
 // Two readings (labels as the table prints them) at one length: the paired t over their seeds.
 std::string compare_charlm_readers(const nlohmann::json& results, const std::string& a, const std::string& b,
                                    int length);
