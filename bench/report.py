@@ -268,6 +268,31 @@ else:
               "k order; lanes run across columns only)." % (rounds, a, ", ".join("%.1f" % x for x in w256), b,
                                                              ", ".join("%.1f" % x for x in w512), a / b), ""]
 
+# 8. coordinates as data (issue 48): one training chunk under each batch mode at equal token counts,
+# each round running every mode of a scheme, the ratio taken within the round
+lines += ["## 8. Coordinates: one training chunk per batch mode, 1 thread (targets: packed <= 1.05x, "
+          "bidirectional <= 2.1x)", "",
+          "Forward and backward of 4 sequences of 128 tokens (the char LM's model): default (positions 0..127 "
+          "shared), per-row (the same positions given per token), packed (4 isolated documents of 32 per "
+          "sequence, positions reset), bidirectional (every key visible; the model made for it). Median of %d "
+          "rounds of each round's own ratio to default." % rounds, "",
+          "| scheme | default ms | per-row / default | packed / default | bidirectional / default |",
+          "|---|---|---|---|---|"]
+chunk = []
+for r in range(rounds):
+    log("coordinates: one chunk per batch mode, round %d/%d" % (r + 1, rounds))
+    chunk.append(benchmarks("^BM_CharLMChunk/", min_time=0.5 if args.quick else 1.0))
+for scheme in sorted({n.split("/")[1] for n in chunk[0]}, key=lambda s: list(chunk[0]).index(
+        "BM_CharLMChunk/%s/default" % s)):
+    name = lambda mode: "BM_CharLMChunk/%s/%s" % (scheme, mode)  # noqa: E731
+    ratio = lambda mode: statistics.median(x[name(mode)]["real_time"] / x[name("default")]["real_time"]  # noqa: E731
+                                           for x in chunk)
+    lines.append("| %s | %.2f | %.2fx | %.2fx | %.2fx |" % (
+        scheme, statistics.median(x[name("default")]["real_time"] for x in chunk), ratio("per-row"), ratio("packed"),
+        ratio("bidirectional")))
+lines += ["", "Each block of query rows scores only the span of keys its rows can see (models/attention_dense.cpp), "
+          "so isolation narrows the work rather than masking a full square.", ""]
+
 text = "\n".join(lines)
 print(text)
 if args.out:

@@ -13,11 +13,12 @@ def fail(script, message, code=1):
     sys.exit(code)
 
 
-def write_set(folder, summary, lines, report=True):
+def write_set(folder, summary, lines, report=True, stem="summary"):
     """folder/summary.json (summary, indented by 1) and folder/summary.md (the Markdown lines) as one set:
     both are written to temporaries beside them and renamed into place only when both are whole, so a
-    failed write leaves the old pair and no temporary. report: say so on stdout."""
-    texts = [("summary.json", json.dumps(summary, indent=1) + "\n"), ("summary.md", "\n".join(lines) + "\n")]
+    failed write leaves the old pair and no temporary. report: say so on stdout. stem: another name
+    than summary for the pair."""
+    texts = [(stem + ".json", json.dumps(summary, indent=1) + "\n"), (stem + ".md", "\n".join(lines) + "\n")]
     done = []
     try:
         for name, text in texts:
@@ -35,7 +36,7 @@ def write_set(folder, summary, lines, report=True):
                 pass
         raise
     if report:
-        print("wrote %s/summary.json and summary.md" % folder)
+        print("wrote %s/%s.json and %s.md" % (folder, stem, stem))
 
 
 def mean_pm(m, h, digits=2):

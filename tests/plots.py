@@ -35,7 +35,7 @@ sys.dont_write_bytecode = True  # importing scripts/plots/ leaves no __pycache__
 # figures whose size follows what they draw (a panel per reader or scheme), not the 1000 x 500 standard
 FREE_SIZE = {"passkey_heatmaps", "passkey_training", "context_extension_perplexity", "context_extension_passkey",
              "context_extension_tournament", "context_extension_attention", "context_extension_tournament_attention",
-             "rope_base", "hybrids", "hybrids_passkey_depth", "packing", "direction_accuracy",
+             "rope_base", "hybrids", "hybrids_passkey_depth", "packing", "packing_charlm", "direction_accuracy",
              "direction_score_by_offset"}
 PLOT = "scripts/plot.py"  # the entry point of the package scripts/plots/
 MUTATIONS, SEED, SUBPROCESS_EVERY = 150, 20261202, 25  # 150 files; every 25th (6) as a real process
@@ -73,6 +73,13 @@ KINDS = {
                 ["charlm", "passkey"]),
     "packing": ("summary.json", lambda f: ["--packing", f, "--only", "packing"],
                 ["single", "packed", "lengths", "schemes", "policies", "missing"]),
+    "packing charlm": ("summary-charlm.json", lambda f: ["--packing-charlm", f, "--only", "packing_charlm"],
+                       ["cells", "position", "lengths", "schemes", "policies", "train_length"]),
+    # the direction figures read a folder (before/ and nearest/): the malformed file is before/results.json
+    # beside the committed nearest/, and plot.py names the folder
+    "direction": ("before/results.json", lambda f: direction_case(f),
+                  ["rows", "lengths", "geometry", "bag_reader_on_test_set", "distance_reader_on_test_set"],
+                  lambda f: os.path.dirname(os.path.dirname(f))),
     "txl memory": ("summary.json", lambda f: ["--txl-memory", f, "--only", "txl_memory"],
                    ["readers", "lengths", "train_length"]),
     "attention": ("attention.json", lambda f: ["--context-extension", os.path.dirname(f), "--only",
@@ -176,6 +183,15 @@ def run_process(argv):
     return p.returncode, p.stdout, p.stderr
 
 
+def direction_case(before):
+    """plot.py's arguments for a direction folder whose before/results.json is `before`: the committed
+    nearest/results.json copied beside it."""
+    case = os.path.dirname(os.path.dirname(before))
+    os.makedirs(os.path.join(case, "nearest"), exist_ok=True)
+    shutil.copy("results/direction/nearest/results.json", os.path.join(case, "nearest", "results.json"))
+    return ["--direction", case, "--only", "direction_accuracy,direction_score_by_offset"]
+
+
 def judge(code, stdout, stderr, path, out):
     """What is wrong with one run on a malformed file, or None."""
     lines = [l for l in stderr.splitlines() if l.strip()]
@@ -211,12 +227,14 @@ def malformed_inputs(sources, tmp, plot, count=MUTATIONS, seed=SEED, every=SUBPR
     try:
         for i in range(count):
             kind = kinds[i % len(kinds)]
-            name, args, focus = KINDS[kind]
+            name, args, focus = KINDS[kind][:3]
+            named = KINDS[kind][3] if len(KINDS[kind]) > 3 else (lambda f: f)  # what plot.py names
             data, what = mutated(rng, docs[kind], focus)
             case = os.path.join(tmp, "malformed")
             shutil.rmtree(case, ignore_errors=True)
             os.makedirs(case)
             path = os.path.join(case, name)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "wb") as f:
                 f.write(data)
             out = os.path.join(case, "figures")
@@ -227,7 +245,7 @@ def malformed_inputs(sources, tmp, plot, count=MUTATIONS, seed=SEED, every=SUBPR
             else:
                 code, stdout, stderr = run_inprocess(plot, argv)
             codes[code] = codes.get(code, 0) + 1
-            problem = judge(code, stdout, stderr, path, out)
+            problem = judge(code, stdout, stderr, named(path), out)
             if problem:
                 bad.append("malformed %s #%d (%s): %s" % (kind, i, what, problem))
             elif code != 0 and any(s in stderr for s in LAST_RESORT):
@@ -398,6 +416,8 @@ def main():
                                  "rope base": "results/rope-base/summary.json",
                                  "hybrids": "results/hybrids/summary.json",
                                  "packing": "results/packing/summary.json",
+                                 "packing charlm": "results/packing/summary-charlm.json",
+                                 "direction": "results/direction/before/results.json",
                                  "txl memory": "results/txl-memory/summary.json"},
                                 tmp, plot)
         # files no results file can be: a key twice, a directory, a device without end (read to a bound)

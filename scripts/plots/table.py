@@ -39,6 +39,8 @@ OPTIONS = [
            "scripts/txl_memory_summary.py's summary.json (scripts/txl-memory.sh)"),
     Option("packing", "results/packing/summary.json",
            "scripts/packing_summary.py's summary.json (scripts/packing.sh)"),
+    Option("packing_charlm", "results/packing/summary-charlm.json",
+           "scripts/packing_charlm_summary.py's summary-charlm.json (scripts/packing.sh)"),
     Option("direction", "results/direction",
            "the folder of the direction experiments (before/results.json, nearest/results.json)", folder=True),
 ]
@@ -139,6 +141,10 @@ TABLE = [
     Figure("packing", packing.fig_packing, packing.check_packing, "packing", "make packing",
            "passkey models trained under four packing policies and on whole windows: single-document accuracy "
            "against length, one panel per scheme, and the packed windows read as trained and across documents"),
+    Figure("packing_charlm", packing.fig_packing_charlm, packing.check_packing_charlm, "packing_charlm",
+           "make packing", "char LMs trained on The Time Machine's paragraphs under four packing policies: perplexity "
+           "against context on the running text and paragraph by paragraph, one panel per scheme, and the loss by "
+           "position inside a paragraph"),
     Figure("direction_accuracy", direction.fig_direction_accuracy, direction.check_direction, "direction", RUN,
            "direction task: accuracy against length per scheme, one panel per rule (before, nearest), the bag "
            "and unsigned-distance readers dashed", read=direction.load_direction),
