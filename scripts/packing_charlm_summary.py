@@ -55,11 +55,12 @@ def main():
         fail(SCRIPT, "no char LM packing results under %s: run scripts/packing.sh first" % folder)
     first = next(iter(policies.values()))
     lengths, train_length = first["lengths"], first["train_length"]
-    schemes = []
+    bases = []  # every scheme, and scheme+map, in the results' order
     for g in first["summary"]:
         base = reading_of(g["label"])
-        if base and base[0] not in schemes:
-            schemes.append(base[0])
+        if base and base[0] not in bases:
+            bases.append(base[0])
+    schemes = [b for b in bases if "+" not in b]
     summary = {"lengths": lengths, "train_length": train_length, "policies": POLICIES, "missing": missing,
                "schemes": schemes, "readings": READINGS, "own": OWN, "cells": {}, "position": {},
                "validation": first["validation"], "documents": None,
@@ -73,7 +74,8 @@ def main():
             summary["cells"].setdefault(base, {}).setdefault(p, {})[reading] = {
                 "mean": g["mean"], "half_width": g["half_width"], "seeds": len(g["seeds"])}
         for r in res["rows"]:  # how many paragraphs each length of the documents reading holds
-            if r.get("layout") == "documents" and summary["documents"] is None and None not in r["documents"]["reaching"]:
+            if r.get("layout") == "documents" and summary["documents"] is None and \
+                    None not in (r.get("documents") or {}).get("reaching", [None]):
                 summary["documents"] = r["documents"]
         pl = res["position_loss"]
         groups = {}
@@ -122,7 +124,7 @@ def main():
                            ("isolated-global", "The running text, paragraphs isolated, positions global")]:
         lines += ["## %s" % title, ""]
         lines += head(["model", "policy"] + [str(n) for n in lengths])
-        for base in schemes + sorted(b for b in summary["cells"] if b not in schemes):
+        for base in bases + sorted(b for b in summary["cells"] if b not in bases):
             for p in POLICIES:
                 if reading not in summary["cells"].get(base, {}).get(p, {}):
                     continue

@@ -152,7 +152,8 @@ TEST_CASE("charlm packing: whole-document reading averages each paragraph's toke
   REQUIRE(c.doc_starts == std::vector<int>{0, 12, 42, 49});
   BlockStack<float> model(charlm_packing_test::model_config("rope"));
   model.init(9);
-  const DocumentPerplexities r = charlm_document_perplexities(model, c, {8, 16}, 0, 49);
+  CHECK(charlm_document_perplexities(model, c, {8}, 0, 49).documents == 2);  // the third's last target is ids[49]
+  const DocumentPerplexities r = charlm_document_perplexities(model, c, {8, 16}, 0, 50);
   CHECK(r.documents == 3);
   CHECK(r.tokens == std::vector<long>{8 + 8 + 7, 12 + 16 + 7});
   CHECK(r.reaching == std::vector<int>{2, 1});
@@ -189,6 +190,7 @@ TEST_CASE("charlm packing: the keys are checked, naming the key") {
   };
   check({{"packing", "stacked"}}, "packing");
   check({{"read_layouts", {"documents", "sideways"}}}, "read_layouts");
+  check({{"read_layouts", {"documents", "documents"}}}, "given twice");
   check({{"packing", "isolated-reset"}, {"mem_len", 64}}, "mem_len");
   check({{"packing", "padded"}, {"train_order", "order.json"}}, "train_order");
   check({{"val_stride", 0}}, "val_stride");

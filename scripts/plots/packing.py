@@ -114,7 +114,7 @@ def check_packing_charlm(r):
          "policies": List(Str(), nonempty=True), "cells": Any(), "position": Any(),
          "missing": List(Str())}).check(r, "")
     n, why = len(r["lengths"]), " (one per entry of lengths)"
-    cell = Obj({"mean": List(Num(above=0), n, why, null=True), "half_width": List(Num(lo=0), n, why, null=True)})
+    cell = Obj({"mean": List(Num(above=0, null=True), n, why), "half_width": List(Num(lo=0, null=True), n, why)})
     for name in ("cells", "position"):
         if not isinstance(r[name], dict) or not all(isinstance(v, dict) for v in r[name].values()):
             raise DataError("%s: not an object of models, each an object of policies" % name)
@@ -126,7 +126,7 @@ def check_packing_charlm(r):
                 cell.check(c, "cells.%s.%s.%s" % (s, p, reading))
     for s, by_policy in r["position"].items():
         for p, c in by_policy.items():
-            Obj({"window": Num(lo=1, integer=True), "bins": List(Num(lo=0), nonempty=True, null=True)}).check(
+            Obj({"window": Num(lo=1, integer=True), "bins": List(Num(lo=0, null=True), nonempty=True)}).check(
                 c, "position.%s.%s" % (s, p))
 
 
@@ -164,7 +164,7 @@ def fig_packing_charlm(r):
                 xs, ms, hs = zip(*pts)
                 ax.plot(xs, ms, ls=ls, marker="o", ms=2.5, lw=1.2, color=POLICY_COLOURS.get(p),
                         label="%s, %s" % (p, "running text" if reading == "running" else "each paragraph alone"))
-                ax.fill_between(xs, [m - h for m, h in zip(ms, hs)], [m + h for m, h in zip(ms, hs)],
+                ax.fill_between(xs, [max(m - h, m / 2) for m, h in zip(ms, hs)], [m + h for m, h in zip(ms, hs)],
                                 color=POLICY_COLOURS.get(p), alpha=0.12, lw=0)
                 top = max(top, max(ms))
         ax.set_xscale("log", base=2)

@@ -33,11 +33,12 @@ void register_table(CLI::App& app) {
     const Task& task = find_task(r["task"]);
     std::string text, md;
     try {
-      if (!o->reference.empty()) r["reference"] = parse_json(read_file(o->reference));
       if (o->restate) {
-        // the task the file names recomputes its intervals, if its results are proportions
+        // the task the file names recomputes its intervals, if its results are proportions (written
+        // back before --reference, which only shows figures beside them, joins the file in memory)
         if (task.reporter().restate_intervals(r)) write_json_atomic(o->results, r);
       }
+      if (!o->reference.empty()) r["reference"] = parse_json(read_file(o->reference));
       text = task.reporter().table(r);
       md = task.reporter().markdown(r);
     } catch (const nlohmann::json::exception& e) {

@@ -20,8 +20,8 @@ DocumentPerplexities charlm_document_perplexities(BlockStack<float>& model, cons
   const int longest = *std::max_element(lengths.begin(), lengths.end());
   std::vector<int> docs;
   for (int d = 0; d < int(corpus.doc_starts.size()); ++d)
-    if (corpus.doc_starts[size_t(d)] >= first && corpus.doc_end(d) <= end &&
-        corpus.doc_end(d) + 1 <= long(corpus.ids.size()))  // its last target is inside the text
+    if (corpus.doc_starts[size_t(d)] >= first && corpus.doc_end(d) < end &&
+        corpus.doc_end(d) < long(corpus.ids.size()))  // its last target (at doc_end) is inside [first, end)
       docs.push_back(d);
   if (docs.empty())
     throw DataError(fmt::format("read_layouts documents: no paragraph of {} lies inside the validation text [{}, {})",

@@ -20,7 +20,8 @@ struct DocumentPerplexities {
   std::vector<double> position_loss;      // [longest]: mean at each position (NaN where none reaches)
 };
 
-// The paragraphs that start at or after `first` and end by `end` (corpus indices), each read alone
+// The paragraphs that start at or after `first` and whose last target lies before `end` (corpus
+// indices: a paragraph [s, e) predicts ids[s+1 .. e], so e < end), each read alone
 // to at most the longest of `lengths`; every length's loss is the mean over its tokens. DataError when
 // no paragraph lies inside. Deterministic: each paragraph's losses are kept, then summed in order.
 DocumentPerplexities charlm_document_perplexities(BlockStack<float>& model, const CharCorpus& corpus,

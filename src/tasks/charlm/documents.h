@@ -18,8 +18,8 @@
 namespace pe {
 
 // The windows of T tokens one policy trains on: starts (and, for padded, how many rows of each are
-// content). Every other policy: the starts 0 .. n_windows-1 and full windows; padded: the pieces of
-// the paragraphs that start before n_windows.
+// content). Every other policy: the starts 0 .. n_windows-1 and full windows; padded: the pieces
+// (cut from each paragraph's start) that themselves start before n_windows.
 struct TrainingWindows {
   std::vector<int> start, content;
   int size() const { return int(start.size()); }

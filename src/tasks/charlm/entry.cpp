@@ -189,7 +189,11 @@ class CharLMTask final : public TaskOf<CharLMTrainer, CharLMReader, CharLMReport
           "packed, or leave {} out",
           packing_name(packing), cfg.value("mem_len", 0) > 0 ? "mem_len" : "train_order",
           cfg.value("mem_len", 0) > 0 ? "mem_len" : "train_order"));
-    for (const std::string& l : cfg.value("read_layouts", std::vector<std::string>{}))
+    const auto layouts = cfg.value("read_layouts", std::vector<std::string>{});
+    for (size_t i = 0; i < layouts.size(); ++i)
+      if (std::find(layouts.begin(), layouts.begin() + long(i), layouts[i]) != layouts.begin() + long(i))
+        throw ConfigError(fmt::format("read_layouts: '{}' is given twice; give each layout once", layouts[i]));
+    for (const std::string& l : layouts)
       if (std::find(charlm_read_layouts().begin(), charlm_read_layouts().end(), l) == charlm_read_layouts().end())
         throw ConfigError(
             fmt::format("read_layouts: '{}' is not a layout (isolated-reset, isolated-global, documents)", l));

@@ -80,7 +80,7 @@ json evaluate_reading(const Reading& rd, const ExperimentConfig& e, const CharCo
                                                    : "",
                               at));
   const Visibility vis{true, rd.band};
-  const bool per_length = !rd.finetuned && model.scheme().accepts_frequency_plan() &&
+  const bool per_length = !rd.finetuned && rd.layout.empty() && model.scheme().accepts_frequency_plan() &&
                           model.scheme().plan_for(rd.map, train_len, longest).length_dependent;
   std::vector<PerplexityResult> results;
   std::optional<DocumentPerplexities> docs;
@@ -385,6 +385,18 @@ std::string format_charlm_markdown(const json& r) {
       r["validation"]["windows"].get<int>(), r["validation"]["first_start"].get<int>(),
       r["validation"].contains("stride") ? fmt::format(" every {}", r["validation"]["stride"].get<int>()) : "",
       r["validation"]["batch"].get<int>(), r["train_length"].get<int>(), r["lengths"].back().get<int>());
+  bool documents = false, isolated = false;
+  for (auto& row : r["rows"]) {
+    documents = documents || row.value("layout", "") == "documents";
+    isolated = isolated || (row.contains("layout") && row["layout"] != "documents");
+  }
+  if (isolated)
+    s += "Rows marked [isolated-reset] / [isolated-global]: the same windows with each paragraph's piece seeing only "
+         "itself, positions from 0 in each piece or the window's rows (docs/tasks.md, Packing).\n\n";
+  if (documents)
+    s += "Rows marked [documents]: each validation paragraph read alone from position 0; the figure at n is "
+         "exp(mean cross-entropy over every character below position n in its paragraph), and the loss by position "
+         "below is by position inside a paragraph.\n\n";
   s += "| model |";
   for (auto& n : r["lengths"]) s += fmt::format(" {} |", n.get<int>());
   s += " final training loss |\n|---|";
@@ -392,7 +404,7 @@ std::string format_charlm_markdown(const json& r) {
   s += "\n";
   for (auto& row : r["rows"]) {
     const std::string label = charlm_reading_label(row), scheme = row["scheme"];
-    const bool plain = is_identity_map(row["map"]) && row["band"] == 0;
+    const bool plain = is_identity_map(row["map"]) && row["band"] == 0 && !row.contains("layout");
     s += "| " + label + (r["training"].size() > r["rows"].size() ? fmt::format(" s{}", row["seed"].get<int>()) : "") +
          " |";
     for (size_t i = 0; i < r["lengths"].size(); ++i) {
@@ -421,7 +433,8 @@ std::string format_charlm_markdown(const json& r) {
     for (size_t i = 0; i < r["lengths"].size(); ++i) s += "---|";
     s += "\n";
     for (auto& g : r["summary"]) {
-      const bool plain = is_identity_map(g["map"]) && g["band"] == 0;
+      const bool plain =
+          is_identity_map(g["map"]) && g["band"] == 0 && g["label"].get<std::string>().find(" [") == std::string::npos;
       s += fmt::format("| {} | {} |", g["label"].get<std::string>(), g["seeds"].size());
       for (size_t i = 0; i < r["lengths"].size(); ++i) {
         const int n = r["lengths"][i];
