@@ -228,6 +228,24 @@ def packing_windows(scheme):
     return cells
 
 
+PACKING_CHARLM = "results/packing/summary-charlm.json"
+
+
+def packing_charlm(scheme, reading, other, lengths):
+    """Per training policy: the reading's cell at each length (sig3), joined by ' / ' (other: a second
+    reading at the last length instead)."""
+    sm = load(PACKING_CHARLM)
+    cells = []
+    for p in ("padded", "packed", "isolated-reset", "isolated-global"):
+        parts = []
+        for k, n in enumerate(lengths):
+            c = sm["cells"][scheme][p][other if other and k == len(lengths) - 1 else reading]
+            i = sm["lengths"].index(n)
+            parts.append(sig3(c["mean"][i], c["half_width"][i]) if c["mean"][i] is not None else "—")
+        cells.append(" / ".join(parts))
+    return cells
+
+
 DIRECTION_ROWS = {"none": "none", "alibi (symmetric)": "alibi", "shaw": "shaw", "deberta": "deberta", "txl": "txl",
                   "t5 (bidirectional)": "t5", "rope": "rope", "sinusoidal": "sinusoidal"}
 
@@ -237,6 +255,14 @@ TABLES = [
      {k: (lambda k=k: packing_cells(k, 512)) for k in ("none", "sinusoidal", "rope", "alibi", "t5", "hybrid")}),
     ("README.md", "| across documents | padded | packed | isolated-reset | isolated-global |", PACKING,
      {k: (lambda k=k: packing_windows(k)) for k in ("none", "sinusoidal", "learned", "rope", "alibi", "t5", "hybrid")}),
+    ("README.md", "| each paragraph alone, at 128 / at 2048 | padded | packed | isolated-reset | isolated-global |",
+     PACKING_CHARLM,
+     {k: (lambda k=k: packing_charlm(k, "documents", None, (128, 2048)))
+      for k in ("none", "sinusoidal", "learned", "rope", "alibi", "t5", "hybrid")}),
+    ("README.md", "| running text at 2048, read across / isolated, positions reset | padded | packed | isolated-reset | "
+     "isolated-global |", PACKING_CHARLM,
+     {k: (lambda k=k: packing_charlm(k, "running", "isolated-reset", (2048, 2048)))
+      for k in ("none", "sinusoidal", "rope", "alibi", "t5", "hybrid")}),
     ("README.md", "| reader | before 32 | before 256 | nearest 32 | nearest 256 |", DIR % "*",
      dict({k: (lambda s=v: direction_cells(s)) for k, v in DIRECTION_ROWS.items()},
           **{"*best without positions*": lambda: direction_exact("bag_reader_on_test_set"),
