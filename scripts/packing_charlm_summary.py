@@ -9,13 +9,11 @@ Every number is copied from those files (pe-bench's means over seeds and the hal
 intervals); a policy not yet run is listed as missing. plot.py draws results/figures/packing-charlm.png
 from summary-charlm.json.
 Usage: scripts/packing_charlm_summary.py [DIR]   (default results/packing)"""
-import json
-import os
 import re
 import sys
 
 sys.dont_write_bytecode = True  # the shared module leaves no __pycache__ in scripts/
-from summaries import fail, head, mean_pm, row, write_set  # noqa: E402
+from summaries import head, mean_pm, policy_results, row, write_set  # noqa: E402
 
 SCRIPT = "packing_charlm_summary.py"
 POLICIES = ["padded", "packed", "isolated-reset", "isolated-global"]
@@ -24,14 +22,6 @@ READINGS = ["running", "isolated-reset", "isolated-global", "documents"]
 OWN = {"padded": "documents", "packed": "running", "isolated-reset": "isolated-reset",
        "isolated-global": "isolated-global"}
 LABEL = re.compile(r"^(?P<base>[^ \[]+)(?: \[(?P<layout>[a-z-]+)\])?$")
-
-
-def load(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, ValueError) as e:
-        fail(SCRIPT, "cannot read %s (%s)" % (path, e))
 
 
 def reading_of(label):
@@ -44,15 +34,7 @@ def reading_of(label):
 
 def main():
     folder = sys.argv[1] if len(sys.argv) > 1 else "results/packing"
-    policies, missing = {}, []
-    for p in POLICIES:
-        path = os.path.join(folder, "charlm-" + p, "results.json")
-        if os.path.exists(path):
-            policies[p] = load(path)
-        else:
-            missing.append(p)
-    if not policies:
-        fail(SCRIPT, "no char LM packing results under %s: run scripts/packing.sh first" % folder)
+    policies, missing, sources = policy_results(SCRIPT, folder, "charlm-", POLICIES, "char LM packing results")
     first = next(iter(policies.values()))
     lengths, train_length = first["lengths"], first["train_length"]
     bases = []  # every scheme, and scheme+map, in the results' order
@@ -64,7 +46,7 @@ def main():
     summary = {"lengths": lengths, "train_length": train_length, "policies": POLICIES, "missing": missing,
                "schemes": schemes, "readings": READINGS, "own": OWN, "cells": {}, "position": {},
                "validation": first["validation"], "documents": None,
-               "sources": {p: os.path.join(folder, "charlm-" + p, "results.json") for p in policies}}
+               "sources": sources}
     for p, res in policies.items():
         for g in res["summary"]:
             key = reading_of(g["label"])

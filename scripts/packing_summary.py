@@ -7,12 +7,11 @@ trained on whole 64-token windows: packing none). Every number is copied from th
 means and 95% intervals); a policy not yet run is listed as missing. plot.py draws
 results/figures/packing.png from summary.json.
 Usage: scripts/packing_summary.py [DIR] [REFERENCE]   (defaults results/packing, results/passkey/results.json)"""
-import json
 import os
 import sys
 
 sys.dont_write_bytecode = True  # the shared module leaves no __pycache__ in scripts/
-from summaries import fail, head, mean_interval, row, write_set  # noqa: E402
+from summaries import head, load_json, mean_interval, policy_results, row, write_set  # noqa: E402
 
 SCRIPT = "packing_summary.py"
 POLICIES = ["padded", "packed", "isolated-reset", "isolated-global"]
@@ -20,14 +19,6 @@ POLICIES = ["padded", "packed", "isolated-reset", "isolated-global"]
 # alone, as isolated-reset reads it).
 OWN_LAYOUT = {"padded": "isolated-reset", "packed": "packed", "isolated-reset": "isolated-reset",
               "isolated-global": "isolated-global"}
-
-
-def load(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, ValueError) as e:
-        fail(SCRIPT, "cannot read %s (%s)" % (path, e))
 
 
 def plain_rows(results):
@@ -38,24 +29,15 @@ def plain_rows(results):
 def main():
     folder = sys.argv[1] if len(sys.argv) > 1 else "results/packing"
     reference = sys.argv[2] if len(sys.argv) > 2 else "results/passkey/results.json"
-    policies, missing = {}, []
-    for p in POLICIES:
-        path = os.path.join(folder, "passkey-" + p, "results.json")
-        if os.path.exists(path):
-            policies[p] = load(path)
-        else:
-            missing.append(p)
-    if not policies:
-        fail(SCRIPT, "no packing results under %s: run scripts/packing.sh first" % folder)
+    policies, missing, sources = policy_results(SCRIPT, folder, "passkey-", POLICIES, "packing results")
     first = next(iter(policies.values()))
     lengths = first["lengths"]
     schemes = [r["scheme"] for r in first["rows"] if r["map"] in ("", "none", "identity")]
-    ref = load(reference) if os.path.exists(reference) else None
+    ref = load_json(SCRIPT, reference) if os.path.exists(reference) else None
     ref_rows = plain_rows(ref) if ref else {}
 
     summary = {"lengths": lengths, "policies": POLICIES, "missing": missing, "schemes": schemes,
-               "single": {}, "packed": {}, "sources": {p: os.path.join(folder, "passkey-" + p, "results.json")
-                                                        for p in policies}}
+               "single": {}, "packed": {}, "sources": sources}
     if ref:
         summary["sources"]["none"] = reference
     for s in schemes:

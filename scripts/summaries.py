@@ -39,6 +39,30 @@ def write_set(folder, summary, lines, report=True, stem="summary"):
         print("wrote %s/%s.json and %s.md" % (folder, stem, stem))
 
 
+def load_json(script, path):
+    """The JSON file at path; one line naming it (fail) when it cannot be read."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        fail(script, "cannot read %s (%s)" % (path, e))
+
+
+def policy_results(script, folder, prefix, policies, what):
+    """({policy: results} of folder/<prefix><policy>/results.json for those that exist, [policies not yet
+    run], {policy: path}); fail, naming `what`, when none exists."""
+    found, missing, paths = {}, [], {}
+    for p in policies:
+        path = os.path.join(folder, prefix + p, "results.json")
+        if os.path.exists(path):
+            found[p], paths[p] = load_json(script, path), path
+        else:
+            missing.append(p)
+    if not found:
+        fail(script, "no %s under %s: run scripts/packing.sh first" % (what, folder))
+    return found, missing, paths
+
+
 def mean_pm(m, h, digits=2):
     """A mean ± the half-width of its 95% interval; a dash for a missing mean."""
     return "—" if m is None else "%.*f ± %.*f" % (digits, m, digits, h or 0.0)
