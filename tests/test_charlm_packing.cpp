@@ -170,7 +170,12 @@ TEST_CASE("charlm packing: whole-document reading averages each paragraph's toke
   }
   CHECK(r.results[1].loss == doctest::Approx(sum / 35).epsilon(1e-12));
   CHECK(r.position_loss[0] == doctest::Approx(first / 3).epsilon(1e-12));
-  CHECK(std::isnan(r.position_loss.size() > 16 ? r.position_loss[16] : std::nan("")));
+  // read to 40: the longest paragraph (30) reaches position 29, none reaches 30
+  const DocumentPerplexities far = charlm_document_perplexities(model, c, {40}, 0, 50);
+  REQUIRE(far.position_loss.size() == 40);
+  CHECK(!std::isnan(far.position_loss[29]));
+  CHECK(std::isnan(far.position_loss[30]));
+  CHECK(far.reaching == std::vector<int>{0});
   CHECK_THROWS_AS(charlm_document_perplexities(model, c, {8}, 13, 45), DataError);  // none lies inside [13, 45)
 }
 
