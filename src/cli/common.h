@@ -29,5 +29,6 @@ void register_diff(CLI::App& app);
 void register_lab(CLI::App& app);
 void register_export(CLI::App& app);
 void register_import(CLI::App& app);
+void register_doctor(CLI::App& app);
 
 }  // namespace pe::cli

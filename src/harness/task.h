@@ -7,6 +7,7 @@
 // "How to add a task").
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "core/keys.h"
 #include "core/progress.h"
 #include "harness/config.h"
+#include "harness/doctor.h"
 #include "harness/run.h"
 #include "models/check_batch.h"
 #include "models/gradcheck.h"
@@ -133,6 +135,11 @@ class TaskReader {
   virtual CheckBatch check_batch(const std::string& checkpoint, const MapSpec& map, int length, uint64_t seed,
                                  const std::string& mode) const {
     throw UsageError("this task has no check batch");
+  }
+  // The model of one of this task's checkpoints as `pe-bench doctor` reads it (harness/doctor.h), loaded as
+  // check_checkpoint loads it. UsageError for a task whose model the doctor does not read.
+  virtual std::unique_ptr<DoctorModel> doctor_model(const std::string& checkpoint) const {
+    throw UsageError("pe-bench doctor does not read this task's checkpoints");
   }
   // What attention does at `length` (pe-bench analyze attention): the checkpoint read with `map` on
   // `sequences` of the task's own sequences, every query row fed to an AttentionStats

@@ -73,6 +73,9 @@ class HybridScheme final : public Scheme<S> {
       if (s->max_position() >= 0) m = m < 0 ? s->max_position() : std::min(m, s->max_position());
     return m;
   }
+  bool offsets_only() const override {
+    return !any([](auto& s) { return !s.offsets_only(); });
+  }
   bool acts_on_qk() const override {
     return any([](auto& s) { return s.acts_on_qk(); });
   }

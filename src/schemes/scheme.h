@@ -310,6 +310,10 @@ class Scheme {
   virtual bool acts_on_values() const { return false; }
   // The shape of its position term, for reading a trained head (PositionGeometry; default: Other).
   virtual PositionGeometry geometry() const { return {}; }
+  // Whether the scores read positions only through offsets m - n (a relative scheme): shifting every
+  // position by c leaves the logits as they were (`pe-bench doctor`'s shift invariant). A scheme that
+  // adds an absolute code or reads an absolute table does not (its drift is measured, not a failure).
+  virtual bool offsets_only() const { return !acts_on_embedding(); }
   // One line: what it does with a key after the query (bidirectional and prefix visibility; its encoder
   // form, docs/schemes.md), for `pe-bench schemes`.
   virtual std::string later_keys() const { return "unchanged: its position term does not depend on the mask"; }

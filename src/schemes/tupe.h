@@ -42,6 +42,7 @@ class TupeScheme final : public Scheme<S> {
                      : "unchanged: its absolute term does not depend on the mask";
   }
   bool acts_on_scores() const override { return true; }
+  bool offsets_only() const override { return false; }  // the absolute term reads each position's row
   int max_position() const override { return rows_ - 1; }
   // two terms: the content score is scaled by 1/sqrt(2d), not 1/sqrt(d)
   using Scheme<S>::content_scale;

@@ -66,4 +66,10 @@ CheckBatch check_head_checkpoint(const std::string& path, const std::string& tas
   return c;
 }
 
+std::unique_ptr<DoctorModel> doctor_head(LoadedCheckpoint cp) {
+  const CueTaskConfig task = cp.model->config().task;
+  const int train = cp.meta.at("training").value("train_length", 0);
+  return doctor_cue_head(std::move(cp.model), train, 2 * task.alphabet, task.query_token ? task.query_token_id() : -1);
+}
+
 }  // namespace pe

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/checkpoint.h"
+#include "harness/doctor.h"
 #include "models/check_batch.h"
 #include "models/cue_head.h"
 #include "schemes/frequency_maps.h"
@@ -35,5 +36,9 @@ LoadedCheckpoint load_checkpoint(const std::string& path, const std::string& tas
 // batch mode (models/check_batch.h check_modes) is a UsageError.
 CheckBatch check_head_checkpoint(const std::string& path, const std::string& task, HeadInput input, const MapSpec& map,
                                  int length, uint64_t seed, bool every_position, const std::string& mode);
+
+// The head of a loaded checkpoint as `pe-bench doctor` reads it (harness/doctor.h): random sequences of its
+// content tokens, the query token at the query row when it has one.
+std::unique_ptr<DoctorModel> doctor_head(LoadedCheckpoint cp);
 
 }  // namespace pe

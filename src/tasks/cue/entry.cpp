@@ -64,6 +64,9 @@ class CueReader final : public TaskReader {
   }
   // The head reads at the last position (the query token), with a map at kappa = length / training length.
   void check_checkpoint(const std::string& checkpoint) const override { load_checkpoint(checkpoint); }
+  std::unique_ptr<DoctorModel> doctor_model(const std::string& checkpoint) const override {
+    return doctor_head(load_checkpoint(checkpoint));
+  }
   CheckBatch check_batch(const std::string& checkpoint, const MapSpec& map, int length, uint64_t seed,
                          const std::string& mode) const override {
     return check_head_checkpoint(checkpoint, "cue", HeadInput{}, map, length, seed, false, mode);

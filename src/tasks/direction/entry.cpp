@@ -64,6 +64,9 @@ class DirectionReader final : public TaskReader {
     return evaluate_direction(checkpoints, e, progress);
   }
   void check_checkpoint(const std::string& checkpoint) const override { load_direction(checkpoint); }
+  std::unique_ptr<DoctorModel> doctor_model(const std::string& checkpoint) const override {
+    return doctor_head(load_direction(checkpoint));
+  }
   // The head read at the last row (positions 0 .. T-1, keys on both sides of none): the cue head's check batch.
   CheckBatch check_batch(const std::string& checkpoint, const MapSpec& map, int length, uint64_t seed,
                          const std::string& mode) const override {

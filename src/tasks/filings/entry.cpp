@@ -54,6 +54,9 @@ class FilingsReader final : public TaskReader {
   void check_checkpoint(const std::string& checkpoint) const override {
     load_checkpoint(checkpoint, "filings", HeadInput{false, kFilingsSymbols});
   }
+  std::unique_ptr<DoctorModel> doctor_model(const std::string& checkpoint) const override {
+    return doctor_head(load_checkpoint(checkpoint, "filings", HeadInput{false, kFilingsSymbols}));
+  }
   // The head answers at every position (no query token), with a map at kappa = length / training length.
   CheckBatch check_batch(const std::string& checkpoint, const MapSpec& map, int length, uint64_t seed,
                          const std::string& mode) const override {

@@ -69,6 +69,10 @@ class PasskeyReader final : public TaskReader {
     return j;
   }
   void check_checkpoint(const std::string& checkpoint) const override { load_passkey_checkpoint(checkpoint); }
+  std::unique_ptr<DoctorModel> doctor_model(const std::string& checkpoint) const override {
+    LoadedPasskey l = load_passkey_checkpoint(checkpoint);
+    return doctor_block_stack(std::move(l.model), l.train_length);
+  }
   CheckBatch check_batch(const std::string& checkpoint, const MapSpec& map, int length, uint64_t seed,
                          const std::string& mode) const override {
     LoadedPasskey cp = load_passkey_checkpoint(checkpoint);

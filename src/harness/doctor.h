@@ -1,0 +1,96 @@
+// `pe-bench doctor` (docs/doctor.md): the invariants that define a correct positional implementation,
+// run on one trained model. Each invariant is one entry of a table (harness/doctor_invariants.cpp): what
+// it checks, what this model is expected to do (hold, move, or not apply, with why), the measured value
+// and the verdict. The model is read through DoctorModel, so a reading with a fault in it (the failure
+// lab) meets the same invariants as the correct one.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "models/block_stack.h"
+#include "models/cue_head.h"
+#include "schemes/scheme.h"
+
+namespace pe {
+
+// B sequences of T tokens and where they sit: per-token positions and documents ([B, T]; document -1 a
+// PAD token) or, when empty, positions p0 .. p0+T-1 and one document; query_rows ([B]) for a model that
+// answers at one row per sequence (empty: the last row).
+struct DoctorBatch {
+  int B = 0, T = 0;
+  std::vector<int> tokens;
+  std::vector<int> pos, doc;
+  int p0 = 0;
+  std::vector<int> query_rows;
+};
+
+// A trained model as the doctor reads it.
+class DoctorModel {
+ public:
+  virtual ~DoctorModel() = default;
+  virtual std::string kind() const = 0;  // "block stack", "cue head"
+  virtual Scheme<float>& scheme() = 0;
+  virtual int train_length() const = 0;
+  // The tokens a random sequence draws from (0 .. symbols-1), and the token a query row holds (-1: none).
+  virtual int symbols() const = 0;
+  virtual int query_token() const { return -1; }
+  // Answers at every row (a language model: [B, T, width]) or at one query row per sequence ([B, 1, width]).
+  virtual bool every_row() const = 0;
+  virtual int width() const = 0;
+  // Takes per-token positions and documents (packing, padding), and decodes with a cache.
+  virtual bool takes_coordinates() const = 0;
+  virtual bool decodes() const = 0;
+  // The largest position the model was made to read: its table's last row, or the plan a fine-tune left
+  // (read length - 1); -1 when every position is defined.
+  virtual int last_position() const;
+  // The logits of a batch ([B, rows, width]).
+  virtual std::vector<float> logits(const DoctorBatch& batch) = 0;
+  // The share of (query row, key after it) pairs that attention gives a probability above 0, over every
+  // layer and head (a head: at its query rows). A causal mask gives exactly 0; an encoder sees them.
+  virtual double later_key_share(const DoctorBatch& batch) = 0;
+  // One sequence fed to a cache in chunks of these sizes (their sum is its length): [T, width].
+  virtual std::vector<float> decode(const std::vector<int>& tokens, const std::vector<int>& chunks);
+  // The scheme's position code of each position added to the embedding ([n, d_model]); empty when it adds none.
+  virtual std::vector<float> embedding_code(const std::vector<int>& positions) = 0;
+  bool bidirectional() { return scheme().config().bidirectional; }
+};
+
+// The block stack of a checkpoint (the char LM, the passkey model); plan_read_length: the read length a
+// fine-tune's frequency plan was made for (0: none).
+std::unique_ptr<DoctorModel> doctor_block_stack(std::unique_ptr<BlockStack<float>> model, int train_length,
+                                                int plan_read_length = 0);
+// A cue head (the tournament, direction and filings heads); query_token: the head's query token id (-1: none).
+std::unique_ptr<DoctorModel> doctor_cue_head(std::unique_ptr<CueHead<float>> model, int train_length, int symbols,
+                                             int query_token);
+
+struct DoctorSettings {
+  int length = 0;          // the length the model is read at (0: its training length)
+  uint64_t seed = 0;       // the random sequences
+  std::string checkpoint;  // the file, for the export round trip ("" : not run)
+};
+
+// One invariant on one model.
+struct DoctorRow {
+  std::string name, checks;
+  std::string expect;  // "holds", "moves" (its opposite is expected: a causal row moved by a later token
+                       // in a bidirectional model, an absolute scheme's drift), or "n/a"
+  double value = 0, tolerance = 0;
+  std::string verdict;  // "ok", "FAIL", "n/a"
+  std::string detail;   // why n/a, or what the value is
+};
+
+// The table's invariants on `model` (harness/doctor_invariants.cpp), and with them, when settings name the
+// checkpoint, the export round trip of its file.
+std::vector<DoctorRow> run_doctor_invariants(DoctorModel& model, const DoctorSettings& settings);
+std::vector<DoctorRow> run_doctor(DoctorModel& model, const DoctorSettings& settings);
+// The rows as a table, and as JSON ({invariants: [...], failed: n}).
+std::string doctor_table(const std::vector<DoctorRow>& rows);
+nlohmann::json doctor_json(const std::vector<DoctorRow>& rows);
+// The invariants the table holds: name and what each checks (docs, --help).
+std::vector<std::pair<std::string, std::string>> doctor_invariants();
+
+}  // namespace pe
