@@ -25,7 +25,10 @@ mode a causal block stack takes (MODES: `pe-bench export --check --coordinates`;
 positions reset or running on, PAD tokens left or right with positions over content or over storage, and
 sequences at an offset): the twin reads the positions and documents of check.safetensors and the visibility
 of check.json, and the loss is the mean over the scored (non-PAD) tokens; a line per batch mode gives the
-worst agreement over the schemes. The loss pe-bench states must be the twin's too (1e-5). --quick: the first
+worst agreement over the schemes. Every cue head (the tournament's, causal, and those trained here, causal or
+made bidirectional) and the direction task's bidirectional heads (both rules) are also read at a query row of
+each sequence's own (HEAD_MODE, `--coordinates query-rows`: rows T/2, 1, 3T/4, T/3, the twin's query_rows,
+keys up to the row or on both sides); one line gives their worst agreement. The loss pe-bench states must be the twin's too (1e-5). --quick: the first
 three cases (char LMs) and their batch modes, and one case trained here. Writes the agreement table (with the
 batch mode of each row) to --table (Markdown).
 Exit 0 when all agree, 1 otherwise, 77 (one line) without python3-torch.
@@ -58,6 +61,8 @@ MODES = ["packed-reset", "packed-global", "pad-left-content", "pad-left-storage"
 # start inside a block; a quarter of the pairs at the training length 128, where the twin's TXL and DeBERTa
 # make a [B, T, T, d] age code per sequence (measured: 6 s a check batch at 128, over 100 s for all modes).
 MODE_LENGTH = 64
+# A head's batch mode: each sequence read at its own query row (T/2, 1, 3T/4, T/3; the twin's query_rows)
+HEAD_MODE = "query-rows"
 binary = sys.argv[1]
 table_path = sys.argv[sys.argv.index("--table") + 1] if "--table" in sys.argv else None
 torch.set_num_threads(1)  # ctest -j runs another test on the other core (CMakeLists.txt)
@@ -107,15 +112,17 @@ def rel(a, b):
 
 def coordinates(batch, want):
     """The forward's keywords of a check batch read under a batch mode (`export --coordinates`): positions
-    and documents [B, T] from check.safetensors (whole numbers in F32, the same as check.json's lists) and
-    the visibility as check.json states it; {} for the default batch (positions 0..T-1, causal)."""
+    and documents [B, T] from check.safetensors (whole numbers in F32, the same as check.json's lists), or a
+    head's query rows [B] (query-rows: positions 0..T-1), and the visibility as check.json states it; {} for
+    the default batch (positions 0..T-1, causal; a head read at the last row)."""
     if "coordinates" not in batch:
         return {}
     B, T = batch["batch"], batch["length"]
     at = {}
-    for name in ("positions", "documents"):
+    shapes = {"query_rows": (B,)} if "query_rows" in batch else {"positions": (B, T), "documents": (B, T)}
+    for name, shape in shapes.items():
         t = want[name]
-        assert t.shape == (B, T) and bool((t == t.round()).all()), name
+        assert t.shape == shape and bool((t == t.round()).all()), name
         at[name] = t.long()
         assert at[name].reshape(-1).tolist() == batch[name], "%s: check.safetensors and check.json differ" % name
     vis = batch["coordinates"]["visibility"]
@@ -147,8 +154,12 @@ def check(label, checkpoint, map_="none", length=0, mode="causal"):
         made = (at["visibility"] != "causal") if "visibility" in at else None
         model = load_model(out, plan=reading.get("frequency_plan"), bidirectional=made).to(dtype)
         kw = {"every_position": True} if every and isinstance(model, CueHead) else {}
-        logits = model(x, **kw, **at)
-        if at:  # the mean over the scored tokens (PAD ones are not), as pe-bench takes it
+        if isinstance(model, CueHead):  # a head reads with the visibility it was made for (made): its query rows
+            kw.update({k: v for k, v in at.items() if k != "visibility"})
+        else:
+            kw.update(at)
+        logits = model(x, **kw)
+        if "documents" in at:  # the mean over the scored tokens (PAD ones are not), as pe-bench takes it
             loss = mean_loss(logits, y.reshape(B, T), at["documents"])
         else:
             loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
@@ -180,7 +191,7 @@ def check(label, checkpoint, map_="none", length=0, mode="causal"):
             plan["rope_theta"] = reading["rope_theta"]
         twin2 = load_model(out, plan=plan, bidirectional=made).double()
         with torch.no_grad():
-            r2, _ = rel(want["logits"].double(), twin2(x, **kw, **at).reshape(want["logits"].shape))
+            r2, _ = rel(want["logits"].double(), twin2(x, **kw).reshape(want["logits"].shape))
         theta2 = [s.theta for s in twin2.schemes if s.frequencies][0]
         dtheta = max(abs(a - b) / b if b else abs(a) for a, b in zip(theta2.tolist(), fp["theta"]))
         ok = ok and r2 <= LOGIT_TOL and dtheta <= 1e-12
@@ -230,6 +241,11 @@ for s in schemes:  # the tournament's heads: every scheme a one-layer model take
 for m in ["pi", "ntk", "yarn", "yarn-hf", "llama3:factor=4:low_freq_factor=1:high_freq_factor=4", "dynamic"]:
     cases.append(("cue rope", cue + "/rope/seed0/checkpoint.json", m, 128))
 cases.append(("cue t5 past training", cue + "/t5/seed0/checkpoint.json", "none", 256))
+for s in schemes:  # the direction task's bidirectional heads (both rules), at the last row and at their query rows
+    for rule in ["before", "nearest"]:
+        if os.path.exists("results/direction/%s/runs/direction/%s/seed0/checkpoint.json" % (rule, s)):
+            cases.append(("direction %s %s" % (rule, s), "results/direction/%s/runs/direction/%s/seed0/checkpoint.json"
+                          % (rule, s), "none", 0))
 for s in ["rope", "alibi", "none"]:
     cases.append(("passkey " + s, "results/passkey-quick/runs/passkey/%s/seed0/checkpoint.json" % s, "none", 0))
 for s in ["rope", "alibi"]:
@@ -264,6 +280,10 @@ if "--only" in sys.argv:
     extra = [c for c in extra if only in c[0]]
 mode_cases = [(label, cp, m, MODE_LENGTH, mode) for label, cp, m, n in scheme_cases if (label, cp, m, n) in cases
               for mode in MODES]
+# every head read at the last row is read again at a row of each sequence's own (HEAD_MODE): the committed
+# tournament heads (causal: the keys up to the row) and the direction heads (keys on both sides)
+mode_cases += [(label, cp, m, n, HEAD_MODE) for label, cp, m, n in cases
+               if label.split()[0] in ("cue", "direction") and m == "none" and n == 0]
 failures = 0
 for label, cp, m, n in cases:
     failures += not check(label, cp, m, n)
@@ -275,6 +295,8 @@ for label, (task, scheme, sets) in extra:
     if label in per_scheme:  # a char LM no committed run has: its modes here (its table: the training length)
         for mode in MODES:
             failures += not check(label, cp, "none", 24 if mode == "offset" else 0, mode)
+    if task == "cue":  # a head trained here (causal or made bidirectional) at its query rows too
+        failures += not check(label, cp, "none", 0, HEAD_MODE)
     if "partial" in label:
         failures += not check(label, cp, "yarn-hf", 64)
         failures += not check(label, cp, "yarn", 64)
@@ -292,6 +314,11 @@ for mode in ["causal"] + MODES:  # per batch mode, the worst over the char LMs' 
         print("twin_check: batch mode %-17s %2d char LMs: logits rel <= %.1e, worst gradient rel %.1e (%s)"
               % (mode, len(got), max(r[5] for r in got), max(r[8] for r in got),
                  max(got, key=lambda r: r[8])[0]), flush=True)
+got = [r for r in rows if r[2] == HEAD_MODE]  # the heads at their query rows, causal and bidirectional
+if got:
+    print("twin_check: batch mode %-17s %2d heads: logits rel <= %.1e, worst gradient rel %.1e (%s; torch f32 %.1e)"
+          % (HEAD_MODE, len(got), max(r[5] for r in got), max(r[8] for r in got),
+             max(got, key=lambda r: r[8])[0], max(got, key=lambda r: r[8])[9]), flush=True)
 print("twin_check: %d schemes, %d coverage failures; %d cases, %d disagree (tolerances: logits %.0e, gradients %.0e of "
       "the largest or %dx PyTorch float32's own error)" % (len(registry), len(uncovered), len(rows),
                                                            failures - len(uncovered), LOGIT_TOL, GRAD_TOL,

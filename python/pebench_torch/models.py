@@ -1,5 +1,5 @@
 """The two models pe-bench trains, in PyTorch: the block stack (char LM, passkey) and the cue head
-(tournament, filings). Weights are nn.Parameters named as the export names them ('.' -> '__'). Each
+(tournament, filings, direction). Weights are nn.Parameters named as the export names them ('.' -> '__'). Each
 model class registers the pe-bench tasks whose models it is (`@register_model("block_stack", tasks=...)`);
 load_model picks the class by the task the export states (config.json pe_bench_task).
 
@@ -180,7 +180,7 @@ class BlockStack(_Model):
         return h @ self.p("tok_emb.weight").t()
 
 
-@register_model("cue_head", tasks=("cue", "filings"))
+@register_model("cue_head", tasks=("cue", "filings", "direction"))
 class CueHead(_Model):
     """One head of width d: q from the last position (or every position), logits = z readout^T:
     [B, classes] (or [B, T, classes] with every_position)."""

@@ -61,8 +61,9 @@ void register_export(CLI::App& app) {
   for (const CheckMode& m : check_modes()) modes += fmt::format("\n  {}: {}", m.name, m.what);
   sub->add_option("--coordinates", o->coordinates,
                   "with --check: the batch mode the block stack reads the batch under (docs/interop.md); its "
-                  "positions, documents and visibility go into the check files. The cue and filings heads take "
-                  "causal only; bidirectional and prefix need a model made for them:" +
+                  "positions, documents and visibility go into the check files. The heads take causal and "
+                  "query-rows (a head answering at every position, causal only), the block stack every mode but "
+                  "query-rows; bidirectional and prefix need a model made for them:" +
                       modes)
       ->capture_default_str();
   sub->callback([o] {

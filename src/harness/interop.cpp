@@ -194,8 +194,8 @@ ExportedCheck export_check(const CheckBatch& c) {
             {"logits_shape", c.logits_shape},
             {"reading", c.reading},
             {"tensors", names}};
+  const auto floats = [](const std::vector<int>& v) { return std::vector<float>(v.begin(), v.end()); };
   if (!c.at.pos.empty()) {  // a batch mode's coordinates (the default batch states none: the same bytes as before)
-    const auto floats = [](const std::vector<int>& v) { return std::vector<float>(v.begin(), v.end()); };
     tensors.push_back({"positions", {c.B, c.T}, floats(c.at.pos)});
     tensors.push_back({"documents", {c.B, c.T}, floats(c.at.doc)});
     j["positions"] = c.at.pos;
@@ -212,6 +212,18 @@ ExportedCheck export_check(const CheckBatch& c) {
                         {"documents",
                          "each token's document, the same layout ('documents' in check.safetensors): a query sees keys "
                          "of its own document only; -1 a PAD token: seen by no query, sees no key, not scored"}};
+  }
+  if (!c.at.query_rows.empty()) {  // a head read at a row of each sequence's own (positions 0 .. length-1)
+    tensors.push_back({"query_rows", {c.B}, floats(c.at.query_rows)});
+    j["query_rows"] = c.at.query_rows;
+    j["coordinates"] = {{"mode", c.at.mode},
+                        {"what", check_mode(c.at.mode).what},
+                        {"visibility", c.at.visibility_json()},
+                        {"query_rows",
+                         "each sequence's query row, [batch]: the head reads there (its query token, at position = "
+                         "row) and sees the keys of its visibility (causal: rows up to it; bidirectional: every "
+                         "row); logits [batch, classes] are read there; check.safetensors 'query_rows' holds them "
+                         "as [batch] (F32, whole numbers)"}};
   }
   if (c.reading.contains("frequency_plan")) {
     const json& fp = c.reading["frequency_plan"];

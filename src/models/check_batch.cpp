@@ -63,27 +63,37 @@ void offset(int b, int T, int* pos, int* doc) {
   for (int t = 0; t < T; ++t) pos[t] = p0[b % 4] + t, doc[t] = 0;
 }
 
+// Sequence b's query row: T/2, 1, 3T/4, T/3 (mid-sequence, and one with a single key before it); T = 1: row 0.
+int query_row(int b, int T) {
+  const int r[] = {T / 2, 1, 3 * T / 4, T / 3};
+  return std::clamp(r[b % 4], 0, T - 1);
+}
+
 using Sight = CheckMode::Sight;
 const std::vector<CheckMode> kCheckModes = {
-    {"causal", "positions 0 .. T-1, one document, causal (the default batch)", Sight::Model, nullptr},
+    {"causal", "positions 0 .. T-1, one document, causal (the default batch)", Sight::Model, nullptr, nullptr},
     {"bidirectional", "positions 0 .. T-1, one document, every key visible (a model made bidirectional)",
-     Sight::Bidirectional, whole},
+     Sight::Bidirectional, whole, nullptr},
     {"prefix", "positions 0 .. T-1, one document, keys below T/4 seen by every query (a model made bidirectional)",
-     Sight::Prefix, whole},
+     Sight::Prefix, whole, nullptr},
     {"packed-reset", "two documents per sequence (split at T/2, T/3, 3T/4, T/5), positions restarting at each",
-     Sight::Model, packed_reset},
+     Sight::Model, packed_reset, nullptr},
     {"packed-global", "two documents per sequence (split as packed-reset), positions 0 .. T-1 across them",
-     Sight::Model, packed_global},
+     Sight::Model, packed_global, nullptr},
     {"pad-left-content", "T/4, 0, T/2, 1 PAD tokens before the content; positions count content (PAD at 0)",
-     Sight::Model, padded<true, true>},
+     Sight::Model, padded<true, true>, nullptr},
     {"pad-left-storage", "T/4, 0, T/2, 1 PAD tokens before the content; positions count storage rows", Sight::Model,
-     padded<true, false>},
+     padded<true, false>, nullptr},
     {"pad-right-content", "T/4, 0, T/2, 1 PAD tokens after the content; positions count content (PAD at 0)",
-     Sight::Model, padded<false, true>},
+     Sight::Model, padded<false, true>, nullptr},
     {"pad-right-storage", "T/4, 0, T/2, 1 PAD tokens after the content; positions count storage rows", Sight::Model,
-     padded<false, false>},
+     padded<false, false>, nullptr},
     {"offset", "each sequence at its own first position p0 = 3, 1, 8, 5 (a decode step's cache position)", Sight::Model,
-     offset},
+     offset, nullptr},
+    {"query-rows",
+     "positions 0 .. T-1, one document; a head read at a row of each sequence's own, T/2, 1, 3T/4, T/3 (its query "
+     "token there), with the keys its visibility shows",
+     Sight::Model, nullptr, query_row},
 };
 
 }  // namespace
@@ -116,7 +126,7 @@ CheckCoordinates check_coordinates(const std::string& name, int B, int T, bool b
           : m.sight == Sight::Prefix      ? Visibility::prefix_lm(std::max(1, T / 4))
           : bidirectional                 ? Visibility::bidirectional()
                                           : Visibility{};
-  if (m.sight == Sight::Model && !m.row && bidirectional)
+  if (m.sight == Sight::Model && !m.row && !m.query_row && bidirectional)
     throw UsageError(
         fmt::format("--coordinates {}: this model was made for bidirectional or prefix visibility; read "
                     "it with --coordinates bidirectional or prefix",
@@ -130,10 +140,17 @@ CheckCoordinates check_coordinates(const std::string& name, int B, int T, bool b
     c.pos.resize(size_t(B) * T), c.doc.resize(size_t(B) * T);
     for (int b = 0; b < B; ++b) m.row(b, T, c.pos.data() + size_t(b) * T, c.doc.data() + size_t(b) * T);
   }
+  if (m.query_row)
+    for (int b = 0; b < B; ++b) c.query_rows.push_back(m.query_row(b, T));
   return c;
 }
 
 CheckBatch check_block_stack(BlockStack<float>& model, int B, int T, uint64_t seed, const std::string& mode) {
+  if (check_mode(mode).query_row)
+    throw UsageError(
+        fmt::format("--coordinates {}: a block stack answers at every row; a query row of each "
+                    "sequence's own is a head's reading",
+                    mode));
   const int V = model.config().vocab;
   {  // the batch runs whole: every block keeps its B x heads x T x T probabilities (measured: 8.9 GB for
      // the char LM's 2 blocks of 4 heads, 4 sequences of 8,192 tokens, against 8.6 GB of probabilities)
@@ -168,7 +185,15 @@ CheckBatch check_block_stack(BlockStack<float>& model, int B, int T, uint64_t se
   return c;
 }
 
-CheckBatch check_cue_head(CueHead<float>& model, int B, int T, bool every_position, uint64_t seed) {
+CheckBatch check_cue_head(CueHead<float>& model, int B, int T, bool every_position, uint64_t seed,
+                          const std::string& mode) {
+  const CheckMode& m = check_mode(mode);
+  if (m.row)
+    throw UsageError(
+        fmt::format("--coordinates {}: a head's check batch takes no per-token positions or documents", mode));
+  if (m.query_row && every_position)
+    throw UsageError(
+        fmt::format("--coordinates {}: this head answers at every position, not at one row per sequence", mode));
   const CueTaskConfig& task = model.config().task;
   const int content = 2 * task.alphabet, classes = task.alphabet;
   {  // a head answering at every position keeps B x T x T probabilities (and their gradient)
@@ -178,16 +203,19 @@ CheckBatch check_cue_head(CueHead<float>& model, int B, int T, bool every_positi
   }
   CheckBatch c;
   c.B = B, c.T = T;
+  if (m.query_row) c.at = check_coordinates(mode, B, T, model.scheme().config().bidirectional);
   Rng rng(stream_key({kTagCheck, kCheckBatchStream, seed}));
   c.tokens.resize(size_t(B) * T);
   for (size_t i = 0; i < c.tokens.size(); ++i) c.tokens[i] = rng.below(content);
   if (task.query_token)
-    for (int b = 0; b < B; ++b) c.tokens[size_t(b) * T + T - 1] = task.query_token_id();
+    for (int b = 0; b < B; ++b)
+      c.tokens[size_t(b) * T + (c.at.query_rows.empty() ? T - 1 : c.at.query_rows[b])] = task.query_token_id();
   c.targets.resize(every_position ? size_t(B) * T : size_t(B));
   for (auto& t : c.targets) t = rng.below(classes);
   model.prepare(T);
   std::vector<float> grad(model.layout().total(), 0.0f);
   CueWorkspace<float> ws;
+  ws.query_rows = c.at.query_rows.empty() ? nullptr : c.at.query_rows.data();
   const BatchStats st = model.forward_backward(c.tokens.data(), c.targets.data(), B, T, long(c.targets.size()),
                                                grad.data(), ws, 0, every_position);
   c.loss = st.loss_sum / double(st.queries);

@@ -52,16 +52,21 @@ LoadedCheckpoint load_checkpoint(const std::string& path, const std::string& tas
 
 CheckBatch check_head_checkpoint(const std::string& path, const std::string& task, HeadInput input, const MapSpec& map,
                                  int length, uint64_t seed, bool every_position, const std::string& mode) {
-  if (check_mode(mode).row)  // a head's check batch reads at the last row, at positions 0 .. T-1
+  const CheckMode& m = check_mode(mode);
+  if (m.row)  // a head's check batch reads at the last row or at query rows, at positions 0 .. T-1
     throw UsageError(
         fmt::format("--coordinates {}: the {} head's check batch takes no per-token positions or documents; "
                     "leave --coordinates out (positions 0 .. T-1, read with the visibility the head was made for)",
                     mode, task));
+  if (m.query_row && every_position)
+    throw UsageError(fmt::format(
+        "--coordinates {}: the {} head answers at every position, not at one row per sequence; leave --coordinates out",
+        mode, task));
   LoadedCheckpoint cp = load_checkpoint(path, task, input);
   const int train = cp.meta.at("training").value("train_length", 0);
   if (length <= 0) length = train;
   const nlohmann::json reading = read_for_check(cp.model->scheme(), map, train, length, length);
-  CheckBatch c = check_cue_head(*cp.model, 4, length, every_position, seed);
+  CheckBatch c = check_cue_head(*cp.model, 4, length, every_position, seed, mode);
   c.reading = reading;
   return c;
 }

@@ -32,8 +32,9 @@ LoadedCheckpoint load_checkpoint(const std::string& path, const std::string& tas
 
 // A check batch (models/check_batch.h) of a head's checkpoint loaded as load_checkpoint does, read with
 // `map` at kappa = length / its training length (length 0: the training length); every_position: the
-// filings head's reading, an answer at every position. The head reads the default batch only: any other
-// batch mode (models/check_batch.h check_modes) is a UsageError.
+// filings head's reading, an answer at every position. The head reads the default batch, or one sequence's
+// row each under a mode with query rows (models/check_batch.h check_modes: query-rows; not with
+// every_position); any other batch mode is a UsageError.
 CheckBatch check_head_checkpoint(const std::string& path, const std::string& task, HeadInput input, const MapSpec& map,
                                  int length, uint64_t seed, bool every_position, const std::string& mode);
 

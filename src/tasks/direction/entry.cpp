@@ -67,7 +67,8 @@ class DirectionReader final : public TaskReader {
   std::unique_ptr<DoctorModel> doctor_model(const std::string& checkpoint) const override {
     return doctor_head(load_direction(checkpoint));
   }
-  // The head read at the last row (positions 0 .. T-1, keys on both sides of none): the cue head's check batch.
+  // The cue head's check batch: read at the last row (positions 0 .. T-1, keys on one side only), or, under
+  // --coordinates query-rows, at a row of each sequence's own with keys on both sides, as the task reads it.
   CheckBatch check_batch(const std::string& checkpoint, const MapSpec& map, int length, uint64_t seed,
                          const std::string& mode) const override {
     load_direction(checkpoint);
