@@ -111,7 +111,7 @@ struct BatchVisibleSets {
 
 // The visible sets for these coordinates, decided once per thread and reused while the coordinates
 // stay the same: every block of a model, forward and backward, asks for the same ones
-// (models/attention.cpp).
+// (models/attention.cpp; the last two kept, for models whose layers differ in visibility).
 const BatchVisibleSets& visible_sets(const Coordinates& at, const AttnShape& sh);
 
 // What the score and value hooks see of query row i of head h of sequence b: keys are rows of K
