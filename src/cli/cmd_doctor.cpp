@@ -2,8 +2,6 @@
 // (harness/doctor.h, docs/doctor.md).
 #include <fmt/format.h>
 
-#include <filesystem>
-
 #include "cli/common.h"
 #include "core/errors.h"
 #include "core/files.h"
@@ -84,21 +82,9 @@ void register_doctor(CLI::App& app) {
     base.length = o->length, base.seed = o->seed;
     std::vector<Checked> done;
     if (!o->from.empty()) {  // the export imported into a temporary checkpoint, examined, removed
-      namespace fs = std::filesystem;
-      const std::string tmp = unique_temp_name((fs::temp_directory_path() / "pe-bench-doctor-import.json").string());
-      const int slot = register_temp(tmp);
-      try {
-        import_checkpoint(o->from, tmp);
-        done.push_back(check_one(tmp, o->from, base));
-      } catch (...) {
-        std::error_code ec;
-        fs::remove(tmp, ec);
-        unregister_temp(slot);
-        throw;
-      }
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      unregister_temp(slot);
+      const ScratchPath tmp("pe-bench-doctor-import.json");
+      import_checkpoint(o->from, tmp.path());
+      done.push_back(check_one(tmp.path(), o->from, base));
     }
     int failed = 0, broken = 0;
     const auto report = [&](const Checked& c) {

@@ -74,6 +74,15 @@ std::string unique_temp_name(const std::string& path) {
   return fmt::format("{}.tmp.{}.{}", path, ::getpid(), ++temp_counter);
 }
 
+ScratchPath::ScratchPath(const std::string& stem)
+    : path_(unique_temp_name((std::filesystem::temp_directory_path() / stem).string())), slot_(register_temp(path_)) {}
+
+ScratchPath::~ScratchPath() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+  unregister_temp(slot_);
+}
+
 int temp_owner(const std::string& filename) {
   const size_t at = filename.rfind(".tmp.");
   if (at == std::string::npos) return 0;

@@ -50,6 +50,20 @@ void remove_stale_temps(const std::string& path);
 int register_temp(const std::string& path);  // a slot for unregister_temp (-1: not registered)
 void unregister_temp(int slot);
 void remove_temps_now();
+// A unique path in the system's temporary folder ("<temp>/<stem>.tmp.<pid>.<n>"), registered as a temporary
+// while it lives; the destructor removes whatever is there (a file, or a folder and its files).
+class ScratchPath {
+ public:
+  explicit ScratchPath(const std::string& stem);
+  ~ScratchPath();
+  ScratchPath(const ScratchPath&) = delete;
+  ScratchPath& operator=(const ScratchPath&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  int slot_;
+};
 
 // A set of output files that belong together (results.json, table.md and the analyses of one run of
 // an experiment; a corpus's training and held-out files; an export), written as one unit into `dir`:

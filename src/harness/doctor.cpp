@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include <filesystem>
+#include <algorithm>
 
 #include "core/files.h"
 #include "harness/interop.h"
@@ -16,30 +16,19 @@ namespace {
 // Export then import (harness/interop.h) through a temporary folder: the bytes that differ from the file.
 DoctorRow export_row(const std::string& checkpoint) {
   DoctorRow r{"export", "export then import gives the checkpoint's bytes back", "holds", 0, 0, "ok", ""};
-  namespace fs = std::filesystem;
-  const std::string dir = unique_temp_name((fs::temp_directory_path() / "pe-bench-doctor").string());
-  const int slot = register_temp(dir);
-  try {
-    make_dirs(dir);
-    const ExportedModel e = export_checkpoint(checkpoint);
-    write_file_atomic(dir + "/model.safetensors", e.safetensors);
-    write_file_atomic(dir + "/config.json", e.config);
-    import_checkpoint(dir, dir + "/checkpoint.json");
-    const std::string before = read_file(checkpoint), after = read_file(dir + "/checkpoint.json");
-    size_t differ = before.size() > after.size() ? before.size() - after.size() : after.size() - before.size();
-    for (size_t i = 0; i < std::min(before.size(), after.size()); ++i) differ += before[i] != after[i];
-    r.value = double(differ);
-    r.detail = fmt::format("{} bytes; {} differ after the round trip", before.size(), differ);
-    if (differ > 0) r.verdict = "FAIL";
-  } catch (...) {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-    unregister_temp(slot);
-    throw;
-  }
-  std::error_code ec;
-  fs::remove_all(dir, ec);
-  unregister_temp(slot);
+  const ScratchPath scratch("pe-bench-doctor");
+  const std::string& dir = scratch.path();
+  make_dirs(dir);
+  const ExportedModel e = export_checkpoint(checkpoint);
+  write_file_atomic(dir + "/model.safetensors", e.safetensors);
+  write_file_atomic(dir + "/config.json", e.config);
+  import_checkpoint(dir, dir + "/checkpoint.json");
+  const std::string before = read_file(checkpoint), after = read_file(dir + "/checkpoint.json");
+  size_t differ = before.size() > after.size() ? before.size() - after.size() : after.size() - before.size();
+  for (size_t i = 0; i < std::min(before.size(), after.size()); ++i) differ += before[i] != after[i];
+  r.value = double(differ);
+  r.detail = fmt::format("{} bytes; {} differ after the round trip", before.size(), differ);
+  if (differ > 0) r.verdict = "FAIL";
   return r;
 }
 
