@@ -5,6 +5,7 @@
 // invariant that names it.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <map>
 #include <memory>
 #include <string>
@@ -101,6 +102,15 @@ struct ReadsNextToken final : Faulty {
     for (int i = 0; i < b.B; ++i)
       for (int t = 0; t + 1 < b.T; ++t) c.tokens[size_t(i) * b.T + t] = b.tokens[size_t(i) * b.T + t + 1];
     return in_->logits(c);
+  }
+};
+// A reading that gives NaN at one logit (a NaN compared with max would pass as 0).
+struct NaNLogit final : Faulty {
+  using Faulty::Faulty;
+  std::vector<float> logits(const DoctorBatch& b) override {
+    std::vector<float> l = in_->logits(b);
+    l.back() = std::nanf("");
+    return l;
   }
 };
 // Every chunk decoded from a fresh cache at position 0 (decode offsets from a local arange(q_len)).
@@ -200,6 +210,14 @@ TEST_CASE("doctor: each coordinate fault fails the invariant that names it") {
       CHECK(rows.at("packed-reset").verdict == "FAIL");
       CHECK(rows.at("packed-global").verdict == "FAIL");
       CHECK(rows.at("pad-left-content").verdict == "FAIL");
+    }
+    {
+      NaNLogit f(stack(scheme));
+      const auto rows = rows_of(f);
+      for (const char* n : {"decode", "future", "packed-reset", "pad-left-content", "shift", "batch"}) {
+        INFO(n);
+        CHECK(rows.at(n).verdict == "FAIL");
+      }
     }
     {
       ReadsNextToken f(stack(scheme));

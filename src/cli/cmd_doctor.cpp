@@ -14,12 +14,6 @@ namespace pe::cli {
 
 namespace {
 
-// An invariant expected of a model does not hold.
-struct InvariantBroken : Error {
-  using Error::Error;
-  int exit_code() const override { return 9; }
-};
-
 struct Checked {
   nlohmann::json json;
   std::string table;
@@ -27,7 +21,11 @@ struct Checked {
 };
 
 Checked check_one(const std::string& path, const std::string& label, const DoctorSettings& base) {
-  const std::string task = CheckpointReader(path, "").json_().at("task");
+  const CheckpointReader reader(path, "");
+  const nlohmann::json& named = reader.json_().contains("task") ? reader.json_().at("task") : nlohmann::json();
+  if (!named.is_string() || !task_exists(named.get<std::string>()))
+    throw reader.fail(fmt::format("task {} is not one pe-bench knows ({})", named.dump(), known_tasks()));
+  const std::string task = named;
   std::unique_ptr<DoctorModel> model = find_task(task).reader().doctor_model(path);
   DoctorSettings s = base;
   s.checkpoint = path;

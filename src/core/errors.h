@@ -56,4 +56,10 @@ struct OutputsDiffer : Error {
   int exit_code() const override { return 6; }
 };
 
+// `pe-bench doctor`: an invariant expected of a model does not hold (its FAIL row says which).
+struct InvariantBroken : Error {
+  using Error::Error;
+  int exit_code() const override { return 9; }
+};
+
 }  // namespace pe

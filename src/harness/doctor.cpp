@@ -19,6 +19,16 @@ DoctorRow export_row(const std::string& checkpoint) {
   const ScratchPath scratch("pe-bench-doctor");
   const std::string& dir = scratch.path();
   make_dirs(dir);
+  // its files, registered after the folder, so that a signal's cleanup removes them before it (core/files.h)
+  std::vector<int> slots;
+  for (const char* f : {"/model.safetensors", "/config.json", "/checkpoint.json"})
+    slots.push_back(register_temp(dir + f));
+  struct Unregister {
+    std::vector<int>& s;
+    ~Unregister() {
+      for (int i : s) unregister_temp(i);
+    }
+  } unregister{slots};
   const ExportedModel e = export_checkpoint(checkpoint);
   write_file_atomic(dir + "/model.safetensors", e.safetensors);
   write_file_atomic(dir + "/config.json", e.config);

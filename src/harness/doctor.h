@@ -44,13 +44,15 @@ class DoctorModel {
   // Takes per-token positions and documents (packing, padding), and decodes with a cache.
   virtual bool takes_coordinates() const = 0;
   virtual bool decodes() const = 0;
-  // The largest position the model was made to read: its table's last row, or the plan a fine-tune left
-  // (read length - 1); -1 when every position is defined.
+  // The largest position the model can represent: its table's last row; -1 when every position is defined
+  // (RoPE under any plan: a plan's read length is where it was tuned, not where positions end).
   virtual int last_position() const;
   // The logits of a batch ([B, rows, width]).
   virtual std::vector<float> logits(const DoctorBatch& batch) = 0;
-  // The share of (query row, key after it) pairs that attention gives a probability above 0, over every
-  // layer and head (a head: at its query rows). A causal mask gives exactly 0; an encoder sees them.
+  // The share of (query row, key after it) pairs attention lets through, over every layer and head: a head
+  // reads its scores at its query rows (a masked key's is -infinity, whatever the weights); a block stack
+  // its probabilities above 0 (a causal mask gives exactly 0; a key of an encoder's underflows to 0 only
+  // where every score beside it is far larger).
   virtual double later_key_share(const DoctorBatch& batch) = 0;
   // One sequence fed to a cache in chunks of these sizes (their sum is its length): [T, width].
   virtual std::vector<float> decode(const std::vector<int>& tokens, const std::vector<int>& chunks);
@@ -59,10 +61,8 @@ class DoctorModel {
   bool bidirectional() { return scheme().config().bidirectional; }
 };
 
-// The block stack of a checkpoint (the char LM, the passkey model); plan_read_length: the read length a
-// fine-tune's frequency plan was made for (0: none).
-std::unique_ptr<DoctorModel> doctor_block_stack(std::unique_ptr<BlockStack<float>> model, int train_length,
-                                                int plan_read_length = 0);
+// The block stack of a checkpoint (the char LM, the passkey model).
+std::unique_ptr<DoctorModel> doctor_block_stack(std::unique_ptr<BlockStack<float>> model, int train_length);
 // A cue head (the tournament, direction and filings heads); query_token: the head's query token id (-1: none).
 std::unique_ptr<DoctorModel> doctor_cue_head(std::unique_ptr<CueHead<float>> model, int train_length, int symbols,
                                              int query_token);

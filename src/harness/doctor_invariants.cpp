@@ -52,9 +52,13 @@ DoctorBatch random_batch(Context& c, int B, int T, uint64_t stream) {
   return b;
 }
 
+// The larger of two measurements, NaN if either is (std::max drops a NaN on its right): a reading that gives
+// NaN fails, it does not pass as 0.
+double worse(double a, double b) { return std::isnan(a) || std::isnan(b) ? std::nan("") : std::max(a, b); }
+
 double scale_of(const std::vector<float>& v) {
   double s = 1;
-  for (float x : v) s = std::max(s, double(std::abs(x)));
+  for (float x : v) s = worse(s, double(std::abs(x)));
   return s;
 }
 
@@ -62,7 +66,7 @@ double scale_of(const std::vector<float>& v) {
 double row_gap(const std::vector<float>& a, size_t ra, const std::vector<float>& b, size_t rb, int rows, int width) {
   double g = 0;
   for (size_t i = 0; i < size_t(rows) * width; ++i)
-    g = std::max(g, double(std::abs(a[ra * width + i] - b[rb * width + i])));
+    g = worse(g, double(std::abs(a[ra * width + i] - b[rb * width + i])));
   return g;
 }
 
@@ -92,11 +96,12 @@ Measure decode_measure(Context& c) {
   }
   const double one = row_gap(full, 0, c.m.decode(b.tokens, ones), 0, c.T, V);
   const double chunked = row_gap(full, 0, c.m.decode(b.tokens, chunks), 0, c.T, V);
-  return {std::max(one, chunked), kLogitTol * scale_of(full),
+  return {worse(one, chunked), kLogitTol * scale_of(full),
           fmt::format("one token at a time {:.2g}, in {} chunks {:.2g}", one, chunks.size(), chunked)};
 }
 
-// Each sequence's row inside it (T/6, 2T/6, ...), and a batch whose head reads there (the query token moved there).
+// Each sequence's row inside it (T/6 - 1, 2T/6 - 1, ...), and a batch whose head reads there (the query token moved
+// there).
 std::vector<int> inner_rows(Context& c, DoctorBatch& b) {
   std::vector<int> rows(size_t(b.B));
   for (int i = 0; i < b.B; ++i) rows[i] = std::max(0, c.T * (i + 1) / (b.B + 2) - 1);
@@ -123,8 +128,8 @@ Measure future_measure(Context& c) {
   const int W = c.m.width();
   double gap = 0;
   for (int i = 0; i < kBatch; ++i)
-    gap = c.m.every_row() ? std::max(gap, row_gap(x, size_t(i) * c.T, y, size_t(i) * c.T, rows[i] + 1, W))
-                          : std::max(gap, row_gap(x, size_t(i), y, size_t(i), 1, W));
+    gap = c.m.every_row() ? worse(gap, row_gap(x, size_t(i) * c.T, y, size_t(i) * c.T, rows[i] + 1, W))
+                          : worse(gap, row_gap(x, size_t(i), y, size_t(i), 1, W));
   return {gap, kLogitTol * scale_of(x), "the tokens after each sequence's row changed"};
 }
 
@@ -132,7 +137,8 @@ Measure future_measure(Context& c) {
 Measure later_keys_measure(Context& c) {
   DoctorBatch b = random_batch(c, kBatch, c.T, 7);
   inner_rows(c, b);
-  return {c.m.later_key_share(b), 0, "the share of (query, later key) pairs given a probability above 0"};
+  return {c.m.later_key_share(b), 0,
+          "the share of (query, later key) pairs let through (a head: finite scores; a stack: probabilities above 0)"};
 }
 
 // 3. packed with isolation: each document's rows as it reads alone (reset: from 0; global: at its offset)
@@ -152,8 +158,8 @@ Measure packed_measure(Context& c, bool reset) {
     const int s = std::max(1, splits[i]);
     const std::vector<float> first = c.m.logits(piece(b, i, 0, s, 0));
     const std::vector<float> second = c.m.logits(piece(b, i, s, c.T - s, reset ? 0 : s));
-    gap = std::max(gap, row_gap(packed, size_t(i) * c.T, first, 0, s, W));
-    gap = std::max(gap, row_gap(packed, size_t(i) * c.T + s, second, 0, c.T - s, W));
+    gap = worse(gap, row_gap(packed, size_t(i) * c.T, first, 0, s, W));
+    gap = worse(gap, row_gap(packed, size_t(i) * c.T + s, second, 0, c.T - s, W));
   }
   return {gap, kLogitTol * scale_of(packed),
           reset ? "two documents per sequence, positions from 0 in each"
@@ -211,7 +217,7 @@ Measure batch_measure(Context& c) {
   const int rows = c.m.every_row() ? c.T : 1, W = c.m.width();
   double gap = 0;
   for (int i = 0; i < kBatch; ++i)
-    gap = std::max(gap, row_gap(all, size_t(i) * rows, c.m.logits(piece(b, i, 0, c.T, 0)), 0, rows, W));
+    gap = worse(gap, row_gap(all, size_t(i) * rows, c.m.logits(piece(b, i, 0, c.T, 0)), 0, rows, W));
   return {gap, kLogitTol * scale_of(all), fmt::format("{} sequences", kBatch)};
 }
 
@@ -219,9 +225,7 @@ Measure batch_measure(Context& c) {
 Measure range_measure(Context& c) {
   const int last = c.m.last_position(), read = c.length - 1;
   if (last < 0) return {0, 1, fmt::format("reads 0 .. {}; every position is defined", read)};
-  return {
-      double(read) / std::max(1, last), 1,
-      fmt::format("reads 0 .. {}; the model reads up to {} (its table's last row or its plan's length)", read, last)};
+  return {double(read) / std::max(1, last), 1, fmt::format("reads 0 .. {}; its table ends at {}", read, last)};
 }
 
 // The Q/K transform of layer l at position p, applied to the identity: M(p) [W, W], row i = e_i turned.
@@ -238,12 +242,16 @@ Expect qk_expect(Context& c) {
   Scheme<float>& s = c.m.scheme();
   if (!s.acts_on_qk()) return {Expect::Skip, "the scheme does not turn queries and keys"};
   if (!s.offsets_only()) return {Expect::Skip, "an absolute scheme's Q/K transform need not compose"};
+  for (auto& plan : s.frequency_plans())
+    if (plan.warp_factor > 0)  // compress turns each (query, key) pair by its warped distance in the score hook
+      return {Expect::Skip, "a distance warp (compress) turns pairs in the score hook, not queries and keys"};
   return {};
 }
 
 // The positions the algebra rows read: 0, a few inside the length, and the length's end.
 std::vector<int> algebra_positions(Context& c) {
   std::vector<int> p{0, 1, 2, 7, c.length / 3, c.length / 2, c.length - 1};
+  for (int& x : p) x = std::min(x, c.length - 1);
   std::sort(p.begin(), p.end());
   p.erase(std::unique(p.begin(), p.end()), p.end());
   return p;
@@ -254,7 +262,7 @@ Measure compose_measure(Context& c) {
   Scheme<float>& s = c.m.scheme();
   const int W = s.config().n_heads * s.config().d_head, L = s.config().n_layers;
   const std::vector<int> ps = algebra_positions(c);
-  s.prepare(2 * c.length);
+  s.prepare(2 * ps.back() + 1);
   double gap = 0;
   for (int l = 0; l < L; ++l)
     for (int a : ps)
@@ -264,7 +272,7 @@ Measure compose_measure(Context& c) {
           for (int j = 0; j < W; ++j) {
             double v = 0;
             for (int k = 0; k < W; ++k) v += A[size_t(i) * W + k] * B[size_t(k) * W + j];
-            gap = std::max(gap, std::abs(v - AB[size_t(i) * W + j]));
+            gap = worse(gap, std::abs(v - AB[size_t(i) * W + j]));
           }
       }
   return {gap, kCodeTol, fmt::format("positions a, b in {{{}}}, every layer", fmt::join(ps, ", "))};
@@ -274,7 +282,7 @@ Measure compose_measure(Context& c) {
 Measure orthogonal_measure(Context& c) {
   Scheme<float>& s = c.m.scheme();
   const int W = s.config().n_heads * s.config().d_head, L = s.config().n_layers;
-  s.prepare(c.length);
+  s.prepare(algebra_positions(c).back() + 1);
   double gap = 0;
   for (int l = 0; l < L; ++l)
     for (int p : algebra_positions(c)) {
@@ -283,7 +291,7 @@ Measure orthogonal_measure(Context& c) {
         for (int j = 0; j < W; ++j) {
           double v = 0;
           for (int k = 0; k < W; ++k) v += M[size_t(i) * W + k] * M[size_t(j) * W + k];
-          gap = std::max(gap, std::abs(v - (i == j ? 1.0 : 0.0)));
+          gap = worse(gap, std::abs(v - (i == j ? 1.0 : 0.0)));
         }
     }
   return {gap, kCodeTol, "every layer, positions up to the length"};
@@ -297,7 +305,7 @@ Expect code_expect(Context& c, bool pure) {
   return {pure ? Expect::Holds : Expect::Moves, ""};
 }
 Measure code_measure(Context& c, bool pure) {
-  const int n = std::min(c.length, 64), D = c.m.scheme().config().d_model;
+  const int n = 64, D = c.m.scheme().config().d_model;  // the code's own positions 0 .. 63, whatever the length
   std::vector<int> pos(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) pos[i] = i;
   const std::vector<float> e = c.m.embedding_code(pos);
@@ -307,12 +315,14 @@ Measure code_measure(Context& c, bool pure) {
     for (int i = 0; i + off < n; ++i) {
       double v = 0;
       for (int k = 0; k < D; ++k) v += double(e[size_t(i) * D + k]) * e[size_t(i + off) * D + (pure ? k : (k + 2) % D)];
+      if (std::isnan(v)) lo = hi = v;  // sticks: std::min and std::max keep a NaN on their left
       lo = std::min(lo, v), hi = std::max(hi, v);
     }
-    spread = std::max(spread, hi - lo);
+    spread = worse(spread, std::isfinite(lo) && std::isfinite(hi) ? hi - lo : std::nan(""));
   }
   return {spread, kCodeTol * D,
-          fmt::format("the spread of e(i).e(i+d) over i, the largest over offsets d < {} ({} columns)", n / 2, D)};
+          fmt::format("the spread over i of {}, the largest over offsets d < {} ({} columns)",
+                      pure ? "e(i).e(i+d)" : "column k of e(i) against column k+2 of e(i+d)", n / 2, D)};
 }
 
 // 12. the angles: the model's Q/K transform at each position against exact rotations by p * theta (double), and
@@ -329,7 +339,7 @@ Measure angles_measure(Context& c) {
   Scheme<float>& s = c.m.scheme();
   const auto plans = s.frequency_plans();
   const int H = s.config().n_heads, dh = s.config().d_head, W = H * dh, L = s.config().n_layers;
-  s.prepare(c.length);
+  s.prepare(algebra_positions(c).back() + 1);
   double gap = 0;
   for (int l = 0; l < L; ++l) {
     const FrequencyPlan& plan = plans.size() > 1 ? plans.at(size_t(l)) : plans.front();
@@ -340,8 +350,8 @@ Measure angles_measure(Context& c) {
           const double theta = size_t(j) < plan.theta.size() ? plan.theta[j] : 0.0;
           const double co = std::cos(p * theta), si = std::sin(p * theta);
           const size_t a = size_t(h) * dh + 2 * j, b = a + 1;  // pe-bench pairs neighbours (2j, 2j+1)
-          gap = std::max({gap, std::abs(M[a * W + a] - co), std::abs(M[a * W + b] - si), std::abs(M[b * W + a] + si),
-                          std::abs(M[b * W + b] - co)});
+          for (double d : {M[a * W + a] - co, M[a * W + b] - si, M[b * W + a] + si, M[b * W + b] - co})
+            gap = worse(gap, std::abs(d));
         }
     }
   }

@@ -1,5 +1,6 @@
 // The models the doctor reads (harness/doctor.h): a block stack and a cue head behind DoctorModel.
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <utility>
 
@@ -25,8 +26,7 @@ int batch_end(const DoctorBatch& b) {
 
 class StackModel final : public DoctorModel {
  public:
-  StackModel(std::unique_ptr<BlockStack<float>> m, int train_length, int plan_read_length)
-      : m_(std::move(m)), train_(train_length), plan_read_(plan_read_length) {}
+  StackModel(std::unique_ptr<BlockStack<float>> m, int train_length) : m_(std::move(m)), train_(train_length) {}
   std::string kind() const override { return "block stack"; }
   Scheme<float>& scheme() override { return m_->scheme(); }
   int train_length() const override { return train_; }
@@ -35,11 +35,7 @@ class StackModel final : public DoctorModel {
   int width() const override { return m_->config().vocab; }
   bool takes_coordinates() const override { return true; }
   bool decodes() const override { return !m_->scheme().config().bidirectional; }
-  int last_position() const override {
-    const int table = m_->scheme().max_position(), plan = plan_read_ > 0 ? plan_read_ - 1 : -1;
-    if (table < 0) return plan;
-    return plan < 0 ? table : std::min(table, plan);
-  }
+  int last_position() const override { return m_->scheme().max_position(); }
   std::vector<float> logits(const DoctorBatch& b) override {
     m_->prepare(batch_end(b) + 1);
     BlockStackCache<float> c;
@@ -88,7 +84,7 @@ class StackModel final : public DoctorModel {
 
  private:
   std::unique_ptr<BlockStack<float>> m_;
-  int train_, plan_read_;
+  int train_;
 };
 
 class HeadModel final : public DoctorModel {
@@ -118,12 +114,12 @@ class HeadModel final : public DoctorModel {
     m_->prepare(batch_end(b) + 1);
     CueWorkspace<float> ws;
     ws.query_rows = b.query_rows.empty() ? nullptr : b.query_rows.data();
-    const std::vector<int> targets(size_t(b.B), 0);
-    m_->forward(b.tokens.data(), targets.data(), b.B, b.T, ws, nullptr, b.p0);
+    std::vector<float> scores;  // [B, 1, T] before the softmax: -infinity where the mask hides a key
+    m_->scores(b.tokens.data(), b.B, b.T, ws, scores, b.p0);
     long seen = 0, pairs = 0;
-    for (int i = 0; i < b.B; ++i)  // probs: [B, 1, T]
+    for (int i = 0; i < b.B; ++i)
       for (int j = (b.query_rows.empty() ? b.T - 1 : b.query_rows[i]) + 1; j < b.T; ++j)
-        ++pairs, seen += ws.probs[size_t(i) * b.T + j] > 0;
+        ++pairs, seen += scores[size_t(i) * b.T + j] > -std::numeric_limits<float>::infinity();
     return pairs ? double(seen) / double(pairs) : 0.0;
   }
   std::vector<float> embedding_code(const std::vector<int>& positions) override {
@@ -142,9 +138,8 @@ class HeadModel final : public DoctorModel {
 
 }  // namespace
 
-std::unique_ptr<DoctorModel> doctor_block_stack(std::unique_ptr<BlockStack<float>> model, int train_length,
-                                                int plan_read_length) {
-  return std::make_unique<StackModel>(std::move(model), train_length, plan_read_length);
+std::unique_ptr<DoctorModel> doctor_block_stack(std::unique_ptr<BlockStack<float>> model, int train_length) {
+  return std::make_unique<StackModel>(std::move(model), train_length);
 }
 std::unique_ptr<DoctorModel> doctor_cue_head(std::unique_ptr<CueHead<float>> model, int train_length, int symbols,
                                              int query_token) {

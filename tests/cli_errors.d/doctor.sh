@@ -7,3 +7,5 @@ expect_code 3 "doctor of a missing checkpoint" "not found" doctor --checkpoint "
 expect_code 3 "doctor of a corrupt checkpoint" "not valid JSON" doctor --checkpoint "$TMP/corrupt.json"
 expect_code 4 "doctor of an empty export" "import:" doctor --from "$TMP"
 expect_code 9 "doctor of a learned table read past its rows" "1 invariant expected of 1 of 1 model did not hold" doctor --checkpoint results/charlm-quick/runs/charlm/learned/seed0/checkpoint.json --length 1024
+sed '/"task":/d' "$CP" >"$TMP/notask.json"
+expect_code 3 "doctor of a checkpoint without a task" "task null is not one pe-bench knows" doctor --checkpoint "$TMP/notask.json"

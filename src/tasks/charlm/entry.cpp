@@ -104,11 +104,10 @@ class CharLMReader final : public TaskReader {
     return j;
   }
   void check_checkpoint(const std::string& checkpoint) const override { load_charlm_checkpoint(checkpoint); }
-  // A fine-tune's plan was made for its read length: positions past it are outside what the model reads.
   std::unique_ptr<DoctorModel> doctor_model(const std::string& checkpoint) const override {
-    LoadedCharLM l = load_charlm_checkpoint(checkpoint);
+    LoadedCharLM l = load_charlm_checkpoint(checkpoint);  // with a fine-tune's plan applied
     const int train = l.meta.at("training").value("train_length", 0);
-    return doctor_block_stack(std::move(l.model), train, l.plan_map ? l.plan_read_length : 0);
+    return doctor_block_stack(std::move(l.model), train);
   }
   // A fine-tuned checkpoint reads with the plan it was tuned under (for its lengths), and no other map.
   CheckBatch check_batch(const std::string& checkpoint, const MapSpec& map, int length, uint64_t seed,
