@@ -60,7 +60,7 @@ void draw(const CueTaskConfig& cfg, uint64_t key, int n, int* tokens, int* targe
   *target = answer(cfg, tokens, n, r);
 }
 
-CueBatch make_batch(const CueTaskConfig& cfg, int B, int T, uint64_t tag, uint64_t a, uint64_t b) {
+CueBatch direction_batch(const CueTaskConfig& cfg, int B, int T, uint64_t tag, uint64_t a, uint64_t b) {
   CueBatch batch;
   batch.B = B;
   batch.T = T;
@@ -89,11 +89,11 @@ void direction_sequence(const CueTaskConfig& cfg, uint64_t key, int n, int* toke
 }
 
 CueBatch direction_train_batch(const CueTaskConfig& cfg, uint64_t seed, int step, int B, int T) {
-  return make_batch(cfg, B, T, kTagTrain, seed, uint64_t(step));
+  return direction_batch(cfg, B, T, kTagTrain, seed, uint64_t(step));
 }
 
 CueBatch direction_test_set(const CueTaskConfig& cfg, uint64_t test_seed, int n, int count) {
-  return make_batch(cfg, count, n, kTagTest, test_seed, uint64_t(n));
+  return direction_batch(cfg, count, n, kTagTest, test_seed, uint64_t(n));
 }
 
 double direction_distance_reader_accuracy(const CueTaskConfig& cfg, const CueBatch& batch) {
