@@ -119,10 +119,9 @@ Measure future_measure(Context& c) {
   const std::vector<int> rows = inner_rows(c, b);
   DoctorBatch later = b;
   for (int i = 0; i < kBatch; ++i)
-    for (int t = rows[i] + 1; t < c.T; ++t) {
+    for (int t = rows[i] + 1; t < c.T; ++t) {  // content tokens only: a head's query token sits at its row
       int& tok = later.tokens[size_t(i) * c.T + t];
-      if (tok != c.m.query_token()) tok = (tok + 1) % c.m.symbols();
-      if (tok == c.m.query_token()) tok = (tok + 1) % c.m.symbols();
+      tok = (tok + 1) % c.m.symbols();
     }
   const std::vector<float> x = c.m.logits(b), y = c.m.logits(later);
   const int W = c.m.width();
