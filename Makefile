@@ -6,7 +6,7 @@ WERROR     ?= $(if $(CI),ON,OFF)
 CMAKE_ARGS ?=
 BINDIR     ?=
 
-.PHONY: all deps configure build build-cli link run lab filings filings-10seeds filings-v1 charlm charlm-quick passkey passkey-quick packing packing-quick direction direction-quick context-extension rope-base hybrids txl-memory plots test bench bench-all gradcheck format clean
+.PHONY: all deps configure build build-cli link run lab filings filings-10seeds filings-v1 charlm charlm-quick passkey passkey-quick packing packing-quick direction direction-quick failures failures-quick context-extension rope-base hybrids txl-memory plots test bench bench-all gradcheck format clean
 
 all: build
 
@@ -70,6 +70,17 @@ packing: build-cli
 packing-quick: build-cli
 	$(BUILD)/pe-bench run experiments/packing-quick.json
 	$(BUILD)/pe-bench run experiments/packing-charlm-quick.json
+
+# The failure lab (issue 50, docs/failures.md): each positional fault applied to the committed passkey and
+# char-LM models (3 seeds) as they are read, its damage by length against the correct model and the doctor's
+# verdict (with the PyTorch twin's row); writes results/failures/ (results.json, table.md) and its figure.
+# failures-quick: the passkey-quick and charlm-quick models, one seed (what CI checks, tests/golden_failures.sh).
+failures: build-cli
+	$(BUILD)/pe-bench failures
+	/usr/bin/python3 scripts/plot.py --only failures
+
+failures-quick: build-cli
+	$(BUILD)/pe-bench failures --quick --seeds 1 --out results/failures-quick
 
 # Direction (issue 49, docs/tasks.md section 5): bidirectional heads answering the nearest mark before
 # the query (signed) or on either side (unsigned), 10 schemes x 3 seeds per rule (under a minute), and

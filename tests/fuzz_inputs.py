@@ -297,7 +297,7 @@ def export_config_case(i):
         return ["export", "--checkpoint", path, "--out", os.path.join(tmp, "case", "ex")], f"export of a mutated checkpoint {json.dumps(p)[:200]}"
     return import_args(i, json.dumps(config), safetensors_file(header, data)), f"import of config {json.dumps(config)[:300]}"
 
-LAB_FILES = ("theory.json", "tournament/results.json", "filings/lab_filing.json")
+LAB_FILES = ("theory.json", "tournament/results.json", "filings/lab_filing.json", "failures/results.json")
 LAB_VALUES = ["<!--<script>", "</script><script>", "a&b>c", "\u2028\u2029", "x" * 5000, "pi", "none", "cue", 65536, 65538,
               2048, 4096, 1e12, 1e13, -2]
 lab_pages = []  # the output folders of lab cases, checked at the next lab case (a page must escape what it embeds)

@@ -8,7 +8,8 @@ value for the offset, moving m and n by keyboard and by mouse changes it to the 
 new offset, and with the offset locked moving a slider leaves it unchanged; the RoPE values under
 the score chart are the payload's (r = 1, the window's edge, the rebound); each accuracy cell's
 tooltip is the payload's mean [lo, hi] with the method; toggling a reader hides and shows its curve
-and its accuracy band; the filing strip has one answer per token for each reader; no horizontal
+and its accuracy band; the filing strip has one answer per token for each reader; the failure lab's menu
+has every fault, each drawn per scheme with the invariants that caught it in its table; no horizontal
 scroll at a phone's width. Screenshots at two window sizes go to --screenshots.
 
 Usage: tests/lab_browser.py LAB_DIR [--screenshots DIR]
@@ -158,6 +159,23 @@ def main():
         counts = driver.execute_script("return [...document.querySelectorAll('#strip .strip-row')].map(r => r.querySelectorAll('.tok').length)")
         check(all(c == words for c in counts), "a strip row does not have one cell per token (%d): %s" % (words, sorted(set(counts))))
         Select(driver.find_element(By.ID, "filing-seed")).select_by_value("0")
+
+        # the failure lab: one option per fault; each fault read on models draws a faulty and a correct curve
+        # per scheme and a table row per scheme whose last cell names the invariants that caught it
+        faults = payload["failures"]["faults"]
+        options = driver.find_elements(By.CSS_SELECTOR, "#fault option")
+        check(len(options) == len(faults), "the fault menu has %d entries, the payload %d faults" % (len(options), len(faults)))
+        for i, f in enumerate(faults):
+            Select(driver.find_element(By.ID, "fault")).select_by_value(str(i))
+            for m in f["models"]:
+                drawn = len(driver.find_elements(By.CSS_SELECTOR, "#failures path[data-reader='%s']" % m["scheme"]))
+                check(drawn == 1, "fault %s: %d faulty curves of %s, expected 1" % (f["name"], drawn, m["scheme"]))
+            cells = driver.execute_script("return [...document.querySelectorAll('#fault-table tr')].slice(1).map(r => r.lastElementChild.textContent)")
+            check(len(cells) == len(f["models"]), "fault %s: %d table rows, %d models" % (f["name"], len(cells), len(f["models"])))
+            for m, cell in zip(f["models"], cells):
+                want = ", ".join(m["caught_by"]) or "none"
+                check(cell.startswith(want), "fault %s on %s: the table says %r, the payload %r" % (f["name"], m["scheme"], cell, want))
+        Select(driver.find_element(By.ID, "fault")).select_by_value("0")
 
         # no console error, no network request
         errors = [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]

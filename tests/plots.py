@@ -36,7 +36,7 @@ sys.dont_write_bytecode = True  # importing scripts/plots/ leaves no __pycache__
 FREE_SIZE = {"passkey_heatmaps", "passkey_training", "context_extension_perplexity", "context_extension_passkey",
              "context_extension_tournament", "context_extension_attention", "context_extension_tournament_attention",
              "rope_base", "hybrids", "hybrids_passkey_depth", "packing", "packing_charlm", "direction_accuracy",
-             "direction_score_by_offset"}
+             "direction_score_by_offset", "failures"}
 PLOT = "scripts/plot.py"  # the entry point of the package scripts/plots/
 MUTATIONS, SEED, SUBPROCESS_EVERY = 150, 20261202, 25  # 150 files; every 25th (6) as a real process
 EXIT_NO_MATPLOTLIB, EXIT_DATA, EXIT_OUTPUT = 3, 4, 5  # plot.py --help
@@ -82,6 +82,8 @@ KINDS = {
                   lambda f: os.path.dirname(os.path.dirname(f))),
     "txl memory": ("summary.json", lambda f: ["--txl-memory", f, "--only", "txl_memory"],
                    ["readers", "lengths", "train_length"]),
+    "failures": ("results.json", lambda f: ["--failures", f, "--only", "failures"],
+                 ["faults", "lengths", "invariants", "seeds", "items"]),
     "attention": ("attention.json", lambda f: ["--context-extension", os.path.dirname(f), "--only",
                                                "context_extension_attention"], ["readings"]),
 }
@@ -418,7 +420,8 @@ def main():
                                  "packing": "results/packing/summary.json",
                                  "packing charlm": "results/packing/summary-charlm.json",
                                  "direction": "results/direction/before/results.json",
-                                 "txl memory": "results/txl-memory/summary.json"},
+                                 "txl memory": "results/txl-memory/summary.json",
+                                 "failures": "results/failures-quick/results.json"},
                                 tmp, plot)
         # files no results file can be: a key twice, a directory, a device without end (read to a bound)
         with open(os.path.join(tmp, "dup.json"), "w") as f:

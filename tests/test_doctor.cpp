@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "harness/doctor.h"
+#include "harness/faults.h"
 #include "models/block_stack.h"
 #include "models/cue_head.h"
 #include "schemes/scheme.h"
@@ -53,27 +54,13 @@ std::map<std::string, DoctorRow> rows_of(DoctorModel& m, int length = 0) {
   return out;
 }
 
-// A reading that passes every call to the correct model but one, which a fault changes.
-class Faulty : public DoctorModel {
+// A reading that passes every call to the correct model but one, which a fault changes (the failure lab's
+// FaultyReading, here with the model's cache as it is).
+class Faulty : public FaultyReading {
  public:
-  explicit Faulty(std::unique_ptr<DoctorModel> inner) : in_(std::move(inner)) {}
-  std::string kind() const override { return in_->kind(); }
-  Scheme<float>& scheme() override { return in_->scheme(); }
-  int train_length() const override { return in_->train_length(); }
-  int symbols() const override { return in_->symbols(); }
-  int query_token() const override { return in_->query_token(); }
-  bool every_row() const override { return in_->every_row(); }
-  int width() const override { return in_->width(); }
-  bool takes_coordinates() const override { return in_->takes_coordinates(); }
+  using FaultyReading::FaultyReading;
   bool decodes() const override { return in_->decodes(); }
-  int last_position() const override { return in_->last_position(); }
-  std::vector<float> logits(const DoctorBatch& b) override { return in_->logits(b); }
-  double later_key_share(const DoctorBatch& b) override { return in_->later_key_share(b); }
   std::vector<float> decode(const std::vector<int>& t, const std::vector<int>& c) override { return in_->decode(t, c); }
-  std::vector<float> embedding_code(const std::vector<int>& p) override { return in_->embedding_code(p); }
-
- protected:
-  std::unique_ptr<DoctorModel> in_;
 };
 
 // Positions counted over storage whatever the batch says (the pad-left fault; packed positions never reset).

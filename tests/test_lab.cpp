@@ -208,9 +208,12 @@ std::string lab_error(const std::string& file, const std::function<void(json&)>&
   if (empty_runs) fs::create_directories(copy.tournament_runs);
   for (auto [from, to] : {std::pair{committed.theory, copy.theory},
                           {committed.tournament_results, copy.tournament_results},
-                          {committed.filings_lab, copy.filings_lab}}) {
+                          {committed.filings_lab, copy.filings_lab},
+                          {committed.failures, copy.failures}}) {
     json j = json::parse(read_file(from));
-    if (fs::path(to).filename() == fs::path(file).filename()) edit(j);
+    // the file by its name, and the failure lab's results.json by its folder too (the tournament's has that name)
+    const bool failures = fs::path(to).parent_path().filename() == "failures";
+    if (fs::path(to).filename() == fs::path(file).filename() && failures == (file == "failures/results.json")) edit(j);
     fs::create_directories(fs::path(to).parent_path());
     std::ofstream(to) << j.dump();
   }
@@ -226,7 +229,7 @@ std::string lab_error(const std::string& file, const std::function<void(json&)>&
 }  // namespace
 
 TEST_CASE("the laboratory checks every input it reads: one DataError naming the file and the key") {
-  const std::string T = "theory.json", R = "results.json", F = "lab_filing.json";
+  const std::string T = "theory.json", R = "results.json", F = "lab_filing.json", FL = "failures/results.json";
   // the committed inputs pass every check: the first error is the runs directory the copy lacks
   CHECK(lab_error(T, [](json&) {}).find("tournament/runs is missing") != std::string::npos);
   // a runs directory without a head is missing input too (exit 4), not a usage error
@@ -242,6 +245,12 @@ TEST_CASE("the laboratory checks every input it reads: one DataError naming the 
       {T, [](json& j) { j["log_ruler"]["rows"][0]["by_d"][1]["d"] = 100000000; },
        "log_ruler.rows[0].by_d[1].d must be an integer in [2, 65536]"},
       {R, [](json& j) { j["rows"][0]["mean"] = "x"; }, "results.json: rows[0].mean must be a list, got \"x\""},
+      // the failure lab's results (Figure C)
+      {FL, [](json& j) { j["faults"][0]["models"][0]["faulty"][1] = 2.5; },
+       "failures/results.json: faults[0].models[0].faulty[1] must be a number in [0, 1] or null, got 2.5"},
+      {FL, [](json& j) { j["faults"][0].erase("fix"); }, "failures/results.json: faults[0].fix is missing"},
+      {FL, [](json& j) { j["faults"][0]["models"][0]["doctor"]["caught_by"] = "twin"; },
+       "failures/results.json: faults[0].models[0].doctor.caught_by must be a list, got \"twin\""},
       {R,
        [](json& j) {
          j = {{"rows", json::array()}};

@@ -6,7 +6,8 @@ is one function in its family's module and one entry here (a new kind of input: 
 """
 import os
 
-from . import charlm, context_extension, cue, direction, filings, hybrids, packing, passkey, rope_base, theory, txl_memory
+from . import (charlm, context_extension, cue, direction, failures, filings, hybrids, packing, passkey, rope_base, theory,
+               txl_memory)
 from .load import load
 
 
@@ -43,6 +44,7 @@ OPTIONS = [
            "scripts/packing_charlm_summary.py's summary-charlm.json (scripts/packing.sh)"),
     Option("direction", "results/direction",
            "the folder of the direction experiments (before/results.json, nearest/results.json)", folder=True),
+    Option("failures", "results/failures/results.json", "pe-bench failures' results.json (make failures)"),
 ]
 OPTION = {o.name: o for o in OPTIONS}
 
@@ -151,6 +153,9 @@ TABLE = [
     Figure("direction_score_by_offset", direction.fig_direction_score_by_offset, direction.check_direction,
            "direction", RUN, "direction heads: score of a marked key against its signed offset from the query, "
            "one panel per scheme, both rules", read=direction.load_direction),
+    Figure("failures", failures.fig_failures, failures.check_failures, "failures", "make failures",
+           "the failure lab: each fault's damage against length beside the correct models, and the fault x "
+           "invariant matrix of the doctor's verdicts"),
 ]
 FIGURES = {f.name: f for f in TABLE}
 NAMES = [f.name for f in TABLE]

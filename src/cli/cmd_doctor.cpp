@@ -50,7 +50,7 @@ void register_doctor(CLI::App& app) {
     std::string from;
     int length = 0;
     uint64_t seed = 0;
-    bool json = false, brief = false;
+    bool json = false, brief = false, twin = false;
   };
   auto o = std::make_shared<Opts>();
   std::string list;
@@ -71,13 +71,16 @@ void register_doctor(CLI::App& app) {
       ->check(CLI::Range(0, 1 << 16))
       ->capture_default_str();
   sub->add_option("--seed", o->seed, "the random sequences' seed")->capture_default_str();
+  sub->add_flag("--twin", o->twin,
+                "also read each checkpoint's export with the PyTorch twin (python/pebench_torch; needs Debian's "
+                "python3-torch, else the row is n/a and says why): the twin row");
   sub->add_flag("--json", o->json, "print the rows as JSON instead of tables");
   sub->add_flag("--brief", o->brief, "one line per checkpoint, and the rows only of one that fails");
   sub->callback([o] {
     if (o->checkpoints.empty() == o->from.empty())
       throw UsageError("give --checkpoint FILE ... or --from DIR (an export), not both and not neither");
     DoctorSettings base;
-    base.length = o->length, base.seed = o->seed;
+    base.length = o->length, base.seed = o->seed, base.twin = o->twin;
     std::vector<Checked> done;
     if (!o->from.empty()) {  // the export imported into a temporary checkpoint, examined, removed
       const ScratchPath tmp("pe-bench-doctor-import.json");

@@ -30,5 +30,6 @@ void register_lab(CLI::App& app);
 void register_export(CLI::App& app);
 void register_import(CLI::App& app);
 void register_doctor(CLI::App& app);
+void register_failures(CLI::App& app);
 
 }  // namespace pe::cli

@@ -11,6 +11,8 @@
 
 namespace pe {
 
+std::string build_source_tree() { return PEBENCH_SOURCE_TREE; }
+
 const BuildInfo& build_info() {
 #if defined(__clang__)
   static const BuildInfo info{PEBENCH_COMMIT, "clang " __clang_version__, PEBENCH_TARGET_NAME, PEBENCH_FLAGS};

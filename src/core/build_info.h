@@ -24,6 +24,8 @@ struct BuildInfo {
 };
 
 const BuildInfo& build_info();
+// The source tree this binary was built from (its python/ holds the PyTorch twin `pe-bench doctor --twin` runs).
+std::string build_source_tree();
 nlohmann::json build_info_json();  // {"compiler", "target", "flags", "numerics"}: no commit
 // For a Markdown table of results carrying `build`: a warning paragraph when they come from a native
 // build (their numbers depend on the CPU that built pe-bench), "" otherwise.

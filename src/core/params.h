@@ -59,6 +59,17 @@ class ParamLayout {
   size_t total_ = 0;
 };
 
+// Whether two layouts declare the same tensors (names, shapes, offsets) in the same order: a scheme swapped
+// into a model must, since it reads its tensors by id.
+inline bool same_tensors(const ParamLayout& a, const ParamLayout& b) {
+  const auto &x = a.tensors(), &y = b.tensors();
+  if (x.size() != y.size()) return false;
+  for (size_t i = 0; i < x.size(); ++i)
+    if (x[i].name != y[i].name || x[i].rows != y[i].rows || x[i].cols != y[i].cols || x[i].offset != y[i].offset)
+      return false;
+  return true;
+}
+
 // A named view into one flat buffer (values or gradients) laid out by a ParamLayout.
 template <class S>
 struct ParamView {

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "core/files.h"
+#include "harness/doctor_twin.h"
 #include "harness/interop.h"
 
 namespace pe {
@@ -16,22 +17,8 @@ namespace {
 // Export then import (harness/interop.h) through a temporary folder: the bytes that differ from the file.
 DoctorRow export_row(const std::string& checkpoint) {
   DoctorRow r{"export", "export then import gives the checkpoint's bytes back", "holds", 0, 0, "ok", ""};
-  const ScratchPath scratch("pe-bench-doctor");
-  const std::string& dir = scratch.path();
-  make_dirs(dir);
-  // its files, registered after the folder, so that a signal's cleanup removes them before it (core/files.h)
-  std::vector<int> slots;
-  for (const char* f : {"/model.safetensors", "/config.json", "/checkpoint.json"})
-    slots.push_back(register_temp(dir + f));
-  struct Unregister {
-    std::vector<int>& s;
-    ~Unregister() {
-      for (int i : s) unregister_temp(i);
-    }
-  } unregister{slots};
-  const ExportedModel e = export_checkpoint(checkpoint);
-  write_file_atomic(dir + "/model.safetensors", e.safetensors);
-  write_file_atomic(dir + "/config.json", e.config);
+  const ScratchExport e(checkpoint, {"checkpoint.json"});
+  const std::string& dir = e.dir();
   import_checkpoint(dir, dir + "/checkpoint.json");
   const std::string before = read_file(checkpoint), after = read_file(dir + "/checkpoint.json");
   size_t differ = before.size() > after.size() ? before.size() - after.size() : after.size() - before.size();

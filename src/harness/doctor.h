@@ -5,6 +5,7 @@
 // lab) meets the same invariants as the correct one.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -59,6 +60,10 @@ class DoctorModel {
   // The scheme's position code of each position added to the embedding ([n, d_model]); empty when it adds none.
   virtual std::vector<float> embedding_code(const std::vector<int>& positions) = 0;
   bool bidirectional() { return scheme().config().bidirectional; }
+  // Replaces the model's scheme with f(the scheme), a wrapper that declares its parameters (the failure lab's
+  // faults in a scheme's hooks, harness/faults.h). UsageError for a model that cannot.
+  using SchemeWrap = std::function<std::unique_ptr<Scheme<float>>(std::unique_ptr<Scheme<float>>)>;
+  virtual void wrap_scheme(const SchemeWrap& f);
 };
 
 // The block stack of a checkpoint (the char LM, the passkey model).
@@ -70,8 +75,13 @@ std::unique_ptr<DoctorModel> doctor_cue_head(std::unique_ptr<CueHead<float>> mod
 struct DoctorSettings {
   int length = 0;          // the length the model is read at (0: its training length)
   uint64_t seed = 0;       // the random sequences
-  std::string checkpoint;  // the file, for the export round trip ("" : not run)
+  std::string checkpoint;  // the file, for the export round trip and the twin ("" : neither run)
+  bool twin = false;       // also read the checkpoint's export with the PyTorch twin (python3-torch)
 };
+
+// The start of a row's detail when the model refused the invariant's reading (a cache or table past its last
+// position): the row fails without a measurement.
+inline constexpr const char* kRefusedReading = "the reading was refused: ";
 
 // One invariant on one model.
 struct DoctorRow {

@@ -7,9 +7,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
+#include "core/errors.h"
 #include "core/rng.h"
 #include "harness/doctor.h"
+#include "harness/doctor_twin.h"
 #include "theory/finite_precision.h"
 
 namespace pe {
@@ -361,6 +364,33 @@ Measure angles_measure(Context& c) {
                   theory::first_aliasing_integer(theory::kBfloat16), theory::first_aliasing_integer(theory::kFloat16))};
 }
 
+// The reading against an independent one of the same weights: the PyTorch twin's logits on the checkpoint's
+// export, at the last T positions of the read length (a head at its last row). A fault in the reading that leaves the
+// model consistent with itself (every other invariant compares two of its own readings) shows here.
+Expect twin_expect(Context& c) {
+  if (!c.s.twin) return {Expect::Skip, "not asked for (--twin reads the export with the PyTorch twin)"};
+  if (c.s.checkpoint.empty()) return {Expect::Skip, "no checkpoint file to export"};
+  if (std::string why = twin_unavailable(); !why.empty()) return {Expect::Skip, why};
+  return {};
+}
+Measure twin_measure(Context& c) {
+  DoctorBatch b = random_batch(c, 2, c.T, 11);
+  // the far end of the read length (inside a table): where a position that rounds or wraps wrongly shows
+  const int end = c.m.last_position() >= 0 ? std::min(c.length, c.m.last_position() + 1) : c.length;
+  b.p0 = std::max(0, end - c.T);
+  const std::vector<float> mine = c.m.logits(b);
+  std::vector<float> twin;
+  try {
+    twin = twin_logits(c.s.checkpoint, b.tokens, b.B, b.T, b.p0);
+  } catch (const Error& e) {  // the twin could not read the export: nothing agreed with
+    return {std::nan(""), 0, e.what()};
+  }
+  if (twin.size() != mine.size())
+    return {std::nan(""), 0, fmt::format("the twin gave {} logits, the model {}", twin.size(), mine.size())};
+  return {row_gap(mine, 0, twin, 0, 1, int(mine.size())), kLogitTol * scale_of(mine),
+          fmt::format("{} sequences at positions {} .. {}, the twin in float32", b.B, b.p0, b.p0 + b.T - 1)};
+}
+
 struct Invariant {
   const char* name;
   const char* checks;
@@ -415,6 +445,7 @@ const std::vector<Invariant>& invariants() {
        [](Context& c) { return code_expect(c, false); }, [](Context& c) { return code_measure(c, false); }},
       {"angles", "the Q/K transform turns plane j by p * theta_j (exact, in double) at every position read",
        angles_expect, angles_measure},
+      {"twin", "the reading equals the PyTorch twin's of the checkpoint's export (--twin)", twin_expect, twin_measure},
   };
   return table;
 }
@@ -442,7 +473,12 @@ std::vector<DoctorRow> run_doctor_invariants(DoctorModel& model, const DoctorSet
       r.expect = r.verdict = "n/a";
       r.detail = e.why;
     } else {
-      const Measure m = inv.measure(c);
+      Measure m;
+      try {
+        m = inv.measure(c);
+      } catch (const UsageError& e) {  // the model refused the reading (a cache past a table): it fails
+        m = {std::numeric_limits<double>::quiet_NaN(), 0, std::string(kRefusedReading) + e.what()};
+      }
       r.expect = e.kind == Expect::Holds ? "holds" : "moves";
       r.value = m.value, r.tolerance = m.tolerance, r.detail = m.detail;
       const bool within = m.value <= m.tolerance;

@@ -16,6 +16,8 @@ std::vector<float> DoctorModel::decode(const std::vector<int>&, const std::vecto
   throw UsageError("this model has no cache to decode with");
 }
 
+void DoctorModel::wrap_scheme(const SchemeWrap&) { throw UsageError("this model's scheme cannot be replaced"); }
+
 namespace {
 
 // The largest position a batch reads.
@@ -81,6 +83,7 @@ class StackModel final : public DoctorModel {
     m_->scheme().embed_forward({m_->params().data(), &m_->layout()}, positions.data(), n, out.data());
     return out;
   }
+  void wrap_scheme(const SchemeWrap& f) override { m_->wrap_scheme(f); }
 
  private:
   std::unique_ptr<BlockStack<float>> m_;
@@ -130,6 +133,7 @@ class HeadModel final : public DoctorModel {
     m_->scheme().embed_forward(m_->cview(), positions.data(), n, out.data());
     return out;
   }
+  void wrap_scheme(const SchemeWrap& f) override { m_->wrap_scheme(f); }
 
  private:
   std::unique_ptr<CueHead<float>> m_;

@@ -18,6 +18,7 @@
 #include "core/keys.h"
 #include "core/progress.h"
 #include "harness/config.h"
+#include "harness/damage_probe.h"
 #include "harness/doctor.h"
 #include "harness/run.h"
 #include "models/check_batch.h"
@@ -141,6 +142,15 @@ class TaskReader {
   virtual std::unique_ptr<DoctorModel> doctor_model(const std::string& checkpoint) const {
     throw UsageError("pe-bench doctor does not read this task's checkpoints");
   }
+  // The failure lab's measure of damage on this task (harness/faults.h): `items` test items per length from
+  // the test stream `test_seed`, read as the checkpoint's task reads them. UsageError for a task the lab does
+  // not measure.
+  virtual std::unique_ptr<DamageProbe> damage_probe(const std::string& checkpoint, int items,
+                                                    uint64_t test_seed) const {
+    throw UsageError("the failure lab does not measure this task");
+  }
+  // The failure lab's faults read on this task's committed models, and where those are (none: the lab skips it).
+  virtual FaultHosting fault_hosting() const { return {}; }
   // What attention does at `length` (pe-bench analyze attention): the checkpoint read with `map` on
   // `sequences` of the task's own sequences, every query row fed to an AttentionStats
   // (models/attention_stats.h); its JSON with "scheme", "seed", "train_length". {"readable": false}:

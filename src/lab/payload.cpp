@@ -26,7 +26,7 @@ LabSources LabSources::in(const std::string& dir) {
   const std::filesystem::path d(dir);
   // the committed layout: experiments/tournament.json's and experiments/filings.json's out_dir
   return {(d / "theory.json").string(), (d / "tournament/results.json").string(), (d / "tournament/runs").string(),
-          (d / "filings/lab_filing.json").string()};
+          (d / "filings/lab_filing.json").string(), (d / "failures/results.json").string()};
 }
 
 namespace {
@@ -151,6 +151,8 @@ constexpr double kMaxRulerOffset = 1e4;                    // the ruler's grid: 
 constexpr size_t kMaxLengths = 64, kMaxRows = 256, kMaxSeeds = 1000, kMaxMaps = 16;  // results.json
 constexpr size_t kMaxReferenceRows = 256, kMaxReferenceCells = 64;
 constexpr size_t kMaxWords = 4096, kMaxCompanies = 64, kMaxFilingReaders = 256;  // lab_filing.json
+constexpr size_t kMaxFaults = 64, kMaxInvariants = 64;                           // failures/results.json
+constexpr double kMaxPerplexity = 1e12;
 
 // ---- the views ----------------------------------------------------------------------------------------
 
@@ -445,22 +447,81 @@ json filing_view(const json& lab, const std::string& file) {
           {"window", 32},       {"readers", readers},  {"why", lab["why"]}};
 }
 
+// The failure lab (pe-bench failures, docs/failures.md). Reads faults[].{number, name, words, fix, models} and,
+// for a fault read on any model, metric, higher_is_better, lengths and models[].{scheme, control, seeds,
+// correct, faulty, doctor.{length, caught_by, refused}}; seeds.
+json failures_view(const json& r, const std::string& file) {
+  const Key root = top(file);
+  object(r, root);
+  const long long seeds = integer(member(r, root, "seeds"), root / "seeds", 1, static_cast<long long>(kMaxSeeds));
+  const json& faults = list(member(r, root, "faults"), root / "faults", 1, kMaxFaults);
+  json out = json::array();
+  for (size_t i = 0; i < faults.size(); ++i) {
+    const Key fk = (root / "faults")[i];
+    const json& f = object(faults[i], fk);
+    json v = {{"number", integer(member(f, fk, "number"), fk / "number", 1, 99)},
+              {"name", text(member(f, fk, "name"), fk / "name", kMaxName)},
+              {"words", text(member(f, fk, "words"), fk / "words", kMaxSentence)},
+              {"fix", text(member(f, fk, "fix"), fk / "fix", kMaxSentence)},
+              {"models", json::array()}};
+    const json& models = list(member(f, fk, "models"), fk / "models", 0, kMaxRows);
+    if (!models.empty()) {
+      v["metric"] = text(member(f, fk, "metric"), fk / "metric", kMaxName);
+      const json& better = member(f, fk, "higher_is_better");
+      if (!better.is_boolean()) (fk / "higher_is_better").fail("must be true or false", better);
+      v["higher_is_better"] = better;
+      const json& lengths = list(member(f, fk, "lengths"), fk / "lengths", 1, kMaxLengths);
+      for (size_t j = 0; j < lengths.size(); ++j) integer(lengths[j], (fk / "lengths")[j], 1, 1 << 20);
+      v["lengths"] = lengths;
+      const double top_score = better.get<bool>() ? 1 : kMaxPerplexity;
+      for (size_t m = 0; m < models.size(); ++m) {
+        const Key mk = (fk / "models")[m];
+        const json& x = object(models[m], mk);
+        const json& control = member(x, mk, "control");
+        if (!control.is_boolean()) (mk / "control").fail("must be true or false", control);
+        json row = {{"scheme", text(member(x, mk, "scheme"), mk / "scheme", kMaxName)},
+                    {"control", control},
+                    {"seeds", integer(member(x, mk, "seeds"), mk / "seeds", 1, static_cast<long long>(kMaxSeeds))}};
+        for (const char* which : {"correct", "faulty"}) {
+          const json& scores = list(member(x, mk, which), mk / which, lengths.size(), lengths.size());
+          for (size_t j = 0; j < scores.size(); ++j) number_or_null(scores[j], (mk / which)[j], 0, top_score);
+          row[which] = scores;
+        }
+        const Key dk = mk / "doctor";
+        const json& doctor = object(member(x, mk, "doctor"), dk);
+        row["doctor_length"] = integer(member(doctor, dk, "length"), dk / "length", 1, 1 << 20);
+        for (const char* which : {"caught_by", "refused"}) {
+          const json& names = list(member(doctor, dk, which), dk / which, 0, kMaxInvariants);
+          for (size_t j = 0; j < names.size(); ++j) text(names[j], (dk / which)[j], kMaxName);
+          row[which] = names;
+        }
+        v["models"].push_back(row);
+      }
+    }
+    out.push_back(v);
+  }
+  return {{"seeds", seeds}, {"faults", out}};
+}
+
 }  // namespace
 
 json lab_payload(const LabSources& s, bool progress) {
   const json theory = read_input(s.theory, "pe-bench analyze theory --out results/theory.json, or make run");
   const json tournament = read_input(s.tournament_results, "make run");
   const json lab = read_input(s.filings_lab, "make filings");
+  const json failures = read_input(s.failures, "make failures");
   json payload = {{"format", "pe-bench-lab"}, {"version", 1}};
   payload["sources"] = {{"theory", s.theory},
                         {"tournament_results", s.tournament_results},
                         {"tournament_runs", s.tournament_runs},
-                        {"filings_lab", s.filings_lab}};
+                        {"filings_lab", s.filings_lab},
+                        {"failures", s.failures}};
   // every input file is checked before the heads are read (the slow part)
   payload["ruler"] = ruler_view(theory, s.theory);
   payload["accuracy"] = accuracy_view(tournament, s.tournament_results);
   const std::vector<MapSpec> maps = tournament_maps(tournament, s.tournament_results);
   payload["filing"] = filing_view(lab, s.filings_lab);
+  payload["failures"] = failures_view(failures, s.failures);
   payload["clock"] = clock_view();
   json scores, drift;
   head_views(s.tournament_runs, maps, scores, drift, progress);

@@ -11,7 +11,7 @@ namespace pe::lab {
 // Where the payload's inputs are: results_dir/theory.json, results_dir/tournament/results.json and
 // its runs (results_dir/tournament/runs), results_dir/filings/lab_filing.json.
 struct LabSources {
-  std::string theory, tournament_results, tournament_runs, filings_lab;
+  std::string theory, tournament_results, tournament_runs, filings_lab, failures;
   static LabSources in(const std::string& results_dir);
 };
 

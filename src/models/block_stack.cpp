@@ -22,14 +22,20 @@ BlockStack<S>::BlockStack(const BlockStackConfig& cfg) : cfg_(cfg) {
   cfg_.scheme.init_std = cfg_.embed_init_std;
   scheme_ = make_scheme<S>(cfg_.scheme);
   cfg_.scheme = scheme_->config();  // with its settings filled in
-  const int D = cfg_.d_model;
-  emb_ = layout_.add("tok_emb", cfg_.vocab, D);
-  for (int l = 0; l < cfg_.n_layers; ++l) {
-    wqkv_.push_back(layout_.add("block" + std::to_string(l) + ".w_qkv", D, 3 * D));
-    wproj_.push_back(layout_.add("block" + std::to_string(l) + ".w_proj", D, D));
-  }
+  declare_weights(layout_);
   scheme_->declare(layout_);
   params_.assign(layout_.total(), S(0));
+}
+
+template <class S>
+void BlockStack<S>::declare_weights(ParamLayout& layout) {
+  const int D = cfg_.d_model;
+  emb_ = layout.add("tok_emb", cfg_.vocab, D);
+  wqkv_.clear(), wproj_.clear();
+  for (int l = 0; l < cfg_.n_layers; ++l) {
+    wqkv_.push_back(layout.add("block" + std::to_string(l) + ".w_qkv", D, 3 * D));
+    wproj_.push_back(layout.add("block" + std::to_string(l) + ".w_proj", D, D));
+  }
 }
 
 template <class S>

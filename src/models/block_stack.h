@@ -79,6 +79,17 @@ class BlockStack {
   Scheme<S>& scheme() { return *scheme_; }
   const Scheme<S>& scheme() const { return *scheme_; }
   void init(uint64_t seed);
+  // Replaces the scheme with f(the scheme): a wrapper of it (schemes/forwarding.h, the failure lab's faults)
+  // that declares the same parameters. Throws if the parameter layout would change.
+  template <class F>
+  void wrap_scheme(F&& f) {
+    std::unique_ptr<Scheme<S>> next = f(std::move(scheme_));
+    ParamLayout layout;  // declared as the constructor declares them: the scheme keeps tensor ids
+    declare_weights(layout);
+    next->declare(layout);
+    if (!same_tensors(layout, layout_)) throw Error("wrap_scheme: the new scheme declares other parameters");
+    scheme_ = std::move(next);
+  }
   void prepare(int end) { scheme_->prepare(end - 1); }
   // Mean next-token cross-entropy over the scored rows (target >= 0, not PAD) of B sequences of T tokens at
   // positions p0..p0+T-1, or at the coordinates `at` (each token's loss is left in c.token_loss; 0 at an
@@ -111,6 +122,8 @@ class BlockStack {
                      bool keep, const SegmentMemory<S>* mem, const TokenCoordinates* at) const;
   // The attention coordinates of block l for the batch run_forward set up in c.
   Coordinates coordinates(const BlockStackCache<S>& c, const Visibility& vis, const TokenCoordinates* at, int l) const;
+  // The token embedding and each block's weights, declared into `layout` (their ids: emb_, wqkv_, wproj_).
+  void declare_weights(ParamLayout& layout);
   template <class>
   friend class BlockStackDecoder;  // reads the parameters by id (models/block_stack_decoder.h)
   BlockStackConfig cfg_;

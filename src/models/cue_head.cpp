@@ -65,11 +65,7 @@ template <class S>
 void CueHead<S>::swap_scheme(std::unique_ptr<Scheme<S>> scheme) {
   ParamLayout layout;
   declare_into(layout, *scheme);
-  const auto &now = layout_.tensors(), &next = layout.tensors();
-  const bool same = now.size() == next.size() && std::equal(now.begin(), now.end(), next.begin(), [](auto& a, auto& b) {
-                      return a.name == b.name && a.rows == b.rows && a.cols == b.cols && a.offset == b.offset;
-                    });
-  if (!same) throw Error("swap_scheme: the new scheme declares other parameters");
+  if (!same_tensors(layout, layout_)) throw Error("swap_scheme: the new scheme declares other parameters");
   scheme_ = std::move(scheme);
 }
 

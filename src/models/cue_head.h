@@ -135,6 +135,12 @@ class CueHead {
   // Replaces the scheme with one that declares the same parameters (analyses read a trained head
   // through a modified scheme). Throws if the parameter layout would change.
   void swap_scheme(std::unique_ptr<Scheme<S>> scheme);
+  // Replaces the scheme with f(the scheme): a wrapper of it (schemes/forwarding.h) that declares its parameters.
+  template <class F>
+  void wrap_scheme(F&& f) {
+    std::unique_ptr<Scheme<S>> inner = std::move(scheme_);
+    swap_scheme(f(std::move(inner)));
+  }
   // Fill the scheme's caches for positions up to end - 1 (call before parallel work).
   void prepare(int end) { scheme_->prepare(end - 1); }
   // Which keys a query sees: every earlier one (causal), or every one when the head was made

@@ -8,8 +8,9 @@ for head in rope/seed0 sinusoidal/seed0; do
   mkdir -p "$LAB_RUNS/cue/$head" && cp results/tournament/runs/cue/$head/*.json "$LAB_RUNS/cue/$head/"
 done
 lab_inputs() {  # lab_inputs DIR: a results directory with the committed inputs and the two heads
-  mkdir -p "$1/tournament" "$1/filings"
+  mkdir -p "$1/tournament" "$1/filings" "$1/failures"
   cp results/theory.json "$1/theory.json"
+  cp results/failures/results.json "$1/failures/results.json"
   cp results/tournament/results.json "$1/tournament/results.json"
   cp results/filings/lab_filing.json "$1/filings/lab_filing.json"
   ln -sfn "$LAB_RUNS" "$1/tournament/runs"
@@ -30,6 +31,8 @@ lab_case nohi tournament/results.json "del c['rows'][0]['hi']"
 lab_inputs "$TMP/lab-filings" && cp results/filings/results.json "$TMP/lab-filings/tournament/results.json"
 lab_case mention filings/lab_filing.json "c['last_mention'] = 10"
 lab_case answer filings/lab_filing.json "c['readers'][2]['answers'][7] = 9"
+lab_case faultscore failures/results.json "c['faults'][0]['models'][0]['correct'] = 'x'"
+lab_case faultflag failures/results.json "c['faults'][1]['models'][0]['control'] = 1"
 L="--out $TMP/out.json --quiet"  # out.json: the directory that must not be written
 expect_code 4 "lab: log_ruler.base = 1.0 (was 161 nulls, exit 0)" "$TMP/lab-base/theory.json: log_ruler.base must be a number in [2, 1000000000000], got 1.0" lab --results "$TMP/lab-base" $L
 expect_code 4 "lab: a ruler width d = 0 (was 161 nulls, exit 0)" "theory.json: log_ruler.rows[0].by_d[0].d must be an integer in [2, 65536], got 0" lab --results "$TMP/lab-d0" $L
@@ -43,6 +46,8 @@ expect_code 4 "lab: another task's results (the filings study's)" "tournament/re
 expect_code 4 "lab: results re-read with an unknown map" "tournament/results.json: maps[1] is not a map this build reads" lab --results "$TMP/lab-map" $L
 expect_code 4 "lab: a filing whose last_mention is not its last mark" "lab_filing.json: last_mention must be the position of the document's last mention" lab --results "$TMP/lab-mention" $L
 expect_code 4 "lab: a filing reader answering a company it does not name" "lab_filing.json: readers[2].answers[7] must be an integer in [-1, 3], got 9" lab --results "$TMP/lab-answer" $L
+expect_code 4 "lab: a fault's scores not a list" "failures/results.json: faults[0].models[0].correct must be a list, got \"x\"" lab --results "$TMP/lab-faultscore" $L
+expect_code 4 "lab: a control flag that is a number" "failures/results.json: faults[1].models[0].control must be true or false, got 1" lab --results "$TMP/lab-faultflag" $L
 lab_inputs "$TMP/lab-noheads" && rm "$TMP/lab-noheads/tournament/runs" && mkdir "$TMP/lab-noheads/tournament/runs"
 expect_code 4 "lab: a runs directory without a head (was exit 2)" "no checkpoint.json under $TMP/lab-noheads/tournament/runs" lab --results "$TMP/lab-noheads" $L
 # The page escapes what it embeds: hostile strings in a scheme name, a reference key, a filing word

@@ -9,6 +9,7 @@
 #include "models/attention_stats.h"
 #include "models/block_stack_keys.h"
 #include "tasks/charlm/checkpoint.h"
+#include "tasks/charlm/damage.h"
 #include "tasks/charlm/gradcheck.h"
 #include "tasks/charlm/tools.h"
 #include "tasks/charlm/training.h"
@@ -108,6 +109,10 @@ class CharLMReader final : public TaskReader {
     LoadedCharLM l = load_charlm_checkpoint(checkpoint);  // with a fine-tune's plan applied
     const int train = l.meta.at("training").value("train_length", 0);
     return doctor_block_stack(std::move(l.model), train);
+  }
+  FaultHosting fault_hosting() const override { return charlm_fault_hosting(); }
+  std::unique_ptr<DamageProbe> damage_probe(const std::string& checkpoint, int items, uint64_t) const override {
+    return charlm_damage_probe(load_charlm_checkpoint(checkpoint).vocab, items);
   }
   // A fine-tuned checkpoint reads with the plan it was tuned under (for its lengths), and no other map.
   CheckBatch check_batch(const std::string& checkpoint, const MapSpec& map, int length, uint64_t seed,

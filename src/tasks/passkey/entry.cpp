@@ -6,6 +6,7 @@
 #include "harness/task.h"
 #include "models/attention.h"
 #include "models/attention_stats.h"
+#include "tasks/passkey/damage.h"
 #include "tasks/passkey/data.h"
 #include "tasks/passkey/evaluation.h"
 #include "tasks/passkey/gradcheck.h"
@@ -72,6 +73,11 @@ class PasskeyReader final : public TaskReader {
   std::unique_ptr<DoctorModel> doctor_model(const std::string& checkpoint) const override {
     LoadedPasskey l = load_passkey_checkpoint(checkpoint);
     return doctor_block_stack(std::move(l.model), l.train_length);
+  }
+  FaultHosting fault_hosting() const override { return passkey_fault_hosting(); }
+  std::unique_ptr<DamageProbe> damage_probe(const std::string& checkpoint, int items,
+                                            uint64_t test_seed) const override {
+    return passkey_damage_probe(load_passkey_checkpoint(checkpoint).spec, items, test_seed);
   }
   CheckBatch check_batch(const std::string& checkpoint, const MapSpec& map, int length, uint64_t seed,
                          const std::string& mode) const override {

@@ -1,0 +1,363 @@
+// The failure lab's faults (harness/faults.h): one entry each, with the reading or scheme wrapper that
+// injects it. docs/failures.md has each fault's measured cost beside these words.
+#include "harness/faults.h"
+
+#include <algorithm>
+#include <cstring>
+#include <iterator>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "core/errors.h"
+#include "schemes/forwarding.h"
+
+namespace pe {
+
+namespace {
+
+void need_coordinates(DoctorModel& m, const std::string& fault) {
+  if (!m.takes_coordinates())
+    throw UsageError(fmt::format("the fault {} reads per-token positions, which a {} does not take", fault, m.kind()));
+}
+
+// Prepends `pad(T)` tokens to every sequence and drops their rows from the logits: PAD (token 0) or one fixed
+// document of the model's tokens, the same whatever the batch holds; positions and documents of the whole as
+// `lay` writes them.
+class Prepended final : public FaultyReading {
+ public:
+  // lay(batch with the prefix, prefix length, the original batch): sets pos and doc of the longer batch
+  using Lay = std::function<void(DoctorBatch&, int, const DoctorBatch&)>;
+  Prepended(std::unique_ptr<DoctorModel> inner, std::function<int(int)> pad, bool pad_token, Lay lay, std::string name)
+      : FaultyReading(std::move(inner)),
+        pad_(std::move(pad)),
+        pad_token_(pad_token),
+        lay_(std::move(lay)),
+        name_(std::move(name)) {}
+  std::vector<float> logits(const DoctorBatch& b) override {
+    need_coordinates(*in_, name_);
+    if (!b.doc.empty()) {  // a batch laid out already (the doctor's packed and padded cases): relaid only
+      DoctorBatch c = b;
+      lay_(c, 0, b);
+      return in_->logits(c);
+    }
+    const int P = pad_(b.T), T = b.T + P, V = width();
+    DoctorBatch c;
+    c.B = b.B, c.T = T, c.p0 = 0;
+    c.tokens.assign(size_t(b.B) * T, 0);
+    for (int i = 0; i < b.B; ++i) {  // the prefix: token 0 (PAD), or a fixed document of the model's tokens
+      for (int t = 0; t < P; ++t) c.tokens[size_t(i) * T + t] = pad_token_ ? 0 : (5 * t + 3) % symbols();
+      std::copy_n(b.tokens.data() + size_t(i) * b.T, b.T, c.tokens.data() + size_t(i) * T + P);
+    }
+    lay_(c, P, b);
+    const std::vector<float> all = in_->logits(c);
+    std::vector<float> out(size_t(b.B) * b.T * V);
+    for (int i = 0; i < b.B; ++i)
+      std::memcpy(out.data() + size_t(i) * b.T * V, all.data() + (size_t(i) * T + P) * V, sizeof(float) * b.T * V);
+    return out;
+  }
+
+ private:
+  std::function<int(int)> pad_;
+  bool pad_token_;
+  Lay lay_;
+  std::string name_;
+};
+
+// The scheme's added code added a second time (in the model and again in the reading code).
+class CodeTwice final : public ForwardingScheme<float> {
+ public:
+  using ForwardingScheme::ForwardingScheme;
+  void embed_forward(CParamView<float> P, const int* pos, int n, float* out) const override {
+    inner().embed_forward(P, pos, n, out);
+    inner().embed_forward(P, pos, n, out);
+  }
+};
+
+// Every position hook made a no-op: the trained model read with its explicit positions deleted (what it
+// declares, and what the doctor expects of it, unchanged).
+class PositionsDeleted final : public ForwardingScheme<float> {
+ public:
+  using ForwardingScheme::ForwardingScheme;
+  void embed_forward(CParamView<float>, const int*, int, float*) const override {}
+  void qk_forward(int, const int*, int, float*) const override {}
+  size_t tables_size(int, int) const override { return 0; }
+  void tables_forward(CParamView<float>, int, int, float*) const override {}
+  void score_forward(CParamView<float>, const AttnRow<float>&, float*) const override {}
+  bool block_scores(int) const override { return false; }
+  bool block_values(int) const override { return false; }
+  void value_forward(CParamView<float>, const AttnRow<float>&, const float*, float*) const override {}
+};
+
+// A scheme's position hooks (embedding, Q/K transform, row scores) handed positions a rule rewrote, the mask still
+// reading the true ones: what a reading does whose position ids are wrong while its attention mask is right. The
+// rule must not decrease (a row's keys keep ascending). Refuses a scheme with value hooks or derived tables (they
+// would read the true positions).
+class PositionsRead final : public ForwardingScheme<float> {
+ public:
+  using Rule = std::function<int(int pos, int train)>;
+  PositionsRead(std::unique_ptr<Scheme<float>> inner, Rule f) : ForwardingScheme(std::move(inner)), f_(std::move(f)) {
+    if (this->inner().acts_on_values() || this->inner().tables_size(0, 2) > 0)
+      throw UsageError(name() +
+                       " reads positions in its value hooks or derived tables; this fault rewrites the "
+                       "embedding's, the Q/K transform's and the row scores' only");
+  }
+  bool block_scores(int) const override { return false; }
+  void score_forward(CParamView<float> P, const AttnRow<float>& r, float* scores) const override {
+    const std::vector<int> kpos = read(r.kpos, r.nk);
+    AttnRow<float> m = r;
+    m.qpos = f_(r.qpos, config().train_length), m.kpos = kpos.data();
+    inner().score_forward(P, m, scores);
+  }
+  void embed_forward(CParamView<float> P, const int* pos, int n, float* out) const override {
+    inner().embed_forward(P, read(pos, n).data(), n, out);
+  }
+  void embed_backward(CParamView<float> P, ParamView<float> G, const int* pos, int n, const float* d) const override {
+    inner().embed_backward(P, G, read(pos, n).data(), n, d);
+  }
+  void qk_forward(int layer, const int* pos, int n, float* x) const override {
+    inner().qk_forward(layer, read(pos, n).data(), n, x);
+  }
+  void qk_backward(int layer, const int* pos, int n, float* dx) const override {
+    inner().qk_backward(layer, read(pos, n).data(), n, dx);
+  }
+  void prepare(int max_pos) override { inner().prepare(largest(max_pos)); }
+  void prepare_range(int, int hi) override { inner().prepare(largest(hi)); }
+
+ private:
+  std::vector<int> read(const int* pos, int n) const {
+    std::vector<int> out(pos, pos + n);
+    for (int& p : out) p = f_(p, config().train_length);
+    return out;
+  }
+  int largest(int max_pos) const {
+    int m = 0;
+    for (int p = 0; p <= max_pos; ++p) m = std::max(m, f_(p, config().train_length));
+    return m;
+  }
+  Rule f_;
+};
+
+// Every offset read with its sign flipped (j - i where training read i - j): each score and value hook sees
+// its keys mirrored about the query (key position k read as 2q - k, the keys' order reversed so that their
+// positions ascend). For schemes whose row hooks read positions and the query, not the keys (ALiBi, T5, Shaw).
+class OffsetsFlipped final : public ForwardingScheme<float> {
+ public:
+  explicit OffsetsFlipped(std::unique_ptr<Scheme<float>> inner) : ForwardingScheme(std::move(inner)) {
+    if (this->inner().acts_on_qk() || this->inner().acts_on_embedding() || this->inner().tables_size(0, 2) > 0)
+      throw UsageError(name() + " reads positions outside its row score hooks; this fault flips those only");
+  }
+  bool block_scores(int) const override { return false; }
+  bool block_values(int) const override { return false; }
+  void score_forward(CParamView<float> P, const AttnRow<float>& r, float* scores) const override {
+    std::vector<int> kpos;
+    const AttnRow<float> m = mirrored(r, kpos);
+    std::vector<float> s(size_t(r.nk), 0.0f);
+    inner().score_forward(P, m, s.data());
+    for (int t = 0; t < r.nk; ++t) scores[t] += s[size_t(r.nk - 1 - t)];
+  }
+  void value_forward(CParamView<float> P, const AttnRow<float>& r, const float* p, float* out) const override {
+    std::vector<int> kpos;
+    const AttnRow<float> m = mirrored(r, kpos);
+    const std::vector<float> reversed(std::make_reverse_iterator(p + r.nk), std::make_reverse_iterator(p));
+    inner().value_forward(P, m, reversed.data(), out);
+  }
+
+ private:
+  static AttnRow<float> mirrored(const AttnRow<float>& r, std::vector<int>& kpos) {
+    kpos.resize(size_t(r.nk));
+    for (int t = 0; t < r.nk; ++t) kpos[size_t(t)] = 2 * r.qpos - r.kpos[r.nk - 1 - t];
+    AttnRow<float> m = r;
+    m.kpos = kpos.data();
+    return m;
+  }
+};
+
+// The scheme's encoder form (made for a visibility that shows later keys: T5's two-sided buckets, ALiBi's
+// symmetric bias) read by the causal model it was not trained as: the encoder scheme built from the causal
+// one's settings declares the same tensors, and the model still reads causally (what it declares stays causal).
+class EncoderForm final : public ForwardingScheme<float> {
+ public:
+  explicit EncoderForm(std::unique_ptr<Scheme<float>> causal) : ForwardingScheme(encoder_of(*causal)) {
+    this->cfg_.bidirectional = false;
+  }
+
+ private:
+  static std::unique_ptr<Scheme<float>> encoder_of(const Scheme<float>& s) {
+    SchemeConfig c = s.config();
+    c.bidirectional = true;
+    return make_scheme<float>(c);
+  }
+};
+
+// Weights written for RoPE's interleaved pairs (2j, 2j+1) read with Transformers' split-half convention
+// (rotate_half: the pairs (j, j + d_head/2)): each head's dimensions gathered so that the split-half pair j
+// becomes the interleaved pair j, turned, and scattered back.
+class SplitHalfPairs final : public ForwardingScheme<float> {
+ public:
+  using ForwardingScheme::ForwardingScheme;
+  void qk_forward(int layer, const int* pos, int n, float* x) const override {
+    std::vector<float> y = gathered(x, n);
+    inner().qk_forward(layer, pos, n, y.data());
+    scatter(y, n, x);
+  }
+  void qk_backward(int layer, const int* pos, int n, float* dx) const override {
+    std::vector<float> y = gathered(dx, n);
+    inner().qk_backward(layer, pos, n, y.data());
+    scatter(y, n, dx);
+  }
+
+ private:
+  // y[2j] = x[j], y[2j+1] = x[j + dh/2] within each head of each row
+  std::vector<float> gathered(const float* x, int n) const {
+    const int H = config().n_heads, dh = config().d_head, half = dh / 2;
+    std::vector<float> y(size_t(n) * H * dh);
+    for (size_t r = 0; r < size_t(n) * H; ++r)
+      for (int j = 0; j < half; ++j) y[r * dh + 2 * j] = x[r * dh + j], y[r * dh + 2 * j + 1] = x[r * dh + j + half];
+    return y;
+  }
+  void scatter(const std::vector<float>& y, int n, float* x) const {
+    const int H = config().n_heads, dh = config().d_head, half = dh / 2;
+    for (size_t r = 0; r < size_t(n) * H; ++r)
+      for (int j = 0; j < half; ++j) x[r * dh + j] = y[r * dh + 2 * j], x[r * dh + j + half] = y[r * dh + 2 * j + 1];
+  }
+};
+
+template <class Wrapper, class... Args>
+std::function<std::unique_ptr<DoctorModel>(std::unique_ptr<DoctorModel>)> in_scheme(Args... args) {
+  return [args...](std::unique_ptr<DoctorModel> m) {
+    m->wrap_scheme([&](std::unique_ptr<Scheme<float>> s) { return std::make_unique<Wrapper>(std::move(s), args...); });
+    return m;
+  };
+}
+
+std::function<std::unique_ptr<DoctorModel>(std::unique_ptr<DoctorModel>)> positions_read(PositionsRead::Rule f) {
+  return in_scheme<PositionsRead>(std::move(f));
+}
+
+// The integer a 16-bit float holds nearest to p: bfloat16 (8 significant bits) or float16 (11), ties to even.
+int rounded_to(int p, int bits) {
+  if (p < (1 << bits)) return p;
+  int e = 0;
+  while ((p >> e) >= (1 << bits)) ++e;
+  const int q = p >> e, rem = p - (q << e), half = 1 << (e - 1);
+  const int up = rem > half || (rem == half && (q & 1));
+  return (q + up) << e;
+}
+
+std::vector<FaultInfo> make_faults() {
+  using Model = std::unique_ptr<DoctorModel>;
+  std::vector<FaultInfo> f;
+  f.push_back({1, "code-twice",
+               "absolute position added twice: the model adds its code and the reading code adds it again",
+               "scheme: the embedding hook adds the code twice", "twin",
+               "add the code in one place, with a test that a zero token's embedding is the code once",
+               in_scheme<CodeTwice>()});
+  f.push_back({2, "positions-deleted",
+               "explicit positions removed from a trained model (\"NoPE can work, so delete it\")",
+               "scheme: every position hook a no-op (what the checkpoint declares unchanged)", "shift",
+               "a model trained with positions is read with them; NoPE is a model trained without",
+               in_scheme<PositionsDeleted>()});
+  f.push_back({3, "bos-off-by-one",
+               "positions off by one after an inserted BOS token: every content token read one position later",
+               "scheme: the embedding and Q/K hooks read position p + 1 (the mask reads p)", "twin",
+               "count positions the way training counted them, BOS or not, the same on both sides",
+               positions_read([](int p, int) { return p + 1; })});
+  f.push_back({4, "pad-left-storage",
+               "left padding with positions counted over PAD where the model expects content positions",
+               "reading: T/4 PAD rows before each sequence (hidden), positions over storage", "pad-left-content",
+               "positions over the content (the cumulative sum of the attention mask, minus one)", [](Model m) {
+                 return Model(std::make_unique<Prepended>(
+                     std::move(m), [](int T) { return T / 4; }, true,
+                     [](DoctorBatch& c, int P, const DoctorBatch& b) {
+                       c.pos.clear(), c.p0 = b.p0;  // over storage
+                       if (P == 0) return;          // a padded batch of the doctor's: its PAD as it marked them
+                       c.doc.assign(size_t(c.B) * c.T, 0);
+                       for (int i = 0; i < c.B; ++i) std::fill_n(c.doc.data() + size_t(i) * c.T, P, -1);
+                     },
+                     "pad-left-storage"));
+               }});
+  f.push_back({5, "mask-positions-disagree",
+               "attention mask and positions that disagree: documents packed in a row with positions reset per "
+               "document and the mask built from the positions alone (key position <= query position, no "
+               "document ids), so each row also sees the other documents' rows at positions up to its own",
+               "reading: a fixed document of T/2 tokens before each sequence, positions reset, one document id",
+               "packed-reset", "one coordinate record drives both: document ids in the mask wherever positions restart",
+               [](Model m) {
+                 return Model(std::make_unique<Prepended>(
+                     std::move(m), [](int T) { return T / 2; }, false,
+                     [](DoctorBatch& c, int P, const DoctorBatch& b) {
+                       if (P == 0) {  // the doctor's packed or padded batch: its document ids dropped
+                         for (auto& d : c.doc) d = 0;
+                         return;
+                       }
+                       c.doc.assign(size_t(c.B) * c.T, 0);
+                       c.pos.resize(size_t(c.B) * c.T);
+                       for (int i = 0; i < c.B; ++i)
+                         for (int t = 0; t < c.T; ++t) c.pos[size_t(i) * c.T + t] = t < P ? t : b.p0 + t - P;
+                     },
+                     "mask-positions-disagree"));
+               }});
+  f.push_back({6, "offset-sign", "i - j in training and j - i in reading: every offset's sign flipped",
+               "scheme: the score and value hooks read each key mirrored about its query (k as 2q - k)", "twin",
+               "one helper computes the offset for training, reading and the cache, with a test of its sign",
+               in_scheme<OffsetsFlipped>()});
+  f.push_back({8, "local-arange",
+               "decode offsets from a local arange(q_len): each chunk of 16 tokens read at positions 0 .. 15, the "
+               "earlier chunks' keys kept at theirs",
+               "scheme: the embedding and Q/K hooks read p mod 16 (the mask reads p)", "qk-compose",
+               "a query's position is the cache's length plus its row in the chunk",
+               positions_read([](int p, int) { return p % 16; })});
+  f.push_back({9, "encoder-buckets",
+               "bidirectional T5 buckets in a causal decoder: the scheme's encoder form (half the buckets per side) "
+               "read by a model trained with the causal one",
+               "scheme: the encoder form built from the same settings and tensors, the model still causal", "twin",
+               "build the scheme for the visibility the model is read with (SchemeConfig::bidirectional)",
+               in_scheme<EncoderForm>()});
+  f.push_back({11, "table-clamp",
+               "a learned table read past its rows with a clamp: every later position reads the last row",
+               "scheme: the embedding hook reads min(p, the table's last row)", "range",
+               "refuse to read past the table (or train the rows first); never clamp silently", [](Model m) {
+                 const int last = m->last_position();
+                 return positions_read([last](int p, int) { return std::min(p, last); })(std::move(m));
+               }});
+  f.push_back({12, "chunk-reset",
+               "a long document read in chunks whose positions reset where global order was trained: windows of "
+               "the training length, each from position 0, the earlier windows still seen",
+               "scheme: the embedding and Q/K hooks read p mod the training length (the mask reads p)", "qk-compose",
+               "global positions across the windows of one document (or hide the earlier windows)",
+               positions_read([](int p, int train) { return p % train; })});
+  f.push_back({13, "rope-split-half",
+               "RoPE pairing: weights written for interleaved pairs (2j, 2j+1) read with Transformers' split-half "
+               "rotate_half pairs (j, j + d_head/2)",
+               "scheme: the Q/K transform turns the split-half pairs", "angles",
+               "read with the pairing the weights were written for, or permute the query and key rows on export",
+               in_scheme<SplitHalfPairs>()});
+  f.push_back({14, "positions-bf16", "positions held in bfloat16: integers past 256 alias (8 significant bits)",
+               "scheme: every position hook reads each position rounded to the nearest bfloat16", "twin",
+               "positions and angles in float32 (or integers), the rotation in float32",
+               positions_read([](int p, int) { return rounded_to(p, 8); })});
+  f.push_back({14, "positions-fp16", "positions held in float16: integers past 2048 alias (11 significant bits)",
+               "scheme: every position hook reads each position rounded to the nearest float16", "twin",
+               "positions and angles in float32 (or integers), the rotation in float32",
+               positions_read([](int p, int) { return rounded_to(p, 11); })});
+  return f;
+}
+
+}  // namespace
+
+const std::vector<FaultInfo>& fault_list() {
+  static const std::vector<FaultInfo> list = make_faults();
+  return list;
+}
+
+const FaultInfo& find_fault(const std::string& name) {
+  std::string names;
+  for (auto& f : fault_list()) {
+    if (f.name == name) return f;
+    names += (names.empty() ? "" : ", ") + f.name;
+  }
+  throw UsageError(fmt::format("no fault named '{}' (the faults: {})", name, names));
+}
+
+}  // namespace pe
