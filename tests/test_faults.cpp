@@ -154,3 +154,13 @@ TEST_CASE("faults: each fault changes the reading of the schemes it names and fa
     }
   }
 }
+
+TEST_CASE("faults: a wrapper refuses a scheme whose hooks it cannot rewrite consistently") {
+  using namespace faults_test;
+  // positions that wrap (a reset every 16) would put a row's keys out of order for ALiBi's score hook
+  CHECK_THROWS_AS(find_fault("local-arange").apply(doctor_block_stack(random_stack("alibi"), 64)), UsageError);
+  // a shift keeps them in order: ALiBi's row scores read the shifted positions
+  CHECK_NOTHROW(find_fault("bos-off-by-one").apply(doctor_block_stack(random_stack("alibi"), 64)));
+  // offsets mirrored in the score hooks only: a scheme that turns queries and keys is refused
+  CHECK_THROWS_AS(find_fault("offset-sign").apply(doctor_block_stack(random_stack("rope"), 64)), UsageError);
+}

@@ -27,9 +27,14 @@ ScratchExport::ScratchExport(const std::string& checkpoint, const std::vector<st
   std::vector<std::string> files{"model.safetensors", "config.json"};
   files.insert(files.end(), other_files.begin(), other_files.end());
   for (auto& f : files) slots_.push_back(register_temp(dir() + "/" + f));
-  const ExportedModel e = export_checkpoint(checkpoint);
-  write_file_atomic(dir() + "/model.safetensors", e.safetensors);
-  write_file_atomic(dir() + "/config.json", e.config);
+  try {  // a constructor that throws runs no destructor: the slots are given back here
+    const ExportedModel e = export_checkpoint(checkpoint);
+    write_file_atomic(dir() + "/model.safetensors", e.safetensors);
+    write_file_atomic(dir() + "/config.json", e.config);
+  } catch (...) {
+    for (int i : slots_) unregister_temp(i);
+    throw;
+  }
 }
 
 ScratchExport::~ScratchExport() {

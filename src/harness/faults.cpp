@@ -90,17 +90,25 @@ class PositionsDeleted final : public ForwardingScheme<float> {
 };
 
 // A scheme's position hooks (embedding, Q/K transform, row scores) handed positions a rule rewrote, the mask still
-// reading the true ones: what a reading does whose position ids are wrong while its attention mask is right. The
-// rule must not decrease (a row's keys keep ascending). Refuses a scheme with value hooks or derived tables (they
-// would read the true positions).
+// reading the true ones: what a reading does whose position ids are wrong while its attention mask is right. A
+// rule that can decrease (a wrap, a reset) would put a row's keys out of order, which row score hooks may not be
+// given (AttnRow: keys ascending): it is refused for a scheme with score hooks, and so is a scheme with value
+// hooks or derived tables in any layer (they would read the true positions).
 class PositionsRead final : public ForwardingScheme<float> {
  public:
   using Rule = std::function<int(int pos, int train)>;
-  PositionsRead(std::unique_ptr<Scheme<float>> inner, Rule f) : ForwardingScheme(std::move(inner)), f_(std::move(f)) {
-    if (this->inner().acts_on_values() || this->inner().tables_size(0, 2) > 0)
+  PositionsRead(std::unique_ptr<Scheme<float>> inner, Rule f, bool increasing)
+      : ForwardingScheme(std::move(inner)), f_(std::move(f)) {
+    bool tables = false;
+    for (int l = 0; l < config().n_layers; ++l) tables = tables || this->inner().tables_size(l, 2) > 0;
+    if (this->inner().acts_on_values() || tables)
       throw UsageError(name() +
                        " reads positions in its value hooks or derived tables; this fault rewrites the "
                        "embedding's, the Q/K transform's and the row scores' only");
+    if (this->inner().acts_on_scores() && !increasing)
+      throw UsageError(name() +
+                       " reads positions in its score hooks, whose keys must stay in order; this fault's "
+                       "positions wrap");
   }
   bool block_scores(int) const override { return false; }
   void score_forward(CParamView<float> P, const AttnRow<float>& r, float* scores) const override {
@@ -144,7 +152,9 @@ class PositionsRead final : public ForwardingScheme<float> {
 class OffsetsFlipped final : public ForwardingScheme<float> {
  public:
   explicit OffsetsFlipped(std::unique_ptr<Scheme<float>> inner) : ForwardingScheme(std::move(inner)) {
-    if (this->inner().acts_on_qk() || this->inner().acts_on_embedding() || this->inner().tables_size(0, 2) > 0)
+    bool tables = false;
+    for (int l = 0; l < config().n_layers; ++l) tables = tables || this->inner().tables_size(l, 2) > 0;
+    if (this->inner().acts_on_qk() || this->inner().acts_on_embedding() || tables)
       throw UsageError(name() + " reads positions outside its row score hooks; this fault flips those only");
   }
   bool block_scores(int) const override { return false; }
@@ -231,8 +241,10 @@ std::function<std::unique_ptr<DoctorModel>(std::unique_ptr<DoctorModel>)> in_sch
   };
 }
 
-std::function<std::unique_ptr<DoctorModel>(std::unique_ptr<DoctorModel>)> positions_read(PositionsRead::Rule f) {
-  return in_scheme<PositionsRead>(std::move(f));
+// increasing: the rule never maps a later position before an earlier one (a shift, a clamp, a rounding)
+std::function<std::unique_ptr<DoctorModel>(std::unique_ptr<DoctorModel>)> positions_read(PositionsRead::Rule f,
+                                                                                         bool increasing) {
+  return in_scheme<PositionsRead>(std::move(f), increasing);
 }
 
 // The integer a 16-bit float holds nearest to p: bfloat16 (8 significant bits) or float16 (11), ties to even.
@@ -262,7 +274,7 @@ std::vector<FaultInfo> make_faults() {
                "positions off by one after an inserted BOS token: every content token read one position later",
                "scheme: the embedding and Q/K hooks read position p + 1 (the mask reads p)", "twin",
                "count positions the way training counted them, BOS or not, the same on both sides",
-               positions_read([](int p, int) { return p + 1; })});
+               positions_read([](int p, int) { return p + 1; }, true)});
   f.push_back({4, "pad-left-storage",
                "left padding with positions counted over PAD where the model expects content positions",
                "reading: T/4 PAD rows before each sequence (hidden), positions over storage", "pad-left-content",
@@ -307,7 +319,7 @@ std::vector<FaultInfo> make_faults() {
                "earlier chunks' keys kept at theirs",
                "scheme: the embedding and Q/K hooks read p mod 16 (the mask reads p)", "qk-compose",
                "a query's position is the cache's length plus its row in the chunk",
-               positions_read([](int p, int) { return p % 16; })});
+               positions_read([](int p, int) { return p % 16; }, false)});
   f.push_back({9, "encoder-buckets",
                "bidirectional T5 buckets in a causal decoder: the scheme's encoder form (half the buckets per side) "
                "read by a model trained with the causal one",
@@ -319,14 +331,14 @@ std::vector<FaultInfo> make_faults() {
                "scheme: the embedding hook reads min(p, the table's last row)", "range",
                "refuse to read past the table (or train the rows first); never clamp silently", [](Model m) {
                  const int last = m->last_position();
-                 return positions_read([last](int p, int) { return std::min(p, last); })(std::move(m));
+                 return positions_read([last](int p, int) { return std::min(p, last); }, true)(std::move(m));
                }});
   f.push_back({12, "chunk-reset",
                "a long document read in chunks whose positions reset where global order was trained: windows of "
                "the training length, each from position 0, the earlier windows still seen",
                "scheme: the embedding and Q/K hooks read p mod the training length (the mask reads p)", "qk-compose",
                "global positions across the windows of one document (or hide the earlier windows)",
-               positions_read([](int p, int train) { return p % train; })});
+               positions_read([](int p, int train) { return p % train; }, false)});
   f.push_back({13, "rope-split-half",
                "RoPE pairing: weights written for interleaved pairs (2j, 2j+1) read with Transformers' split-half "
                "rotate_half pairs (j, j + d_head/2)",
@@ -336,11 +348,11 @@ std::vector<FaultInfo> make_faults() {
   f.push_back({14, "positions-bf16", "positions held in bfloat16: integers past 256 alias (8 significant bits)",
                "scheme: every position hook reads each position rounded to the nearest bfloat16", "twin",
                "positions and angles in float32 (or integers), the rotation in float32",
-               positions_read([](int p, int) { return rounded_to(p, 8); })});
+               positions_read([](int p, int) { return rounded_to(p, 8); }, true)});
   f.push_back({14, "positions-fp16", "positions held in float16: integers past 2048 alias (11 significant bits)",
                "scheme: every position hook reads each position rounded to the nearest float16", "twin",
                "positions and angles in float32 (or integers), the rotation in float32",
-               positions_read([](int p, int) { return rounded_to(p, 11); })});
+               positions_read([](int p, int) { return rounded_to(p, 11); }, true)});
   return f;
 }
 

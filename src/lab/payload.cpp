@@ -473,7 +473,8 @@ json failures_view(const json& r, const std::string& file) {
       const json& lengths = list(member(f, fk, "lengths"), fk / "lengths", 1, kMaxLengths);
       for (size_t j = 0; j < lengths.size(); ++j) integer(lengths[j], (fk / "lengths")[j], 1, 1 << 20);
       v["lengths"] = lengths;
-      const double top_score = better.get<bool>() ? 1 : kMaxPerplexity;
+      // an accuracy in [0, 1]; a perplexity in [1, 10^12] (it is never below 1: the page draws its log)
+      const double low_score = better.get<bool>() ? 0 : 1, top_score = better.get<bool>() ? 1 : kMaxPerplexity;
       for (size_t m = 0; m < models.size(); ++m) {
         const Key mk = (fk / "models")[m];
         const json& x = object(models[m], mk);
@@ -484,7 +485,7 @@ json failures_view(const json& r, const std::string& file) {
                     {"seeds", integer(member(x, mk, "seeds"), mk / "seeds", 1, static_cast<long long>(kMaxSeeds))}};
         for (const char* which : {"correct", "faulty"}) {
           const json& scores = list(member(x, mk, which), mk / which, lengths.size(), lengths.size());
-          for (size_t j = 0; j < scores.size(); ++j) number_or_null(scores[j], (mk / which)[j], 0, top_score);
+          for (size_t j = 0; j < scores.size(); ++j) number_or_null(scores[j], (mk / which)[j], low_score, top_score);
           row[which] = scores;
         }
         const Key dk = mk / "doctor";
