@@ -64,6 +64,7 @@ nlohmann::json fault_on_scheme(const FailureSettings& s, const FaultCase& c, con
   std::vector<std::vector<double>> correct(L), faulty(L);
   nlohmann::json per_seed = nlohmann::json::array();
   int train = 0;
+  std::unique_ptr<DoctorModel> right0, broken0;  // seed 0's, kept for the doctor below
   for (int k = 0; k < seeds; ++k) {
     const std::string path = lab_checkpoint(s, c, scheme, k);
     std::unique_ptr<DoctorModel> right = task.reader().doctor_model(path);
@@ -78,6 +79,7 @@ nlohmann::json fault_on_scheme(const FailureSettings& s, const FaultCase& c, con
       row["correct"].push_back(finite_or_null(c)), row["faulty"].push_back(finite_or_null(b));
     }
     per_seed.push_back(row);
+    if (k == 0) right0 = std::move(right), broken0 = std::move(broken);
   }
   nlohmann::json m{{"scheme", scheme}, {"seeds", seeds}, {"train_length", train}, {"per_seed", per_seed}};
   for (size_t i = 0; i < L; ++i) {
@@ -103,15 +105,13 @@ nlohmann::json fault_on_scheme(const FailureSettings& s, const FaultCase& c, con
   // (where every committed model passes): what fails on the faulty one caught it.
   const std::string first = lab_checkpoint(s, c, scheme, 0);
   const int at = c.host.doctor_length > 0 ? c.host.doctor_length : train;
-  std::unique_ptr<DoctorModel> right = task.reader().doctor_model(first);
-  std::unique_ptr<DoctorModel> broken = f.apply(task.reader().doctor_model(first));
   std::vector<std::string> refused;
   DoctorSettings d;
   d.seed = s.doctor_seed, d.checkpoint = first, d.twin = s.twin;
   d.length = train;
-  const std::vector<std::string> on_correct = doctor_failures(*right, d, nullptr);
+  const std::vector<std::string> on_correct = doctor_failures(*right0, d, nullptr);
   d.length = at;
-  const std::vector<std::string> on_faulty = doctor_failures(*broken, d, &refused);
+  const std::vector<std::string> on_faulty = doctor_failures(*broken0, d, &refused);
   const std::set<std::string> before(on_correct.begin(), on_correct.end());
   nlohmann::json caught = nlohmann::json::array();
   for (auto& n : on_faulty)
@@ -218,15 +218,15 @@ nlohmann::json run_failures(const FailureSettings& s, const std::function<void(c
 std::string failures_markdown(const nlohmann::json& r) {
   std::string md = "# The failure lab\n\n";
   md += fmt::format(
-      "Each fault applied to the committed models of its task as they are read (seeds 0 to {}; {} test items per "
-      "length). Each cell: the correct model's score, the faulty one's, and the damage (faulty minus correct, mean "
+      "Each fault applied to the committed models of its task as they are read (seeds 0 to {}; {} per length). "
+      "Each cell: the correct model's score, the faulty one's, and the damage (faulty minus correct, mean "
       "over the seeds ± the Student t 95% half-width over them; — where a model cannot be read at that length). "
       "A *control* is a scheme the fault should not touch. *Caught by*: the doctor's invariants that fail on "
       "seed 0's faulty model read at the length shown and hold on its correct model at the training length (the "
       "twin row: {}). docs/failures.md says what each fault is and how to fix it.\n\n",
       r.at("seeds").get<int>() - 1,
-      r.at("items").get<int>() > 0 ? std::to_string(r.at("items").get<int>())
-                                   : "the task's number of (passkey: 220 sequences; char LM: 8 windows)",
+      r.at("items").get<int>() > 0 ? fmt::format("{} test items", r.at("items").get<int>())
+                                   : std::string("each task's default number of test items, docs/failures.md"),
       r.at("twin").get<std::string>());
   for (auto& f : r.at("faults")) {
     std::string head = "| fault | scheme |", rule = "|---|---|";

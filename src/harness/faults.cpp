@@ -89,6 +89,13 @@ class PositionsDeleted final : public ForwardingScheme<float> {
   void value_forward(CParamView<float>, const AttnRow<float>&, const float*, float*) const override {}
 };
 
+// Whether a scheme derives tables in any layer (position terms its hooks read by offset, not by position).
+bool has_tables(const Scheme<float>& s) {
+  for (int l = 0; l < s.config().n_layers; ++l)
+    if (s.tables_size(l, 2) > 0) return true;
+  return false;
+}
+
 // A scheme's position hooks (embedding, Q/K transform, row scores) handed positions a rule rewrote, the mask still
 // reading the true ones: what a reading does whose position ids are wrong while its attention mask is right. A
 // rule that can decrease (a wrap, a reset) would put a row's keys out of order, which row score hooks may not be
@@ -99,9 +106,7 @@ class PositionsRead final : public ForwardingScheme<float> {
   using Rule = std::function<int(int pos, int train)>;
   PositionsRead(std::unique_ptr<Scheme<float>> inner, Rule f, bool increasing)
       : ForwardingScheme(std::move(inner)), f_(std::move(f)) {
-    bool tables = false;
-    for (int l = 0; l < config().n_layers; ++l) tables = tables || this->inner().tables_size(l, 2) > 0;
-    if (this->inner().acts_on_values() || tables)
+    if (this->inner().acts_on_values() || has_tables(this->inner()))
       throw UsageError(name() +
                        " reads positions in its value hooks or derived tables; this fault rewrites the "
                        "embedding's, the Q/K transform's and the row scores' only");
@@ -152,9 +157,7 @@ class PositionsRead final : public ForwardingScheme<float> {
 class OffsetsFlipped final : public ForwardingScheme<float> {
  public:
   explicit OffsetsFlipped(std::unique_ptr<Scheme<float>> inner) : ForwardingScheme(std::move(inner)) {
-    bool tables = false;
-    for (int l = 0; l < config().n_layers; ++l) tables = tables || this->inner().tables_size(l, 2) > 0;
-    if (this->inner().acts_on_qk() || this->inner().acts_on_embedding() || tables)
+    if (this->inner().acts_on_qk() || this->inner().acts_on_embedding() || has_tables(this->inner()))
       throw UsageError(name() + " reads positions outside its row score hooks; this fault flips those only");
   }
   bool block_scores(int) const override { return false; }
