@@ -206,3 +206,63 @@ TEST_CASE("a check batch: the model's logits and every tensor's gradient under P
                                                parse_map("yarn"), 0, 0, "causal"),
       UsageError);
 }
+
+TEST_CASE(
+    "a split-half export: each RoPE layer's query and key rows in rotate_half order, imported back to the bytes") {
+  const std::string dir = pe::test::fresh_scratch_dir("interop-split-half");
+  // every committed RoPE model and the hybrid (a RoPE layer beside a layer without positions)
+  for (const char* path : {"results/charlm-quick/runs/charlm/rope/seed0/checkpoint.json",
+                           "results/charlm-quick/runs/charlm/hybrid/seed0/checkpoint.json",
+                           "results/tournament/runs/cue/rope/seed0/checkpoint.json",
+                           "results/passkey-quick/runs/passkey/rope/seed0/checkpoint.json"}) {
+    INFO(path);
+    const ExportedModel split = export_checkpoint(path, RopeLayout::SplitHalf), inter = export_checkpoint(path);
+    CHECK(json::parse(split.config)["rope_layout"] == "split-half");
+    CHECK(json::parse(inter.config)["rope_layout"] == "interleaved");
+    write_export(dir, split);
+    CHECK(imported(dir) == read_file(path));
+    const json cp = json::parse(read_file(path));
+    const SplitHalfRows rows = split_half_rows(cp);
+    const int H = rows.n_heads, dh = rows.d_head, D = H * dh;
+    const SafetensorsFile a = parse_safetensors(split.safetensors, "split"),
+                          b = parse_safetensors(inter.safetensors, "interleaved");
+    int permuted = 0;
+    for (size_t t = 0; t < a.tensors.size(); ++t) {
+      const NamedTensor &s = a.tensors[t], &i = b.tensors[t];
+      REQUIRE(s.name == i.name);
+      if (s.data == i.data) continue;
+      ++permuted;
+      REQUIRE(s.name.find("qkv.weight") != std::string::npos);
+      const size_t cols = size_t(s.shape[1]);
+      for (int r = 0; r < 3 * D; ++r) {
+        // a query or key head's row j holds interleaved row 2j (j < dh/2) or 2(j - dh/2) + 1; values stay
+        const int head = r / dh, j = r % dh,
+                  from = r < 2 * D ? head * dh + (j < dh / 2 ? 2 * j : 2 * (j - dh / 2) + 1) : r;
+        CHECK(std::equal(s.data.begin() + std::ptrdiff_t(size_t(r) * cols),
+                         s.data.begin() + std::ptrdiff_t((r + 1) * cols),
+                         i.data.begin() + std::ptrdiff_t(size_t(from) * cols)));
+      }
+    }
+    CHECK(permuted == int(rows.layers.size()));
+  }
+  // the hybrid's RoPE layer is its first; its second has no positions and stays as it was
+  CHECK(
+      split_half_rows(json::parse(read_file("results/charlm-quick/runs/charlm/hybrid/seed0/checkpoint.json"))).layers ==
+      std::set<int>{0});
+  // a model that turns no queries and keys has no pairs to lay out; import refuses a layout it does not know
+  const std::string alibi = "results/charlm-quick/runs/charlm/alibi/seed0/checkpoint.json";
+  CHECK_THROWS_AS(export_checkpoint(alibi, RopeLayout::SplitHalf), UsageError);
+  CHECK(!json::parse(export_checkpoint(alibi).config).contains("rope_layout"));
+  CHECK_THROWS_AS(parse_rope_layout("rotate_half"), UsageError);
+  json config = json::parse(export_checkpoint("results/charlm-quick/runs/charlm/rope/seed0/checkpoint.json").config);
+  config["rope_layout"] = "halves";
+  write_file_atomic(dir + "/config.json", config.dump());
+  CHECK_THROWS_WITH_AS(imported(dir), doctest::Contains("rope_layout is \"halves\""), DataError);
+  // an alibi export that claims split-half is refused: its scheme turns nothing
+  write_export(dir, export_checkpoint(alibi));
+  config = json::parse(read_file(dir + "/config.json"));
+  config["rope_layout"] = "split-half";
+  write_file_atomic(dir + "/config.json", config.dump());
+  CHECK_THROWS_WITH_AS(imported(dir), doctest::Contains("turns no queries and keys"), DataError);
+  fs::remove_all(dir);
+}

@@ -53,6 +53,8 @@ from pebench_torch.io import read_safetensors  # noqa: E402
 from pebench_torch.schemes import registered, scheme_class  # noqa: E402
 
 LOGIT_TOL, GRAD_TOL, GRAD_FLOAT_RATIO = 1e-5, 1e-4, 10
+# A RoPE export read in the other pair layout (issue 50's fault 13) must move the logits by more than this
+WRONG_LAYOUT_REL = 1e-2
 # Measured gaps the rule above does not cover, each with its own bound on pe-bench's error (rel to the largest
 # float64 gradient) at about twice the value measured, so that it fails if the gap grows. (label, mode, tensor):
 # bound. Each is printed as KNOWN and listed in docs/interop.md with what would close it.
@@ -139,9 +141,10 @@ def coordinates(batch, want):
     return at
 
 
-def check(label, checkpoint, map_="none", length=0, mode="causal"):
+def check(label, checkpoint, map_="none", length=0, mode="causal", layout="interleaved", wrong_read=False):
+    """wrong_read: also read the export in the other pair layout (fault 13), which must move the logits."""
     out = os.path.join(work, "export")
-    args = ["export", "--checkpoint", checkpoint, "--out", out, "--check"]
+    args = ["export", "--checkpoint", checkpoint, "--out", out, "--check", "--rope-layout", layout]
     if map_ != "none":
         args += ["--map", map_]
     if length:
@@ -211,11 +214,20 @@ def check(label, checkpoint, map_="none", length=0, mode="causal"):
         dtheta = max(abs(a - b) / b if b else abs(a) for a, b in zip(theta2.tolist(), fp["theta"]))
         ok = ok and r2 <= LOGIT_TOL and dtheta <= 1e-12
         via = "%.1e (theta %.0e)" % (r2, dtheta)
+    if layout != "interleaved":
+        label = "%s (%s)" % (label, layout)
+    if wrong_read:  # the same export read in the other layout is fault 13: the logits must move
+        other = "interleaved" if layout == "split-half" else "split-half"
+        wrong = load_model(out, plan=reading.get("frequency_plan"), bidirectional=made, rope_layout=other).double()
+        with torch.no_grad():
+            r3, _ = rel(want["logits"].double(), wrong(x, **kw).reshape(want["logits"].shape))
+        ok = ok and r3 > WRONG_LAYOUT_REL
+        via = "read as %s: rel %.1e" % (other, r3)
     rows.append((label, map_ if map_ != "none" else "", mode, T, la, lr, worst_name, worst_abs, worst_g, worst_t32,
                  via, ok))
     print("twin_check: %-34s %-12s %-17s T %4d  logits %.1e (rel %.1e)  worst grad %-30s %.1e (rel %.1e; torch f32 "
           "%.1e) %s %s" % (label, map_, mode, T, la, lr, worst_name, worst_abs, worst_g, worst_t32,
-                           via and "dict " + via, "" if ok else "FAIL" + (" (loss %.1e)" % dloss) * (dloss > LOGIT_TOL)),
+                           via and ("" if wrong_read else "dict ") + via, "" if ok else "FAIL" + (" (loss %.1e)" % dloss) * (dloss > LOGIT_TOL)),
           flush=True)
     return ok
 
@@ -287,13 +299,21 @@ extra += [("cue %s bidirectional (trained here)" % e["name"], ("cue", e["name"],
           for e in registry if e["name"] in schemes and e.get("min_layers", 1) == 1]
 extra.append(("cue tupe-R bidirectional (trained here)", ("cue", "tupe", ["tupe_relative=true",
                                                                           "visibility=bidirectional"])))
+# the export in Transformers' split-half pair layout (pe-bench export --rope-layout split-half): the twin reads
+# it in that layout to the same logits and gradients, and in pe-bench's interleaved layout to others (fault 13)
+layout_cases = [("charlm rope", charlm + "/rope/seed0/checkpoint.json", "none", 0),
+                ("charlm hybrid", charlm + "/hybrid/seed0/checkpoint.json", "yarn", 256),
+                ("cue rope", cue + "/rope/seed0/checkpoint.json", "none", 0),
+                ("passkey rope", "results/passkey-quick/runs/passkey/rope/seed0/checkpoint.json", "none", 0)]
 if "--quick" in sys.argv:
     cases = cases[:3]
     extra = extra[:1]
+    layout_cases = layout_cases[:1]
 if "--only" in sys.argv:
     only = sys.argv[sys.argv.index("--only") + 1]
     cases = [c for c in cases if only in c[0]]
     extra = [c for c in extra if only in c[0]]
+    layout_cases = [c for c in layout_cases if only in c[0]]
 mode_cases = [(label, cp, m, MODE_LENGTH, mode) for label, cp, m, n in scheme_cases if (label, cp, m, n) in cases
               for mode in MODES]
 # every head read at the last row is read again at a row of each sequence's own (HEAD_MODE): the committed
@@ -305,6 +325,9 @@ for label, cp, m, n in cases:
     failures += not check(label, cp, m, n)
 for label, cp, m, n, mode in mode_cases:
     failures += not check(label, cp, m, n, mode)
+for label, cp, m, n in layout_cases:
+    for layout in ["split-half", "interleaved"]:
+        failures += not check(label, cp, m, n, "causal", layout, wrong_read=True)
 for label, (task, scheme, sets) in extra:
     cp = trained(task, scheme, sets)
     failures += not check(label, cp, "none", 0)
@@ -316,6 +339,8 @@ for label, (task, scheme, sets) in extra:
     if "partial" in label:
         failures += not check(label, cp, "yarn-hf", 64)
         failures += not check(label, cp, "yarn", 64)
+    if "own bases" in label:  # RoPE layers with their own bases beside a layer with none, split half (3 steps
+        failures += not check(label, cp, "none", 0, "causal", "split-half")  # of training: a wrong read moves little)
 
 if table_path:
     with open(table_path, "w") as f:

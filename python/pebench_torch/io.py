@@ -56,6 +56,8 @@ def save_export(model, directory, training=None):
     config = json.loads(json.dumps(model.config))
     if training:
         config["pe_bench_checkpoint"]["training"]["pytorch"] = training
+    if "rope_layout" in config:  # the layout the weights were read (and trained) in
+        config["rope_layout"] = model.rope_layout
     write_safetensors(os.path.join(directory, "model.safetensors"), model.state_tensors(),
                       {"format": "pt", "producer": "pebench_torch"})
     with open(os.path.join(directory, "config.json"), "w") as f:

@@ -87,7 +87,7 @@ class _Model(torch.nn.Module):
     """bidirectional: the model is made for a visibility that shows a query later keys (bidirectional,
     prefix): its schemes read later keys in their encoder forms; False (the default): causal."""
 
-    def __init__(self, config, tensors, plan=None, bidirectional=False):
+    def __init__(self, config, tensors, plan=None, bidirectional=False, rope_layout=None):
         super().__init__()
         self.config = config
         self.weights = torch.nn.ParameterDict({k.replace(".", "__"): torch.nn.Parameter(v.clone())
@@ -95,8 +95,13 @@ class _Model(torch.nn.Module):
         self.H, self.dh, self.d = config["num_attention_heads"], config["head_dim"], config["hidden_size"]
         self.schemes = layer_schemes(config, self.p, plan if plan is not None else frequency_plan_of(config))
         self.bidirectional = bool(bidirectional)
+        # the pairs RoPE turns: the export's rope_layout unless the caller reads it another way
+        self.rope_layout = rope_layout or config.get("rope_layout", "interleaved")
+        if self.rope_layout not in ("interleaved", "split-half"):
+            raise ValueError("rope_layout %r: interleaved or split-half" % self.rope_layout)
         for s in self.schemes:
             s.bidirectional = self.bidirectional
+            s.pair_layout = self.rope_layout
 
     def p(self, name):
         return self.weights[name.replace(".", "__")]
@@ -209,12 +214,14 @@ class CueHead(_Model):
         return logits if every_position else logits[:, 0]
 
 
-def load_model(directory, plan=None, bidirectional=None):
+def load_model(directory, plan=None, bidirectional=None, rope_layout=None):
     """The model of an export directory (the class registered for its task), read with `plan` if given,
     made for bidirectional or prefix visibility when `bidirectional` (_Model); None: as the checkpoint
-    was made (its scheme section's "visibility": "bidirectional", else causal)."""
+    was made (its scheme section's "visibility": "bidirectional", else causal). rope_layout: the RoPE
+    pairs to turn, "interleaved" or "split-half"; None: the export's config.json rope_layout (reading an
+    export in the other layout is issue 50's fault 13)."""
     config, tensors = load_export(directory)
     if bidirectional is None:
         scheme = config.get("pe_bench_checkpoint", {}).get("scheme", {})
         bidirectional = scheme.get("visibility", "causal") == "bidirectional"
-    return model_class(config["pe_bench_task"])(config, tensors, plan, bidirectional)
+    return model_class(config["pe_bench_task"])(config, tensors, plan, bidirectional, rope_layout)

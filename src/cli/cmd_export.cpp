@@ -35,7 +35,7 @@ bool written_by_export_check(const std::string& path) {
 
 void register_export(CLI::App& app) {
   struct Opts {
-    std::string checkpoint, out, map = identity_map(), coordinates = "causal";
+    std::string checkpoint, out, map = identity_map(), coordinates = "causal", rope_layout = "interleaved";
     bool check = false;
     int length = 0;
   };
@@ -52,6 +52,12 @@ void register_export(CLI::App& app) {
                 "also write check.safetensors and check.json: 4 sequences of random tokens read by the model in "
                 "float32, its logits and the hand-written gradient of the mean loss for every tensor, for a "
                 "converted model to check itself against (python/pebench_torch does)");
+  sub->add_option("--rope-layout", o->rope_layout,
+                  "how RoPE's query/key pairs are laid out: interleaved, channels (2j, 2j+1) of a head (pe-bench's "
+                  "own), or split-half, channels (j, j + head_dim/2) as Transformers' rotate_half reads them (each "
+                  "head's query and key rows of qkv.weight permuted to [0, 2, 4, ..., 1, 3, 5, ...]; config.json's "
+                  "rope_layout says which, and import permutes them back)")
+      ->capture_default_str();
   sub->add_option("--map", o->map, "with --check: read the batch with this context-extension map (RoPE schemes)")
       ->capture_default_str();
   sub->add_option("--length", o->length, "with --check: tokens per sequence (0: the training length)")
@@ -72,14 +78,18 @@ void register_export(CLI::App& app) {
     if (!o->check && o->coordinates != "causal")
       throw UsageError("--coordinates describes the check batch: add --check");
     check_mode(o->coordinates);  // an unknown mode is named before the model is read
-    const ExportedModel m = export_checkpoint(o->checkpoint);
+    const RopeLayout layout = parse_rope_layout(o->rope_layout);
+    const ExportedModel m = export_checkpoint(o->checkpoint, layout);
     std::vector<std::pair<std::string, std::string>> files{{"model.safetensors", m.safetensors},
                                                            {"config.json", m.config}};
     if (o->check) {
       const MapSpec map = parse_map(o->map);  // a malformed map is named before the model is read
-      const std::string task = CheckpointReader(o->checkpoint, "").json_().at("task");
+      const CheckpointReader reader(o->checkpoint, "");
+      const std::string task = reader.json_().at("task");
+      const SplitHalfRows pairs = split_half_rows(reader.json_());
       const ExportedCheck c =
-          export_check(find_task(task).reader().check_batch(o->checkpoint, map, o->length, 0, o->coordinates));
+          export_check(find_task(task).reader().check_batch(o->checkpoint, map, o->length, 0, o->coordinates),
+                       layout == RopeLayout::SplitHalf ? &pairs : nullptr);
       files.push_back({"check.safetensors", c.safetensors});
       files.push_back({"check.json", c.json});
     }

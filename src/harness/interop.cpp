@@ -8,6 +8,7 @@
 
 #include "core/errors.h"
 #include "core/files.h"
+#include "core/keys.h"
 #include "core/safetensors.h"
 #include "harness/checkpoint.h"
 #include "harness/task.h"
@@ -41,9 +42,10 @@ json conventions() {
           {"tables", "embedding and position tables keep their rows: [rows, dim] (nn.Embedding)"},
           {"qkv", "qkv.weight rows are [W_Q; W_K; W_V] outputs; heads are consecutive groups of head_dim"},
           {"rotary",
-           "RoPE turns adjacent pairs (2j, 2j+1) by theta_j, theta_j = base^(-2j/head_dim) unless "
-           "frequency_plan.theta gives them; split-half implementations must permute the head's "
-           "channels to [0, 2, 4, ..., 1, 3, 5, ...]"},
+           "RoPE turns pair j by theta_j, theta_j = base^(-2j/head_dim) unless frequency_plan.theta gives "
+           "them; rope_layout names the pairs: interleaved, channels (2j, 2j+1) of a head (pe-bench's own), "
+           "or split-half, channels (j, j + head_dim/2) (Transformers' rotate_half), where each head's query "
+           "and key rows of qkv.weight were permuted to [0, 2, 4, ..., 1, 3, 5, ...]"},
           {"sinusoidal", "the sinusoidal code interleaves: p[2j] = sin(m theta_j), p[2j+1] = cos(m theta_j)"},
           {"txl_age_code",
            "Transformer-XL's age code interleaves sin and cos the same way (the original puts all "
@@ -119,11 +121,75 @@ static json scheme_defaults() {
   return out;
 }
 
-ExportedModel export_checkpoint(const std::string& path) {
+RopeLayout parse_rope_layout(const std::string& name) {
+  if (name == "interleaved") return RopeLayout::Interleaved;
+  if (name == "split-half") return RopeLayout::SplitHalf;
+  throw UsageError(
+      fmt::format("--rope-layout is '{}': choose interleaved (pe-bench's pairs (2j, 2j+1)) or "
+                  "split-half (Transformers' rotate_half pairs (j, j + head_dim/2))",
+                  name));
+}
+
+namespace {
+
+// The layer of a query/key/value tensor's name: block<l>.w_qkv (a block stack) or w_qkv (a head); -1 else.
+int qkv_layer(const std::string& pe_name) {
+  static const std::regex block(R"(^block(\d+)\.w_qkv$)");
+  std::smatch m;
+  if (std::regex_match(pe_name, m, block)) return std::stoi(m[1].str());
+  return pe_name == "w_qkv" ? 0 : -1;
+}
+
+}  // namespace
+
+SplitHalfRows split_half_rows(const json& cp) {
+  SchemeConfig cfg = scheme_config_from_json(cp.at("scheme"));
+  if (!scheme_exists(cfg.name)) throw DataError(fmt::format("unknown scheme '{}'", cfg.name));
+  cfg.train_length = checked_int32(cp.at("training").at("train_length"), "training.train_length", 2);
+  cfg.n_layers = checked_int32(cp.at("model").value("n_layers", json(1)), "model.n_layers", 1, 64);
+  const auto scheme = make_scheme<double>(cfg);
+  SplitHalfRows rows;
+  rows.n_heads = cfg.n_heads, rows.d_head = cfg.d_head;
+  scheme->prepare(1);
+  // a layer turns queries and keys when its transform moves a vector of ones at position 1
+  for (int l = 0; l < cfg.n_layers; ++l) {
+    const std::vector<double> ones(size_t(cfg.n_heads) * cfg.d_head, 1.0);
+    std::vector<double> x = ones;
+    const int pos = 1;
+    scheme->qk_forward(l, &pos, 1, x.data());
+    if (x != ones) rows.layers.insert(l);
+  }
+  return rows;
+}
+
+void SplitHalfRows::permute(const std::string& pe_name, std::vector<float>& data, int rows, int cols, bool back) const {
+  if (!layers.count(qkv_layer(pe_name))) return;
+  const int D = n_heads * d_head, half = d_head / 2;
+  if (rows != 3 * D || size_t(rows) * size_t(cols) != data.size())
+    throw DataError(
+        fmt::format("tensor '{}' is [{}, {}], not the [3 x {}, in] of a qkv weight", pe_name, rows, cols, D));
+  const std::vector<float> from = data;
+  for (int head = 0; head < 2 * n_heads; ++head)  // the query heads, then the key heads
+    for (int j = 0; j < d_head; ++j) {
+      // split-half row j of a head holds interleaved row 2j (j < half) or 2(j - half) + 1
+      const size_t split = size_t(head) * d_head + j,
+                   inter = size_t(head) * d_head + (j < half ? 2 * j : 2 * (j - half) + 1);
+      const size_t to_row = back ? inter : split, from_row = back ? split : inter;
+      std::copy_n(from.begin() + std::ptrdiff_t(from_row * cols), cols, data.begin() + std::ptrdiff_t(to_row * cols));
+    }
+}
+
+ExportedModel export_checkpoint(const std::string& path, RopeLayout layout) {
   // read as eval and sample read it, first: every tensor against the model's layout, only finite numbers
   check_checkpoint_file(path);
   CheckpointReader reader(path, "");
   const json& cp = reader.json_();
+  const SplitHalfRows pairs = split_half_rows(cp);
+  if (layout == RopeLayout::SplitHalf && pairs.layers.empty())
+    throw UsageError(
+        fmt::format("--rope-layout split-half: the model's scheme '{}' turns no queries and keys, so "
+                    "there are no RoPE pairs to lay out; leave --rope-layout interleaved",
+                    cp.at("scheme").at("name").get<std::string>()));
   std::vector<NamedTensor> tensors;
   json table = json::array();
   for (auto& p : cp.at("params")) {
@@ -135,6 +201,7 @@ ExportedModel export_checkpoint(const std::string& path) {
     const TorchTensorName t = torch_tensor_name(name);
     NamedTensor nt{t.name, {shape[0], shape[1]}, data};
     if (t.transposed) nt.shape = {shape[1], shape[0]}, nt.data = transpose(data, shape[0], shape[1]);
+    if (layout == RopeLayout::SplitHalf) pairs.permute(name, nt.data, int(nt.shape[0]), int(nt.shape[1]), false);
     table.push_back({{"pe_bench", name},
                      {"torch", t.name},
                      {"pe_bench_shape", shape},
@@ -158,6 +225,7 @@ ExportedModel export_checkpoint(const std::string& path) {
                  {"scheme_defaults", scheme_defaults()},
                  {"pe_bench_checkpoint", meta}};
   if (model.contains("vocab")) config["vocab_size"] = model["vocab"];
+  if (!pairs.layers.empty()) config["rope_layout"] = layout == RopeLayout::SplitHalf ? "split-half" : "interleaved";
   if (scheme.contains("base")) config["rope_theta"] = scheme["base"];
   const json& training = cp.at("training");
   if (training.contains("train_length")) config["max_position_embeddings"] = training["train_length"];
@@ -170,16 +238,16 @@ ExportedModel export_checkpoint(const std::string& path) {
   return {safetensors_bytes(tensors, {{"format", "pt"}, {"producer", "pe-bench export"}}), config.dump(2) + "\n"};
 }
 
-ExportedCheck export_check(const CheckBatch& c) {
+ExportedCheck export_check(const CheckBatch& c, const SplitHalfRows* pairs) {
   std::vector<NamedTensor> tensors{{"logits", c.logits_shape, c.logits}};
   json names = json::object();
   for (auto& g : c.grads) {
     const TorchTensorName t = torch_tensor_name(g.name);
     const int rows = int(g.shape[0]), cols = int(g.shape[1]);
-    if (t.transposed)
-      tensors.push_back({"grad." + t.name, {cols, rows}, transpose(g.data, rows, cols)});
-    else
-      tensors.push_back({"grad." + t.name, g.shape, g.data});
+    NamedTensor grad{"grad." + t.name, g.shape, g.data};
+    if (t.transposed) grad.shape = {cols, rows}, grad.data = transpose(g.data, rows, cols);
+    if (pairs) pairs->permute(g.name, grad.data, int(grad.shape[0]), int(grad.shape[1]), false);
+    tensors.push_back(std::move(grad));
     names[t.name] = g.name;
   }
   json j = {{"batch", c.B},
@@ -260,6 +328,24 @@ void import_checkpoint(const std::string& dir, const std::string& out) {
   if (!config["tensors"].is_array()) throw fail(config_path, "tensors is not a list");
   const SafetensorsFile file = parse_safetensors(read_file(tensors_path), tensors_path);
   json cp = config["pe_bench_checkpoint"];
+  // a split-half export's query and key rows go back to pe-bench's pairs (the rows are pe-bench's
+  // reading of the checkpoint's scheme, not the file's word)
+  SplitHalfRows pairs;
+  if (config.contains("rope_layout")) {
+    const json& layout = config["rope_layout"];
+    if (layout != "interleaved" && layout != "split-half")
+      throw fail(config_path,
+                 fmt::format("rope_layout is {}, not \"interleaved\" or \"split-half\"", layout.dump().substr(0, 60)));
+    if (layout == "split-half") {
+      try {
+        pairs = split_half_rows(cp);
+      } catch (const std::exception& e) {
+        throw fail(config_path, fmt::format("pe_bench_checkpoint does not describe a model: {}", e.what()));
+      }
+      if (pairs.layers.empty())
+        throw fail(config_path, "rope_layout is \"split-half\" but the model's scheme turns no queries and keys");
+    }
+  }
   json params = json::array();
   std::set<std::string> pe_names, torch_names;
   size_t i = 0;
@@ -301,7 +387,9 @@ void import_checkpoint(const std::string& dir, const std::string& out) {
     if (x->shape != want)
       throw fail(tensors_path, fmt::format("tensor '{}' has shape {} but the model needs {}", torch_name,
                                            json(x->shape).dump(), json(want).dump()));
-    const std::vector<float> values = transposed ? transpose(x->data, shape[1], shape[0]) : x->data;
+    std::vector<float> values = x->data;
+    pairs.permute(pe_name, values, int(want[0]), int(want[1]), true);
+    if (transposed) values = transpose(values, shape[1], shape[0]);
     json data = json::array();
     for (float f : values) {
       if (!std::isfinite(f))

@@ -14,3 +14,6 @@ expect_code 2 "export --coordinates query-rows of the filings head" "--coordinat
 expect_code 2 "export --coordinates query-rows of a char LM" "--coordinates query-rows: a block stack answers at every row" export --checkpoint "$CX" --out "$TMP/coord" --check --coordinates query-rows
 expect_code 2 "export --coordinates offset past a learned table" "--coordinates offset at --length 510: position 517 is past the learned model's table (positions 0 .. 511); lower --length to 504" export --checkpoint "$CL" --out "$TMP/coord" --check --coordinates offset --length 510
 [[ ! -e "$TMP/coord" ]] && pass=$((pass + 1)) || { echo "FAIL [export --coordinates]: a refused export left $TMP/coord"; fail=$((fail + 1)); }
+# export --rope-layout (docs/interop.md): a layout that is not one, and split-half of a model with no RoPE pairs
+expect_code 2 "export --rope-layout of no layout" "--rope-layout is 'rotate_half': choose interleaved" export --checkpoint "$CX" --out "$TMP/coord" --rope-layout rotate_half
+expect_code 2 "export --rope-layout split-half of an ALiBi char LM" "--rope-layout split-half: the model's scheme 'alibi' turns no queries and keys" export --checkpoint results/charlm-quick/runs/charlm/alibi/seed0/checkpoint.json --out "$TMP/coord" --rope-layout split-half

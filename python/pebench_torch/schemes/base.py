@@ -80,6 +80,7 @@ class PositionScheme:
         self._rename = rename or (lambda n: n)
         self.window = 0
         self.bidirectional = False
+        self.pair_layout = "interleaved"  # how a scheme that turns query/key pairs finds them (rope_layout)
         self.setup()
         if plan is not None and self.frequencies:
             self.set_plan(plan)

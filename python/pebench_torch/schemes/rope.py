@@ -32,9 +32,14 @@ class Rope(PositionScheme):
             self.logit_scale = float(plan.get("logit_scale", 1.0))
 
     def rotate(self, x, pos):
-        """(x, y) -> (x cos a - y sin a, x sin a + y cos a) on pairs (2j, 2j+1), a = m theta_j."""
+        """(x, y) -> (x cos a - y sin a, x sin a + y cos a) on pair j, a = m theta_j. The pairs are the
+        export's rope_layout (self.pair_layout): interleaved, channels (2j, 2j+1); split-half, channels
+        (j, j + dh/2) (Transformers' rotate_half)."""
         a = batched(pos).double()[..., None] * self.theta  # [1 or B, T, planes]
         cos, sin = torch.cos(a).to(x.dtype)[:, :, None, :], torch.sin(a).to(x.dtype)[:, :, None, :]
+        if self.pair_layout == "split-half":
+            x0, x1 = x[..., :self.dh // 2], x[..., self.dh // 2:]
+            return torch.cat([x0 * cos - x1 * sin, x0 * sin + x1 * cos], dim=-1)
         x0, x1 = x[..., 0::2], x[..., 1::2]
         return torch.stack([x0 * cos - x1 * sin, x0 * sin + x1 * cos], dim=-1).reshape(x.shape)
 
