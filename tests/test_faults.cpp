@@ -20,7 +20,9 @@
 #include "harness/faults.h"
 #include "harness/task.h"
 #include "models/block_stack.h"
+#include "models/block_stack_decoder.h"
 #include "schemes/forwarding.h"
+#include "tasks/charlm/checkpoint.h"
 
 using namespace pe;
 
@@ -118,6 +120,7 @@ TEST_CASE("faults: each fault changes the reading of the schemes it names and fa
         const std::string path = "results/" + h.runs + "/runs/" + t->name() + "/" + scheme + "/seed0/checkpoint.json";
         const TaskReader& reader = t->reader();
         auto right = reader.doctor_model(path), broken = f.apply(reader.doctor_model(path));
+        if (f.read_correctly) right = f.read_correctly(std::move(right));  // the reading the fault lives in
         // a reading the fault changes: at the length the doctor reads it (past 256 for bfloat16, past 2048 for
         // float16, past the training length for a reset or a clamp), else the training length; a learned table
         // cannot be read past its rows, and its damage is then not compared
@@ -161,4 +164,45 @@ TEST_CASE("faults: a wrapper refuses a scheme whose hooks it cannot rewrite cons
   CHECK_NOTHROW(find_fault("bos-off-by-one").apply(doctor_block_stack(random_stack("alibi"), 64)));
   // offsets mirrored in the score hooks only: a scheme that turns queries and keys is refused
   CHECK_THROWS_AS(find_fault("offset-sign").apply(doctor_block_stack(random_stack("rope"), 64)), UsageError);
+  // a re-planned rotation needs a scheme that turns queries and keys by a frequency plan alone
+  CHECK_THROWS_AS(find_fault("dynamic-cached").apply(doctor_block_stack(random_stack("alibi"), 64)), UsageError);
+  CHECK_THROWS_AS(find_fault("cache-other-map").apply(doctor_block_stack(random_stack("t5"), 64)), UsageError);
+}
+
+TEST_CASE("faults: dynamic-cached read in a full forward is the decoder's dynamic NTK one token at a time") {
+  using namespace faults_test;
+  // the committed RoPE char LM (trained at 128) read to 320, where the cached keys' bases have drifted
+  const std::string path = "results/charlm-quick/runs/charlm/rope/seed0/checkpoint.json";
+  const int T = 320, train = 128;
+  LoadedCharLM cp = load_charlm_checkpoint(path);
+  const int V = cp.model->config().vocab;
+  const DoctorBatch batch = plain_batch(1, T, V);
+  BlockStackDecoder<float> dec(*cp.model, T, parse_map("dynamic"), train, 16 * train);
+  std::vector<float> decoded;
+  for (int t = 0; t < T; ++t) {
+    const float* l = dec.step(batch.tokens[size_t(t)]);
+    decoded.insert(decoded.end(), l, l + V);
+  }
+  const TaskReader& reader = find_task("charlm").reader();
+  const std::vector<float> full = find_fault("dynamic-cached").apply(reader.doctor_model(path))->logits(batch);
+  const std::vector<float> whole =
+      find_fault("dynamic-cached").read_correctly(reader.doctor_model(path))->logits(batch);
+  REQUIRE(full.size() == decoded.size());
+  double gap = 0, scale = 0, moved = 0;
+  for (size_t i = 0; i < full.size(); ++i) {
+    gap = std::max(gap, double(std::abs(full[i] - decoded[i])));
+    scale = std::max(scale, double(std::abs(decoded[i])));
+    moved = std::max(moved, double(std::abs(whole[i] - decoded[i])));
+  }
+  INFO(gap << " of " << scale << "; the map read whole differs by " << moved);
+  CHECK(gap <= 1e-4 * scale);   // float rounding: the same reading
+  CHECK(moved > 1e-2 * scale);  // and it is not the map read whole
+  // a window no longer than the original length reads plain RoPE either way: the fault and the map read whole agree
+  const DoctorBatch inside_batch = plain_batch(1, train, V);
+  const std::vector<float>
+      a = find_fault("dynamic-cached").apply(reader.doctor_model(path))->logits(inside_batch),
+      b = find_fault("dynamic-cached").read_correctly(reader.doctor_model(path))->logits(inside_batch);
+  double inside = 0;
+  for (size_t i = 0; i < a.size(); ++i) inside = std::max(inside, double(std::abs(a[i] - b[i])));
+  CHECK(inside <= 1e-4 * scale);
 }

@@ -68,11 +68,12 @@ nlohmann::json fault_on_scheme(const FailureSettings& s, const FaultCase& c, con
   for (int k = 0; k < seeds; ++k) {
     const std::string path = lab_checkpoint(s, c, scheme, k);
     std::unique_ptr<DoctorModel> right = task.reader().doctor_model(path);
+    if (f.read_correctly) right = f.read_correctly(std::move(right));
     std::unique_ptr<DoctorModel> broken = f.apply(task.reader().doctor_model(path));
     train = right->train_length();
     nlohmann::json row{{"seed", k}, {"correct", nlohmann::json::array()}, {"faulty", nlohmann::json::array()}};
     for (size_t i = 0; i < L; ++i) {
-      const std::string key = fmt::format("{}|{}", path, lengths[i]);
+      const std::string key = fmt::format("{}|{}|{}", path, lengths[i], f.correct);
       if (!correct_cache.count(key)) correct_cache[key] = probe.measure(*right, lengths[i]);
       const double c = correct_cache[key], b = probe.measure(*broken, lengths[i]);
       correct[i].push_back(c), faulty[i].push_back(b);
@@ -178,6 +179,7 @@ nlohmann::json run_failures(const FailureSettings& s, const std::function<void(c
                          {"injected", f->injected},
                          {"expected", f->caught_by},
                          {"fix", f->fix},
+                         {"correct", f->correct.empty() ? std::string("the model as trained") : f->correct},
                          {"task", task},
                          {"models", nlohmann::json::array()},
                          {"skipped", nlohmann::json::array()}};
@@ -218,7 +220,8 @@ nlohmann::json run_failures(const FailureSettings& s, const std::function<void(c
 std::string failures_markdown(const nlohmann::json& r) {
   std::string md = "# The failure lab\n\n";
   md += fmt::format(
-      "Each fault applied to the committed models of its task as they are read (seeds 0 to {}; {} per length). "
+      "Each fault applied to the committed models of its task as they are read (seeds 0 to {}), each model read "
+      "at every length on {}. "
       "Each cell: the correct model's score, the faulty one's, and the damage (faulty minus correct, mean "
       "over the seeds ± the Student t 95% half-width over them; — where a model cannot be read at that length). "
       "A *control* is a scheme the fault should not touch. *Caught by*: the doctor's invariants that fail on "
@@ -226,7 +229,7 @@ std::string failures_markdown(const nlohmann::json& r) {
       "twin row: {}). docs/failures.md says what each fault is and how to fix it.\n\n",
       r.at("seeds").get<int>() - 1,
       r.at("items").get<int>() > 0 ? fmt::format("{} test items", r.at("items").get<int>())
-                                   : std::string("each task's default number of test items, docs/failures.md"),
+                                   : std::string("its task's default test items (docs/failures.md)"),
       r.at("twin").get<std::string>());
   for (auto& f : r.at("faults")) {
     std::string head = "| fault | scheme |", rule = "|---|---|";
@@ -234,9 +237,10 @@ std::string failures_markdown(const nlohmann::json& r) {
       for (auto& n : f.at("lengths")) head += fmt::format(" {} |", n.get<int>()), rule += "---|";
     head += " caught by (doctor at length) | expected |\n", rule += "---|---|\n";
     const bool accuracy = f.value("higher_is_better", true);
-    md += fmt::format("## {}. {}\n\n{}. Injected: {}. Measure: {}.\n\n", f.at("number").get<int>(),
+    md += fmt::format("## {}. {}\n\n{}. Injected: {}. Measure: {}. Correct reading: {}.\n\n", f.at("number").get<int>(),
                       f.at("name").get<std::string>(), f.at("words").get<std::string>(),
-                      f.at("injected").get<std::string>(), f.value("metric", std::string("—")));
+                      f.at("injected").get<std::string>(), f.value("metric", std::string("—")),
+                      f.value("correct", std::string("the model as trained")));
     if (!f.at("models").empty()) md += head + rule;
     for (auto& m : f.at("models")) {
       std::string line = fmt::format("| {} | {}{} ({} seed{}) |", f.at("name").get<std::string>(),

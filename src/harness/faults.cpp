@@ -11,6 +11,7 @@
 
 #include "core/errors.h"
 #include "schemes/forwarding.h"
+#include "schemes/frequency_maps.h"
 
 namespace pe {
 
@@ -236,6 +237,84 @@ class SplitHalfPairs final : public ForwardingScheme<float> {
   }
 };
 
+// Each query and key row turned under the plan `plan_at` gives for its position: what a cache computes whose
+// keys keep the plan they entered under while later tokens turn under another (a dynamic map's stale keys, a
+// prefix cache reused under another map). A row's query and key are made in the same step, so they share its
+// plan, and the later rows of a full forward read the earlier rows' keys as the cache holds them: the full
+// forward equals the cache decoding one token at a time (tests/test_faults.cpp). A plan must keep the content
+// score's scale (a per-row scale is no Q/K transform), and the scheme must turn queries and keys only.
+class PlanByPosition final : public ForwardingScheme<float> {
+ public:
+  using PlanAt = std::function<FrequencyPlan(const Scheme<float>&, int position)>;
+  PlanByPosition(std::unique_ptr<Scheme<float>> inner, PlanAt at) : ForwardingScheme(std::move(inner)), at_(at) {
+    if (!this->inner().accepts_frequency_plan() || this->inner().acts_on_scores() || this->inner().acts_on_values() ||
+        this->inner().acts_on_embedding())
+      throw UsageError(name() + " does not turn queries and keys by a frequency plan alone; this fault re-plans those");
+  }
+  void qk_forward(int layer, const int* pos, int n, float* x) const override { turn(layer, pos, n, x, false); }
+  void qk_backward(int layer, const int* pos, int n, float* dx) const override { turn(layer, pos, n, dx, true); }
+
+ private:
+  // the rows of one position share a plan: one scheme per position of the call (thread-safe: nothing shared)
+  void turn(int layer, const int* pos, int n, float* x, bool back) const {
+    const size_t W = size_t(config().n_heads) * config().d_head;
+    std::vector<int> order(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) order[size_t(i)] = i;
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return pos[a] < pos[b]; });
+    std::vector<float> rows;
+    std::vector<int> at;
+    for (size_t i = 0; i < order.size();) {
+      const int p = pos[order[i]];
+      size_t j = i;
+      rows.clear(), at.clear();
+      for (; j < order.size() && pos[order[j]] == p; ++j)
+        rows.insert(rows.end(), x + size_t(order[j]) * W, x + size_t(order[j] + 1) * W), at.push_back(p);
+      const FrequencyPlan plan = at_(inner(), p);
+      if (plan.logit_scale != 1.0 || plan.warp_factor > 0)
+        throw UsageError(
+            fmt::format("the plan at position {} scales or warps the scores; this fault re-plans the "
+                        "rotation only",
+                        p));
+      const auto s = make_scheme<float>(config());
+      s->set_frequency_plan(plan);
+      s->prepare_range(p, p);
+      const int m = int(at.size());
+      if (back)
+        s->qk_backward(layer, at.data(), m, rows.data());
+      else
+        s->qk_forward(layer, at.data(), m, rows.data());
+      for (size_t k = i; k < j; ++k) std::copy_n(rows.data() + (k - i) * W, W, x + size_t(order[k]) * W);
+      i = j;
+    }
+  }
+  PlanAt at_;
+};
+
+// The model read under a context-extension map planned for `factor` times the training length, each batch one
+// pass of its own length (its last position + 1; a length-dependent map's plan): the correct reading a fault
+// inside a map's reading is measured against.
+class ReadUnderMap final : public FaultyReading {
+ public:
+  ReadUnderMap(std::unique_ptr<DoctorModel> inner, const std::string& map, int factor)
+      : FaultyReading(std::move(inner)), map_(parse_map(map)), factor_(factor) {}
+  std::vector<float> logits(const DoctorBatch& b) override {
+    plan(b);
+    return in_->logits(b);
+  }
+  double later_key_share(const DoctorBatch& b) override {
+    plan(b);
+    return in_->later_key_share(b);
+  }
+
+ private:
+  void plan(const DoctorBatch& b) {
+    const int n = b.pos.empty() ? b.p0 + b.T : *std::max_element(b.pos.begin(), b.pos.end()) + 1;
+    scheme().read_with(map_, train_length(), factor_ * train_length(), n);
+  }
+  MapSpec map_;
+  int factor_;
+};
+
 template <class Wrapper, class... Args>
 std::function<std::unique_ptr<DoctorModel>(std::unique_ptr<DoctorModel>)> in_scheme(Args... args) {
   return [args...](std::unique_ptr<DoctorModel> m) {
@@ -329,6 +408,21 @@ std::vector<FaultInfo> make_faults() {
                "scheme: the encoder form built from the same settings and tensors, the model still causal", "twin",
                "build the scheme for the visibility the model is read with (SchemeConfig::bidirectional)",
                in_scheme<EncoderForm>()});
+  // 10: the prefix (positions before half the training length) cached while the server read under NTK planned
+  // for four times the training length; the request that reuses it is read plainly
+  f.push_back({10, "cache-other-map",
+               "a prefix cache reused under another map: the prefix's keys were turned under NTK planned for 4x the "
+               "training length when the cache was filled, and the request that reuses it is read plainly",
+               "scheme: positions before half the training length turned under ntk planned for 4x the training "
+               "length (the prefix as the cache holds it), the rest under the model's own frequencies",
+               "qk-compose",
+               "a cache remembers the reading its keys were made under and is refused under another (pe-bench's "
+               "decoder does, models/block_stack_decoder.h)",
+               in_scheme<PlanByPosition>(PlanByPosition::PlanAt([](const Scheme<float>& s, int p) {
+                 const int train = s.config().train_length;
+                 const MapSpec map = parse_map(p < train / 2 ? "ntk" : identity_map());
+                 return s.plan_for(map, train, 4 * train, 4 * train);
+               }))});
   f.push_back({11, "table-clamp",
                "a learned table read past its rows with a clamp: every later position reads the last row",
                "scheme: the embedding hook reads min(p, the table's last row)", "range",
@@ -346,7 +440,8 @@ std::vector<FaultInfo> make_faults() {
                "RoPE pairing: weights written for interleaved pairs (2j, 2j+1) read with Transformers' split-half "
                "rotate_half pairs (j, j + d_head/2)",
                "scheme: the Q/K transform turns the split-half pairs", "angles",
-               "read with the pairing the weights were written for, or permute the query and key rows on export",
+               "read with the pairing the weights were written for, or export for the other pairing (pe-bench export "
+               "--rope-layout split-half permutes the query and key rows)",
                in_scheme<SplitHalfPairs>()});
   f.push_back({14, "positions-bf16", "positions held in bfloat16: integers past 256 alias (8 significant bits)",
                "scheme: every position hook reads each position rounded to the nearest bfloat16", "twin",
@@ -356,6 +451,24 @@ std::vector<FaultInfo> make_faults() {
                "scheme: every position hook reads each position rounded to the nearest float16", "twin",
                "positions and angles in float32 (or integers), the rotation in float32",
                positions_read([](int p, int) { return rounded_to(p, 11); }, true)});
+  // 14: the committed context-extension table's "dynamic (cached)" row (README: +11.6 perplexity at 512 against
+  // turning the cached keys again), dynamic NTK planned for 16x the training length as there, measured against
+  // the same map read whole
+  f.push_back({14, "dynamic-cached",
+               "the cached dynamic NTK (factor 16, planned for 16x the training length): each key keeps the base of "
+               "the length at which it entered the cache, while every later query turns under the base of its own, "
+               "larger length",
+               "scheme: each position turned under dynamic NTK for the length at which it entered the cache "
+               "(position + 1), as the decoder's `dynamic` does one token at a time",
+               "qk-compose",
+               "turn the cached keys again under each step's plan (dynamic-recompute), or plan once for the whole "
+               "context",
+               in_scheme<PlanByPosition>(PlanByPosition::PlanAt([](const Scheme<float>& s, int p) {
+                 const int train = s.config().train_length;
+                 return s.plan_for(parse_map("dynamic"), train, 16 * train, p + 1);
+               })),
+               "dynamic NTK (factor 16) for each window's length: every key and query of a window under one base",
+               [](Model m) { return Model(std::make_unique<ReadUnderMap>(std::move(m), "dynamic", 16)); }});
   return f;
 }
 

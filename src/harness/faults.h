@@ -50,6 +50,11 @@ struct FaultInfo {
   std::string caught_by;  // the doctor's invariant expected to catch it on the first of `schemes` ("": none)
   std::string fix;        // what a correct implementation does
   std::function<std::unique_ptr<DoctorModel>(std::unique_ptr<DoctorModel>)> apply;
+  // The correct reading the fault is measured against, and the doctor reads the correct model in: a fault that
+  // lives inside a context-extension map's reading is compared with the map read correctly. Empty: the model
+  // as trained.
+  std::string correct = "";
+  std::function<std::unique_ptr<DoctorModel>(std::unique_ptr<DoctorModel>)> read_correctly = nullptr;
 };
 
 // Every fault, in the order of the list.

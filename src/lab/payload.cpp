@@ -464,6 +464,8 @@ json failures_view(const json& r, const std::string& file) {
               {"words", text(member(f, fk, "words"), fk / "words", kMaxSentence)},
               {"fix", text(member(f, fk, "fix"), fk / "fix", kMaxSentence)},
               {"models", json::array()}};
+    // the reading the fault is measured against (a lab written before faults inside a map's reading: as trained)
+    v["correct"] = f.contains("correct") ? text(f["correct"], fk / "correct", kMaxSentence) : "the model as trained";
     const json& models = list(member(f, fk, "models"), fk / "models", 0, kMaxRows);
     if (!models.empty()) {
       v["metric"] = text(member(f, fk, "metric"), fk / "metric", kMaxName);

@@ -68,8 +68,10 @@ FaultHosting charlm_fault_hosting() {
   return {"charlm-3seeds",
           "charlm-quick",
           {
+              {"cache-other-map", {"rope"}, {}, 0},
               {"positions-bf16", {"alibi", "rope", "sinusoidal"}, {}, 512},
               {"positions-fp16", {"alibi", "rope"}, {}, 4096},
+              {"dynamic-cached", {"rope"}, {}, 512},
           }};
 }
 
