@@ -77,12 +77,19 @@ TEST_CASE("block hooks: the dense path with a scheme's block hooks gives what it
     const char* setting;
   };
   int checked = 0;
-  for (const Case k : {Case{"t5", ""}, Case{"tupe", ""}, Case{"tupe", "tupe_relative"}, Case{"shaw", ""},
-                       Case{"txl", ""}, Case{"deberta", ""}}) {
+  for (const Case k :
+       {Case{"t5", ""}, Case{"tupe", ""}, Case{"tupe", "tupe_relative"}, Case{"shaw", ""}, Case{"txl", ""},
+        Case{"deberta", ""}, Case{"kerple", ""}, Case{"kerple", "kerple_kernel=power"}}) {
     SchemeConfig c;
     c.name = k.scheme;
     c.n_heads = 2, c.d_head = 8, c.d_model = 16, c.n_layers = 1, c.train_length = 80;
-    if (*k.setting) c.settings[k.setting] = true;
+    // "key" sets a flag, "key=value" a word
+    const std::string setting = k.setting;
+    const size_t eq = setting.find('=');
+    if (eq != std::string::npos)
+      c.settings[setting.substr(0, eq)] = setting.substr(eq + 1);
+    else if (!setting.empty())
+      c.settings[setting] = true;
     REQUIRE(make_scheme<double>(c)->block_scores(0));
     // p0 = 0: every position inside tupe's pair table (span T); p0 = 6: the last rows outside it
     for (int p0 : {0, 6})
@@ -97,7 +104,7 @@ TEST_CASE("block hooks: the dense path with a scheme's block hooks gives what it
         ++checked;
       }
   }
-  CHECK(checked == 24);
+  CHECK(checked == 32);
 }
 
 TEST_CASE("run_sum and add_by_class: fixed-order sums, the same bits wherever the data sits") {

@@ -292,6 +292,8 @@ extra += [
      ("charlm", "hybrid", small + ["n_layers=4",
                                    "hybrid_layers=rope:8:base=500,rope:8,none,rope:rotary_fraction=0.25:base=1000000"])),
     ("cue tupe-R (trained here)", ("cue", "tupe", ["tupe_relative=true"])),
+    ("charlm kerple power (trained here)", ("charlm", "kerple", small + ["kerple_kernel=power"])),
+    ("cue kerple power (trained here)", ("cue", "kerple", ["kerple_kernel=power"])),
     ("cue rope partial 0.25", ("cue", "rope", ["rotary_fraction=0.25"])),
 ]
 # every one-layer scheme's cue head made bidirectional (visibility: its encoder form), and TUPE-R's

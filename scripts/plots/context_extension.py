@@ -66,7 +66,8 @@ def check_attention(a):
                  "sink_mass": frac, "beyond_training_mass": frac})
     Obj({"readings": List(Obj({"label": Str(), "map": Str(), "length": LENGTH,
                                "stats": Obj({"layers": List(layer, nonempty=True),
-                                             "train_length": LENGTH})}), nonempty=True)}).check(a, "")
+                                             "train_length": LENGTH})}), nonempty=True),
+         "task?": Str(), "sequences?": Num(lo=0, integer=True)}).check(a, "")
 
 
 def fig_context_extension_attention(a):

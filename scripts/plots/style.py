@@ -43,13 +43,14 @@ def accuracy_axes(ax, results, rows, title):
     lengths = results["lengths"]
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for i, row in enumerate(rows):
-        c = colours[i % len(colours)]
+        # past the colour cycle (ten colours), the next rows repeat it dashed, then dotted
+        c, ls = colours[i % len(colours)], ["-", "--", ":"][(i // len(colours)) % 3]
         ends = interval_ends(row) or [(None, None)] * len(lengths)
         pts = [(n, m, e) for n, m, e in zip(lengths, row["mean"], ends) if m is not None]
         if not pts:
             continue
         xs, ms, es = zip(*pts)
-        ax.plot(xs, ms, "-", color=c, lw=2, label="%s (%d seeds)" % (label(row), len(row["seeds"])))
+        ax.plot(xs, ms, ls, color=c, lw=2, label="%s (%d seeds)" % (label(row), len(row["seeds"])))
         band = [(x, m - e[0], m + e[1]) for x, m, e in zip(xs, ms, es) if e[0] is not None]
         if band:
             ax.fill_between([b[0] for b in band], [b[1] for b in band], [b[2] for b in band], color=c, alpha=0.15, lw=0)

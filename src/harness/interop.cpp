@@ -33,7 +33,7 @@ const Kind kKinds[] = {{"w_qkv", Kind::Linear},  {"w_proj", Kind::Linear},   {"w
                        {"u_q", Kind::Linear},    {"u_k", Kind::Linear},      {"tok_emb", Kind::Table},
                        {"table", Kind::Table},   {"t5_bias", Kind::Table},   {"shaw_rk", Kind::Table},
                        {"shaw_rv", Kind::Table}, {"deberta_p", Kind::Table}, {"tupe_p", Kind::Table},
-                       {"txl_u", Kind::Plain},   {"txl_v", Kind::Plain}};
+                       {"txl_u", Kind::Plain},   {"txl_v", Kind::Plain},     {"kerple", Kind::Plain}};
 
 json conventions() {
   return {{"linear_weights",

@@ -10,6 +10,7 @@
 #include "schemes/alibi.h"
 #include "schemes/deberta.h"
 #include "schemes/hybrid.h"
+#include "schemes/kerple.h"
 #include "schemes/learned.h"
 #include "schemes/none.h"
 #include "schemes/rope.h"
@@ -86,6 +87,12 @@ const std::vector<Entry<S>>& entries() {
       {{"tupe", "untied content and absolute-position scores, each with its own projections (TUPE-A; -R adds t5)",
         tupe_keys(), 1, &complete_learned_rows},
        &build<TupeScheme, S>},
+      {{"kerple",
+        "learned kernel of the distance |m-n| added to every score, -r1 log(1 + r2 d) or -r1 d^r2 per head (KERPLE)",
+        {{"kerple_kernel", KeyType::String, "log",
+          "kerple: the kernel, log (-r1 log(1 + r2 |m-n|)) or power (-r1 |m-n|^r2, r2 <= 2)", 1}},
+        1},
+       &build<KerpleScheme, S>},
       {{"hybrid",
         "a scheme and a window per layer (default: layer 1 rope with a 64-key window, layer 2 none)",
         {{"hybrid_layers", KeyType::StringList, nlohmann::json::array({"rope:64", "none"}),
