@@ -60,7 +60,7 @@ TEST_CASE("kerple: the paper's kernels of |m - n|, r1 = exp(a), r2 = exp(b) (log
   CHECK_THROWS_AS(make_scheme<double>(kerple_config("linear")), ConfigError);
 }
 
-TEST_CASE("kerple: init in the paper's ranges, r1 in [0.01, 2], r2 in [0.01, 1] (log) or [0.01, 2) (power)") {
+TEST_CASE("kerple: init in the paper's ranges, r1 from 0.01 to 2, r2 from 0.01 to 1 (log) or below 2 (power)") {
   using namespace kerple_test;
   for (const std::string kernel : {"log", "power"}) {
     SchemeConfig c = kerple_config(kernel);
