@@ -106,12 +106,6 @@ class KerpleScheme final : public Scheme<S> {
     }
   }
 
-  // r1 and r2 of a head of a layer (for reading a trained model)
-  std::pair<double, double> r1_r2(CParamView<S> P, int layer, int head) const {
-    const Kernel k = kernel(P, layer, head);
-    return {k.r1, k.r2};
-  }
-
  private:
   // One head's kernel: r1 = exp(a); r2 = exp(b) (log form) or 2 sigmoid(b) (power form).
   struct Kernel {
