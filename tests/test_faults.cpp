@@ -139,7 +139,9 @@ TEST_CASE("faults: each fault changes the reading of the schemes it names and fa
             most = std::numeric_limits<double>::infinity();
           }
           INFO(most);
-          CHECK((most > 1e-5 * scale) != control);  // a control reads as it did, up to float rounding
+          // a control, and a fault that changes no logit (a finite bias where the mask was: exp(-10000) is 0 in
+          // float32), read as the correct model does, up to float rounding
+          CHECK((most > 1e-5 * scale) != (control || !f.changes_logits));
         }
         if (f.caught_by.empty() || scheme != host.schemes.front()) continue;  // the invariant named is the first's
         const bool twin = f.caught_by == "twin";
@@ -167,6 +169,26 @@ TEST_CASE("faults: a wrapper refuses a scheme whose hooks it cannot rewrite cons
   // a re-planned rotation needs a scheme that turns queries and keys by a frequency plan alone
   CHECK_THROWS_AS(find_fault("dynamic-cached").apply(doctor_block_stack(random_stack("alibi"), 64)), UsageError);
   CHECK_THROWS_AS(find_fault("cache-other-map").apply(doctor_block_stack(random_stack("t5"), 64)), UsageError);
+  // a finite bias hands the score hooks later keys: a scheme whose tables end at the causal ages is refused
+  CHECK_THROWS_AS(find_fault("finite-mask").apply(doctor_block_stack(random_stack("txl"), 64)), UsageError);
+  CHECK_THROWS_AS(find_fault("finite-mask").apply(doctor_block_stack(random_stack("shaw"), 64)), UsageError);
+}
+
+TEST_CASE("faults: finite-mask leaves the logits as the mask does and gives every later key a finite score") {
+  using namespace faults_test;
+  for (const char* scheme : {"rope", "alibi", "t5", "none"}) {
+    INFO(scheme);
+    auto right = doctor_block_stack(random_stack(scheme), 64);
+    auto broken = find_fault("finite-mask").apply(doctor_block_stack(random_stack(scheme), 64));
+    const DoctorBatch batch = plain_batch(2, 48, right->symbols());
+    const std::vector<float> a = right->logits(batch), b = broken->logits(batch);
+    double most = 0;
+    for (size_t i = 0; i < a.size(); ++i) most = std::max(most, double(std::abs(a[i] - b[i])));
+    CHECK(most < 1e-5);
+    CHECK(!broken->bidirectional());  // the model still declares itself causal
+    CHECK(right->later_key_share(batch) == 0.0);
+    CHECK(broken->later_key_share(batch) == 1.0);  // every later key scored, finitely
+  }
 }
 
 TEST_CASE("faults: dynamic-cached read in a full forward is the decoder's dynamic NTK one token at a time") {

@@ -50,16 +50,17 @@ class DoctorModel {
   virtual int last_position() const;
   // The logits of a batch ([B, rows, width]).
   virtual std::vector<float> logits(const DoctorBatch& batch) = 0;
-  // The share of (query row, key after it) pairs attention lets through, over every layer and head: a head
-  // reads its scores at its query rows (a masked key's is -infinity, whatever the weights); a block stack
-  // its probabilities above 0 (a causal mask gives exactly 0; a key of an encoder's underflows to 0 only
-  // where every score beside it is far larger).
+  // The share of (query row, key after it) pairs attention lets through, over every layer and head, read at
+  // the scores before the softmax: a masked key's is -infinity whatever the weights, where a finite bias in
+  // its place (which underflows to probability 0 as the mask does) leaves a finite score.
   virtual double later_key_share(const DoctorBatch& batch) = 0;
   // One sequence fed to a cache in chunks of these sizes (their sum is its length): [T, width].
   virtual std::vector<float> decode(const std::vector<int>& tokens, const std::vector<int>& chunks);
   // The scheme's position code of each position added to the embedding ([n, d_model]); empty when it adds none.
   virtual std::vector<float> embedding_code(const std::vector<int>& positions) = 0;
-  bool bidirectional() { return scheme().config().bidirectional; }
+  // Made to see later keys (an encoder): what the model declares, which a reading with a fault in its mask
+  // may not give its kernels.
+  virtual bool bidirectional() { return scheme().config().bidirectional; }
   // Replaces the model's scheme with f(the scheme), a wrapper that declares its parameters (the failure lab's
   // faults in a scheme's hooks, harness/faults.h). UsageError for a model that cannot.
   using SchemeWrap = std::function<std::unique_ptr<Scheme<float>>(std::unique_ptr<Scheme<float>>)>;

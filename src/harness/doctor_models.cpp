@@ -52,13 +52,17 @@ class StackModel final : public DoctorModel {
     m_->prepare(batch_end(b) + 1);
     BlockStackCache<float> c;
     const Visibility vis = m_->scheme().config().bidirectional ? Visibility::bidirectional() : Visibility{};
-    m_->forward_keeping_probs(b.tokens.data(), b.tokens.data(), b.B, b.T, c, b.p0, vis);
+    m_->forward(b.tokens.data(), b.tokens.data(), b.B, b.T, c, b.p0, vis);
     long seen = 0, pairs = 0;
     const int T = b.T;
-    for (auto& p : c.probs)  // [B, H, T, T] per block
-      for (size_t bh = 0; bh < p.size() / (size_t(T) * T); ++bh)
+    std::vector<float> s;  // [B, H, T, T] per block before the softmax: -infinity where the mask hides a key
+    for (int l = 0; l < m_->config().n_layers; ++l) {
+      m_->scores(c, b.B, b.T, vis, l, s);
+      for (size_t bh = 0; bh < s.size() / (size_t(T) * T); ++bh)
         for (int i = 0; i < T; ++i)
-          for (int j = i + 1; j < T; ++j) ++pairs, seen += p[(bh * T + i) * T + j] > 0;
+          for (int j = i + 1; j < T; ++j)
+            ++pairs, seen += s[(bh * T + i) * T + j] > -std::numeric_limits<float>::infinity();
+    }
     return pairs ? double(seen) / double(pairs) : 0.0;
   }
   std::vector<float> decode(const std::vector<int>& tokens, const std::vector<int>& chunks) override {

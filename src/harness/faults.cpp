@@ -204,6 +204,42 @@ class EncoderForm final : public ForwardingScheme<float> {
   }
 };
 
+// The causal mask replaced by a finite bias: the kernels are told every key is visible (what an attention call
+// without its mask argument computes) and each score of a key after its query gets kFiniteMask added, BERT's
+// extended attention mask of -10000. The scheme's own score hooks read every key as they are given them, so it
+// must read offsets of both signs: a scheme with derived tables (indexed by age) or value hooks is refused.
+class FiniteBiasMask final : public ForwardingScheme<float> {
+ public:
+  static constexpr float kFiniteMask = -10000.0f;
+  explicit FiniteBiasMask(std::unique_ptr<Scheme<float>> inner) : ForwardingScheme(std::move(inner)) {
+    if (this->inner().config().bidirectional)
+      throw UsageError(name() + " is read with later keys visible already; this fault replaces a causal mask");
+    if (this->inner().acts_on_values() || has_tables(this->inner()))
+      throw UsageError(name() +
+                       " reads offsets in its value hooks or derived tables, which end at the causal ones; this "
+                       "fault hands its score hooks later keys");
+    this->cfg_.bidirectional = true;  // what the kernels are told
+  }
+  bool acts_on_scores() const override { return true; }
+  bool block_scores(int) const override { return false; }
+  void score_forward(CParamView<float> P, const AttnRow<float>& r, float* scores) const override {
+    if (inner().acts_on_scores()) inner().score_forward(P, r, scores);
+    for (int t = 0; t < r.nk; ++t)
+      if (r.kpos[t] > r.qpos) scores[t] += kFiniteMask;
+  }
+  void score_backward(CParamView<float> P, ParamView<float> G, const AttnRow<float>& r, const float* dscores, float* dq,
+                      const KeyRows<float>& dkeys, float* dtables) const override {
+    if (inner().acts_on_scores()) inner().score_backward(P, G, r, dscores, dq, dkeys, dtables);
+  }
+};
+
+// The model as it declares itself (causal) while its kernels read the scheme wrapper that the fault put in it.
+class DeclaredCausal final : public FaultyReading {
+ public:
+  using FaultyReading::FaultyReading;
+  bool bidirectional() override { return false; }
+};
+
 // Weights written for RoPE's interleaved pairs (2j, 2j+1) read with Transformers' split-half convention
 // (rotate_half: the pairs (j, j + d_head/2)): each head's dimensions gathered so that the split-half pair j
 // becomes the interleaved pair j, turned, and scattered back.
@@ -396,6 +432,17 @@ std::vector<FaultInfo> make_faults() {
                "scheme: the score and value hooks read each key mirrored about its query (k as 2q - k)", "twin",
                "one helper computes the offset for training, reading and the cache, with a test of its sign",
                in_scheme<OffsetsFlipped>()});
+  f.push_back(
+      {7, "finite-mask",
+       "a finite bias used as a visibility mask: the attention is called without its causal mask and every "
+       "key after its query gets a large negative bias (BERT's -10000) instead of -infinity",
+       "scheme: the kernels told every key is visible, a later key's score given -10000 (what the model "
+       "declares unchanged: causal)",
+       "later-keys",
+       "hide keys with the mask (-infinity, or skip them), never with a bias: a finite bias is a score the "
+       "softmax still reads, exactly 0 here only because exp(-10000) underflows in float32",
+       [](Model m) { return Model(std::make_unique<DeclaredCausal>(in_scheme<FiniteBiasMask>()(std::move(m)))); }, "",
+       nullptr, false});
   f.push_back({8, "local-arange",
                "decode offsets from a local arange(q_len): each chunk of 16 tokens read at positions 0 .. 15, the "
                "earlier chunks' keys kept at theirs",

@@ -32,6 +32,7 @@ class FaultyReading : public DoctorModel {
   int width() const override { return in_->width(); }
   bool takes_coordinates() const override { return in_->takes_coordinates(); }
   bool decodes() const override { return false; }
+  bool bidirectional() override { return in_->bidirectional(); }
   int last_position() const override { return in_->last_position(); }
   std::vector<float> logits(const DoctorBatch& b) override { return in_->logits(b); }
   double later_key_share(const DoctorBatch& b) override { return in_->later_key_share(b); }
@@ -55,6 +56,9 @@ struct FaultInfo {
   // as trained.
   std::string correct = "";
   std::function<std::unique_ptr<DoctorModel>(std::unique_ptr<DoctorModel>)> read_correctly = nullptr;
+  // false: a break that leaves every logit as it was up to float rounding (what the kernels are handed is wrong,
+  // what they return is not): the lab measures no damage, and an invariant that reads the kernels' inputs catches it
+  bool changes_logits = true;
 };
 
 // Every fault, in the order of the list.

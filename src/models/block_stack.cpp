@@ -67,6 +67,22 @@ double BlockStack<S>::forward_keeping_probs(const int* x, const int* y, int B, i
   return run_forward(x, y, B, T, c, p0, vis, true, nullptr, nullptr);
 }
 
+template <class S>
+void BlockStack<S>::scores(const BlockStackCache<S>& c, int B, int T, const Visibility& vis, int l,
+                           std::vector<S>& out) const {
+  if (c.M > 0 || l < 0 || l >= cfg_.n_layers || int(c.Q.size()) != cfg_.n_layers ||
+      c.Q[l].size() != size_t(B) * T * cfg_.d_model)
+    throw Error(
+        fmt::format("BlockStack::scores: block {} of a forward over {} sequences of {} tokens without memory "
+                    "was not run",
+                    l, B, T));
+  const AttnShape sh{B, T, T, cfg_.n_heads, cfg_.d_model / cfg_.n_heads, l};
+  out.resize(size_t(B) * sh.H * T * T);
+  attention_scores(sh, c.Q[l].data(), c.K[l].data(), coordinates(c, vis, nullptr, l), *scheme_,
+                   CParamView<S>{params_.data(), &layout_}, out.data(), nullptr,
+                   AttnTables<S>{c.tables[l].data(), nullptr, c.span});
+}
+
 namespace {
 // The coordinates given, or nullptr when they hold nothing (the default batch).
 inline const TokenCoordinates* given(const TokenCoordinates* at) { return at && (at->pos || at->doc) ? at : nullptr; }

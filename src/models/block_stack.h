@@ -104,6 +104,10 @@ class BlockStack {
   // a key is not visible), for the analyses (models/attention_stats.h).
   double forward_keeping_probs(const int* x, const int* y, int B, int T, BlockStackCache<S>& c, int p0 = 0,
                                const Visibility& vis = Visibility{}) const;
+  // Block l's attention scores before the softmax ([B, H, T, T], -infinity at every key the mask hides) for the
+  // batch of the last forward over c (the default coordinates, no memory), read with visibility vis: what the
+  // doctor reads to tell a mask from a finite bias (a bias underflows to probability 0 as a mask does).
+  void scores(const BlockStackCache<S>& c, int B, int T, const Visibility& vis, int l, std::vector<S>& out) const;
   // Forward then backward; adds dLoss/dparam into grad (flat, layout()), where Loss is the summed
   // cross-entropy divided by `norm_rows` (0: the scored rows, the mean; a chunk of a larger batch
   // passes the batch's count). Returns the chunk's mean loss over its scored rows.

@@ -79,6 +79,7 @@ FaultHosting passkey_fault_hosting() {
               {"pad-left-storage", {"sinusoidal", "learned"}, {"rope"}, 0},
               {"mask-positions-disagree", {"sinusoidal", "rope", "alibi"}, {}, 0},
               {"offset-sign", {"t5", "shaw", "alibi"}, {}, 0},
+              {"finite-mask", {"rope", "alibi", "t5"}, {}, 0},
               {"local-arange", {"rope", "sinusoidal"}, {}, 0},
               {"encoder-buckets", {"t5"}, {"alibi"}, 0},
               {"table-clamp", {"learned"}, {}, 128},
