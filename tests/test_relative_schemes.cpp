@@ -223,7 +223,8 @@ double largest_gap(const std::vector<double>& a, const std::vector<double>& b) {
 }  // namespace
 
 TEST_CASE("joint shift: relative schemes leave a char LM unchanged when every position moves, absolute ones do not") {
-  const std::set<std::string> relative = {"none", "rope", "alibi", "t5", "shaw", "txl", "deberta", "kerple", "hybrid"};
+  const std::set<std::string> relative = {"none",    "rope",   "alibi",         "t5",    "shaw", "txl",
+                                          "deberta", "kerple", "alibi-learned", "hybrid"};
   const std::set<std::string> absolute = {"sinusoidal", "learned", "tupe"};
   for (auto& info : scheme_list()) {
     INFO(info.name, ": classify a new scheme here (relative or absolute)");

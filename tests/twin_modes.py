@@ -46,7 +46,8 @@ SETTINGS = {"none": {}, "sinusoidal": {"base": 10000.0}, "learned": {"learned_ro
             "t5": {"t5_buckets": 32, "t5_max_distance": 128}, "shaw": {"shaw_clip": 4}, "txl": {"base": 10000.0},
             "deberta": {"deberta_clip": 4},
             "tupe": {"tupe_relative": True, "learned_rows": 64, "t5_buckets": 32, "t5_max_distance": 128},
-            "kerple": {"kerple_kernel": "log"}, "hybrid": {"hybrid_layers": ["rope:4", "t5"]}}
+            "kerple": {"kerple_kernel": "log"}, "alibi-learned": {},
+            "hybrid": {"hybrid_layers": ["rope:4", "t5"]}}
 TABLES = {"learned": [("pos.table.weight", (64, D))], "t5": [("pos.t5_bias.weight", (32, H))],
           "shaw": [("pos.layers.{l}.shaw_rk.weight", (9, DH)), ("pos.layers.{l}.shaw_rv.weight", (9, DH))],
           "txl": [("pos.layers.{l}.w_r.weight", (H * DH, D)), ("pos.txl_u", (H, DH)), ("pos.txl_v", (H, DH))],
@@ -54,7 +55,8 @@ TABLES = {"learned": [("pos.table.weight", (64, D))], "t5": [("pos.t5_bias.weigh
                       ("pos.layers.{l}.w_qr.weight", (H * DH, D))],
           "tupe": [("pos.tupe_p.weight", (64, D)), ("pos.layers.{l}.u_q.weight", (H * DH, D)),
                    ("pos.layers.{l}.u_k.weight", (H * DH, D)), ("pos.t5_bias.weight", (32, H))],
-          "kerple": [("pos.layers.{l}.kerple", (2, H))]}
+          "kerple": [("pos.layers.{l}.kerple", (2, H))],
+          "alibi-learned": [("pos.layers.{l}.alibi_slope", (1, H))]}
 
 
 def model(scheme, bidirectional=False):

@@ -135,12 +135,13 @@ Measure future_measure(Context& c) {
   return {gap, kLogitTol * scale_of(x), "the tokens after each sequence's row changed"};
 }
 
-// 3. visibility is a mask: a causal model gives a key after its query probability exactly 0; an encoder does not
+// 3. visibility is a mask: a causal model scores a key after its query -infinity (not a finite bias); an encoder does
+// not
 Measure later_keys_measure(Context& c) {
   DoctorBatch b = random_batch(c, kBatch, c.T, 7);
   inner_rows(c, b);
   return {c.m.later_key_share(b), 0,
-          "the share of (query, later key) pairs let through (a head: finite scores; a stack: probabilities above 0)"};
+          "the share of (query, later key) pairs let through: a score above -infinity before the softmax"};
 }
 
 // 3. packed with isolation: each document's rows as it reads alone (reset: from 0; global: at its offset)

@@ -8,6 +8,7 @@
 #include "core/errors.h"
 #include "core/math.h"
 #include "schemes/alibi.h"
+#include "schemes/alibi_learned.h"
 #include "schemes/deberta.h"
 #include "schemes/hybrid.h"
 #include "schemes/kerple.h"
@@ -93,6 +94,11 @@ const std::vector<Entry<S>>& entries() {
           "kerple: the kernel, log (-r1 log(1 + r2 |m-n|)) or power (-r1 |m-n|^r2, r2 <= 2)", 1}},
         1},
        &build<KerpleScheme, S>},
+      {{"alibi-learned",
+        "ALiBi with its slopes trained per head and layer, -slope |m-n| from the geometric slopes (a KERPLE kernel)",
+        {},
+        1},
+       &build<AlibiLearnedScheme, S>},
       {{"hybrid",
         "a scheme and a window per layer (default: layer 1 rope with a 64-key window, layer 2 none)",
         {{"hybrid_layers", KeyType::StringList, nlohmann::json::array({"rope:64", "none"}),
