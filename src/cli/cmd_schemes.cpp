@@ -1,5 +1,7 @@
 // pe-bench schemes: list the positional schemes; --json: each with its settings as the registry
 // declares them (what tests/twin_check.py and the PyTorch twin read instead of restating them).
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -55,12 +57,14 @@ void register_schemes(CLI::App& app) {
       fmt::print("{}\n", schemes_json().dump(2));
       return;
     }
-    for (auto& s : scheme_list()) fmt::print("{:<12} {}\n", s.name, s.description);
+    size_t w = 0;  // the names' column: the longest name
+    for (auto& s : scheme_list()) w = std::max(w, s.name.size());
+    for (auto& s : scheme_list()) fmt::print("{:<{}} {}\n", s.name, w, s.description);
     fmt::print(
         "\nEvery scheme reads every batch mode: {}.\nWith a key after the query (bidirectional and prefix "
         "visibility), each takes its encoder form (docs/schemes.md):\n",
         fmt::join(kModes, ", "));
-    for (auto& s : scheme_list()) fmt::print("{:<12} {}\n", s.name, later_keys(s));
+    for (auto& s : scheme_list()) fmt::print("{:<{}} {}\n", s.name, w, later_keys(s));
   });
 }
 
