@@ -222,6 +222,8 @@ class FiniteBiasMask final : public ForwardingScheme<float> {
   }
   bool acts_on_scores() const override { return true; }
   bool block_scores(int) const override { return false; }
+  // The inner hooks only where the inner scheme acts on scores: a hook is called only then (scheme.h), and RoPE's
+  // reads its warp plan, which an unwarped RoPE does not hold (calling it regardless crashes).
   void score_forward(CParamView<float> P, const AttnRow<float>& r, float* scores) const override {
     if (inner().acts_on_scores()) inner().score_forward(P, r, scores);
     for (int t = 0; t < r.nk; ++t)
