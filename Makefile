@@ -28,7 +28,7 @@ build-cli: configure
 link: build-cli
 	@scripts/link-bin.sh $(BUILD)/pe-bench $(BINDIR)
 
-# The tournament: 12 schemes x 3 seeds, trained at 32 and read at 32-256; prints the table and
+# The tournament: 13 schemes x 3 seeds, trained at 32 and read at 32-256; prints the table and
 # writes results/tournament/ (results.json, table.md, run directories).
 run: link
 	$(BUILD)/pe-bench run experiments/tournament.json

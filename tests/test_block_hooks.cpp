@@ -77,9 +77,9 @@ TEST_CASE("block hooks: the dense path with a scheme's block hooks gives what it
     const char* setting;
   };
   int checked = 0;
-  for (const Case k :
-       {Case{"t5", ""}, Case{"tupe", ""}, Case{"tupe", "tupe_relative"}, Case{"shaw", ""}, Case{"txl", ""},
-        Case{"deberta", ""}, Case{"kerple", ""}, Case{"kerple", "kerple_kernel=power"}, Case{"alibi-learned", ""}}) {
+  for (const Case k : {Case{"t5", ""}, Case{"tupe", ""}, Case{"tupe", "tupe_relative"}, Case{"shaw", ""},
+                       Case{"txl", ""}, Case{"deberta", ""}, Case{"kerple", ""}, Case{"kerple", "kerple_kernel=power"},
+                       Case{"alibi-learned", ""}, Case{"fire", ""}}) {
     SchemeConfig c;
     c.name = k.scheme;
     c.n_heads = 2, c.d_head = 8, c.d_model = 16, c.n_layers = 1, c.train_length = 80;
@@ -104,7 +104,7 @@ TEST_CASE("block hooks: the dense path with a scheme's block hooks gives what it
         ++checked;
       }
   }
-  CHECK(checked == 36);  // 9 cases x 2 starts x 2 visibilities
+  CHECK(checked == 40);  // 10 cases x 2 starts x 2 visibilities
 }
 
 TEST_CASE("run_sum and add_by_class: fixed-order sums, the same bits wherever the data sits") {

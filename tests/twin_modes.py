@@ -47,6 +47,7 @@ SETTINGS = {"none": {}, "sinusoidal": {"base": 10000.0}, "learned": {"learned_ro
             "deberta": {"deberta_clip": 4},
             "tupe": {"tupe_relative": True, "learned_rows": 64, "t5_buckets": 32, "t5_max_distance": 128},
             "kerple": {"kerple_kernel": "log"}, "alibi-learned": {},
+            "fire": {"fire_width": 8, "fire_threshold": 4.5, "fire_interpolate": True},
             "hybrid": {"hybrid_layers": ["rope:4", "t5"]}}
 TABLES = {"learned": [("pos.table.weight", (64, D))], "t5": [("pos.t5_bias.weight", (32, H))],
           "shaw": [("pos.layers.{l}.shaw_rk.weight", (9, DH)), ("pos.layers.{l}.shaw_rv.weight", (9, DH))],
@@ -56,7 +57,9 @@ TABLES = {"learned": [("pos.table.weight", (64, D))], "t5": [("pos.t5_bias.weigh
           "tupe": [("pos.tupe_p.weight", (64, D)), ("pos.layers.{l}.u_q.weight", (H * DH, D)),
                    ("pos.layers.{l}.u_k.weight", (H * DH, D)), ("pos.t5_bias.weight", (32, H))],
           "kerple": [("pos.layers.{l}.kerple", (2, H))],
-          "alibi-learned": [("pos.layers.{l}.alibi_slope", (1, H))]}
+          "alibi-learned": [("pos.layers.{l}.alibi_slope", (1, H))],
+          "fire": [("pos.layers.{l}.fire_in", (2, 8)), ("pos.layers.{l}.fire_out", (9, H)),
+                   ("pos.layers.{l}.fire_scale", (1, 2))]}
 
 
 def model(scheme, bidirectional=False):

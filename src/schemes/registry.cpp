@@ -10,6 +10,7 @@
 #include "schemes/alibi.h"
 #include "schemes/alibi_learned.h"
 #include "schemes/deberta.h"
+#include "schemes/fire.h"
 #include "schemes/hybrid.h"
 #include "schemes/kerple.h"
 #include "schemes/learned.h"
@@ -99,6 +100,17 @@ const std::vector<Entry<S>>& entries() {
         {},
         1},
        &build<AlibiLearnedScheme, S>},
+      {{"fire",
+        "learned MLP of psi(|m-n|) / psi(max(L, m)) added to every score, psi = log(1 + c z) (FIRE: progressive "
+        "interpolation)",
+        {{"fire_width", KeyType::Int, 32, "fire: units of the MLP's hidden layer", 1, 1024},
+         {"fire_threshold", KeyType::Float, 0.0,
+          "fire: the threshold L's starting value in positions (0: a quarter of the training length plus 1/2)", 0, 1e9},
+         {"fire_interpolate", KeyType::Bool, true,
+          "fire: progressive interpolation, psi(max(L, m)) (false: the ablation, psi(L) for every query)"}},
+        1,
+        &complete_fire_threshold},
+       &build<FireScheme, S>},
       {{"hybrid",
         "a scheme and a window per layer (default: layer 1 rope with a 64-key window, layer 2 none)",
         {{"hybrid_layers", KeyType::StringList, nlohmann::json::array({"rope:64", "none"}),
