@@ -354,6 +354,9 @@ QUOTES = [
     ("README.md", r"ALiBi with learned slopes (\S+) at 1,024", lambda: mean_of(PK, "alibi-learned", "none", 1024, "accuracy"),
      3),
     ("README.md", r"above the fixed slopes' (\S+) but", lambda: mean_of(PK, "alibi", "none", 1024, "accuracy"), 3),
+    ("README.md", r"loss under 1e-3 for all (\S+) runs",
+     lambda: len([t for t in load(PK)["training"] if t["final_loss"] < 1e-3])
+     if all(t["final_loss"] < 1e-3 for t in load(PK)["training"]) else -1, 0),
     ("README.md", r"FIRE, for all its progressive interpolation, only (\S+) at 512",
      lambda: mean_of(PK, "fire", "none", 512, "accuracy"), 3),
     ("README.md", r"progressive interpolation, only \S+ at 512 and (\S+) at\s+1,024",
