@@ -129,6 +129,16 @@ def charlm_ext(label):
 
 
 PK = "results/passkey/results.json"
+FI = "results/fire-interpolation/results.json"
+CL3 = "results/charlm-3seeds/results.json"
+FIC = "results/fire-interpolation-charlm/results.json"
+
+
+def charlm_mean(path, scheme, length):
+    """A char-LM summary's mean perplexity over seeds at a length (read plainly)."""
+    r = load(path)
+    found = [x for x in r["summary"] if x["scheme"] == scheme and x["map"] == "none" and not x["finetuned"]]
+    return found[0]["mean"][r["lengths"].index(length)]
 CE_PK = "results/context-extension/passkey.json"
 L5 = [64, 128, 256, 512, 1024]
 L4 = [128, 256, 512, 1024]
@@ -354,6 +364,17 @@ QUOTES = [
     ("README.md", r"ALiBi with learned slopes (\S+) at 1,024", lambda: mean_of(PK, "alibi-learned", "none", 1024, "accuracy"),
      3),
     ("README.md", r"above the fixed slopes' (\S+) but", lambda: mean_of(PK, "alibi", "none", 1024, "accuracy"), 3),
+    ("README.md", r"without\s+it FIRE reads the passkey at (\S+) at 1,024",
+     lambda: mean_of(FI, "fire", "none", 1024, "accuracy"), 3),
+    ("README.md", r"at 1,024 \(its worst seed (\S+)\)",
+     lambda: min(s[col(load(FI), 1024)] for s in row(load(FI), "fire")["seed_accuracy"]), 3),
+    ("README.md", r"its worst seed \S+\), against (\S+) with it",
+     lambda: mean_of(PK, "fire", "none", 1024, "accuracy"), 3),
+    ("README.md", r"FIRE's perplexity rises from (\S+) at 128", lambda: charlm_mean(CL3, "fire", 128), 2),
+    ("README.md", r"FIRE's perplexity rises from \S+ at 128 to (\S+)\s+at 512", lambda: charlm_mean(CL3, "fire", 512), 2),
+    ("README.md", r"it falls, from (\S+) to \S+, below", lambda: charlm_mean(FIC, "fire", 128), 2),
+    ("README.md", r"it falls, from \S+ to (\S+), below", lambda: charlm_mean(FIC, "fire", 512), 2),
+    ("README.md", r"below KERPLE's (\S+): as on passkey", lambda: charlm_mean(CL3, "kerple", 512), 2),
     ("README.md", r"loss under 1e-3 for all (\S+) runs",
      lambda: len([t for t in load(PK)["training"] if t["final_loss"] < 1e-3])
      if all(t["final_loss"] < 1e-3 for t in load(PK)["training"]) else -1, 0),
