@@ -98,6 +98,12 @@ TEST_CASE("fire: progressive interpolation: a query past L reads its first key a
   }
 }
 
+TEST_CASE("fire: it reads offsets only without the interpolation (the doctor's shift invariant expects that)") {
+  using namespace fire_test;
+  CHECK_FALSE(make_scheme<double>(config(8.5, true))->offsets_only());
+  CHECK(make_scheme<double>(config(8.5, false))->offsets_only());
+}
+
 TEST_CASE("fire: fire_threshold 0 is a quarter of the training length plus a half; it needs one") {
   using namespace fire_test;
   SchemeConfig c = config(0.0);

@@ -245,7 +245,8 @@ class FireScheme final : public Scheme<S> {
   }
   bool acts_on_scores() const override { return true; }
   // a query past the threshold divides by psi of its own position: shifting every position moves those rows
-  bool offsets_only() const override { return false; }
+  // (without the interpolation every query divides by psi(L): offsets only)
+  bool offsets_only() const override { return !interpolate_; }
 
   void declare(ParamLayout& layout) override {
     const int H = this->cfg_.n_heads;
