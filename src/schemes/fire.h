@@ -107,14 +107,7 @@ class FireHead {
 
   // scores[t] += f_h(x(|qpos - kpos[t]|)), psi[d] for every distance of the row (psi_table)
   void row_forward(int qpos, const int* kpos, int nk, const double* psi, S* scores) const {
-    const bool in_order = before(qpos, kpos, nk);
-    const auto [lo, hi] = in_order ? std::pair{qpos - kpos[nk - 1], qpos - kpos[0]} : distances(qpos, kpos, nk);
-    if (in_order) {  // key t at distance hi - t: add each bias where the walk makes it
-      walk(query(qpos), lo, hi, psi, [&](int d0, int d1, const Walk& w) {
-        for (int d = d0; d < d1; ++d) scores[hi - d] += S(w.alpha * (psi[2 * size_t(d)] * w.inv) + w.beta);
-      });
-      return;
-    }
+    const auto [lo, hi] = distances(qpos, kpos, nk);
     thread_local std::vector<double> bias;
     bias.resize(size_t(hi - lo) + 1);
     walk(query(qpos), lo, hi, psi, [&](int d0, int d1, const Walk& w) {
@@ -128,13 +121,10 @@ class FireHead {
   // distance's g over the keys in order, then the distances ascending, summed per segment of one interval).
   void row_backward(int qpos, const int* kpos, int nk, const S* ds, const double* psi, S* gin, S* gout, S* gscale,
                     int W, int H, int h) const {
-    const bool direct = before(qpos, kpos, nk);  // key t at distance hi - t: its g read in place
-    const auto [lo, hi] = direct ? std::pair{qpos - kpos[nk - 1], qpos - kpos[0]} : distances(qpos, kpos, nk);
+    const auto [lo, hi] = distances(qpos, kpos, nk);
     thread_local std::vector<double> gd, u0, u1, d0, d1;
-    if (!direct) {
-      gd.assign(size_t(hi - lo) + 1, 0);
-      for (int t = 0; t < nk; ++t) gd[size_t(std::abs(qpos - kpos[t]) - lo)] += double(ds[t]);
-    }
+    gd.assign(size_t(hi - lo) + 1, 0);
+    for (int t = 0; t < nk; ++t) gd[size_t(std::abs(qpos - kpos[t]) - lo)] += double(ds[t]);
     // per interval: the sums of g and g x over the distances in it (up intervals 0..nu, down 0..nd)
     u0.assign(up_.size() + 1, 0), u1.assign(up_.size() + 1, 0);
     d0.assign(down_.size() + 1, 0), d1.assign(down_.size() + 1, 0);
@@ -143,7 +133,7 @@ class FireHead {
     walk(q, lo, hi, psi, [&](int da, int db, const Walk& w) {
       double sg = 0, sgx = 0, sgr = 0;  // over the segment: g, g x, g dpsi/dc
       for (int d = da; d < db; ++d) {
-        const double g = direct ? double(ds[hi - d]) : gd[size_t(d - lo)];
+        const double g = gd[size_t(d - lo)];
         sg += g, sgx += g * (psi[2 * size_t(d)] * w.inv), sgr += g * psi[2 * size_t(d) + 1];
       }
       u0[size_t(w.iu)] += sg, u1[size_t(w.iu)] += sgx;
@@ -182,9 +172,6 @@ class FireHead {
   }
 
  private:
-  // The keys are consecutive positions, none after the query (a causal row's): key t is at distance
-  // qpos - kpos[0] - t, each distance once.
-  static bool before(int qpos, const int* kpos, int nk) { return kpos[nk - 1] <= qpos && consecutive(kpos, nk); }
   struct Unit {
     double tau, w, b, v;
     int k;
