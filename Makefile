@@ -6,7 +6,7 @@ WERROR     ?= $(if $(CI),ON,OFF)
 CMAKE_ARGS ?=
 BINDIR     ?=
 
-.PHONY: all deps configure build build-cli link run lab filings filings-10seeds filings-v1 charlm charlm-quick passkey passkey-quick packing packing-quick direction direction-quick failures failures-quick context-extension rope-base hybrids txl-memory plots test bench bench-all gradcheck format clean
+.PHONY: all deps configure build build-cli link run lab filings filings-10seeds filings-v1 charlm charlm-quick passkey passkey-quick packing packing-quick direction direction-quick failures failures-quick context-extension rope-base hybrids txl-memory sinusoidal plots test bench bench-all gradcheck format clean
 
 all: build
 
@@ -28,7 +28,7 @@ build-cli: configure
 link: build-cli
 	@scripts/link-bin.sh $(BUILD)/pe-bench $(BINDIR)
 
-# The tournament: 13 schemes x 3 seeds, trained at 32 and read at 32-256; prints the table and
+# The tournament: 14 schemes x 3 seeds, trained at 32 and read at 32-256; prints the table and
 # writes results/tournament/ (results.json, table.md, run directories).
 run: link
 	$(BUILD)/pe-bench run experiments/tournament.json
@@ -120,6 +120,12 @@ hybrids: build-cli
 # memory; writes results/txl-memory/ (summary.md) and results/figures/txl_memory.png (~45 minutes).
 txl-memory: build-cli
 	scripts/txl-memory.sh $(BUILD)/pe-bench
+
+# The sinusoidal code's amplitude and layout (issue 51, the d2l exercise): the tournament's head and the char
+# LM with the code scaled by 0.1-3 or its sines and cosines in halves, 3 seeds each; writes
+# results/sinusoidal/ (summary.md) (about 30 minutes on 2 cores, nearly all of it the char LM).
+sinusoidal: build-cli
+	scripts/sinusoidal.sh $(BUILD)/pe-bench
 
 # The figures of the committed results (scripts/plot.py): results/figures/*.png and *.svg.
 # The laboratory (docs/lab.md): results/lab/index.html and lab.json from the committed results, and

@@ -61,8 +61,8 @@ struct Layer {
       krow.insert(krow.end(), at.k_of(b, sh.Tk), at.k_of(b, sh.Tk) + sh.Tk);
     }
     if (scheme->acts_on_qk()) {
-      scheme->qk_forward(0, qrow.data(), sh.B * sh.Tq, Q.data());
-      scheme->qk_forward(0, krow.data(), sh.B * sh.Tk, K.data());
+      scheme->qk_forward(0, Qk::Query, qrow.data(), sh.B * sh.Tq, Q.data());
+      scheme->qk_forward(0, Qk::Key, krow.data(), sh.B * sh.Tk, K.data());
     }
     const CParamView<double> P{params.data(), &layout};
     std::vector<double> tables(scheme->tables_size(0, kSpan)), out(Q.size());

@@ -58,8 +58,8 @@ TEST_CASE("RoPE: <R(m)q, R(n)k> = <q, R(n-m)k> and rotations keep norms") {
     for (auto& x : k) x = rng.normal();
     const int m = rng.below(1000), n = rng.below(1000);
     auto rq = q, rk = k;
-    rope.qk_forward(&m, 1, rq.data());
-    rope.qk_forward(&n, 1, rk.data());
+    rope.qk_forward(Qk::Query, &m, 1, rq.data());
+    rope.qk_forward(Qk::Key, &n, 1, rk.data());
     double lhs = 0, nq = 0, nrq = 0;
     for (int i = 0; i < 16; ++i) lhs += rq[i] * rk[i], nq += q[i] * q[i], nrq += rq[i] * rq[i];
     // <q, R(n-m) k> computed directly from angles
@@ -85,9 +85,9 @@ TEST_CASE("RoPE backward is the inverse rotation and partial RoPE leaves the las
   rope.prepare(100);
   std::vector<double> x = {1, 2, 3, 4, 5, 6, 7, 8}, y = x;
   const int pos = 77;
-  rope.qk_forward(&pos, 1, y.data());
+  rope.qk_forward(Qk::Query, &pos, 1, y.data());
   for (int i = 4; i < 8; ++i) CHECK(y[i] == x[i]);
-  rope.qk_backward(&pos, 1, y.data());
+  rope.qk_backward(Qk::Query, &pos, 1, y.data());
   for (int i = 0; i < 8; ++i) CHECK(y[i] == doctest::Approx(x[i]).epsilon(1e-12));
 }
 

@@ -68,8 +68,8 @@ TEST_CASE("the identity plan reproduces plain RoPE bit for bit; YaRN scales the 
   y = x;
   std::vector<int> pos(300);
   for (int i = 0; i < 300; ++i) pos[i] = i;
-  plain.qk_forward(pos.data(), 300, x.data());
-  planned.qk_forward(pos.data(), 300, y.data());
+  plain.qk_forward(Qk::Query, pos.data(), 300, x.data());
+  planned.qk_forward(Qk::Query, pos.data(), 300, y.data());
   CHECK(std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) == 0);
   CHECK(planned.content_scale() == 1.0f);
   planned.set_frequency_plan(planned.plan_for(parse_map("yarn"), 32, 128));

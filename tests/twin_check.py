@@ -295,6 +295,9 @@ extra += [
     ("charlm kerple power (trained here)", ("charlm", "kerple", small + ["kerple_kernel=power"])),
     ("cue kerple power (trained here)", ("cue", "kerple", ["kerple_kernel=power"])),
     ("cue rope partial 0.25", ("cue", "rope", ["rotary_fraction=0.25"])),
+    ("charlm sinusoidal concatenated x0.25", ("charlm", "sinusoidal",
+                                              small + ["sinusoidal_layout=concatenated", "sinusoidal_scale=0.25"])),
+    ("cue sinusoidal concatenated x3", ("cue", "sinusoidal", ["sinusoidal_layout=concatenated", "sinusoidal_scale=3"])),
 ]
 # every one-layer scheme's cue head made bidirectional (visibility: its encoder form), and TUPE-R's
 extra += [("cue %s bidirectional (trained here)" % e["name"], ("cue", e["name"], ["visibility=bidirectional"]))
@@ -305,6 +308,7 @@ extra.append(("cue tupe-R bidirectional (trained here)", ("cue", "tupe", ["tupe_
 # it in that layout to the same logits and gradients, and in pe-bench's interleaved layout to others (fault 13)
 layout_cases = [("charlm rope", charlm + "/rope/seed0/checkpoint.json", "none", 0),
                 ("charlm hybrid", charlm + "/hybrid/seed0/checkpoint.json", "yarn", 256),
+                ("charlm xpos", charlm + "/xpos/seed0/checkpoint.json", "none", 0),
                 ("cue rope", cue + "/rope/seed0/checkpoint.json", "none", 0),
                 ("passkey rope", "results/passkey-quick/runs/passkey/rope/seed0/checkpoint.json", "none", 0)]
 if "--quick" in sys.argv:

@@ -48,6 +48,7 @@ SETTINGS = {"none": {}, "sinusoidal": {"base": 10000.0}, "learned": {"learned_ro
             "tupe": {"tupe_relative": True, "learned_rows": 64, "t5_buckets": 32, "t5_max_distance": 128},
             "kerple": {"kerple_kernel": "log"}, "alibi-learned": {},
             "fire": {"fire_width": 8, "fire_threshold": 4.5, "fire_interpolate": True},
+            "xpos": {"base": 10000.0, "xpos_zeta_offset": 0.4, "xpos_scale_base": 8.0},
             "hybrid": {"hybrid_layers": ["rope:4", "t5"]}}
 TABLES = {"learned": [("pos.table.weight", (64, D))], "t5": [("pos.t5_bias.weight", (32, H))],
           "shaw": [("pos.layers.{l}.shaw_rk.weight", (9, DH)), ("pos.layers.{l}.shaw_rv.weight", (9, DH))],

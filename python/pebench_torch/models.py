@@ -135,7 +135,7 @@ class _Model(torch.nn.Module):
         """One layer's heads: q [B, Tq, H, dh] at qpos, k, v [B, T, H, dh] at kpos -> [B, Tq, H, dh].
         Positions [Tq]/[T] or [B, Tq]/[B, T]; visibility, documents: visible_keys'. Hidden keys are a
         -inf mask; a query that sees no key (a PAD query) has probabilities and output 0."""
-        q, k = s.rotate(q, qpos), s.rotate(k, kpos)
+        q, k = s.rotate(q, qpos), s.rotate(k, kpos, key=True)
         scores = torch.einsum("bmhc,bnhc->bhmn", q, k) * (s.content_scale() / math.sqrt(self.dh))
         extra = s.score_terms(q, k, qpos, kpos, None)
         if extra is not None:

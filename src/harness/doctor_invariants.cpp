@@ -231,13 +231,14 @@ Measure range_measure(Context& c) {
   return {double(read) / std::max(1, last), 1, fmt::format("reads 0 .. {}; its table ends at {}", read, last)};
 }
 
-// The Q/K transform of layer l at position p, applied to the identity: M(p) [W, W], row i = e_i turned.
-std::vector<double> qk_matrix(Scheme<float>& s, int layer, int p) {
+// The Q/K transform of layer l at position p for queries or keys, applied to the identity: M(p) [W, W],
+// row i = e_i turned.
+std::vector<double> qk_matrix(Scheme<float>& s, int layer, int p, Qk side = Qk::Query) {
   const int W = s.config().n_heads * s.config().d_head;
   std::vector<float> x(size_t(W) * W, 0.0f);
   for (int i = 0; i < W; ++i) x[size_t(i) * W + i] = 1.0f;
   const std::vector<int> pos(size_t(W), p);
-  s.qk_forward(layer, pos.data(), W, x.data());
+  s.qk_forward(layer, side, pos.data(), W, x.data());
   return std::vector<double>(x.begin(), x.end());
 }
 
@@ -281,7 +282,8 @@ Measure compose_measure(Context& c) {
   return {gap, kCodeTol, fmt::format("positions a, b in {{{}}}, every layer", fmt::join(ps, ", "))};
 }
 
-// 9. the Q/K transform is orthogonal: M(p) M(p)^T = I
+// 9. the Q/K transform keeps a query's and a key's dot product at one position: Mq(p) Mk(p)^T = I (RoPE's
+// rotation is orthogonal; xPos scales a query up by what it scales a key down)
 Measure orthogonal_measure(Context& c) {
   Scheme<float>& s = c.m.scheme();
   const int W = s.config().n_heads * s.config().d_head, L = s.config().n_layers;
@@ -289,11 +291,11 @@ Measure orthogonal_measure(Context& c) {
   double gap = 0;
   for (int l = 0; l < L; ++l)
     for (int p : algebra_positions(c)) {
-      const auto M = qk_matrix(s, l, p);
+      const auto M = qk_matrix(s, l, p, Qk::Query), N = qk_matrix(s, l, p, Qk::Key);
       for (int i = 0; i < W; ++i)
         for (int j = 0; j < W; ++j) {
           double v = 0;
-          for (int k = 0; k < W; ++k) v += M[size_t(i) * W + k] * M[size_t(j) * W + k];
+          for (int k = 0; k < W; ++k) v += M[size_t(i) * W + k] * N[size_t(j) * W + k];
           gap = worse(gap, std::abs(v - (i == j ? 1.0 : 0.0)));
         }
     }
@@ -439,7 +441,8 @@ const std::vector<Invariant>& invariants() {
       {"range", "every position read is one the model can represent (a learned table's rows, a fine-tune's plan)",
        always, range_measure},
       {"qk-compose", "the Q/K transform composes: M(a) M(b) = M(a+b)", qk_expect, compose_measure},
-      {"qk-orthogonal", "the Q/K transform is orthogonal: M(p) M(p)^T = I", qk_expect, orthogonal_measure},
+      {"qk-orthogonal", "the Q/K transform keeps dot products at one position: Mq(p) Mk(p)^T = I", qk_expect,
+       orthogonal_measure},
       {"code-offset", "an added sin/cos code's dot product e(i).e(j) depends on i - j alone",
        [](Context& c) { return code_expect(c, true); }, [](Context& c) { return code_measure(c, true); }},
       {"code-cross", "a cross-frequency dot product of the code depends on more than i - j",

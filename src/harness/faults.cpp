@@ -81,7 +81,7 @@ class PositionsDeleted final : public ForwardingScheme<float> {
  public:
   using ForwardingScheme::ForwardingScheme;
   void embed_forward(CParamView<float>, const int*, int, float*) const override {}
-  void qk_forward(int, const int*, int, float*) const override {}
+  void qk_forward(int, Qk, const int*, int, float*) const override {}
   size_t tables_size(int, int) const override { return 0; }
   void tables_forward(CParamView<float>, int, int, float*) const override {}
   void score_forward(CParamView<float>, const AttnRow<float>&, float*) const override {}
@@ -129,11 +129,11 @@ class PositionsRead final : public ForwardingScheme<float> {
   void embed_backward(CParamView<float> P, ParamView<float> G, const int* pos, int n, const float* d) const override {
     inner().embed_backward(P, G, read(pos, n).data(), n, d);
   }
-  void qk_forward(int layer, const int* pos, int n, float* x) const override {
-    inner().qk_forward(layer, read(pos, n).data(), n, x);
+  void qk_forward(int layer, Qk side, const int* pos, int n, float* x) const override {
+    inner().qk_forward(layer, side, read(pos, n).data(), n, x);
   }
-  void qk_backward(int layer, const int* pos, int n, float* dx) const override {
-    inner().qk_backward(layer, read(pos, n).data(), n, dx);
+  void qk_backward(int layer, Qk side, const int* pos, int n, float* dx) const override {
+    inner().qk_backward(layer, side, read(pos, n).data(), n, dx);
   }
   void prepare(int max_pos) override { inner().prepare(largest(max_pos)); }
   void prepare_range(int, int hi) override { inner().prepare(largest(hi)); }
@@ -248,14 +248,14 @@ class DeclaredCausal final : public FaultyReading {
 class SplitHalfPairs final : public ForwardingScheme<float> {
  public:
   using ForwardingScheme::ForwardingScheme;
-  void qk_forward(int layer, const int* pos, int n, float* x) const override {
+  void qk_forward(int layer, Qk side, const int* pos, int n, float* x) const override {
     std::vector<float> y = gathered(x, n);
-    inner().qk_forward(layer, pos, n, y.data());
+    inner().qk_forward(layer, side, pos, n, y.data());
     scatter(y, n, x);
   }
-  void qk_backward(int layer, const int* pos, int n, float* dx) const override {
+  void qk_backward(int layer, Qk side, const int* pos, int n, float* dx) const override {
     std::vector<float> y = gathered(dx, n);
-    inner().qk_backward(layer, pos, n, y.data());
+    inner().qk_backward(layer, side, pos, n, y.data());
     scatter(y, n, dx);
   }
 
@@ -289,12 +289,16 @@ class PlanByPosition final : public ForwardingScheme<float> {
         this->inner().acts_on_embedding())
       throw UsageError(name() + " does not turn queries and keys by a frequency plan alone; this fault re-plans those");
   }
-  void qk_forward(int layer, const int* pos, int n, float* x) const override { turn(layer, pos, n, x, false); }
-  void qk_backward(int layer, const int* pos, int n, float* dx) const override { turn(layer, pos, n, dx, true); }
+  void qk_forward(int layer, Qk side, const int* pos, int n, float* x) const override {
+    turn(layer, side, pos, n, x, false);
+  }
+  void qk_backward(int layer, Qk side, const int* pos, int n, float* dx) const override {
+    turn(layer, side, pos, n, dx, true);
+  }
 
  private:
   // the rows of one position share a plan: one scheme per position of the call (thread-safe: nothing shared)
-  void turn(int layer, const int* pos, int n, float* x, bool back) const {
+  void turn(int layer, Qk side, const int* pos, int n, float* x, bool back) const {
     const size_t W = size_t(config().n_heads) * config().d_head;
     std::vector<int> order(static_cast<size_t>(n));
     for (int i = 0; i < n; ++i) order[size_t(i)] = i;
@@ -318,9 +322,9 @@ class PlanByPosition final : public ForwardingScheme<float> {
       s->prepare_range(p, p);
       const int m = int(at.size());
       if (back)
-        s->qk_backward(layer, at.data(), m, rows.data());
+        s->qk_backward(layer, side, at.data(), m, rows.data());
       else
-        s->qk_forward(layer, at.data(), m, rows.data());
+        s->qk_forward(layer, side, at.data(), m, rows.data());
       for (size_t k = i; k < j; ++k) std::copy_n(rows.data() + (k - i) * W, W, x + size_t(order[k]) * W);
       i = j;
     }

@@ -47,7 +47,14 @@ json conventions() {
            "them; rope_layout names the pairs: interleaved, channels (2j, 2j+1) of a head (pe-bench's own), "
            "or split-half, channels (j, j + head_dim/2) (Transformers' rotate_half), where each head's query "
            "and key rows of qkv.weight were permuted to [0, 2, 4, ..., 1, 3, 5, ...]"},
-          {"sinusoidal", "the sinusoidal code interleaves: p[2j] = sin(m theta_j), p[2j+1] = cos(m theta_j)"},
+          {"xpos",
+           "xpos turns the pairs as rotary does and scales pair j of a query at position m by zeta_j^(m/B), of a key "
+           "at n by zeta_j^(-n/B): zeta_j = (2j/head_dim + xpos_zeta_offset) / (1 + xpos_zeta_offset), B = "
+           "xpos_scale_base (the scheme block's settings)"},
+          {"sinusoidal",
+           "the sinusoidal code is sinusoidal_scale times p(m), which interleaves: p[2j] = sin(m theta_j), p[2j+1] = "
+           "cos(m theta_j); sinusoidal_layout concatenated puts every sine first: p[j] = sin(m theta_j), p[d/2 + j] "
+           "= cos(m theta_j)"},
           {"txl_age_code",
            "Transformer-XL's age code interleaves sin and cos the same way (the original puts all "
            "sines first): permute w_r's input columns to convert"},
@@ -157,7 +164,7 @@ SplitHalfRows split_half_rows(const json& cp) {
     const std::vector<double> ones(size_t(cfg.n_heads) * cfg.d_head, 1.0);
     std::vector<double> x = ones;
     const int pos = 1;
-    scheme->qk_forward(l, &pos, 1, x.data());
+    scheme->qk_forward(l, Qk::Query, &pos, 1, x.data());
     if (x != ones) rows.layers.insert(l);
   }
   return rows;

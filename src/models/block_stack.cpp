@@ -187,8 +187,8 @@ double BlockStack<S>::run_forward(const int* x, const int* y, int B, int T, Bloc
     gemm(Op::N, Op::N, NK, D, D, X, D, W + D, 3 * D, c.K[l].data(), D, false);
     gemm(Op::N, Op::N, NK, D, D, X, D, W + 2 * D, 3 * D, c.V[l].data(), D, false);
     if (scheme_->acts_on_qk()) {
-      scheme_->qk_forward(l, c.row_pos.data(), N, c.Q[l].data());
-      scheme_->qk_forward(l, krow_pos, NK, c.K[l].data());
+      scheme_->qk_forward(l, Qk::Query, c.row_pos.data(), N, c.Q[l].data());
+      scheme_->qk_forward(l, Qk::Key, krow_pos, NK, c.K[l].data());
     }
     // the scheme's derived tables of this block, for ages below span (M+T without coordinates)
     if (!reuse_tables) {
@@ -267,8 +267,8 @@ double BlockStack<S>::forward_backward(const int* x, const int* y, int B, int T,
     if (!c.dtables[l].empty()) scheme_->tables_backward(P, G, l, span, c.tables[l].data(), c.dtables[l].data());
     // undoes the Q/K transform
     if (scheme_->acts_on_qk()) {
-      scheme_->qk_backward(l, c.row_pos.data(), N, c.dQ.data());
-      scheme_->qk_backward(l, krow_pos, NK, c.dK.data());
+      scheme_->qk_backward(l, Qk::Query, c.row_pos.data(), N, c.dQ.data());
+      scheme_->qk_backward(l, Qk::Key, krow_pos, NK, c.dK.data());
     }
     // undoes Q = h W_qkv[:, 0:D] and K, V = X W_qkv[:, D:2D], [:, 2D:3D], one column block at a time:
     // dW[:, cols] += h^T dQ (X^T dK, X^T dV), dh += dQ W[:, cols]^T (and the segment rows of

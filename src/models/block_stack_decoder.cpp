@@ -128,13 +128,13 @@ const S* BlockStackDecoder<S>::step(int token) {
     std::copy(v_.begin(), v_.end(), &V_[l][size_t(slot) * D]);
     if (recompute_) std::copy(k_.begin(), k_.end(), &Kraw_[l][size_t(slot) * D]);
     if (scheme.acts_on_qk()) {
-      scheme.qk_forward(l, &t, 1, q_.data());
+      scheme.qk_forward(l, Qk::Query, &t, 1, q_.data());
       if (recompute_) {  // every cached key turned again under this step's plan
         std::copy(Kraw_[l].begin(), Kraw_[l].end(), K_[l].begin());
         for (int s = 0; s < window_; ++s)
-          if (slot_pos_[s] >= 0) scheme.qk_forward(l, &slot_pos_[s], 1, &K_[l][size_t(s) * D]);
+          if (slot_pos_[s] >= 0) scheme.qk_forward(l, Qk::Key, &slot_pos_[s], 1, &K_[l][size_t(s) * D]);
       } else {
-        scheme.qk_forward(l, &t, 1, k_.data());
+        scheme.qk_forward(l, Qk::Key, &t, 1, k_.data());
       }
     }
     if (!recompute_) std::copy(k_.begin(), k_.end(), kslot);
@@ -200,10 +200,10 @@ const S* BlockStackDecoder<S>::feed(const int* tokens, int n) {
       std::copy_n(recompute_ ? &Kraw_[l][size_t(slot) * D] : &K_[l][size_t(slot) * D], D, kj);
     }
     if (scheme.acts_on_qk()) {
-      scheme.qk_forward(l, chunk_pos_.data(), n, Q_.data());
+      scheme.qk_forward(l, Qk::Query, chunk_pos_.data(), n, Q_.data());
       // the chunk's keys, and the cached ones again when the map recomputes them: Kall_ from that row on
       const int from = recompute_ ? 0 : held;
-      scheme.qk_forward(l, &all_pos_[from], Tk - from, &Kall_[size_t(from) * D]);
+      scheme.qk_forward(l, Qk::Key, &all_pos_[from], Tk - from, &Kall_[size_t(from) * D]);
     }
     // O = attention(Q; cached and chunk keys, causal within the window): [n, D]
     const AttnShape sh{1, n, Tk, c.n_heads, D / c.n_heads, l};

@@ -151,7 +151,7 @@ void CueHead<S>::prepare_tables(int T, int p0, bool every_position, CueTables<S>
       tab.kt_pos[r] = p0 + t;
     }
   }
-  if (scheme_->acts_on_qk()) scheme_->qk_forward(tab.kt_pos.data(), T * V, tab.KT.data());
+  if (scheme_->acts_on_qk()) scheme_->qk_forward(Qk::Key, tab.kt_pos.data(), T * V, tab.KT.data());
   tab.tables.resize(scheme_->tables_size(0, T));
   if (!tab.tables.empty()) scheme_->tables_forward(P, 0, T, tab.tables.data());
   // The score table, when every query is the query token at p0 + T - 1: V copies of its query row
@@ -163,7 +163,7 @@ void CueHead<S>::prepare_tables(int T, int p0, bool every_position, CueTables<S>
   tab.QV.resize(size_t(V) * d);
   const S* et = &tab.ET[size_t(tab.lookup_token) * d3];
   for (int c = 0; c < d; ++c) tab.QV[c] = et[c] + (emb ? tab.PT[size_t(T - 1) * d3 + c] : S(0));
-  if (scheme_->acts_on_qk()) scheme_->qk_forward(tab.qpos.data(), 1, tab.QV.data());
+  if (scheme_->acts_on_qk()) scheme_->qk_forward(Qk::Query, tab.qpos.data(), 1, tab.QV.data());
   for (int x = 1; x < V; ++x) std::copy_n(tab.QV.begin(), d, tab.QV.begin() + size_t(x) * d);
   tab.table_index.resize(size_t(V) * T);
   for (int x = 0; x < V; ++x)
@@ -236,7 +236,7 @@ const CueTables<S>& CueHead<S>::prepare_attention(const int* tokens, int B, int 
       for (int c = 0; c < d; ++c) q[c] = et[c] + (emb ? tab.PT[size_t(t) * d3 + c] : S(0));
     }
   }
-  if (scheme_->acts_on_qk()) scheme_->qk_forward(ws.qrow_pos.data(), B * Tq, ws.Q.data());
+  if (scheme_->acts_on_qk()) scheme_->qk_forward(Qk::Query, ws.qrow_pos.data(), B * Tq, ws.Q.data());
   return tab;
 }
 
@@ -357,7 +357,7 @@ BatchStats CueHead<S>::chunk_backward(const int* tokens, const int* targets, int
   }
   // undoes q_{b,i} = qk(ET[x_{b,t}, 0:d] (+ PT[t, 0:d])), t = first_q + i (or query_rows[b]): into dET, dPT
   if (ws.looked_up) return st;
-  if (scheme_->acts_on_qk()) scheme_->qk_backward(ws.qrow_pos.data(), rows, ws.dQ.data());
+  if (scheme_->acts_on_qk()) scheme_->qk_backward(Qk::Query, ws.qrow_pos.data(), rows, ws.dQ.data());
   for (int b = 0; b < B; ++b)
     for (int i = 0; i < Tq; ++i) {
       const int t = ws.query_rows ? ws.query_rows[b] : first_q + i;
@@ -438,7 +438,7 @@ void CueHead<S>::shared_tables_backward(CueWorkspace<S>& ws, S* grad) const {
                               AttnTables<S>{tab.tables.data(), ws.dtables.data(), T});
     for (int x = 1; x < V; ++x)
       for (int c = 0; c < d; ++c) ws.dQV[c] += ws.dQV[size_t(x) * d + c];
-    if (scheme_->acts_on_qk()) scheme_->qk_backward(tab.qpos.data(), 1, ws.dQV.data());
+    if (scheme_->acts_on_qk()) scheme_->qk_backward(Qk::Query, tab.qpos.data(), 1, ws.dQV.data());
     S* det = &ws.dET[size_t(tab.lookup_token) * d3];
     for (int c = 0; c < d; ++c) det[c] += ws.dQV[c];
     if (emb)
@@ -446,7 +446,7 @@ void CueHead<S>::shared_tables_backward(CueWorkspace<S>& ws, S* grad) const {
   }
   if (!ws.dtables.empty()) scheme_->tables_backward(P, G, 0, T, tab.tables.data(), ws.dtables.data());
   // undoes KT = qk(ET[x, d:2d] + PT[t, d:2d]) and VT = ET[x, 2d:3d] + PT[t, 2d:3d]
-  if (scheme_->acts_on_qk()) scheme_->qk_backward(tab.kt_pos.data(), T * V, ws.dKT.data());
+  if (scheme_->acts_on_qk()) scheme_->qk_backward(Qk::Key, tab.kt_pos.data(), T * V, ws.dKT.data());
   for (int t = 0; t < T; ++t)
     for (int x = 0; x < V; ++x) {
       const size_t r = size_t(t) * V + x;

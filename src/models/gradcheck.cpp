@@ -174,8 +174,8 @@ std::vector<GradCheckRow> gradcheck_attention_case(const std::string& scheme, co
   auto loss = [&] {
     std::vector<double> q = Q, k = K;
     if (sch->acts_on_qk()) {
-      sch->qk_forward(sh.layer, qrow.data(), sh.B * sh.Tq, q.data());
-      sch->qk_forward(sh.layer, krow.data(), sh.B * sh.Tk, k.data());
+      sch->qk_forward(sh.layer, Qk::Query, qrow.data(), sh.B * sh.Tq, q.data());
+      sch->qk_forward(sh.layer, Qk::Key, krow.data(), sh.B * sh.Tk, k.data());
     }
     if (!tables.empty()) sch->tables_forward(P, sh.layer, span, tables.data());
     attention_forward(sh, q.data(), k.data(), V.data(), at, *sch, P, probs.data(), out.data(), nullptr,
@@ -187,8 +187,8 @@ std::vector<GradCheckRow> gradcheck_attention_case(const std::string& scheme, co
   // analytic
   std::vector<double> q = Q, k = K;
   if (sch->acts_on_qk()) {
-    sch->qk_forward(sh.layer, qrow.data(), sh.B * sh.Tq, q.data());
-    sch->qk_forward(sh.layer, krow.data(), sh.B * sh.Tk, k.data());
+    sch->qk_forward(sh.layer, Qk::Query, qrow.data(), sh.B * sh.Tq, q.data());
+    sch->qk_forward(sh.layer, Qk::Key, krow.data(), sh.B * sh.Tk, k.data());
   }
   if (!tables.empty()) sch->tables_forward(P, sh.layer, span, tables.data());
   attention_forward(sh, q.data(), k.data(), V.data(), at, *sch, P, probs.data(), out.data(), nullptr,
@@ -199,8 +199,8 @@ std::vector<GradCheckRow> gradcheck_attention_case(const std::string& scheme, co
                      dV.data(), nullptr, AttnTables<double>{tables.data(), dtables.data(), span});
   if (!dtables.empty()) sch->tables_backward(P, G, sh.layer, span, tables.data(), dtables.data());
   if (sch->acts_on_qk()) {
-    sch->qk_backward(sh.layer, qrow.data(), sh.B * sh.Tq, dQ.data());
-    sch->qk_backward(sh.layer, krow.data(), sh.B * sh.Tk, dK.data());
+    sch->qk_backward(sh.layer, Qk::Query, qrow.data(), sh.B * sh.Tq, dQ.data());
+    sch->qk_backward(sh.layer, Qk::Key, krow.data(), sh.B * sh.Tk, dK.data());
   }
   const std::string what = "attention/" + scheme + tag + (sh.layer > 0 ? "/layer" + std::to_string(sh.layer) : "");
   std::vector<GradCheckRow> rows;

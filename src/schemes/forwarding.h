@@ -38,8 +38,12 @@ class ForwardingScheme : public Scheme<S> {
   }
   void prepare(int max_pos) override { in_->prepare(max_pos); }
   void prepare_range(int lo, int hi) override { in_->prepare_range(lo, hi); }
-  void qk_forward(int layer, const int* pos, int n, S* x) const override { in_->qk_forward(layer, pos, n, x); }
-  void qk_backward(int layer, const int* pos, int n, S* dx) const override { in_->qk_backward(layer, pos, n, dx); }
+  void qk_forward(int layer, Qk side, const int* pos, int n, S* x) const override {
+    in_->qk_forward(layer, side, pos, n, x);
+  }
+  void qk_backward(int layer, Qk side, const int* pos, int n, S* dx) const override {
+    in_->qk_backward(layer, side, pos, n, dx);
+  }
   S content_scale(int layer) const override { return in_->content_scale(layer); }
   bool accepts_frequency_plan() const override { return in_->accepts_frequency_plan(); }
   FrequencyPlan plan_for(const MapSpec& map, int train_len, int read_len, int pass_len = 0) const override {

@@ -96,8 +96,12 @@ class HybridScheme final : public Scheme<S> {
   void prepare_range(int lo, int hi) override {
     for (auto& s : layers_) s->prepare_range(lo, hi);
   }
-  void qk_forward(int l, const int* pos, int n, S* x) const override { layers_.at(l)->qk_forward(0, pos, n, x); }
-  void qk_backward(int l, const int* pos, int n, S* dx) const override { layers_.at(l)->qk_backward(0, pos, n, dx); }
+  void qk_forward(int l, Qk side, const int* pos, int n, S* x) const override {
+    layers_.at(l)->qk_forward(0, side, pos, n, x);
+  }
+  void qk_backward(int l, Qk side, const int* pos, int n, S* dx) const override {
+    layers_.at(l)->qk_backward(0, side, pos, n, dx);
+  }
   S content_scale(int l) const override { return layers_.at(l)->content_scale(0); }
 
   bool accepts_frequency_plan() const override {

@@ -21,6 +21,7 @@
 #include "schemes/t5.h"
 #include "schemes/tupe.h"
 #include "schemes/txl.h"
+#include "schemes/xpos.h"
 
 namespace pe {
 
@@ -54,7 +55,17 @@ const std::vector<Entry<S>>& entries() {
   static const std::vector<Entry<S>> e = {
       {{"none", "NoPE: no position; the causal mask is the only source of order", {}, 1, nullptr, true},
        &build<NoneScheme, S>},
-      {{"sinusoidal", "fixed sin/cos code added to the token embedding", {base_key()}, 1}, &build<SinusoidalScheme, S>},
+      {{"sinusoidal",
+        "fixed sin/cos code added to the token embedding",
+        {base_key(),
+         {"sinusoidal_layout", KeyType::String, "interleaved",
+          "sinusoidal: interleaved (sin, cos of each plane side by side) or concatenated (every sine, then every "
+          "cosine)",
+          1},
+         {"sinusoidal_scale", KeyType::Float, 1.0, "sinusoidal: the code's amplitude a, h = E[x] + a p(m)", 0, 1e6,
+          true}},
+        1},
+       &build<SinusoidalScheme, S>},
       {{"learned",
         "trained position table added to the token embedding (cannot read past its rows)",
         {learned_rows_key()},
@@ -111,6 +122,16 @@ const std::vector<Entry<S>>& entries() {
         1,
         &complete_fire_threshold},
        &build<FireScheme, S>},
+      {{"xpos",
+        "rope whose planes also decay with the age: query scaled by zeta^(m/B), key by zeta^(-n/B) (xPos)",
+        {base_key(),
+         {"xpos_zeta_offset", KeyType::Float, 0.4, "xpos: g in zeta_j = (2j/d + g) / (1 + g), the planes' decay rates",
+          0, 1e6, true},
+         {"xpos_scale_base", KeyType::Float, 0.0, "xpos: B, positions per power of zeta (0: half the training length)",
+          0, 1e9}},
+        1,
+        &complete_xpos_scale_base},
+       &build<XposScheme, S>},
       {{"hybrid",
         "a scheme and a window per layer (default: layer 1 rope with a 64-key window, layer 2 none)",
         {{"hybrid_layers", KeyType::StringList, nlohmann::json::array({"rope:64", "none"}),

@@ -92,11 +92,11 @@ class RopeScheme final : public Scheme<S> {
   // queries and keys stay unturned and the score hook turns each pair by its warped distance.
   using Scheme<S>::qk_forward;
   using Scheme<S>::qk_backward;
-  void qk_forward(int, const int* pos, int n, S* x) const override {
+  void qk_forward(int, Qk, const int* pos, int n, S* x) const override {
     if (!warped()) rotate(pos, n, x, S(1));
   }
   // The transpose of the rotation (turn back): dL/dx = R(-a) dL/dy.
-  void qk_backward(int, const int* pos, int n, S* dx) const override {
+  void qk_backward(int, Qk, const int* pos, int n, S* dx) const override {
     if (!warped()) rotate(pos, n, dx, S(-1));
   }
 

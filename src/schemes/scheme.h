@@ -62,6 +62,9 @@ struct KeyRows {
   }
 };
 
+// Which rows a Q/K transform is given: the queries of a pass or its keys.
+enum class Qk { Query, Key };
+
 // One query row of one head in one layer, as the score and value hooks see it.
 template <class S>
 struct AttnRow {
@@ -332,11 +335,13 @@ class Scheme {
   virtual void prepare(int max_pos) {}
   // Positions lo..hi only (a scheme may prepare more; the default prepares 0..hi).
   virtual void prepare_range(int lo, int hi) { prepare(hi); }
-  virtual void qk_forward(int layer, const int* pos, int n, S* x) const {}
+  // side: whether x holds queries or keys (a scheme may treat them differently: xPos scales a query
+  // up and a key down by its position; RoPE turns both alike).
+  virtual void qk_forward(int layer, Qk side, const int* pos, int n, S* x) const {}
   // dx: [n, n_heads * d_head], in place: dL/d(input) from dL/d(output).
-  virtual void qk_backward(int layer, const int* pos, int n, S* dx) const {}
-  void qk_forward(const int* pos, int n, S* x) const { qk_forward(0, pos, n, x); }
-  void qk_backward(const int* pos, int n, S* dx) const { qk_backward(0, pos, n, dx); }
+  virtual void qk_backward(int layer, Qk side, const int* pos, int n, S* dx) const {}
+  void qk_forward(Qk side, const int* pos, int n, S* x) const { qk_forward(0, side, pos, n, x); }
+  void qk_backward(Qk side, const int* pos, int n, S* dx) const { qk_backward(0, side, pos, n, dx); }
   // Multiplier on the content score q.k/sqrt(d) (1 except for maps such as YaRN and for schemes
   // whose score is a sum of several terms).
   virtual S content_scale(int layer) const { return S(1); }
@@ -435,7 +440,8 @@ void fill_scheme_settings(SchemeConfig& cfg);
 
 // Settings several schemes declare (one spelling, one default).
 inline KeySpec base_key() {
-  return {"base", KeyType::Float, 10000.0, "sinusoidal, rope, txl: frequency base of the position code", 1, 1e12, true};
+  return {"base", KeyType::Float, 10000.0, "sinusoidal, rope, txl, xpos: frequency base of the position code",
+          1,      1e12,           true};
 }
 inline KeySpec learned_rows_key() {
   return {"learned_rows", KeyType::Int, 0, "learned, tupe: rows of the position table (0: the training length)", 0,

@@ -40,14 +40,14 @@ RopeRelativeCheck rope_relative_check(int d, double base, int trials, int max_po
     for (int i = 0; i < d; ++i) q(i) = g.normal(), k(i) = g.normal();
     const int m = pos(rng), n = pos(rng);
     Eigen::VectorXd qm = q, kn = k, kr = k;
-    rope.qk_forward(&m, 1, qm.data());
-    rope.qk_forward(&n, 1, kn.data());
+    rope.qk_forward(Qk::Query, &m, 1, qm.data());
+    rope.qk_forward(Qk::Key, &n, 1, kn.data());
     // R(n - m) k: turn forward by n - m, or back (the transpose) by m - n
     const int off = std::abs(n - m);
     if (n >= m)
-      rope.qk_forward(&off, 1, kr.data());
+      rope.qk_forward(Qk::Key, &off, 1, kr.data());
     else
-      rope.qk_backward(&off, 1, kr.data());
+      rope.qk_backward(Qk::Key, &off, 1, kr.data());
     const double lhs = qm.dot(kn), rhs = q.dot(kr);
     out.max_relative_error = std::max(out.max_relative_error, std::abs(lhs - rhs));
     out.max_norm_error = std::max(out.max_norm_error, std::abs(qm.norm() - q.norm()));

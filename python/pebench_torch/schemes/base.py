@@ -105,8 +105,9 @@ class PositionScheme:
         """The embedding state's term at positions pos [T] or [B, T]: [T, d_model] or [B, T, d_model], or None."""
         return None
 
-    def rotate(self, x, pos):
-        """The Q/K transform of x [B, T, H, dh] at positions pos [T] or [B, T]."""
+    def rotate(self, x, pos, key=False):
+        """The Q/K transform of x [B, T, H, dh] at positions pos [T] or [B, T]: x holds queries, or keys
+        when `key` (xPos scales them apart)."""
         return x
 
     def content_scale(self):

@@ -4,12 +4,12 @@ import math
 import torch
 
 
-def sinusoidal_code(positions, d, base):
-    """p(m)[2j] = sin(m theta_j), p(m)[2j+1] = cos(m theta_j), theta_j = base^(-2j/d); double, then float32.
-    positions of any shape [...] -> [..., d]."""
+def sinusoidal_code(positions, d, base, scale=1.0):
+    """scale p(m): p(m)[2j] = sin(m theta_j), p(m)[2j+1] = cos(m theta_j), theta_j = base^(-2j/d); double, then
+    float32. positions of any shape [...] -> [..., d]."""
     theta = torch.tensor([base ** (-2.0 * j / d) for j in range(d // 2)], dtype=torch.float64)
     a = positions.double()[..., None] * theta
-    return torch.stack([torch.sin(a), torch.cos(a)], dim=-1).reshape(*positions.shape, d).float()
+    return (scale * torch.stack([torch.sin(a), torch.cos(a)], dim=-1)).reshape(*positions.shape, d).float()
 
 
 def t5_bucket(r, buckets, max_distance):

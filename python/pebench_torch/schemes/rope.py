@@ -31,7 +31,7 @@ class Rope(PositionScheme):
             self.theta = torch.tensor(plan["theta"], dtype=torch.float64)
             self.logit_scale = float(plan.get("logit_scale", 1.0))
 
-    def rotate(self, x, pos):
+    def rotate(self, x, pos, key=False):
         """(x, y) -> (x cos a - y sin a, x sin a + y cos a) on pair j, a = m theta_j. The pairs are the
         export's rope_layout (self.pair_layout): interleaved, channels (2j, 2j+1); split-half, channels
         (j, j + dh/2) (Transformers' rotate_half)."""

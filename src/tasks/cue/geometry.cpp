@@ -204,14 +204,14 @@ std::vector<double> rope_offset_curve(const CueHead<float>& m, int max_age) {
   rope->prepare(qpos);
   std::vector<double> q(d);
   for (int c = 0; c < d; ++c) q[c] = Qt(task.query_token_id(), c);  // (Qt is column-major: copy by element)
-  rope->qk_forward(&qpos, 1, q.data());
+  rope->qk_forward(Qk::Query, &qpos, 1, q.data());
   std::vector<double> curve(max_age + 1, 0.0);
   for (int s = 0; s < A; ++s)
     for (int r = 0; r <= max_age; ++r) {
       std::vector<double> k(d);
       for (int c = 0; c < d; ++c) k[c] = Kt(A + s, c);
       const int kpos = qpos - r;
-      rope->qk_forward(&kpos, 1, k.data());
+      rope->qk_forward(Qk::Key, &kpos, 1, k.data());
       double dot = 0;
       for (int c = 0; c < d; ++c) dot += q[c] * k[c];
       curve[r] += dot / std::sqrt(double(d)) / A;
