@@ -6,7 +6,7 @@ WERROR     ?= $(if $(CI),ON,OFF)
 CMAKE_ARGS ?=
 BINDIR     ?=
 
-.PHONY: all deps configure build build-cli link run lab filings filings-10seeds filings-v1 charlm charlm-quick passkey passkey-quick packing packing-quick direction direction-quick failures failures-quick context-extension rope-base hybrids txl-memory sinusoidal plots test bench bench-all gradcheck format clean
+.PHONY: all deps configure build build-cli link run lab filings filings-10seeds filings-v1 charlm charlm-quick passkey passkey-quick packing packing-quick direction direction-quick failures failures-quick context-extension rope-base hybrids txl-memory sinusoidal random-positions schemes-table plots test bench bench-all gradcheck format clean
 
 all: build
 
@@ -126,6 +126,16 @@ txl-memory: build-cli
 # results/sinusoidal/ (summary.md) (about 30 minutes on 2 cores, nearly all of it the char LM).
 sinusoidal: build-cli
 	scripts/sinusoidal.sh $(BUILD)/pe-bench
+
+# Randomised positions (Ruoss et al. 2023; docs/tasks.md): passkey with every sequence's positions drawn from
+# [0, 2048), five schemes x 3 seeds; writes results/random-positions/ (about 25 minutes on 2 cores).
+random-positions: build-cli
+	$(BUILD)/pe-bench run experiments/random-positions.json --resume
+
+# Every scheme on every task at the training length and the longest read, from the committed results
+# (scripts/schemes_summary.py): results/schemes/summary.md. Nothing is trained.
+schemes-table:
+	/usr/bin/python3 scripts/schemes_summary.py results/schemes
 
 # The figures of the committed results (scripts/plot.py): results/figures/*.png and *.svg.
 # The laboratory (docs/lab.md): results/lab/index.html and lab.json from the committed results, and

@@ -30,7 +30,11 @@ double BlockStackTrainer::run(const int* x, const int* y, int B, int T, StreamMe
   // activations are scratch within one chunk: one cache per thread, reused chunk after chunk, stays warm
   if (int(caches_.size()) < max_threads()) caches_.resize(max_threads());
   losses_.assign(chunks, 0.0);
-  model_.prepare(M + T);
+  // every position the batch reads: M + T rows from 0, or the coordinates' own (randomised positions run past T)
+  int reach = M + T;
+  if (at && at->pos)
+    for (size_t i = 0; i < size_t(B) * T; ++i) reach = std::max(reach, at->pos[i] + 1);
+  model_.prepare(reach);
   if (memory) next_memory_.resize(chunks);
   // a row is scored when its target is not ignored and it is not PAD
   auto scored = [&](size_t i) { return y[i] >= 0 && !(at && at->doc && at->doc[i] < 0); };

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/rng.h"
+#include "harness/random_positions.h"
 
 namespace pe {
 
@@ -93,6 +94,19 @@ void passkey_test_sequence(const PasskeySpec& spec, uint64_t test_seed, int n, i
                            int* x, int* y) {
   passkey_sequence(spec, stream_key({kTagTest, test_seed, 0x9A55, uint64_t(n), uint64_t(depth_index), uint64_t(i)}), n,
                    passkey_offset(spec, n, depth), x, y);
+}
+
+void passkey_random_positions(uint64_t seed, int step, int B, int T, int range, std::vector<int>& pos) {
+  pos.resize(size_t(B) * T);
+  for (int b = 0; b < B; ++b)
+    sample_positions(stream_key({kTagTrain, seed, 0x9A55, 0x7A4D, uint64_t(step), uint64_t(b)}), T, range,
+                     &pos[size_t(b) * T]);
+}
+
+void passkey_test_positions(uint64_t test_seed, int n, int depth_index, int i, int range, int* pos) {
+  sample_positions(stream_key({kTagTest, test_seed, 0x9A55, 0x7A4D, uint64_t(n), uint64_t(depth_index), uint64_t(i),
+                               uint64_t(range)}),
+                   n, range, pos);
 }
 
 }  // namespace pe

@@ -54,5 +54,10 @@ void passkey_test_window(const PasskeySpec& spec, uint64_t test_seed, int T, int
 // Test sequence i of the cell (length n, depth index) of the shared test stream named by test_seed.
 void passkey_test_sequence(const PasskeySpec& spec, uint64_t test_seed, int n, int depth_index, double depth, int i,
                            int* x, int* y);
+// Randomised positions (harness/random_positions.h), each a sorted draw of [0, range): the training batch of
+// (seed, step)'s, pos [B, T]; test sequence i of the cell (length n, depth index)'s, pos [n] (the same for
+// every reader that draws from the same range).
+void passkey_random_positions(uint64_t seed, int step, int B, int T, int range, std::vector<int>& pos);
+void passkey_test_positions(uint64_t test_seed, int n, int depth_index, int i, int range, int* pos);
 
 }  // namespace pe

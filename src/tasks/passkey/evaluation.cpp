@@ -36,8 +36,10 @@ struct CellCount {
 // Reads one cell's test sequences (length n, depth index di) with `model`: whole and per-symbol hits.
 // The sequences are read in chunks of about kBlockStackChunkTokens tokens (each sequence's answer
 // does not depend on its chunk), the chunks spread over the threads.
+// range > 0: each sequence at its randomised positions (passkey_test_positions), as the model was trained.
 std::vector<CellCount> read_cells(const BlockStack<float>& model, const PasskeySpec& spec, int n,
-                                  const std::vector<double>& depths, int cell_sequences, uint64_t test_seed) {
+                                  const std::vector<double>& depths, int cell_sequences, uint64_t test_seed,
+                                  int range) {
   const int k = spec.symbols, V = model.config().vocab;
   const int per_chunk = std::max(1, kBlockStackChunkTokens / n);
   const int chunks_per_cell = (cell_sequences + per_chunk - 1) / per_chunk;
@@ -49,11 +51,14 @@ std::vector<CellCount> read_cells(const BlockStack<float>& model, const PasskeyS
     const ScopedFlushToZero ftz;
     const int di = j / chunks_per_cell, i0 = (j % chunks_per_cell) * per_chunk;
     const int nb = std::min(per_chunk, cell_sequences - i0);
-    std::vector<int> x(size_t(nb) * n), y(size_t(nb) * n);
-    for (int b = 0; b < nb; ++b)
+    std::vector<int> x(size_t(nb) * n), y(size_t(nb) * n), pos(range > 0 ? size_t(nb) * n : 0);
+    for (int b = 0; b < nb; ++b) {
       passkey_test_sequence(spec, test_seed, n, di, depths[di], i0 + b, &x[size_t(b) * n], &y[size_t(b) * n]);
+      if (range > 0) passkey_test_positions(test_seed, n, di, i0 + b, range, &pos[size_t(b) * n]);
+    }
     auto& cache = caches[thread_index()];
-    model.forward(x.data(), y.data(), nb, n, cache);
+    const TokenCoordinates at{pos.empty() ? nullptr : pos.data(), nullptr};
+    model.forward(x.data(), y.data(), nb, n, cache, 0, Visibility{}, nullptr, pos.empty() ? nullptr : &at);
     CellCount c;
     for (int b = 0; b < nb; ++b) {
       int right = 0;
@@ -90,12 +95,13 @@ json evaluate_passkey(const std::vector<std::string>& checkpoints, const Passkey
     int seed, train_length;
     bool plans;
     PasskeySpec spec;
+    int random_positions;
   };
   std::vector<Item> items;
   for (auto& path : checkpoints) {
     const LoadedPasskey cp = load_passkey_checkpoint(path);
     items.push_back({path, cp.model->scheme().name(), cp.seed, cp.train_length,
-                     cp.model->scheme().accepts_frequency_plan(), cp.spec});
+                     cp.model->scheme().accepts_frequency_plan(), cp.spec, cp.random_positions});
     const PasskeySpec& a = items.front().spec;
     if (cp.spec.symbols != a.symbols || cp.spec.alphabet != a.alphabet || cp.spec.filler != a.filler)
       throw UsageError(fmt::format("{} was trained on passkeys of another shape than {}; read them apart", path,
@@ -103,10 +109,21 @@ json evaluate_passkey(const std::vector<std::string>& checkpoints, const Passkey
     if (cp.train_length != items.front().train_length)
       throw UsageError(fmt::format("{} was trained at length {} but {} at {}; read them apart", path, cp.train_length,
                                    items.front().path, items.front().train_length));
-    for (int n : s.lengths)
+    if (cp.random_positions > 0 && s.packed_windows > 0)
+      throw UsageError(
+          fmt::format("{} was trained with random_positions {}: packed test windows lay out positions "
+                      "from 0, not as it was trained; read it without packed windows",
+                      path, cp.random_positions));
+    for (int n : s.lengths) {
       if (n < cp.spec.min_length())
         throw UsageError(fmt::format("length {} cannot hold a passkey of {} symbols (at least {})", n, cp.spec.symbols,
                                      cp.spec.min_length()));
+      if (cp.random_positions > 0 && n > cp.random_positions)
+        throw UsageError(
+            fmt::format("{} was trained with random_positions {}: its test sequences draw positions from "
+                        "[0, {}) too, which cannot hold length {}; read at {} or shorter",
+                        path, cp.random_positions, cp.random_positions, n, cp.random_positions));
+    }
   }
   // readers in the order of the checkpoints: each scheme plainly, then with each map
   std::vector<std::pair<std::string, MapSpec>> readers;
@@ -140,13 +157,15 @@ json evaluate_passkey(const std::vector<std::string>& checkpoints, const Passkey
       json whole = json::array(), symbol = json::array();
       LoadedPasskey cp = load_passkey_checkpoint(it.path);
       for (int n : s.lengths) {
-        cp.model->scheme().read_with(map, it.train_length, n);  // this reading's plan
-        cp.model->prepare(n);
-        if (!cp.model->scheme().can_read(n - 1)) {  // a learned table too short: no answer past it
+        cp.model->scheme().read_with(map, it.train_length, n);                // this reading's plan
+        const int reach = it.random_positions > 0 ? it.random_positions : n;  // the positions read: 0 .. reach - 1
+        cp.model->prepare(reach);
+        if (!cp.model->scheme().can_read(reach - 1)) {  // a learned table too short: no answer past it
           whole.push_back(nullptr), symbol.push_back(nullptr);
           continue;
         }
-        const auto cells = read_cells(*cp.model, it.spec, n, depths, s.cell_sequences, s.test_seed);
+        const auto cells =
+            read_cells(*cp.model, it.spec, n, depths, s.cell_sequences, s.test_seed, it.random_positions);
         json w = json::array(), y = json::array();
         for (auto& c : cells) {
           w.push_back(double(c.whole) / s.cell_sequences);

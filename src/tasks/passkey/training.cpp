@@ -6,6 +6,7 @@
 #include "harness/block_stack_checkpoint.h"
 #include "harness/checkpoint.h"
 #include "harness/key_table.h"
+#include "harness/random_positions.h"
 #include "harness/token_loop.h"
 #include "models/block_stack_keys.h"
 
@@ -48,6 +49,7 @@ const KeyTable<PasskeySettings>& passkey_table() {
                               "reset and isolated with global positions (0: none)",
                               0, kMaxTestSequences}),
                  &PasskeySettings::packed_windows)
+          .field(random_positions_key(), &PasskeySettings::random_positions)
           .field({"lr_floor", KeyType::Float, 0.1,
                   "the learning rate falls from lr to lr_floor * lr along a half cosine over the steps (1: constant)",
                   0, 1},
@@ -87,6 +89,7 @@ void check_passkey_config(const json& cfg) {
         fmt::format("key 'doc_min_length' ({}) must lie in [{}, train_length {}]: a document holds a "
                     "passkey of {} symbols, its query and one filler word, and fits the window",
                     doc_min, least, T, k));
+  check_random_positions(cfg);
   check_block_stack_shape(cfg);
 }
 
@@ -120,6 +123,7 @@ LoadedPasskey load_passkey_checkpoint(const std::string& path) {
     out.spec.filler = checked_int32(p.at("filler"), "passkey.filler", 1, 256);
     out.train_length = checked_int32(j.at("training").at("train_length"), "training.train_length", 2, kMaxLength);
     out.seed = checked_int32(j.at("training").at("seed"), "training.seed", 0, kMaxSeed);
+    out.random_positions = random_positions_of(j.at("training"));
     out.model = read_block_stack(r);
     if (out.model->config().vocab != out.spec.vocab())
       throw r.fail(fmt::format("its model reads {} tokens but a passkey of this shape has {}",
@@ -133,10 +137,11 @@ namespace {
 // The training batches: named by (seed, step), so a resumed run needs no stream position.
 class PasskeyBatches final : public TokenBatches {
  public:
-  PasskeyBatches(PasskeySpec spec, uint64_t seed, int B, int T, Packing packing, int doc_min)
-      : spec_(spec), seed_(seed), B_(B), T_(T), packing_(packing), doc_min_(doc_min) {}
+  PasskeyBatches(PasskeySpec spec, uint64_t seed, int B, int T, Packing packing, int doc_min, int random_positions)
+      : spec_(spec), seed_(seed), B_(B), T_(T), packing_(packing), doc_min_(doc_min), range_(random_positions) {}
   void next(int step, std::vector<int>& x, std::vector<int>& y) override {
     passkey_train_windows(spec_, seed_, step, B_, T_, packing_, doc_min_, x, y, at_);
+    if (range_ > 0) passkey_random_positions(seed_, step, B_, T_, range_, at_.pos);
   }
   const TokenCoordinates* coordinates() override { return at_.view(); }
 
@@ -145,7 +150,7 @@ class PasskeyBatches final : public TokenBatches {
   uint64_t seed_;
   int B_, T_;
   Packing packing_;
-  int doc_min_;
+  int doc_min_, range_;
   BatchCoordinates at_;
 };
 }  // namespace
@@ -157,10 +162,15 @@ TrainedRun train_passkey(const ExperimentConfig& e, const json& resolved, const 
   if (!model->scheme().can_read(e.train_length - 1))
     throw ConfigError(fmt::format("{}: the learned table has {} rows, fewer than train_length {}", scheme,
                                   model->scheme().max_position() + 1, e.train_length));
+  if (s.random_positions > 0 && !model->scheme().can_read(s.random_positions - 1))
+    throw ConfigError(fmt::format(
+        "{}: the table has {} rows, but random_positions {} draws positions up to {} "
+        "(set learned_rows to {})",
+        scheme, model->scheme().max_position() + 1, s.random_positions, s.random_positions - 1, s.random_positions));
   model->init(uint64_t(seed));
   const Packing packing = packing_from_name(s.packing);
-  auto batches =
-      std::make_shared<PasskeyBatches>(s.spec, uint64_t(seed), e.batch_size, e.train_length, packing, s.doc_min_length);
+  auto batches = std::make_shared<PasskeyBatches>(s.spec, uint64_t(seed), e.batch_size, e.train_length, packing,
+                                                  s.doc_min_length, s.random_positions);
   TokenLoopSettings settings;
   settings.steps = e.steps, settings.batch = e.batch_size, settings.length = e.train_length;
   settings.log_every = e.log_every;
@@ -173,6 +183,7 @@ TrainedRun train_passkey(const ExperimentConfig& e, const json& resolved, const 
   settings.training = {{"seed", seed}, {"batch_size", e.batch_size}, {"lr", e.lr}, {"train_length", e.train_length}};
   if (packing != Packing::None)  // (a model trained on whole windows has the record it always had)
     settings.training["packing"] = {{"policy", s.packing}, {"doc_min_length", s.doc_min_length}};
+  if (s.random_positions > 0) settings.training["random_positions"] = s.random_positions;
   settings.checkpoint = [spec = s.spec](const BlockStack<float>& m, const json& training) {
     return checkpoint_text(make_passkey_checkpoint(m, spec, training));
   };

@@ -23,6 +23,7 @@ struct PasskeySettings {
   int n_heads = 4, n_layers = 2, depths = 11, cell_sequences = 100;
   std::string packing = "none";                 // harness/packing.h
   int doc_min_length = 16, packed_windows = 0;  // shortest packed document; packed test windows read
+  int random_positions = 0;                     // harness/random_positions.h (0: positions 0 .. n-1)
   double weight_decay = 0, lr_floor = 0.1;
   uint64_t test_seed = 0;
 };
@@ -40,6 +41,7 @@ struct LoadedPasskey {
   std::unique_ptr<BlockStack<float>> model;
   PasskeySpec spec;
   int train_length = 0, seed = 0;
+  int random_positions = 0;  // its training's record: read with positions drawn from [0, L) too (0: 0 .. n-1)
   std::string path;
 };
 LoadedPasskey load_passkey_checkpoint(const std::string& path);
