@@ -132,6 +132,7 @@ PK = "results/passkey/results.json"
 FI = "results/fire-interpolation/results.json"
 CL3 = "results/charlm-3seeds/results.json"
 FIC = "results/fire-interpolation-charlm/results.json"
+RP = "results/random-positions/results.json"
 
 
 def charlm_mean(path, scheme, length):
@@ -393,6 +394,27 @@ QUOTES = [
     ("README.md", r"plain RoPE at 128 retrieved \S+, \S+ and (\S+)\s+of the passkeys",
      lambda: row(load(PK), "rope")["seed_accuracy"][2][col(load(PK), 128)], 3),
     ("README.md", r"1,100 test sequences still leave \[(\S+), 1\.000\]", lambda: row(load(PK), "hybrid")["lo"][0], 3),
+    ("README.md", r"xPos no better than plain RoPE \((\S+) at 128", lambda: mean_of(PK, "xpos", "none", 128, "accuracy"), 3),
+    # randomised positions (results/random-positions beside results/passkey)
+    ("README.md", r"absolute codes read past 64 at all: sinusoidal (\S+) at 256",
+     lambda: mean_of(RP, "sinusoidal", "none", 256, "accuracy"), 3),
+    ("README.md", r"sinusoidal \S+ at 256 and (\S+) at 1,024 \(0\.000 with",
+     lambda: mean_of(RP, "sinusoidal", "none", 1024, "accuracy"), 3),
+    ("README.md", r"\((\S+) with\s+positions `0\.\.n-1`\)", lambda: mean_of(PK, "sinusoidal", "none", 1024, "accuracy"), 3),
+    ("README.md", r"the learned table \(2,048 rows\) (\S+) and \S+ \(no", lambda: mean_of(RP, "learned", "none", 256, "accuracy"), 3),
+    ("README.md", r"the learned table \(2,048 rows\) \S+ and (\S+) \(no", lambda: mean_of(RP, "learned", "none", 1024, "accuracy"), 3),
+    ("README.md", r"RoPE gains at 128 and 256 \((\S+) and", lambda: mean_of(RP, "rope", "none", 128, "accuracy"), 3),
+    ("README.md", r"RoPE gains at 128 and 256 \(\S+ and (\S+), against", lambda: mean_of(RP, "rope", "none", 256, "accuracy"), 3),
+    ("README.md", r"and \S+, against (\S+) and \S+\) but still", lambda: mean_of(PK, "rope", "none", 128, "accuracy"), 3),
+    ("README.md", r"and \S+, against \S+ and (\S+)\) but still", lambda: mean_of(PK, "rope", "none", 256, "accuracy"), 3),
+    ("README.md", r"but still reads (\S+) at\s+1,024", lambda: mean_of(RP, "rope", "none", 1024, "accuracy"), 3),
+    ("README.md", r"ALiBi moves from (\S+) to \S+ at 1,024", lambda: mean_of(PK, "alibi", "none", 1024, "accuracy"), 3),
+    ("README.md", r"ALiBi moves from \S+ to (\S+) at 1,024", lambda: mean_of(RP, "alibi", "none", 1024, "accuracy"), 3),
+    # xPos on the char LM (results/charlm-3seeds)
+    ("README.md", r"xPos reads the longest of them: (\S+) at 128", lambda: charlm_mean(CL3, "xpos", 128), 2),
+    ("README.md", r"xPos reads the longest of them: \S+ at 128 and (\S+) at 512", lambda: charlm_mean(CL3, "xpos", 512), 2),
+    ("README.md", r"without the decay, goes from (\S+) to", lambda: charlm_mean(CL3, "rope", 128), 2),
+    ("README.md", r"without the decay, goes from \S+ to (\S+): its", lambda: charlm_mean(CL3, "rope", 512), 2),
     # the hybrids' prose (results/hybrids/summary.json)
     ("README.md", r"close but not level\n?\s*\((\S+) and \S+ at 1,024\)",
      lambda: hybrid_reader("passkey", 4, "rope", "yarn-hf")[1]["mean"][-1], 2),
