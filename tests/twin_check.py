@@ -294,6 +294,8 @@ extra += [
     ("cue tupe-R (trained here)", ("cue", "tupe", ["tupe_relative=true"])),
     ("charlm kerple power (trained here)", ("charlm", "kerple", small + ["kerple_kernel=power"])),
     ("cue kerple power (trained here)", ("cue", "kerple", ["kerple_kernel=power"])),
+    ("cue shaw key-only (trained here)", ("cue", "shaw", ["shaw_values=false"])),
+    ("charlm shaw key-only (trained here)", ("charlm", "shaw", small + ["shaw_values=false"])),
     ("cue rope partial 0.25", ("cue", "rope", ["rotary_fraction=0.25"])),
     ("charlm sinusoidal concatenated x0.25", ("charlm", "sinusoidal",
                                               small + ["sinusoidal_layout=concatenated", "sinusoidal_scale=0.25"])),

@@ -41,9 +41,10 @@ torch.set_default_dtype(torch.float64)
 
 # The settings of each scheme here (small clips, so that clipping happens) and its tables: (name, shape),
 # "pos.X" one for the model, "pos.layers.{l}.X" one per layer (a hybrid layer's are all its layer's).
-SETTINGS = {"none": {}, "sinusoidal": {"base": 10000.0}, "learned": {"learned_rows": 64},
+SETTINGS = {"none": {}, "sinusoidal": {"base": 10000.0, "sinusoidal_layout": "interleaved", "sinusoidal_scale": 1.0}, "learned": {"learned_rows": 64},
             "rope": {"base": 10000.0, "rotary_fraction": 1.0}, "alibi": {"alibi_slopes": []},
-            "t5": {"t5_buckets": 32, "t5_max_distance": 128}, "shaw": {"shaw_clip": 4}, "txl": {"base": 10000.0},
+            "t5": {"t5_buckets": 32, "t5_max_distance": 128}, "shaw": {"shaw_clip": 4, "shaw_values": True},
+            "txl": {"base": 10000.0},
             "deberta": {"deberta_clip": 4},
             "tupe": {"tupe_relative": True, "learned_rows": 64, "t5_buckets": 32, "t5_max_distance": 128},
             "kerple": {"kerple_kernel": "log"}, "alibi-learned": {},

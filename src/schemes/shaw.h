@@ -5,7 +5,8 @@
 // Computed the compact way, never as [queries, keys, d] tensors: per query row, w[u] = <q, RK[u]>
 // once per relation class, then gathered by each key's class; on the value side the probabilities
 // are summed per class first (a[u] = sum of a(m,n) over keys of class u), then z += sum_u a[u] RV[u].
-// Init N(0, embed_init_std^2).
+// Init N(0, embed_init_std^2). shaw_values false (the paper's ablation, key-only): no RV tables, the values
+// are the plain v_n.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -26,11 +27,12 @@ class ShawScheme final : public Scheme<S> {
   explicit ShawScheme(SchemeConfig cfg) : Scheme<S>(std::move(cfg)) {
     clip_ = this->cfg_.template setting<int>("shaw_clip");
     if (clip_ < 1) throw ConfigError(fmt::format("shaw_clip must be at least 1 (got {})", clip_));
+    values_ = this->cfg_.template setting<bool>("shaw_values");
   }
   std::string name() const override { return "shaw"; }
   std::string later_keys() const override { return "the signed clip: later keys take classes K+1 .. 2K"; }
   bool acts_on_scores() const override { return true; }
-  bool acts_on_values() const override { return true; }
+  bool acts_on_values() const override { return values_; }
   // The table row of a (query, key) pair: u = clamp(n - m, -K, K) + K.
   int relation(int m, int n) const { return std::clamp(n - m, -clip_, clip_) + clip_; }
 
@@ -38,12 +40,14 @@ class ShawScheme final : public Scheme<S> {
     const int rows = 2 * clip_ + 1, d = this->cfg_.d_head;
     for (int l = 0; l < this->cfg_.n_layers; ++l) {
       rk_.push_back(layout.add(fmt::format("pos.layer{}.shaw_rk", l), rows, d));
-      rv_.push_back(layout.add(fmt::format("pos.layer{}.shaw_rv", l), rows, d));
+      if (values_) rv_.push_back(layout.add(fmt::format("pos.layer{}.shaw_rv", l), rows, d));
     }
   }
   void init(ParamView<S> P, Rng& rng) const override {
-    for (size_t l = 0; l < rk_.size(); ++l)
-      for (int id : {rk_[l], rv_[l]}) init_normal(P(id), this->cfg_.init_std, rng);
+    for (size_t l = 0; l < rk_.size(); ++l) {
+      init_normal(P(rk_[l]), this->cfg_.init_std, rng);
+      if (values_) init_normal(P(rv_[l]), this->cfg_.init_std, rng);
+    }
   }
 
   // scores[t] += <q, RK[u_t]> / sqrt(d), through w[u] = <q, RK[u]> per class.
@@ -93,7 +97,7 @@ class ShawScheme final : public Scheme<S> {
   // A block at once (the dense path). Scores: w = Q RK^T [nq, 2K+1], scores[r][t] += w[r][u_rt] / sqrt(d).
   // Values: a[r][u] = sum of p[r][t] over the keys of class u, out += a RV.
   bool block_scores(int) const override { return true; }
-  bool block_values(int) const override { return true; }
+  bool block_values(int) const override { return values_; }
   void score_block_forward(CParamView<S> P, const AttnBlock<S>& b, S* scores) const override {
     const int d = b.dh, R = rows();
     const S scale = S(1) / std::sqrt(S(d));
@@ -178,6 +182,7 @@ class ShawScheme final : public Scheme<S> {
   }
 
   int clip_ = 16;
+  bool values_ = true;  // shaw_values: RV tables (false: key-only)
   std::vector<int> rk_, rv_;
 };
 

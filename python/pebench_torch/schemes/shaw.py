@@ -1,4 +1,5 @@
-"""`shaw`: relative key and value vectors per clipped offset (Shaw et al.), a pair of tables per layer."""
+"""`shaw`: relative key and value vectors per clipped offset (Shaw et al.), a pair of tables per layer
+(shaw_values false: the key vectors only)."""
 import math
 
 import torch
@@ -8,7 +9,7 @@ from .base import PositionScheme, ages, register
 
 @register("shaw")
 class Shaw(PositionScheme):
-    reads = ("shaw_clip",)
+    reads = ("shaw_clip", "shaw_values")
 
     def _index(self, qpos, kpos):
         K = self.s["shaw_clip"]
@@ -19,4 +20,6 @@ class Shaw(PositionScheme):
         return torch.einsum("bmhc,bmnc->bhmn", q, rk) / math.sqrt(self.dh)
 
     def value_term(self, a, qpos, kpos):
+        if not self.s["shaw_values"]:
+            return None
         return torch.einsum("bhmn,bmnc->bmhc", a, self.p("pos.layers.0.shaw_rv.weight")[self._index(qpos, kpos)])
