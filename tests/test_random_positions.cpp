@@ -91,7 +91,7 @@ TEST_CASE("random positions: the passkey keys are checked, naming the key") {
   CHECK_THROWS_WITH_AS(validate_config(c), doctest::Contains("'packed_windows'"), ConfigError);
 }
 
-TEST_CASE("random positions: a passkey batch's positions are sorted draws of [0, L), one per row") {
+TEST_CASE("random positions: a passkey batch's positions are sorted draws below L, one per row") {
   std::vector<int> pos, again;
   passkey_random_positions(3, 5, 4, 32, 256, pos);
   REQUIRE(pos.size() == 4 * 32);
