@@ -134,6 +134,28 @@ CL3 = "results/charlm-3seeds/results.json"
 FIC = "results/fire-interpolation-charlm/results.json"
 RP = "results/random-positions/results.json"
 
+SIN = "results/sinusoidal/summary.json"
+SIN_VARIANTS = ["tournament-scale-0.1", "tournament-scale-0.3", "tournament-scale-3", "tournament-concatenated"]
+
+
+def sin_row(task, variant):
+    """results/sinusoidal/summary.json's row of a variant (None: the committed default) of a task."""
+    rows = [r for r in load(SIN)["tasks"][task]["readers"]
+            if (variant is None and not r["source"].startswith("results/sinusoidal/"))
+            or (variant is not None and r["source"] == "results/sinusoidal/%s/results.json" % variant)]
+    if len(rows) != 1:
+        raise KeyError("%s: %s has %d rows of variant %s" % (SIN, task, len(rows), variant))
+    return rows[0]
+
+
+def sin_tour(variant):
+    return sin_row("tournament", variant)["mean"]
+
+
+def sin_lm(variant, i, key="mean"):
+    return sin_row("charlm", variant)[key][i]
+
+
 
 def charlm_mean(path, scheme, length):
     """A char-LM summary's mean perplexity over seeds at a length (read plainly)."""
@@ -415,6 +437,22 @@ QUOTES = [
     ("README.md", r"xPos reads the longest of them: \S+ at 128 and (\S+) at 512", lambda: charlm_mean(CL3, "xpos", 512), 2),
     ("README.md", r"without the decay, goes from (\S+) to", lambda: charlm_mean(CL3, "rope", 128), 2),
     ("README.md", r"without the decay, goes from \S+ to (\S+): its", lambda: charlm_mean(CL3, "rope", 512), 2),
+    # the sinusoidal code's amplitude and layout (results/sinusoidal/summary.json)
+    ("README.md", r"nothing moves past the training length: (\S+) to\s+\S+ at 256",
+     lambda: min(sin_tour(v)[3] for v in SIN_VARIANTS), 3),
+    ("README.md", r"nothing moves past the training length: \S+ to\s+(\S+) at 256",
+     lambda: max(sin_tour(v)[3] for v in SIN_VARIANTS), 3),
+    ("README.md", r"and the halves, against (\S+)\.", lambda: sin_tour(None)[3], 3),
+    ("README.md", r"reads longer contexts better: (\S+) ± \S+ at 256", lambda: sin_lm("charlm-scale-0.1", 1, "mean"), 2),
+    ("README.md", r"reads longer contexts better: \S+ ± (\S+) at 256",
+     lambda: sin_lm("charlm-scale-0.1", 1, "half_width"), 2),
+    ("README.md", r"at 256 against\s+(\S+) ± \S+ \(", lambda: sin_lm(None, 1, "mean"), 2),
+    ("README.md", r"at 256 against\s+\S+ ± (\S+) \(", lambda: sin_lm(None, 1, "half_width"), 2),
+    ("README.md", r"\((\S+) and \S+ at 512, intervals overlapping\)", lambda: sin_lm("charlm-scale-0.1", 2), 2),
+    ("README.md", r"\(\S+ and (\S+) at 512, intervals overlapping\)", lambda: sin_lm(None, 2), 2),
+    ("README.md", r"the same (\S+) and \S+ at 128", lambda: sin_lm("charlm-scale-0.1", 0), 2),
+    ("README.md", r"the same \S+ and (\S+) at 128", lambda: sin_lm(None, 0), 2),
+    ("README.md", r"the halves\s+change nothing \((\S+) at 256\)", lambda: sin_lm("charlm-concatenated", 1), 2),
     # the hybrids' prose (results/hybrids/summary.json)
     ("README.md", r"close but not level\n?\s*\((\S+) and \S+ at 1,024\)",
      lambda: hybrid_reader("passkey", 4, "rope", "yarn-hf")[1]["mean"][-1], 2),
