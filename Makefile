@@ -128,7 +128,7 @@ sinusoidal: build-cli
 	scripts/sinusoidal.sh $(BUILD)/pe-bench
 
 # Randomised positions (Ruoss et al. 2023; docs/tasks.md): passkey with every sequence's positions drawn from
-# [0, 2048), five schemes x 3 seeds; writes results/random-positions/ (about 25 minutes on 2 cores).
+# [0, 2048), five schemes x 3 seeds; writes results/random-positions/ (about 30 minutes on 2 cores).
 random-positions: build-cli
 	$(BUILD)/pe-bench run experiments/random-positions.json --resume
 
