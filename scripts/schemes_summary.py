@@ -43,9 +43,9 @@ def column(results, length, path):
 
 def accuracy_cells(g, i):
     """(text, record) of a proportion row's column i: mean [lo, hi]; a dash when the length was not read."""
-    if g is None or g["mean" if "mean" in g else "accuracy"][i] is None:
+    m = None if g is None else g["mean" if "mean" in g else "accuracy"][i]  # the tournament's or passkey's name
+    if m is None:
         return "—", None
-    m = g["mean" if "mean" in g else "accuracy"][i]
     return mean_interval(m, g["lo"][i], g["hi"][i], 3), {"mean": m, "lo": g["lo"][i], "hi": g["hi"][i]}
 
 

@@ -89,10 +89,11 @@ class XposScheme final : public Scheme<S> {
     if (max_pos < cached_) return;
     up_.resize(size_t(max_pos + 1) * P);
     down_.resize(size_t(max_pos + 1) * P);
+    const double largest = std::log(1e30);  // a key's scale past e^largest is refused
     for (int p = cached_ + 1; p <= max_pos; ++p)
       for (int j = 0; j < P; ++j) {
         const double e = log_zeta_[j] * p / scale_base_;
-        if (-e > std::log(1e30))
+        if (-e > largest)
           throw UsageError(
               fmt::format("xpos: a key at position {} would be scaled by {:.3g}, past what float32 holds safely; "
                           "raise xpos_scale_base (now {}) or read shorter",
