@@ -50,6 +50,7 @@ SETTINGS = {"none": {}, "sinusoidal": {"base": 10000.0, "sinusoidal_layout": "in
             "kerple": {"kerple_kernel": "log"}, "alibi-learned": {},
             "fire": {"fire_width": 8, "fire_threshold": 4.5, "fire_interpolate": True},
             "xpos": {"base": 10000.0, "xpos_zeta_offset": 0.4, "xpos_scale_base": 8.0},
+            "cope": {"cope_positions": 6},
             "hybrid": {"hybrid_layers": ["rope:4", "t5"]}}
 TABLES = {"learned": [("pos.table.weight", (64, D))], "t5": [("pos.t5_bias.weight", (32, H))],
           "shaw": [("pos.layers.{l}.shaw_rk.weight", (9, DH)), ("pos.layers.{l}.shaw_rv.weight", (9, DH))],
@@ -61,7 +62,8 @@ TABLES = {"learned": [("pos.table.weight", (64, D))], "t5": [("pos.t5_bias.weigh
           "kerple": [("pos.layers.{l}.kerple", (2, H))],
           "alibi-learned": [("pos.layers.{l}.alibi_slope", (1, H))],
           "fire": [("pos.layers.{l}.fire_in", (2, 8)), ("pos.layers.{l}.fire_out", (9, H)),
-                   ("pos.layers.{l}.fire_scale", (1, 2))]}
+                   ("pos.layers.{l}.fire_scale", (1, 2))],
+          "cope": [("pos.layers.{l}.cope_e.weight", (6, DH))]}
 
 
 def model(scheme, bidirectional=False):

@@ -141,6 +141,9 @@ class _Model(torch.nn.Module):
         if extra is not None:
             scores = scores + extra
         visible = visible_keys(qpos, kpos, visibility, s.window, qdoc, kdoc)[:, None]  # [1 or B, 1, Tq, T]
+        extra = s.context_terms(q, k, visible)
+        if extra is not None:
+            scores = scores + extra
         sees = visible.any(dim=-1, keepdim=True)
         a = torch.softmax(scores.masked_fill(~visible, float("-inf")).masked_fill(~sees, 0.0), dim=-1)
         a = a.masked_fill(~sees, 0.0)

@@ -29,12 +29,12 @@ struct Kind {
   enum { Linear, Table, Plain } kind;
 };
 const Kind kKinds[] = {
-    {"w_qkv", Kind::Linear},   {"w_proj", Kind::Linear},   {"w_out", Kind::Linear},      {"w_r", Kind::Linear},
-    {"w_kr", Kind::Linear},    {"w_qr", Kind::Linear},     {"u_q", Kind::Linear},        {"u_k", Kind::Linear},
-    {"tok_emb", Kind::Table},  {"table", Kind::Table},     {"t5_bias", Kind::Table},     {"shaw_rk", Kind::Table},
-    {"shaw_rv", Kind::Table},  {"deberta_p", Kind::Table}, {"tupe_p", Kind::Table},      {"txl_u", Kind::Plain},
-    {"txl_v", Kind::Plain},    {"kerple", Kind::Plain},    {"alibi_slope", Kind::Plain}, {"fire_in", Kind::Plain},
-    {"fire_out", Kind::Plain}, {"fire_scale", Kind::Plain}};
+    {"w_qkv", Kind::Linear},  {"w_proj", Kind::Linear},   {"w_out", Kind::Linear},    {"w_r", Kind::Linear},
+    {"w_kr", Kind::Linear},   {"w_qr", Kind::Linear},     {"u_q", Kind::Linear},      {"u_k", Kind::Linear},
+    {"tok_emb", Kind::Table}, {"table", Kind::Table},     {"t5_bias", Kind::Table},   {"shaw_rk", Kind::Table},
+    {"shaw_rv", Kind::Table}, {"deberta_p", Kind::Table}, {"tupe_p", Kind::Table},    {"cope_e", Kind::Table},
+    {"txl_u", Kind::Plain},   {"txl_v", Kind::Plain},     {"kerple", Kind::Plain},    {"alibi_slope", Kind::Plain},
+    {"fire_in", Kind::Plain}, {"fire_out", Kind::Plain},  {"fire_scale", Kind::Plain}};
 
 json conventions() {
   return {{"linear_weights",

@@ -97,6 +97,8 @@ AttnPath choose_path(const char* fn, AttnPath path, bool looked_up, const AttnSh
   if (path == AttnPath::lookup) {
     if (!looked_up || !kv_index || sh.Tq != 1 || sh.H != 1 || scheme.acts_on_values())
       wrong = "looked-up scores need a key table (kv_index), one query row, one head and no value term";
+    else if (scheme.contextual_scores())
+      wrong = "looked-up scores need a scheme whose key scores do not read the other keys (not cope's count)";
     else if (!at.shared())
       wrong = "looked-up scores need coordinates shared by the batch (no per-row positions, documents or padding)";
   } else if (looked_up) {

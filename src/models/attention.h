@@ -82,7 +82,8 @@ struct AttnTables {
 // the same position in every sequence (the cue head's): the score of a key then depends only on its
 // table row (kv_index), so the scores are a table made once, by attention_scores over the table's rows.
 // Q and K are then not read, and dh is the width of V's rows (and of out). Needs kv_index, Tq = 1, one
-// head and a scheme without a value term (Scheme::acts_on_values), else throws.
+// head and a scheme without a value term (Scheme::acts_on_values) whose key scores do not read the
+// other keys (Scheme::contextual_scores), else throws.
 //   scores: [table rows], the score of each (the scheme's score terms included)
 //   grads (backward): adds d loss / d score of each table row, summed over every (sequence, key) that
 //   reads it; the caller then undoes the table with attention_scores_backward, once.

@@ -65,6 +65,14 @@ AttnBlock<S> attn_block(const AttnShape& sh, const S* Q, const S* K, const int* 
   return a;
 }
 
+// Whether a sequence's score terms come from the block hooks: a scheme that has them, and for a contextual
+// one (Scheme::contextual_scores: a key's term reads the other visible keys) only when every row's visible
+// keys are one run, all a block hook knows of them (AttnBlock::key_begin, key_end).
+template <class S>
+bool blocks_for(const Scheme<S>& scheme, bool block_hooks, const VisibleSets& visible) {
+  return block_hooks && (!scheme.contextual_scores() || visible.all_runs());
+}
+
 // n elements of v starting on a 64-byte boundary: a 16-float row of a product's operand then fills one
 // cache line instead of straddling two.
 template <class S>
@@ -109,12 +117,12 @@ void dense_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
                    const Scheme<S>& scheme, CParamView<S> P, S* probs, S* out, AttnTables<S> tables) {
   const int dh = sh.dh, W = sh.H * dh, Tk = sh.Tk;
   const bool scores = scheme.acts_on_scores(), values = scheme.acts_on_values();
-  // a scheme with block hooks adds its terms to the whole scaled block; else row by row
-  const bool block = scores && scheme.block_scores(sh.layer), row_hooks = scores && !block;
+  // a scheme with block hooks adds its terms to the whole scaled block; else row by row (and a contextual
+  // scheme's, whose terms read the other visible keys, where a row's keys are not one run: blocks_for)
+  const bool block_hooks = scores && scheme.block_scores(sh.layer);
   const bool vblock = values && scheme.block_values(sh.layer);
   std::vector<S> pv(values ? Tk : 0);
   const S scale = scheme.content_scale(sh.layer) / std::sqrt(S(dh));
-  const S row_scale = block ? S(1) : scale;  // a block is scaled before its hook
   const BatchVisibleSets& sets = visible_sets(at, sh);
   std::vector<QueryBlock> blocks;  // of the visible set blocks_of (sequences that share a set share them)
   const VisibleSets* blocks_of = nullptr;
@@ -135,6 +143,8 @@ void dense_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
     const VisibleSets& visible = sets[b];
     const int *qpos = at.q_of(b, sh.Tq), *kpos = at.k_of(b, Tk);
     if (&visible != blocks_of) blocks = query_blocks(visible, sh.Tq), blocks_of = &visible;
+    const bool block = blocks_for(scheme, block_hooks, visible), row_hooks = scores && !block;
+    const S row_scale = block ? S(1) : scale;  // a block is scaled before its hook
     for (int h = 0; h < sh.H; ++h) {
       // kt = K^T of this (sequence, head): [dh, Tk]; vh = its V rows: [Tk, dh]
       const size_t head = size_t(b) * Tk * W + size_t(h) * dh;
@@ -201,7 +211,7 @@ void dense_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, con
                     S* dK, S* dV, AttnTables<S> tables) {
   const int dh = sh.dh, W = sh.H * dh, Tk = sh.Tk;
   const bool scores = scheme.acts_on_scores(), values = scheme.acts_on_values();
-  const bool block = scores && scheme.block_scores(sh.layer), vblock = values && scheme.block_values(sh.layer);
+  const bool block_hooks = scores && scheme.block_scores(sh.layer), vblock = values && scheme.block_values(sh.layer);
   const S scale = scheme.content_scale(sh.layer) / std::sqrt(S(dh));
   const BatchVisibleSets& sets = visible_sets(at, sh);
   std::vector<QueryBlock> blocks;  // of the visible set blocks_of (sequences that share a set share them)
@@ -215,6 +225,7 @@ void dense_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, con
     const VisibleSets& visible = sets[b];
     const int *qpos = at.q_of(b, sh.Tq), *kpos = at.k_of(b, Tk);
     if (&visible != blocks_of) blocks = query_blocks(visible, sh.Tq), blocks_of = &visible;
+    const bool block = blocks_for(scheme, block_hooks, visible);
     for (int h = 0; h < sh.H; ++h) {
       // vt = V^T of this (sequence, head): [dh, Tk]; kh = its K rows: [Tk, dh]
       const size_t head = size_t(b) * Tk * W + size_t(h) * dh;
@@ -250,8 +261,8 @@ void dense_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, con
           softmax_row_backward(pblk + size_t(r) * Tk + blk.k0, ds + size_t(r) * nk, nk, ds + size_t(r) * nk);
         // undoes s += the scheme's terms (for the whole block, or row by row)
         if (block)
-          scheme.score_block_backward(P, G, attn_block(sh, Q, K, qpos, kpos, tables, visible, b, h, blk), ds, dQ + qoff,
-                                      dK + koff, tables.grads);
+          scheme.score_block_backward_in_place(P, G, attn_block(sh, Q, K, qpos, kpos, tables, visible, b, h, blk), ds,
+                                               dQ + qoff, dK + koff, tables.grads);
         else if (scores)
           for (int r = 0; r < nq; ++r) {
             const int i = blk.q0 + r, n = visible.count(i);

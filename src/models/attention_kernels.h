@@ -96,6 +96,12 @@ struct VisibleSets {
   int count(int i) const { return start[i + 1] - start[i]; }
   // Row i sees one contiguous run of keys (a causal mask, with or without a band): no index list needed.
   bool run(int i) const { return count(i) > 0 && last[i] - first[i] == count(i) - 1; }
+  // Every row sees one run of keys, or none (the dense path then gives a contextual scheme its block hooks).
+  bool all_runs() const {
+    for (int i = 0; i + 1 < int(start.size()); ++i)
+      if (count(i) > 0 && !run(i)) return false;
+    return true;
+  }
   const int* keys_of(int i) const { return keys.data() + start[i]; }
   const int* pos_of(int i) const { return pos.data() + start[i]; }
 };

@@ -158,7 +158,7 @@ void CueHead<S>::prepare_tables(int T, int p0, bool every_position, CueTables<S>
   //   q = qk(ET[query, 0:d] (+ PT[T-1, 0:d])) scored against the T keys of each token x, then
   //   ST[t*V + x] = score of key row t*V + x (-infinity where the query cannot see position t)
   tab.lookup_token = -1;
-  if (every_position || !cfg_.task.query_token || scheme_->acts_on_values()) return;
+  if (every_position || !cfg_.task.query_token || scheme_->acts_on_values() || scheme_->contextual_scores()) return;
   tab.lookup_token = cfg_.task.query_token_id();
   tab.QV.resize(size_t(V) * d);
   const S* et = &tab.ET[size_t(tab.lookup_token) * d3];

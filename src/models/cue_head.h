@@ -73,7 +73,8 @@ struct CueModelConfig {
 // (QV) against the T keys of each token (table_index: x*T + t -> key row t*V + x), the same bits as
 // the per-sequence scores; and the values are read through the output layer, VW = VT W_out
 // ([T*V, classes]), so attention sums the logits directly: logits = sum_t p_t VW[row t]. Not for a
-// scheme with a value term. lookup_token is -1 when there is none.
+// scheme with a value term, nor for one whose key scores read the other keys (contextual_scores).
+// lookup_token is -1 when there is none.
 template <class S>
 struct CueTables {
   int T = -1, p0 = 0;

@@ -26,6 +26,7 @@ class ForwardingScheme : public Scheme<S> {
   bool acts_on_qk() const override { return in_->acts_on_qk(); }
   bool acts_on_scores() const override { return in_->acts_on_scores(); }
   bool acts_on_values() const override { return in_->acts_on_values(); }
+  bool contextual_scores() const override { return in_->contextual_scores(); }
   PositionGeometry geometry() const override { return in_->geometry(); }
   bool offsets_only() const override { return in_->offsets_only(); }
   std::string later_keys() const override { return in_->later_keys(); }

@@ -85,6 +85,9 @@ class HybridScheme final : public Scheme<S> {
   bool acts_on_values() const override {
     return any([](auto& s) { return s.acts_on_values(); });
   }
+  bool contextual_scores() const override {
+    return any([](auto& s) { return s.contextual_scores(); });
+  }
   int window(int l) const override {
     const int own = layers_.at(l)->window(0), w = windows_.at(l);
     return own > 0 && w > 0 ? std::min(own, w) : std::max(own, w);
@@ -176,6 +179,12 @@ class HybridScheme final : public Scheme<S> {
     AttnBlock<S> own = b;
     own.layer = 0;
     layers_.at(b.layer)->score_block_backward(P, G, own, ds, dq, dk, dtables);
+  }
+  void score_block_backward_in_place(CParamView<S> P, ParamView<S> G, const AttnBlock<S>& b, S* ds, S* dq, S* dk,
+                                     S* dtables) const override {
+    AttnBlock<S> own = b;
+    own.layer = 0;
+    layers_.at(b.layer)->score_block_backward_in_place(P, G, own, ds, dq, dk, dtables);
   }
   bool block_values(int l) const override { return layers_.at(l)->acts_on_values() && layers_.at(l)->block_values(0); }
   void value_block_forward(CParamView<S> P, const AttnBlock<S>& b, const S* p, size_t ldp, S* out) const override {

@@ -9,6 +9,7 @@
 #include "core/math.h"
 #include "schemes/alibi.h"
 #include "schemes/alibi_learned.h"
+#include "schemes/cope.h"
 #include "schemes/deberta.h"
 #include "schemes/fire.h"
 #include "schemes/hybrid.h"
@@ -134,6 +135,14 @@ const std::vector<Entry<S>>& entries() {
         1,
         &complete_xpos_scale_base},
        &build<XposScheme, S>},
+      {{"cope",
+        "contextual positions: a query counts the keys back to each key by sigmoid gates of its own scores, "
+        "and reads a learned row at that count (CoPE)",
+        {{"cope_positions", KeyType::Int, 0,
+          "cope: rows P of the position table; counts past P-1 are clamped (0: the training length + 1)", 0, 65536}},
+        1,
+        &complete_cope_positions},
+       &build<CopeScheme, S>},
       {{"hybrid",
         "a scheme and a window per layer (default: layer 1 rope with a 64-key window, layer 2 none)",
         {{"hybrid_layers", KeyType::StringList, nlohmann::json::array({"rope:64", "none"}),

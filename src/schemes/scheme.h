@@ -103,6 +103,8 @@ struct AttnBlock {
   const int* first = nullptr;
   const int* last = nullptr;
   int key0 = 0;
+  // A scheme whose key terms read the other visible keys (Scheme::contextual_scores) is given a block
+  // only when each row's visible keys are exactly [key_begin(r), key_end(r)); else its row hooks.
   int key_begin(int r) const { return first ? first[r] - key0 : 0; }
   int key_end(int r) const { return first ? std::max(first[r], last[r] + 1) - key0 : nk; }
 };
@@ -311,6 +313,9 @@ class Scheme {
   virtual bool acts_on_qk() const { return false; }
   virtual bool acts_on_scores() const { return false; }
   virtual bool acts_on_values() const { return false; }
+  // Whether a key's score term reads the other visible keys of its row (CoPE's count of the keys between):
+  // a score then cannot be made once per key and looked up (ScoreLookup, models/attention.h).
+  virtual bool contextual_scores() const { return false; }
   // The shape of its position term, for reading a trained head (PositionGeometry; default: Other).
   virtual PositionGeometry geometry() const { return {}; }
   // Whether the scores read positions only through offsets m - n (a relative scheme): shifting every
@@ -397,6 +402,14 @@ class Scheme {
   // and dk (key t: dk + t * ld).
   virtual void score_block_backward(CParamView<S> P, ParamView<S> G, const AttnBlock<S>& b, const S* ds, S* dq, S* dk,
                                     S* dtables) const {}
+  // What the dense path calls to undo the block's terms: score_block_backward, unless the scheme's terms
+  // read the block's content scores themselves (CoPE's gates), when it may instead add their share of
+  // dL/d(content score) into ds (in place, zero at masked pairs), which the path then carries to q and k
+  // with its own products rather than the hook with two more. The same gradients either way, to rounding.
+  virtual void score_block_backward_in_place(CParamView<S> P, ParamView<S> G, const AttnBlock<S>& b, S* ds, S* dq,
+                                             S* dk, S* dtables) const {
+    score_block_backward(P, G, b, ds, dq, dk, dtables);
+  }
 
   // Block value hooks, likewise: p: [nq, nk] at row stride ldp (zero at masked pairs); out: row r at
   // out + r * b.ld; adds the scheme's value term to every row of the block.

@@ -4,7 +4,7 @@ are the checkpoint's scheme block (config.json pe_bench_checkpoint.scheme, every
 resolved); a hybrid layer's are its hybrid_layers entry over the declared defaults (hybrid.py).
 The hooks each class may override are PositionScheme's (base.py)."""
 from .base import PositionScheme, ages, batched, layer_plan, register, registered, scheme_class
-from . import alibi, alibi_learned, deberta, fire, hybrid, kerple, learned, none, rope, shaw  # noqa: F401 (register)
+from . import alibi, alibi_learned, cope, deberta, fire, hybrid, kerple, learned, none, rope, shaw  # noqa: F401 (register)
 from . import sinusoidal, t5, tupe, txl, xpos  # noqa: F401 (register)
 
 __all__ = ["PositionScheme", "ages", "batched", "layer_plan", "layer_schemes", "register", "registered", "scheme_class"]

@@ -118,6 +118,11 @@ class PositionScheme:
         qpos: [Tq] or [B, Tq], kpos: [T] or [B, T]."""
         return None
 
+    def context_terms(self, q, k, visible):
+        """The scheme's terms of the scores that read the other visible keys of a row (CoPE's count), or None:
+        q [B, Tq, H, dh], k [B, T, H, dh] (after rotate), visible [1 or B, 1, Tq, T] (bool)."""
+        return None
+
     def value_term(self, a, qpos, kpos):
         """The scheme's term of the heads' outputs [B, Tq, H, dh] (or None), a: [B, H, Tq, T] (a PAD query's row 0)."""
         return None
