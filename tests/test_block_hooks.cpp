@@ -79,7 +79,7 @@ TEST_CASE("block hooks: the dense path with a scheme's block hooks gives what it
   int checked = 0;
   for (const Case k : {Case{"t5", ""}, Case{"tupe", ""}, Case{"tupe", "tupe_relative"}, Case{"shaw", ""},
                        Case{"txl", ""}, Case{"deberta", ""}, Case{"kerple", ""}, Case{"kerple", "kerple_kernel=power"},
-                       Case{"alibi-learned", ""}, Case{"fire", ""}, Case{"cope", ""}}) {
+                       Case{"alibi-learned", ""}, Case{"fire", ""}, Case{"cope", ""}, Case{"shaw", "shaw_per_head"}}) {
     SchemeConfig c;
     c.name = k.scheme;
     c.n_heads = 2, c.d_head = 8, c.d_model = 16, c.n_layers = 1, c.train_length = 80;
@@ -104,7 +104,7 @@ TEST_CASE("block hooks: the dense path with a scheme's block hooks gives what it
         ++checked;
       }
   }
-  CHECK(checked == 44);  // 11 cases x 2 starts x 2 visibilities
+  CHECK(checked == 48);  // 12 cases x 2 starts x 2 visibilities
 }
 
 TEST_CASE("run_sum and add_by_class: fixed-order sums, the same bits wherever the data sits") {
@@ -303,7 +303,7 @@ TEST_CASE(
     CHECK(!computed.looked_up);
     // a value term needs the per-sequence rows, and so does a key score that reads the other keys (cope)
     CHECK(looked.looked_up == (!m.scheme().acts_on_values() && !m.scheme().contextual_scores()));
-    CHECK(computed.probs == looked.probs);                    // the scores are the same bits, looked up or computed
+    CHECK(computed.probs == looked.probs);  // the scores are the same bits, looked up or computed
     CHECK(b.loss_sum == doctest::Approx(a.loss_sum).epsilon(1e-6));
     // the logits sum p (V W_out) instead of (sum p V) W_out
     float lscale = 0, lworst = 0;

@@ -4,6 +4,8 @@
 // whatever their follow-ups' settings; and the attention statistics.
 #include <doctest/doctest.h>
 
+#include <tuple>
+
 #include <cmath>
 
 #include "core/rng.h"
@@ -161,4 +163,21 @@ TEST_CASE("a run written before a key existed is the same run as one that states
   CHECK(same_run(before, now));
   now["train_order"] = "orders.json";  // not the default: another run
   CHECK(!same_run(now, before));
+  // a scheme's own setting added later (shaw_values, sinusoidal_scale), at the default the task gives it
+  for (const char* task : {"cue", "charlm"})
+    for (const auto& [scheme, key, other] : {std::tuple<const char*, const char*, json>{"shaw", "shaw_values", false},
+                                             {"sinusoidal", "sinusoidal_scale", 0.5},
+                                             {"alibi", "alibi_slopes", json::array({0.25})}}) {
+      json c = default_config(task);
+      c["schemes"] = {scheme};
+      complete_config(c);
+      json with = run_config(c, scheme, 0), without = with;
+      INFO(task, " ", scheme, " ", key);
+      REQUIRE(with.contains(key));
+      without.erase(key);
+      CHECK(same_run(with, without));
+      CHECK(same_run(without, with));
+      with[key] = other;  // not the default: another run
+      CHECK(!same_run(with, without));
+    }
 }

@@ -224,7 +224,7 @@ double largest_gap(const std::vector<double>& a, const std::vector<double>& b) {
 
 TEST_CASE("joint shift: relative schemes leave a char LM unchanged when every position moves, absolute ones do not") {
   const std::set<std::string> relative = {"none",    "rope",   "alibi",         "t5",     "shaw", "txl",
-                                          "deberta", "kerple", "alibi-learned", "hybrid", "xpos"};
+                                          "deberta", "kerple", "alibi-learned", "hybrid", "xpos", "cope"};
   const std::set<std::string> absolute = {"sinusoidal", "learned", "tupe"};
   // relative while every query is inside a threshold, absolute past it: fire's L = 128.5 exp(l) (a quarter of
   // the training length 512, plus 1/2, times the random exp(l)), past position 60 in both layers with this seed:

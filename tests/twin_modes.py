@@ -43,7 +43,7 @@ torch.set_default_dtype(torch.float64)
 # "pos.X" one for the model, "pos.layers.{l}.X" one per layer (a hybrid layer's are all its layer's).
 SETTINGS = {"none": {}, "sinusoidal": {"base": 10000.0, "sinusoidal_layout": "interleaved", "sinusoidal_scale": 1.0}, "learned": {"learned_rows": 64},
             "rope": {"base": 10000.0, "rotary_fraction": 1.0}, "alibi": {"alibi_slopes": []},
-            "t5": {"t5_buckets": 32, "t5_max_distance": 128}, "shaw": {"shaw_clip": 4, "shaw_values": True},
+            "t5": {"t5_buckets": 32, "t5_max_distance": 128}, "shaw": {"shaw_clip": 4, "shaw_values": True, "shaw_per_head": False},
             "txl": {"base": 10000.0},
             "deberta": {"deberta_clip": 4},
             "tupe": {"tupe_relative": True, "learned_rows": 64, "t5_buckets": 32, "t5_max_distance": 128},

@@ -408,7 +408,11 @@ bool same_run(const json& a, const json& b) {
         for (auto& k : t->trainer().follow_up_keys()) x.erase(k), y.erase(k);
     // a key added after a run was written is absent from its config: that run took the key's default
     if (std::any_of(task_list().begin(), task_list().end(), [&](const Task* t) { return t->name() == a["task"]; })) {
-      const json defaults = default_config(a["task"].get<std::string>());
+      json defaults = default_config(a["task"].get<std::string>());
+      // and a scheme's own settings, at the default this task gives them (its own, else the declared one)
+      const json task_defaults = find_task(a["task"].get<std::string>()).defaults();
+      for (auto& k : scheme_keys())
+        defaults[k.key] = task_defaults.contains(k.key) ? task_defaults[k.key] : k.default_value;
       auto drop_defaults = [&](json& have, const json& lacks) {
         for (auto it = have.begin(); it != have.end();) {
           const bool implicit =

@@ -5,6 +5,8 @@
 // Computed the compact way, never as [queries, keys, d] tensors: per query row, w[u] = <q, RK[u]>
 // once per relation class, then gathered by each key's class; on the value side the probabilities
 // are summed per class first (a[u] = sum of a(m,n) over keys of class u), then z += sum_u a[u] RV[u].
+// shaw_per_head (a variant the notes name): each head its own pair, the layer's tensors [H (2K+1), d], head h's
+// rows h (2K+1) .. (h+1)(2K+1) - 1; the paper shares them across heads.
 // Init N(0, embed_init_std^2). shaw_values false (the paper's ablation, key-only): no RV tables, the values
 // are the plain v_n.
 #pragma once
@@ -28,6 +30,7 @@ class ShawScheme final : public Scheme<S> {
     clip_ = this->cfg_.template setting<int>("shaw_clip");
     if (clip_ < 1) throw ConfigError(fmt::format("shaw_clip must be at least 1 (got {})", clip_));
     values_ = this->cfg_.template setting<bool>("shaw_values");
+    per_head_ = this->cfg_.template setting<bool>("shaw_per_head");
   }
   std::string name() const override { return "shaw"; }
   std::string later_keys() const override { return "the signed clip: later keys take classes K+1 .. 2K"; }
@@ -37,7 +40,7 @@ class ShawScheme final : public Scheme<S> {
   int relation(int m, int n) const { return std::clamp(n - m, -clip_, clip_) + clip_; }
 
   void declare(ParamLayout& layout) override {
-    const int rows = 2 * clip_ + 1, d = this->cfg_.d_head;
+    const int rows = (2 * clip_ + 1) * (per_head_ ? this->cfg_.n_heads : 1), d = this->cfg_.d_head;
     for (int l = 0; l < this->cfg_.n_layers; ++l) {
       rk_.push_back(layout.add(fmt::format("pos.layer{}.shaw_rk", l), rows, d));
       if (values_) rv_.push_back(layout.add(fmt::format("pos.layer{}.shaw_rv", l), rows, d));
@@ -52,7 +55,7 @@ class ShawScheme final : public Scheme<S> {
 
   // scores[t] += <q, RK[u_t]> / sqrt(d), through w[u] = <q, RK[u]> per class.
   void score_forward(CParamView<S> P, const AttnRow<S>& r, S* scores) const override {
-    const S* RK = P.data(rk_[r.layer]);
+    const S* RK = P.data(rk_[r.layer]) + head_offset(r.head);
     const S scale = S(1) / std::sqrt(S(r.dh));
     std::vector<S>& w = scratch(0);
     for (int u = 0; u < rows(); ++u) w[u] = scale * hook_dot(r.q, RK + size_t(u) * r.dh, r.dh);
@@ -61,8 +64,8 @@ class ShawScheme final : public Scheme<S> {
   // undoes it: g[u] = sum of ds over keys of class u; dq += g[u] RK[u] / sqrt(d); dRK[u] += g[u] q / sqrt(d)
   void score_backward(CParamView<S> P, ParamView<S> G, const AttnRow<S>& r, const S* ds, S* dq, const KeyRows<S>&,
                       S*) const override {
-    const S* RK = P.data(rk_[r.layer]);
-    S* dRK = G.data(rk_[r.layer]);
+    const S* RK = P.data(rk_[r.layer]) + head_offset(r.head);
+    S* dRK = G.data(rk_[r.layer]) + head_offset(r.head);
     const S scale = S(1) / std::sqrt(S(r.dh));
     std::vector<S>& g = class_sums(r, ds);
     for (int u = 0; u < rows(); ++u) {
@@ -73,7 +76,7 @@ class ShawScheme final : public Scheme<S> {
   }
   // out += sum_u a[u] RV[u], a[u] = sum of p over keys of class u.
   void value_forward(CParamView<S> P, const AttnRow<S>& r, const S* p, S* out) const override {
-    const S* RV = P.data(rv_[r.layer]);
+    const S* RV = P.data(rv_[r.layer]) + head_offset(r.head);
     std::vector<S>& a = class_sums(r, p);
     for (int u = 0; u < rows(); ++u)
       if (a[u] != S(0))
@@ -82,8 +85,8 @@ class ShawScheme final : public Scheme<S> {
   // undoes it: dp[t] += <dout, RV[u_t]>; dRV[u] += a[u] dout.
   void value_backward(CParamView<S> P, ParamView<S> G, const AttnRow<S>& r, const S* p, const S* dout,
                       S* dp) const override {
-    const S* RV = P.data(rv_[r.layer]);
-    S* dRV = G.data(rv_[r.layer]);
+    const S* RV = P.data(rv_[r.layer]) + head_offset(r.head);
+    S* dRV = G.data(rv_[r.layer]) + head_offset(r.head);
     std::vector<S>& a = class_sums(r, p);
     std::vector<S>& w = scratch(1);
     for (int u = 0; u < rows(); ++u) {
@@ -102,7 +105,7 @@ class ShawScheme final : public Scheme<S> {
     const int d = b.dh, R = rows();
     const S scale = S(1) / std::sqrt(S(d));
     std::vector<S>& w = hook_buffer<S>(0, size_t(b.nq) * R);
-    gemm(Op::N, Op::T, b.nq, R, d, b.q, int(b.ld), P.data(rk_[b.layer]), d, w.data(), R, false);
+    gemm(Op::N, Op::T, b.nq, R, d, b.q, int(b.ld), P.data(rk_[b.layer]) + head_offset(b.head), d, w.data(), R, false);
     const bool keys_run = consecutive(b.kpos, b.nk);
     for (int r = 0; r < b.nq; ++r) {
       S* s = scores + size_t(r) * b.nk;
@@ -128,12 +131,13 @@ class ShawScheme final : public Scheme<S> {
       for (int t = 0; t < b.nk; ++t) e[t] = scale * ds[size_t(r) * b.nk + t];
       add_by_relation(e.data(), b, r, keys_run, &g[size_t(r) * R]);
     }
-    gemm(Op::N, Op::N, b.nq, d, R, g.data(), R, P.data(rk_[b.layer]), d, dq, int(b.ld), true);
-    gemm(Op::T, Op::N, R, d, b.nq, g.data(), R, b.q, int(b.ld), G.data(rk_[b.layer]), d, true);
+    gemm(Op::N, Op::N, b.nq, d, R, g.data(), R, P.data(rk_[b.layer]) + head_offset(b.head), d, dq, int(b.ld), true);
+    gemm(Op::T, Op::N, R, d, b.nq, g.data(), R, b.q, int(b.ld), G.data(rk_[b.layer]) + head_offset(b.head), d, true);
   }
   void value_block_forward(CParamView<S> P, const AttnBlock<S>& b, const S* p, size_t ldp, S* out) const override {
     std::vector<S>& a = block_class_sums(b, p, ldp, 1);
-    gemm(Op::N, Op::N, b.nq, b.dh, rows(), a.data(), rows(), P.data(rv_[b.layer]), b.dh, out, int(b.ld), true);
+    gemm(Op::N, Op::N, b.nq, b.dh, rows(), a.data(), rows(), P.data(rv_[b.layer]) + head_offset(b.head), b.dh, out,
+         int(b.ld), true);
   }
   // undoes out += a RV: w = dout RV^T [nq, 2K+1], dp[r][t] += w[r][u_rt]; dRV += a^T dout
   void value_block_backward(CParamView<S> P, ParamView<S> G, const AttnBlock<S>& b, const S* p, size_t ldp,
@@ -141,7 +145,7 @@ class ShawScheme final : public Scheme<S> {
     const int d = b.dh, R = rows();
     std::vector<S>& a = block_class_sums(b, p, ldp, 1);
     std::vector<S>& w = hook_buffer<S>(2, size_t(b.nq) * R);
-    gemm(Op::N, Op::T, b.nq, R, d, dout, int(b.ld), P.data(rv_[b.layer]), d, w.data(), R, false);
+    gemm(Op::N, Op::T, b.nq, R, d, dout, int(b.ld), P.data(rv_[b.layer]) + head_offset(b.head), d, w.data(), R, false);
     const bool keys_run = consecutive(b.kpos, b.nk);
     for (int r = 0; r < b.nq; ++r) {
       S* dpr = dp + size_t(r) * b.nk;
@@ -153,11 +157,13 @@ class ShawScheme final : public Scheme<S> {
           },
           b.key_begin(r), b.key_end(r));
     }
-    gemm(Op::T, Op::N, R, d, b.nq, a.data(), R, dout, int(b.ld), G.data(rv_[b.layer]), d, true);
+    gemm(Op::T, Op::N, R, d, b.nq, a.data(), R, dout, int(b.ld), G.data(rv_[b.layer]) + head_offset(b.head), d, true);
   }
 
  private:
   int rows() const { return 2 * clip_ + 1; }
+  // Where head h's table starts in a layer's tensor: [H, 2K+1, d] with shaw_per_head, else [2K+1, d] shared.
+  size_t head_offset(int head) const { return per_head_ ? size_t(head) * rows() * this->cfg_.d_head : 0; }
   // a[r][u]: p[r][t] (row stride ldp) summed over the block's keys of class u, [nq, 2K+1] in scratch `slot`
   // (the keys past the clip, one run per row, as one vector sum).
   std::vector<S>& block_class_sums(const AttnBlock<S>& b, const S* p, size_t ldp, int slot) const {
@@ -182,7 +188,8 @@ class ShawScheme final : public Scheme<S> {
   }
 
   int clip_ = 16;
-  bool values_ = true;  // shaw_values: RV tables (false: key-only)
+  bool values_ = true;     // shaw_values: RV tables (false: key-only)
+  bool per_head_ = false;  // shaw_per_head: a pair of tables per head (false: per layer, shared by its heads)
   std::vector<int> rk_, rv_;
 };
 
