@@ -280,7 +280,8 @@ def packing_charlm(scheme, reading, other, lengths):
 
 
 DIRECTION_ROWS = {"none": "none", "alibi (symmetric)": "alibi", "shaw": "shaw", "deberta": "deberta", "txl": "txl",
-                  "t5 (bidirectional)": "t5", "rope": "rope", "sinusoidal": "sinusoidal"}
+                  "t5 (bidirectional)": "t5", "rope": "rope", "sinusoidal": "sinusoidal", "kerple": "kerple",
+                  "alibi-learned": "alibi-learned", "fire": "fire", "xpos": "xpos", "cope": "cope"}
 
 # (document, the table's header line, source, {row label: cells})
 TABLES = [
@@ -377,6 +378,17 @@ CE_T = "results/context-extension/tournament.json"
 
 # (document, pattern with one group: the number, value, decimals)
 QUOTES = [
+    # direction, the newer schemes' prose (results/direction, 3 seeds)
+    ("README.md", r"on `before` \((\S+) and \S+ at 32\)", lambda: mean_of(DIR % "before", "kerple", "none", 32), 3),
+    ("README.md", r"on `before` \(\S+ and (\S+) at 32\)", lambda: mean_of(DIR % "before", "alibi-learned", "none", 32), 3),
+    ("README.md", r"keeping `nearest` to 256\s+\((\S+) and", lambda: mean_of(DIR % "nearest", "kerple", "none", 256), 3),
+    ("README.md", r"keeping `nearest` to 256\s+\(\S+ and (\S+)\)", lambda: mean_of(DIR % "nearest", "alibi-learned", "none", 256),
+     3),
+    ("README.md", r"\((\S+) on `nearest` at 256\)", lambda: mean_of(DIR % "nearest", "fire", "none", 256), 3),
+    ("README.md", r"its (\S+) on `before` at 32", lambda: mean_of(DIR % "before", "fire", "none", 32), 3),
+    ("README.md", r"tells the sides at 32 \((\S+)\)", lambda: mean_of(DIR % "before", "xpos", "none", 32), 3),
+    ("README.md", r"no-position reader \((\S+) at 32\)", lambda: mean_of(DIR % "nearest", "cope", "none", 32), 3),
+    ("README.md", r"it\s+reaches (\S+) at 32 only", lambda: mean_of(DIR % "before", "cope", "none", 32), 3),
     # passkey, prose under the table (results/passkey, 3 seeds)
     ("README.md", r"selective best: (\S+) at 256", lambda: mean_of(PK, "rope", "selective", 256, "accuracy"), 2),
     ("README.md", r"ALiBi (\S+) and T5 \S+ at\s+512", lambda: mean_of(PK, "alibi", "none", 512, "accuracy"), 2),
