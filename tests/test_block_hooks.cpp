@@ -77,9 +77,10 @@ TEST_CASE("block hooks: the dense path with a scheme's block hooks gives what it
     const char* setting;
   };
   int checked = 0;
-  for (const Case k : {Case{"t5", ""}, Case{"tupe", ""}, Case{"tupe", "tupe_relative"}, Case{"shaw", ""},
-                       Case{"txl", ""}, Case{"deberta", ""}, Case{"kerple", ""}, Case{"kerple", "kerple_kernel=power"},
-                       Case{"alibi-learned", ""}, Case{"fire", ""}, Case{"cope", ""}, Case{"shaw", "shaw_per_head"}}) {
+  for (const Case k :
+       {Case{"t5", ""}, Case{"tupe", ""}, Case{"tupe", "tupe_relative"}, Case{"shaw", ""}, Case{"txl", ""},
+        Case{"deberta", ""}, Case{"kerple", ""}, Case{"kerple", "kerple_kernel=power"}, Case{"alibi-learned", ""},
+        Case{"fire", ""}, Case{"cope", ""}, Case{"shaw", "shaw_per_head"}, Case{"deberta", "deberta_log_buckets"}}) {
     SchemeConfig c;
     c.name = k.scheme;
     c.n_heads = 2, c.d_head = 8, c.d_model = 16, c.n_layers = 1, c.train_length = 80;
@@ -104,7 +105,7 @@ TEST_CASE("block hooks: the dense path with a scheme's block hooks gives what it
         ++checked;
       }
   }
-  CHECK(checked == 48);  // 12 cases x 2 starts x 2 visibilities
+  CHECK(checked == 52);  // 13 cases x 2 starts x 2 visibilities
 }
 
 TEST_CASE("run_sum and add_by_class: fixed-order sums, the same bits wherever the data sits") {

@@ -45,7 +45,7 @@ SETTINGS = {"none": {}, "sinusoidal": {"base": 10000.0, "sinusoidal_layout": "in
             "rope": {"base": 10000.0, "rotary_fraction": 1.0}, "alibi": {"alibi_slopes": []},
             "t5": {"t5_buckets": 32, "t5_max_distance": 128}, "shaw": {"shaw_clip": 4, "shaw_values": True, "shaw_per_head": False},
             "txl": {"base": 10000.0},
-            "deberta": {"deberta_clip": 4},
+            "deberta": {"deberta_clip": 4, "deberta_log_buckets": False, "deberta_max_distance": 64},
             "tupe": {"tupe_relative": True, "learned_rows": 64, "t5_buckets": 32, "t5_max_distance": 128},
             "kerple": {"kerple_kernel": "log"}, "alibi-learned": {},
             "fire": {"fire_width": 8, "fire_threshold": 4.5, "fire_interpolate": True},

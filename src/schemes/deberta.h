@@ -5,6 +5,12 @@
 // content-to-content, content-to-position, position-to-content. The third term reads the reversed
 // index delta(n,m). Kr and Qr are derived tables of each layer, computed once per forward call.
 // Init: P ~ N(0, embed_init_std^2), W_Kr and W_Qr as linear layers.
+// deberta_log_buckets (DeBERTa-v2's make_log_bucket_position): the distance r = m - n is bucketed before
+// the clip, delta(m,n) = clamp(bucket(r) + K, 0, 2K - 1): bucket(r) = r for |r| <= mid = K/2, else
+//   sign(r) (ceil(log(|r| / mid) / log((M - 1) / mid) (mid - 1)) + mid),   M = deberta_max_distance
+// so distances mid .. M - 1 share the rows mid .. K - 1 log-spaced, instead of every distance from K on
+// sharing the last row. DeBERTa-v2 takes K = 256 (position_buckets) and M = 512 at a training length of
+// 512; pe-bench's defaults K = 16 and M = the training length keep its ratios at the tournament's 32.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -15,9 +21,16 @@
 
 #include "core/errors.h"
 #include "core/gemm.h"
+#include "core/math.h"
 #include "schemes/scheme.h"
 
 namespace pe {
+
+// deberta_max_distance 0 means the training length.
+inline void complete_deberta_max_distance(SchemeConfig& c) {
+  if (c.settings.at("deberta_max_distance").get<int>() == 0 && c.train_length > 0)
+    c.settings["deberta_max_distance"] = c.train_length;
+}
 
 template <class S>
 class DebertaScheme final : public Scheme<S> {
@@ -25,6 +38,8 @@ class DebertaScheme final : public Scheme<S> {
   explicit DebertaScheme(SchemeConfig cfg) : Scheme<S>(std::move(cfg)) {
     clip_ = this->cfg_.template setting<int>("deberta_clip");
     if (clip_ < 1) throw ConfigError(fmt::format("deberta_clip must be at least 1 (got {})", clip_));
+    if (this->cfg_.template setting<bool>("deberta_log_buckets"))
+      log_buckets(this->cfg_.template setting<int>("deberta_max_distance"));
   }
   std::string name() const override { return "deberta"; }
   std::string later_keys() const override { return "the signed, clipped distance: later keys take rows 0 .. K-1"; }
@@ -32,8 +47,15 @@ class DebertaScheme final : public Scheme<S> {
   // three terms: the content score is scaled by 1/sqrt(3d), not 1/sqrt(d)
   using Scheme<S>::content_scale;
   S content_scale(int) const override { return S(1) / std::sqrt(S(3)); }
-  // delta(m, n) = clamp(m - n + K, 0, 2K - 1)
-  int delta(int m, int n) const { return std::clamp(m - n + clip_, 0, 2 * clip_ - 1); }
+  // delta(m, n) = clamp(bucket(m - n) + K, 0, 2K - 1)
+  int delta(int m, int n) const { return std::clamp(bucket(m - n) + clip_, 0, 2 * clip_ - 1); }
+  // The distance r itself, or with log buckets its bucket (the rows past the table's last saturate in delta).
+  int bucket(int r) const {
+    const int a = std::abs(r);
+    if (far_.empty() || a <= mid_) return r;
+    const int b = a - mid_ - 1 < int(far_.size()) ? far_[size_t(a - mid_ - 1)] : clip_;
+    return r < 0 ? -b : b;
+  }
 
   void declare(ParamLayout& layout) override {
     const int D = this->cfg_.d_model;
@@ -103,7 +125,7 @@ class DebertaScheme final : public Scheme<S> {
     std::vector<S>& c = hook_buffer<S>(1, size_t(b.nk) * K2);
     gemm(Op::N, Op::T, b.nq, z.a1 - z.a0 + 1, d, b.q, ld, kr_rows(b) + size_t(z.a0) * W, W, a.data() + z.a0, K2, false);
     gemm(Op::N, Op::T, b.nk, z.c1 - z.c0 + 1, d, b.k, ld, qr_rows(b) + size_t(z.c0) * W, W, c.data() + z.c0, K2, false);
-    const bool keys_run = consecutive(b.kpos, b.nk);
+    const bool keys_run = far_.empty() && consecutive(b.kpos, b.nk);  // the spans are the clip's
     for (int r = 0; r < b.nq; ++r) {
       S* sr = scores + size_t(r) * b.nk;
       const S* ar = &a[size_t(r) * K2];
@@ -133,7 +155,7 @@ class DebertaScheme final : public Scheme<S> {
     if (z.a1 < z.a0) return;
     std::vector<S>& da = hook_scratch<S>(0, size_t(b.nq) * K2);
     std::vector<S>& dc = hook_scratch<S>(1, size_t(b.nk) * K2);
-    const bool keys_run = consecutive(b.kpos, b.nk);
+    const bool keys_run = far_.empty() && consecutive(b.kpos, b.nk);  // the spans are the clip's
     for (int r = 0; r < b.nq; ++r) {
       const S* dsr = ds + size_t(r) * b.nk;
       S* dar = &da[size_t(r) * K2];
@@ -180,14 +202,14 @@ class DebertaScheme final : public Scheme<S> {
 
  private:
   // The columns of a (deltas a0..a1) and of c (c0..c1) a block's visible pairs read (a1 < a0: none);
-  // delta is monotonic in the age, so the visible ages' range bounds them.
+  // delta is monotonic in the age (bucket is), so the visible ages' range bounds them.
   struct Columns {
     int a0, a1, c0, c1;
   };
   Columns columns(const AttnBlock<S>& b) const {
     const auto [lo, hi] = block_visible_age_range(b);
     if (lo > hi) return {0, -1, 0, -1};
-    const auto at = [&](int x) { return std::clamp(x + clip_, 0, 2 * clip_ - 1); };
+    const auto at = [&](int x) { return std::clamp(bucket(x) + clip_, 0, 2 * clip_ - 1); };
     return {at(lo), at(hi), at(-hi), at(-lo)};
   }
   // A block row's keys by span (clipped_spans): [0, a) far older (delta(m, n) = 2K - 1, delta(n, m) = 0),
@@ -204,7 +226,24 @@ class DebertaScheme final : public Scheme<S> {
     return r.tables + size_t(2 * clip_ + i) * width() + size_t(r.head) * r.dh;
   }
 
-  int clip_ = 16, p_ = -1;
+  // far_[a - mid - 1]: the bucket of distance a > mid, up to the first that reaches K (every later one is K).
+  void log_buckets(int max_distance) {
+    mid_ = clip_ / 2;
+    if (mid_ < 2 || max_distance - 1 <= mid_)
+      throw ConfigError(fmt::format(
+          "deberta_log_buckets needs deberta_clip at least 4 and deberta_max_distance above deberta_clip / 2 + 1 "
+          "(got {} and {})",
+          clip_, max_distance));
+    const double span = math::log(double(max_distance - 1) / mid_);
+    for (int a = mid_ + 1;; ++a) {
+      const int b = int(std::ceil(math::log(double(a) / mid_) / span * (mid_ - 1))) + mid_;
+      if (b >= clip_) break;
+      far_.push_back(b);
+    }
+  }
+
+  int clip_ = 16, p_ = -1, mid_ = 0;
+  std::vector<int> far_;  // empty: no log buckets
   std::vector<int> w_kr_, w_qr_;
 };
 

@@ -99,8 +99,17 @@ const std::vector<Entry<S>>& entries() {
        &build<TxlScheme, S>},
       {{"deberta",
         "disentangled content-to-position and position-to-content terms over a clipped relative index",
-        {{"deberta_clip", KeyType::Int, 16, "deberta: relative distances take 2K rows (clipped at +-K)", 1, 2048}},
-        1},
+        {{"deberta_clip", KeyType::Int, 16, "deberta: relative distances take 2K rows (clipped at +-K)", 1, 2048},
+         {"deberta_log_buckets", KeyType::Bool, false,
+          "deberta: DeBERTa-v2's log buckets, distances past K/2 log-spaced up to deberta_max_distance onto rows K/2 "
+          ".. "
+          "K-1 (false: v1's clip at K)"},
+         {"deberta_max_distance", KeyType::Int, 0,
+          "deberta: with log buckets, the distance that reaches the last row (0: the training length; DeBERTa-v2's "
+          "max_relative_positions)",
+          0, 1000000}},
+        1,
+        &complete_deberta_max_distance},
        &build<DebertaScheme, S>},
       {{"tupe", "untied content and absolute-position scores, each with its own projections (TUPE-A; -R adds t5)",
         tupe_keys(), 1, &complete_learned_rows},
