@@ -15,6 +15,8 @@
 #include "models/gradcheck.h"
 #include "schemes/deberta.h"
 
+#include "variant_gradcheck.h"
+
 using namespace pe;
 
 namespace {
@@ -52,22 +54,8 @@ TEST_CASE("deberta log buckets: every distance's row is DeBERTa-v2's, clamped to
 }
 
 TEST_CASE("deberta log buckets: gradients match central differences on a block stack, every batch mode") {
-  BlockStackConfig cfg;
-  cfg.vocab = 11, cfg.d_model = 8, cfg.n_heads = 2, cfg.n_layers = 2;
-  cfg.scheme.name = "deberta";
-  cfg.scheme.train_length = 12;
-  cfg.scheme.settings = {{"deberta_log_buckets", true}, {"deberta_clip", 4}, {"deberta_max_distance", 8}};
-  const int B = 2, T = 12;
-  std::vector<int> x(size_t(B) * T), y(size_t(B) * T);
-  for (int i = 0; i < B * T; ++i) x[size_t(i)] = (i * 5 + 1) % 11, y[size_t(i)] = (i * 3 + 2) % 11;
-  auto rows = gradcheck_block_stack("deberta log buckets", cfg, 3, x, y, B, T, 4);
-  const auto modes = gradcheck_block_stack_modes("deberta log buckets", cfg, 3);
-  rows.insert(rows.end(), modes.begin(), modes.end());
-  int own = 0;
-  for (auto& row : rows) {
-    INFO(row.what, " ", row.tensor, " ", row.mode, " worst rel ", row.max_rel, " worst abs ", row.max_abs);
-    CHECK(row.ok);
-    own += row.tensor.find("deberta_p") != std::string::npos;
-  }
+  const int own = check_variant_gradients(
+      "deberta log buckets", "deberta",
+      {{"deberta_log_buckets", true}, {"deberta_clip", 4}, {"deberta_max_distance", 8}}, "deberta_p");
   CHECK(own >= 2);
 }

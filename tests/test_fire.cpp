@@ -16,6 +16,8 @@
 #include "models/gradcheck.h"
 #include "schemes/scheme.h"
 
+#include "variant_gradcheck.h"
+
 using namespace pe;
 
 namespace fire_test {
@@ -120,26 +122,10 @@ TEST_CASE("fire: fire_threshold 0 is a quarter of the training length plus a hal
 
 TEST_CASE("fire: with and without progressive interpolation, the gradients match central differences, every mode") {
   // the default (interpolation) is also in every scheme-wide check; the ablation reads psi(L) for every query,
-  // so L's gradient comes from every row
+  // so L's gradient comes from every row. Trained at 12: L = 3.5, rows on either side of it
   for (const bool interpolate : {true, false}) {
-    BlockStackConfig cfg;
-    cfg.vocab = 11, cfg.d_model = 8, cfg.n_heads = 2, cfg.n_layers = 2;
-    cfg.scheme.name = "fire";
-    cfg.scheme.train_length = 12;  // L = 3.5: rows on either side of it
-    cfg.scheme.settings = {{"fire_width", 6}, {"fire_interpolate", interpolate}};
-    const int B = 2, T = 12;
-    std::vector<int> x(size_t(B) * T), y(size_t(B) * T);
-    for (int i = 0; i < B * T; ++i) x[size_t(i)] = (i * 5 + 1) % 11, y[size_t(i)] = (i * 3 + 2) % 11;
-    const std::string what = interpolate ? "fire" : "fire no interpolation";
-    auto rows = gradcheck_block_stack(what, cfg, 3, x, y, B, T, 4);
-    const auto modes = gradcheck_block_stack_modes(what, cfg, 3);
-    rows.insert(rows.end(), modes.begin(), modes.end());
-    int own = 0;
-    for (auto& r : rows) {
-      INFO(r.what, " ", r.tensor, " ", r.mode, " worst rel ", r.max_rel, " worst abs ", r.max_abs);
-      CHECK(r.ok);
-      own += r.tensor.find("fire") != std::string::npos;
-    }
+    const int own = check_variant_gradients(interpolate ? "fire" : "fire no interpolation", "fire",
+                                            {{"fire_width", 6}, {"fire_interpolate", interpolate}}, "fire");
     CHECK(own >= 2 * 3 * 2);  // each layer's three tensors, in the plain batch and the modes
   }
 }

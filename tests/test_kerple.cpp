@@ -13,6 +13,8 @@
 #include "models/gradcheck.h"
 #include "schemes/scheme.h"
 
+#include "variant_gradcheck.h"
+
 using namespace pe;
 
 namespace kerple_test {
@@ -84,23 +86,7 @@ TEST_CASE("kerple: init in the paper's ranges, r1 from 0.01 to 2, r2 from 0.01 t
 
 TEST_CASE("kerple: both kernels' gradients match central differences on a block stack, every batch mode") {
   for (const std::string kernel : {"log", "power"}) {
-    BlockStackConfig cfg;
-    cfg.vocab = 11, cfg.d_model = 8, cfg.n_heads = 2, cfg.n_layers = 2;
-    cfg.scheme.name = "kerple";
-    cfg.scheme.train_length = 12;
-    cfg.scheme.settings["kerple_kernel"] = kernel;
-    const int B = 2, T = 12;
-    std::vector<int> x(size_t(B) * T), y(size_t(B) * T);
-    for (int i = 0; i < B * T; ++i) x[size_t(i)] = (i * 5 + 1) % 11, y[size_t(i)] = (i * 3 + 2) % 11;
-    auto rows = gradcheck_block_stack("kerple " + kernel, cfg, 3, x, y, B, T, 4);
-    const auto modes = gradcheck_block_stack_modes("kerple " + kernel, cfg, 3);
-    rows.insert(rows.end(), modes.begin(), modes.end());
-    int own = 0;
-    for (auto& r : rows) {
-      INFO(r.what, " ", r.tensor, " ", r.mode, " worst rel ", r.max_rel, " worst abs ", r.max_abs);
-      CHECK(r.ok);
-      own += r.tensor.find("kerple") != std::string::npos;
-    }
+    const int own = check_variant_gradients("kerple " + kernel, "kerple", {{"kerple_kernel", kernel}}, "kerple");
     CHECK(own >= 2 * 2);  // each layer's (a, b), in the plain batch and the modes
   }
 }

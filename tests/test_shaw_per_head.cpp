@@ -12,6 +12,8 @@
 #include "models/gradcheck.h"
 #include "schemes/scheme.h"
 
+#include "variant_gradcheck.h"
+
 using namespace pe;
 
 TEST_CASE("shaw per head: head h scores and sums values with its own rows, as shared-table Shaw with that table") {
@@ -57,23 +59,8 @@ TEST_CASE("shaw per head: head h scores and sums values with its own rows, as sh
 
 TEST_CASE("shaw per head: gradients match central differences on a block stack, every batch mode") {
   for (bool values : {true, false}) {
-    BlockStackConfig cfg;
-    cfg.vocab = 11, cfg.d_model = 8, cfg.n_heads = 2, cfg.n_layers = 2;
-    cfg.scheme.name = "shaw";
-    cfg.scheme.train_length = 12;
-    cfg.scheme.settings = {{"shaw_per_head", true}, {"shaw_values", values}, {"shaw_clip", 4}};
-    const int B = 2, T = 12;
-    std::vector<int> x(size_t(B) * T), y(size_t(B) * T);
-    for (int i = 0; i < B * T; ++i) x[size_t(i)] = (i * 5 + 1) % 11, y[size_t(i)] = (i * 3 + 2) % 11;
-    auto rows = gradcheck_block_stack("shaw per head", cfg, 3, x, y, B, T, 4);
-    const auto modes = gradcheck_block_stack_modes("shaw per head", cfg, 3);
-    rows.insert(rows.end(), modes.begin(), modes.end());
-    int own = 0;
-    for (auto& row : rows) {
-      INFO(row.what, " ", row.tensor, " ", row.mode, " worst rel ", row.max_rel, " worst abs ", row.max_abs);
-      CHECK(row.ok);
-      own += row.tensor.find("shaw_r") != std::string::npos;
-    }
+    const int own = check_variant_gradients(
+        "shaw per head", "shaw", {{"shaw_per_head", true}, {"shaw_values", values}, {"shaw_clip", 4}}, "shaw_r");
     CHECK(own >= (values ? 4 : 2) * 2);
   }
 }
