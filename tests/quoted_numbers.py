@@ -410,6 +410,10 @@ QUOTES = [
     ("README.md", r"it falls, from (\S+) to \S+, below", lambda: charlm_mean(FIC, "fire", 128), 2),
     ("README.md", r"it falls, from \S+ to (\S+), below", lambda: charlm_mean(FIC, "fire", 512), 2),
     ("README.md", r"below KERPLE's (\S+): as on passkey", lambda: charlm_mean(CL3, "kerple", 512), 2),
+    ("README.md", r"counts by its gates, reads every length \((\S+) at 1,024", lambda: mean_of(PK, "cope", "none", 1024,
+                                                                                          "accuracy"), 3),
+    ("README.md", r"each seed at least (\S+)\)", lambda: min(s[-1] for s in row(load(PK), "cope")["seed_accuracy"]),
+     3),
     ("README.md", r"loss under 1e-3 for all (\S+) runs",
      lambda: len([t for t in load(PK)["training"] if t["final_loss"] < 1e-3])
      if all(t["final_loss"] < 1e-3 for t in load(PK)["training"]) else -1, 0),
