@@ -449,6 +449,9 @@ QUOTES = [
     ("README.md", r"ALiBi moves from (\S+) to \S+ at 1,024", lambda: mean_of(PK, "alibi", "none", 1024, "accuracy"), 3),
     ("README.md", r"ALiBi moves from \S+ to (\S+) at 1,024", lambda: mean_of(RP, "alibi", "none", 1024, "accuracy"), 3),
     # xPos on the char LM (results/charlm-3seeds)
+    ("README.md", r"rises here like FIRE: (\S+) at 128", lambda: charlm_mean(CL3, "cope", 128), 2),
+    ("README.md", r"rises here like FIRE: \S+ at 128, (\S+) at 256", lambda: charlm_mean(CL3, "cope", 256), 2),
+    ("README.md", r"rises here like FIRE: \S+ at 128, \S+ at 256, (\S+) at 512", lambda: charlm_mean(CL3, "cope", 512), 2),
     ("README.md", r"xPos reads the longest of them: (\S+) at 128", lambda: charlm_mean(CL3, "xpos", 128), 2),
     ("README.md", r"xPos reads the longest of them: \S+ at 128 and (\S+) at 512", lambda: charlm_mean(CL3, "xpos", 512), 2),
     ("README.md", r"without the decay, goes from (\S+) to", lambda: charlm_mean(CL3, "rope", 128), 2),
