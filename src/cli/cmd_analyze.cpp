@@ -39,8 +39,10 @@ void register_analyze_attention(CLI::App* parent) {
       "sequences)");
   sub->add_option("--checkpoint", o->checkpoints, "checkpoint.json to read (repeatable)")->required();
   sub->add_option("--lengths", o->lengths, "comma-separated lengths to read at (default: the task's eval_lengths)");
-  sub->add_option("--maps", o->maps,
-                  fmt::format("also read RoPE checkpoints with these maps (comma-separated): {}", known_maps()));
+  sub->add_option(
+      "--maps", o->maps,
+      fmt::format("also read RoPE checkpoints with these maps (comma-separated; logn: every checkpoint): {}",
+                  known_maps()));
   sub->add_option("--rope-scaling", o->rope_scaling,
                   "also read RoPE checkpoints as a Transformers config says (a config.json path or JSON)");
   sub->add_option("--sequences", o->sequences,

@@ -31,9 +31,10 @@ void register_eval(CLI::App& app) {
   sub->add_option("--runs-dir", o->runs_dir, "evaluate every checkpoint.json below this directory")
       ->capture_default_str();
   sub->add_option("--checkpoint", o->checkpoints, "evaluate this checkpoint instead (repeatable)");
-  sub->add_option("--maps", o->maps,
-                  "also re-read every RoPE checkpoint with these context-extension maps (comma-separated: " +
-                      known_maps() + "), at kappa = length / training length, without retraining");
+  sub->add_option(
+      "--maps", o->maps,
+      "also re-read every RoPE checkpoint with these context-extension maps (comma-separated: " + known_maps() +
+          "), at kappa = length / training length, without retraining; logn re-reads every scheme");
   sub->add_option(
       "--rope-scaling", o->rope_scaling,
       "also re-read every RoPE checkpoint as a Transformers config says: a config.json path or JSON (the "

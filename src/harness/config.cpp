@@ -58,9 +58,11 @@ const std::vector<KeySpec>& common_keys() {
         {"d_model", KeyType::Int, 16, "model width (the head width of a one-head model)", 2, 1024},
         {"embed_init_std", KeyType::Float, 0.3, "std of the token embedding and of the schemes' trained tables at init",
          0, 10},
-        for_reading({"maps", KeyType::StringList, json::array(),
-                     "context-extension maps to re-read RoPE with (also fine-tuned with, by a task that fine-tunes): " +
-                         known_maps()}),
+        for_reading(
+            {"maps", KeyType::StringList, json::array(),
+             "context-extension maps to re-read RoPE with (also fine-tuned with, by a task that fine-tunes; logn, "
+             "which rescales no frequency, re-reads every scheme and is never fine-tuned with): " +
+                 known_maps()}),
         for_reading(
             {"rope_scaling", KeyType::String, "",
              "a model's RoPE scaling as Transformers configures it: a config.json path, or JSON (the config or its "

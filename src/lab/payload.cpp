@@ -225,7 +225,7 @@ json ruler_view(const json& theory, const std::string& file) {
 json census_view() {
   std::vector<MapSpec> maps;
   for (auto& m : frequency_maps())
-    if (!bare_map(m).is_identity() && !m.takes_value) maps.push_back(bare_map(m));
+    if (!bare_map(m).is_identity() && !m.takes_value && !m.scales_logits_by_length) maps.push_back(bare_map(m));
   return theory::wavelength_census_report(16, 32, kDefaultBase, {2.0, 4.0, 8.0, 16.0}, maps);
 }
 

@@ -173,6 +173,8 @@ void dense_forward(const AttnShape& sh, const S* Q, const S* K, const S* V, cons
           // (+ the scheme's terms, row by row)
           if (row_hooks)
             scheme.score_forward(P, hook_row(sh, visible, Q, K, qpos, nullptr, tables, b, h, i), row.data());
+          // (times max(1, ln n / ln L) under log-length scaling)
+          length_scale_row(scheme, n, row.data());
           // p = softmax(scale s + bias) over visible keys; masked keys exactly 0. A run is normalised
           // straight into p; other rows are normalised in place, then scattered.
           S* p = pblk + size_t(r) * Tk;
@@ -257,8 +259,13 @@ void dense_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, con
             for (int t = 0; t < n; ++t) dpr[keys[t]] = row[t];
           }
         // undoes p = softmax(s) over the block's key span; masked keys have p = 0, so ds = 0
-        for (int r = 0; r < nq; ++r)
+        // (and s *= max(1, ln n / ln L), which scales the whole span: masked entries are 0)
+        for (int r = 0; r < nq; ++r) {
           softmax_row_backward(pblk + size_t(r) * Tk + blk.k0, ds + size_t(r) * nk, nk, ds + size_t(r) * nk);
+          const S g = scheme.length_scale(visible.count(blk.q0 + r));
+          if (g != S(1))
+            for (int t = 0; t < nk; ++t) ds[size_t(r) * nk + t] *= g;
+        }
         // undoes s += the scheme's terms (for the whole block, or row by row)
         if (block)
           scheme.score_block_backward_in_place(P, G, attn_block(sh, Q, K, qpos, kpos, tables, visible, b, h, blk), ds,

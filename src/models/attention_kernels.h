@@ -156,6 +156,17 @@ void softmax_row(S* x, int n, S* out) {
   Eigen::Map<Eigen::Array<S, Eigen::Dynamic, 1>>(out, n) = a * inv;
 }
 
+// Log-length scaling (Scheme::length_scale, the reading logn): x[t] *= g over a query row's n visible
+// logits, g for a row that sees n keys; a reading without it (g = 1) leaves the row untouched. The
+// backward calls it on dL/d(scaled logit) to give dL/d(logit). Every path scales after the scheme's
+// score terms and before the softmax, so they agree bit for bit.
+template <class S>
+void length_scale_row(const Scheme<S>& scheme, int n, S* x) {
+  const S g = scheme.length_scale(n);
+  if (g != S(1))
+    for (int t = 0; t < n; ++t) x[t] *= g;
+}
+
 // Its backward: ds[t] = p[t] (dp[t] - sum_k p[k] dp[k]) over n entries (ds may be dp). Plain loops
 // with eight running sums: the order must not depend on the alignment of the buffers.
 template <class S>

@@ -38,6 +38,8 @@ void rows_forward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V, 
         AttnRow<S> row;
         if (scores || values) row = hook_row(sh, visible, Q, K, qpos, kv_index, tables, b, h, i);
         if (scores) scheme.score_forward(P, row, sc.data());
+        // s *= max(1, ln n / ln L) under log-length scaling
+        length_scale_row(scheme, nk, sc.data());
         // p = softmax(s) over visible keys; masked keys exactly 0
         softmax_row(sc.data(), nk, sc.data());
         for (int j = 0; j < sh.Tk; ++j) p[j] = 0;
@@ -89,6 +91,8 @@ void rows_backward_impl(const AttnShape& sh, const S* Q, const S* K, const S* V,
         if (values) scheme.value_backward(P, G, row, pv.data(), go, dp.data());
         // undoes p = softmax(s)
         softmax_row_backward(pv.data(), dp.data(), nk, ds.data());
+        // undoes s *= max(1, ln n / ln L)
+        length_scale_row(scheme, nk, ds.data());
         score_row_backward<S, DH>(sh, scheme, P, G, scale, row, scores, nk, keys, key_rows, b, h, K, q, ds.data(),
                                   dQ + qrow, dK, tables);
       }

@@ -33,6 +33,7 @@ void scores_impl(const AttnShape& sh, const S* Q, const S* K, const Coordinates&
         for (int t = 0; t < nk; ++t) sc[t] = scale * dot<DH>(q, K + key_rows(b, h, keys[t]), dh);
         if (scheme.acts_on_scores())
           scheme.score_forward(P, hook_row(sh, visible, Q, K, qpos, kv_index, tables, b, h, i), sc.data());
+        length_scale_row(scheme, nk, sc.data());  // as the row path
         S* out = scores + ((size_t(b) * sh.H + h) * sh.Tq + i) * sh.Tk;
         std::fill_n(out, sh.Tk, -std::numeric_limits<S>::infinity());
         for (int t = 0; t < nk; ++t) out[keys[t]] = sc[t];
@@ -60,6 +61,7 @@ void scores_backward_impl(const AttnShape& sh, const S* Q, const S* K, const Coo
         const int nk = visible.count(i);
         const int* keys = visible.keys_of(i);
         for (int t = 0; t < nk; ++t) ds[t] = dsr[keys[t]];
+        length_scale_row(scheme, nk, ds.data());  // undoes s *= max(1, ln n / ln L)
         AttnRow<S> row;
         if (scores) row = hook_row(sh, visible, Q, K, qpos, kv_index, tables, b, h, i);
         score_row_backward<S, DH>(sh, scheme, P, G, scale, row, scores, nk, keys, key_rows, b, h, K, Q + qrow,

@@ -226,7 +226,7 @@ CoordinateCase shared_case(std::vector<int> qpos, std::vector<int> kpos, int B, 
 std::vector<GradCheckRow> gradcheck_attention(const std::string& scheme) {
   std::vector<GradCheckRow> rows;
   // the trained plan; for a scheme with frequencies also a map with an attention factor (the code
-  // YaRN) and the distance warp, whose score hook has its own backward
+  // YaRN) and the distance warp, whose score hook has its own backward; for every scheme logn
   std::vector<std::optional<MapSpec>> maps = {std::nullopt};
   {
     SchemeConfig sc;
@@ -236,6 +236,9 @@ std::vector<GradCheckRow> gradcheck_attention(const std::string& scheme) {
     if (make_scheme<double>(sc)->accepts_frequency_plan())
       maps.insert(maps.end(), {parse_map("yarn-hf"), parse_map("compress:w=2:s=1.5")});
   }
+  // log-length scaling, which every scheme reads: read at 80 after training at 20, so the rows that
+  // see more than 20 keys (the band's) are scaled, and their backward undoes it
+  maps.push_back(parse_map("logn"));
   for (const std::optional<MapSpec>& map : maps) {
     const std::string tag = map ? "+" + map->map->name : std::string();  // the entry, without its parameters
     // every layer of a scheme that differs by layer

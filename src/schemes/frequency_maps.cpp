@@ -295,6 +295,16 @@ const std::vector<FrequencyMap>& frequency_maps() {
       return std::pair<double, double>{w, s};
     };
     m.push_back(compress);
+
+    // Qwen's logn attention (its modeling code: a query at 1-based index i > L scaled by log_L i), the
+    // scaled softmax of Chiang and Cholak 2022 ("Overcoming a theoretical limitation of
+    // self-attention") made a reading: here it multiplies the whole logit, scheme terms included.
+    FrequencyMap logn = entry("logn",
+                              "log-length scaling, for every scheme: each logit of a query that sees n keys times "
+                              "max(1, ln n / ln L), L the training length; the trained frequencies",
+                              [](const FrequencyMapArgs&, int) { return 1.0; });
+    logn.scales_logits_by_length = true;
+    m.push_back(logn);
     return m;
   }();
   return maps;

@@ -78,6 +78,10 @@ struct FrequencyMap {
   // Under cached decoding, keys already in the cache are turned again under each step's plan (a full
   // recomputation) rather than kept as they were rotated when they entered.
   bool recompute_cached_keys = false;
+  // Log-length scaling (logn): the frequencies are the trained ones, and every logit of a query that
+  // sees n keys, scheme terms included, is multiplied by max(1, ln n / ln L), L the training length
+  // (Scheme::length_scale). It reads no frequency, so every scheme reads it (Scheme::reads_map).
+  bool scales_logits_by_length = false;
   // theta'_j / theta_j for plane j (unset for a distance warp).
   std::function<double(const FrequencyMapArgs&, int j)> factor;
   // If set, the plan is the identity plan at this base (computed directly, not as base^(-2j/d) times
@@ -126,6 +130,7 @@ struct MapSpec {
 
   operator const std::string&() const { return written; }
   bool is_identity() const;  // the table's first entry: the trained frequencies
+  bool scales_by_length() const { return map && map->scales_logits_by_length; }  // logn
   // The reader's label: "rope", or "rope<sep>pi" when read with a map other than the identity.
   std::string label(const std::string& scheme, const std::string& sep = "+") const;
   // A file-name part: the written form when it has no parameters (pi, base=20000), else the map's
@@ -144,6 +149,13 @@ inline bool operator==(const MapSpec& a, const std::string& b) { return a.writte
 inline bool operator==(const std::string& a, const MapSpec& b) { return a == b.written; }
 inline bool operator!=(const MapSpec& a, const std::string& b) { return a.written != b; }
 inline void to_json(nlohmann::json& j, const MapSpec& m) { j = m.written; }
+
+// Whether a scheme reads with `map`: every scheme the identity map and log-length scaling, the
+// other maps only a scheme that reads its angles from a plan (reads_frequencies:
+// Scheme::accepts_frequency_plan). Scheme::reads_map asks it; so do readers that hold no model.
+inline bool map_is_read(const MapSpec& map, bool reads_frequencies) {
+  return map.is_identity() || map.scales_by_length() || reads_frequencies;
+}
 
 // Throws UsageError naming the map or the parameter that is unknown, malformed or out of its domain.
 MapSpec parse_map(const std::string& written);

@@ -15,6 +15,7 @@
 
 #include "core/errors.h"
 #include "core/keys.h"
+#include "core/math.h"
 #include "core/params.h"
 #include "core/rng.h"
 #include "schemes/frequency_maps.h"
@@ -368,11 +369,25 @@ class Scheme {
   // identity map: the trained frequencies), set before every reading so that no reading inherits
   // another's. A scheme without frequencies reads only with the identity map.
   void read_with(const MapSpec& map, int train_len, int read_len, int pass_len = 0) {
-    if (accepts_frequency_plan())
-      set_frequency_plan(plan_for(map, train_len, read_len, pass_len));
-    else if (!map.is_identity())
-      throw UsageError(name() + " has no frequencies to rescale");
+    if (!reads_map(map)) throw UsageError(name() + " has no frequencies to rescale");
+    if (map.scales_by_length() && train_len < 2)
+      throw UsageError(
+          fmt::format("{} scales logits by ln n / ln L and needs a training length L of at least 2 (got {})",
+                      map.written, train_len));
+    length_scaling_ = map.scales_by_length() ? train_len : 0;
+    if (accepts_frequency_plan()) set_frequency_plan(plan_for(map, train_len, read_len, pass_len));
   }
+  // Whether the scheme reads with `map`: the identity map and log-length scaling always, the others
+  // when it reads its angles from a plan.
+  bool reads_map(const MapSpec& map) const { return map_is_read(map, accepts_frequency_plan()); }
+  // Log-length scaling (the map logn, set by read_with): every logit of a query that sees n keys,
+  // content and scheme terms alike, is multiplied by this before the softmax, max(1, ln n / ln L) with
+  // L the training length; 1 when the reading has none. Every attention path asks it per query row.
+  S length_scale(int n_visible) const {
+    if (length_scaling_ == 0 || n_visible <= length_scaling_) return S(1);
+    return S(math::log(double(n_visible)) / math::log(double(length_scaling_)));
+  }
+  int length_scaling() const { return length_scaling_; }  // L, or 0: none
 
   // Derived tables of one layer, computed once per forward call from the parameters (e.g. a
   // projected position code), for position differences below span in magnitude. The model keeps them (and their
@@ -428,6 +443,9 @@ class Scheme {
 
  protected:
   SchemeConfig cfg_;
+
+ private:
+  int length_scaling_ = 0;  // read_with: L of log-length scaling, 0 when the reading has none
 };
 
 // The registry: names, one-line descriptions, and construction in float or double.

@@ -52,6 +52,7 @@ class CharLMTrainer final : public TaskTrainer {
     const std::string scheme = run.record.at("scheme");
     const int seed = run.record.at("seed");
     for (auto& map : e.maps) {
+      if (map.scales_by_length()) continue;  // a reading only (logn): nothing to fine-tune under
       TrainedRun r = finetune_charlm(e, resolved, run.checkpoint, map, [&](int step, int steps, double loss) {
         progress.update(fmt::format("[charlm] fine-tuning {}+{} seed {} at {}: step {}/{} loss {:.4f}", scheme, map,
                                     seed, charlm_settings(e).finetune_length, step, steps, loss));

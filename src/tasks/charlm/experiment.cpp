@@ -226,17 +226,18 @@ json evaluate_charlm(const std::vector<std::string>& checkpoints, const Experime
       readings.push_back({it.scheme, identity_spec(), false, false, 0, it.seed, it.path, 0, layout});
     if (const int mem_len = charlm_settings(e).mem_len; mem_len > 0 && !it.absolute)
       readings.push_back({it.scheme, identity_spec(), false, false, 0, it.seed, it.path, mem_len});
-    if (!it.plans) continue;
-    if (charlm_settings(e).band > 0)
+    if (it.plans && charlm_settings(e).band > 0)
       readings.push_back({it.scheme, identity_spec(), false, all_cached, charlm_settings(e).band, it.seed, it.path});
     for (auto& map : e.maps) {
+      if (!map_is_read(map, it.plans)) continue;  // a map of frequencies, for a scheme without them
       readings.push_back({it.scheme, map, false, all_cached, 0, it.seed, it.path});
       for (auto& ft : items)
         if (ft.map && *ft.map == map && ft.scheme == it.scheme && ft.seed == it.seed)
           readings.push_back({ft.scheme, *ft.map, true, all_cached, 0, ft.seed, ft.path});
     }
     if (!all_cached)
-      for (auto& map : cached_maps) readings.push_back({it.scheme, map, false, true, 0, it.seed, it.path});
+      for (auto& map : cached_maps)
+        if (map_is_read(map, it.plans)) readings.push_back({it.scheme, map, false, true, 0, it.seed, it.path});
   }
   Progress progress(!show_progress);
   json r = evaluate_readings(readings, e, corpus, progress);

@@ -155,7 +155,7 @@ void add_sample(CLI::App& app) {
     if (cp.plan_map && !map.is_identity())
       throw UsageError(fmt::format("{} was fine-tuned with {} and reads with that plan; drop --map/--rope-scaling",
                                    o->checkpoint, cp.plan_map->written));
-    if (!cp.model->scheme().accepts_frequency_plan() && !map.is_identity())
+    if (!cp.model->scheme().reads_map(map))
       throw UsageError(
           fmt::format("--map {}: {} has no frequencies to rescale", map.written, cp.model->scheme().name()));
     // a fine-tuned checkpoint reads with the plan it was tuned with (set when it was loaded)

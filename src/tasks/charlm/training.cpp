@@ -461,6 +461,10 @@ TrainedRun finetune_charlm(const ExperimentConfig& e, const json& resolved, cons
                                  model.scheme().name()));
   if (map.is_identity())
     throw UsageError("map: fine-tuning with " + map.written + " would be plain training; choose a map");
+  if (map.scales_by_length())
+    throw UsageError("map: " + map.written +
+                     " scales logits at read time and leaves the frequencies as trained, so a fine-tune has no plan "
+                     "to keep; choose a map that rescales frequencies");
   const int train_len = loaded.meta.at("training").at("train_length");
   const int seed = loaded.meta.at("training").at("seed");
   const CharCorpus corpus = load_experiment_corpus(e);

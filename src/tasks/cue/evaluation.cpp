@@ -77,8 +77,8 @@ Evaluation evaluate_checkpoints(const std::vector<std::string>& paths, const Eva
               [](auto& a, auto& b) { return a.seed < b.seed || (a.seed == b.seed && a.checkpoint < b.checkpoint); });
     if (r.seeds.empty()) continue;
     rows.push_back(r);
-    if (plans)
-      for (auto& m : s.maps) {
+    for (auto& m : s.maps)
+      if (map_is_read(m, plans)) {
         r.map = m;
         rows.push_back(r);
       }
@@ -88,7 +88,9 @@ Evaluation evaluate_checkpoints(const std::vector<std::string>& paths, const Eva
   for (auto& c : cps) {
     by_path[c.path] = c.model.get();
     train_len[c.path] = c.meta.at("training").value("train_length", 0);
-    if (train_len[c.path] < 2 && c.model->scheme().accepts_frequency_plan() && !s.maps.empty())
+    if (train_len[c.path] < 2 && std::any_of(s.maps.begin(), s.maps.end(), [&](const MapSpec& m) {
+          return !m.is_identity() && c.model->scheme().reads_map(m);
+        }))
       throw CheckpointError(fmt::format("checkpoint {}: no training.train_length, needed to rescale", c.path));
   }
   Progress line(!progress);

@@ -146,7 +146,8 @@ json evaluate_filings(const std::vector<std::string>& paths, const FilingsSettin
     CueHead<float>& m = *cps[c].cp.model;
     const std::optional<AlibiReach> reach = alibi_reach(m);
     std::vector<MapSpec> maps = {identity_spec()};
-    if (cps[c].plans) maps.insert(maps.end(), s.maps.begin(), s.maps.end());
+    for (auto& map : s.maps)
+      if (map_is_read(map, cps[c].plans)) maps.push_back(map);
     CueWorkspace<float> ws;
     for (auto& map : maps) {
       QueryCounts r;
@@ -299,7 +300,8 @@ json read_document(const std::vector<std::string>& paths, const FilingsSettings&
     std::sort(mine.begin(), mine.end(),
               [](auto* a, auto* b) { return std::tie(a->seed, a->cp.path) < std::tie(b->seed, b->cp.path); });
     std::vector<MapSpec> maps = {identity_spec()};
-    if (mine.front()->plans) maps.insert(maps.end(), s.maps.begin(), s.maps.end());
+    for (auto& map : s.maps)
+      if (map_is_read(map, mine.front()->plans)) maps.push_back(map);
     CueWorkspace<float> ws;
     for (auto& map : maps)
       for (Loaded* l : mine) {

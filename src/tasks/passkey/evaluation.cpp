@@ -133,8 +133,8 @@ json evaluate_passkey(const std::vector<std::string>& checkpoints, const Passkey
   };
   for (auto& it : items) {
     add_reader(it.scheme, identity_spec());
-    if (it.plans)
-      for (auto& m : s.maps) add_reader(it.scheme, m);
+    for (auto& m : s.maps)
+      if (map_is_read(m, it.plans)) add_reader(it.scheme, m);
   }
   Progress progress(!show_progress);
   json rows = json::array();
