@@ -279,6 +279,29 @@ def packing_charlm(scheme, reading, other, lengths):
     return cells
 
 
+LOGN = "results/logn/%s/results.json"
+LOGN_ROWS = ["none", "sinusoidal", "rope", "alibi", "t5", "shaw", "deberta", "kerple", "alibi-learned", "fire", "xpos",
+             "cope"]
+
+
+def logn_cells(scheme):
+    """Plain and with logn: the tournament at 256 (10 seeds), passkey at 1024 and the char LM at 512 (3 seeds)."""
+    cells = []
+    t = load(LOGN % "tournament")
+    for m in ("none", "logn"):
+        x = row(t, scheme, m)
+        cells.append(prop(x["mean"][col(t, 256)], x["lo"][col(t, 256)], x["hi"][col(t, 256)], 3))
+    for m in ("none", "logn"):
+        cells += passkey_cells(LOGN % "passkey", scheme, m, [1024], 3)
+    c = load(LOGN % "charlm")
+    if not any(g["scheme"] == scheme for g in c["summary"]):
+        return cells + ["—", "—"]  # not among the 3-seed char LM's schemes
+    for m in ("none", "logn"):
+        g = summary(c, scheme if m == "none" else scheme + "+" + m)
+        cells.append(pm(g["mean"][c["lengths"].index(512)], g["half_width"][c["lengths"].index(512)], 2))
+    return cells
+
+
 DIRECTION_ROWS = {"none": "none", "alibi (symmetric)": "alibi", "shaw": "shaw", "deberta": "deberta", "txl": "txl",
                   "t5 (bidirectional)": "t5", "rope": "rope", "sinusoidal": "sinusoidal", "kerple": "kerple",
                   "alibi-learned": "alibi-learned", "fire": "fire", "xpos": "xpos", "cope": "cope"}
@@ -302,6 +325,8 @@ TABLES = [
           **{"*best without positions*": lambda: direction_exact("bag_reader_on_test_set"),
              "*best with distances only*": lambda: direction_exact("distance_reader_on_test_set")})),
     ("README.md", "| reader | 64 | 128 | 256 | 512 | 1024 |", PK, passkey_table_rows()),
+    ("README.md", "| scheme | tournament at 256 | + logn | passkey at 1024 | + logn | char LM at 512 | + logn |",
+     LOGN % "*", {k: (lambda k=k: logn_cells(k)) for k in LOGN_ROWS}),
     ("README.md", "| RoPE reader | 128 | 256 | 512 | 1024 |", CE_PK,
      {k: (lambda m=m: passkey_cells(CE_PK, "rope", m, L4, 3)) for k, m in CE_MAPS.items()}),
     ("README.md", "| stack | 4 layers, at 256 | 4 layers, at 1024 | 6 layers, at 256 | 6 layers, at 1024 |",
