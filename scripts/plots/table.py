@@ -6,8 +6,8 @@ is one function in its family's module and one entry here (a new kind of input: 
 """
 import os
 
-from . import (charlm, context_extension, cue, direction, failures, filings, hybrids, packing, passkey, rope_base, theory,
-               txl_memory)
+from . import (charlm, context_extension, cue, direction, failures, filings, hybrids, logn, packing, passkey, rope_base,
+               theory, txl_memory)
 from .load import load
 
 
@@ -45,6 +45,8 @@ OPTIONS = [
     Option("direction", "results/direction",
            "the folder of the direction experiments (before/results.json, nearest/results.json)", folder=True),
     Option("failures", "results/failures/results.json", "pe-bench failures' results.json (make failures)"),
+    Option("logn", "results/logn", "the folder of experiments/logn/ (tournament/, passkey/, charlm/ results.json)",
+           folder=True),
 ]
 OPTION = {o.name: o for o in OPTIONS}
 
@@ -156,6 +158,9 @@ TABLE = [
     Figure("failures", failures.fig_failures, failures.check_failures, "failures", "make failures",
            "the failure lab: each fault's damage against length beside the correct models, and the fault x "
            "invariant matrix of the doctor's verdicts"),
+    Figure("logn", logn.fig_logn, logn.check_logn, "logn", "pe-bench run experiments/logn/*.json",
+           "log-length scaling: every scheme at its task's longest read, plain and with logn, one panel per task",
+           read=logn.load_logn),
 ]
 FIGURES = {f.name: f for f in TABLE}
 NAMES = [f.name for f in TABLE]
