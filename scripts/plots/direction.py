@@ -2,9 +2,7 @@
 (results/direction/before/results.json and results/direction/nearest/results.json): direction_accuracy
 (accuracy against length per scheme, one panel per rule, the exact readers dashed) and
 direction_score_by_offset (every head's score against the signed offset of a key from its query)."""
-import os
-
-from .load import ABSENT, ACCURACY, LENGTHS, DataError, List, Num, Obj, Str, load
+from .load import ACCURACY, LENGTHS, DataError, List, Num, Obj, Str, load_each
 from .style import accuracy_axes, plt
 
 RULES = ("before", "nearest")
@@ -14,16 +12,7 @@ TITLES = {"before": "before: the nearest mark BEFORE the query (signed)",
 
 def load_direction(folder):
     """{rule: results} for the rules whose results.json is in the folder; ABSENT when neither is."""
-    found = {}
-    for rule in RULES:
-        path = os.path.join(folder, rule, "results.json")
-        try:
-            r = load(path)
-        except DataError as e:
-            raise DataError("%s: %s" % (path, e)) from None
-        if r is not ABSENT:
-            found[rule] = r
-    return found or ABSENT
+    return load_each(folder, RULES)
 
 
 def check_direction(d):

@@ -224,6 +224,21 @@ def load(path):
     return v
 
 
+def load_each(folder, names):
+    """{name: results} for the names whose <name>/results.json is in the folder (a folder of experiments
+    read together: the direction rules, experiments/logn/'s tasks); ABSENT when none is."""
+    found = {}
+    for name in names:
+        path = os.path.join(folder, name, "results.json")
+        try:
+            r = load(path)
+        except DataError as e:
+            raise DataError("%s: %s" % (path, e)) from None
+        if r is not ABSENT:
+            found[name] = r
+    return found or ABSENT
+
+
 LENGTH = Num(lo=1, hi=2 ** 31, integer=True)
 LENGTHS = List(LENGTH, nonempty=True)
 ACCURACY = Num(lo=0, hi=1, null=True)

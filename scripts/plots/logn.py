@@ -1,9 +1,7 @@
 """logn: every scheme read plainly and with log-length scaling (docs/schemes.md, "Log-length scaling"), from
 the folder of experiments/logn/ (tournament/, passkey/ and charlm/ results.json): one panel per task, the
 value at its longest read per scheme, plain (open) and with logn (filled), an arrow between them."""
-import os
-
-from .load import ABSENT, ACCURACY, LENGTHS, DataError, List, Num, Obj, Str, load
+from .load import ACCURACY, LENGTHS, List, Num, Obj, Str, load_each
 from .style import plt
 
 TASKS = ("tournament", "passkey", "charlm")
@@ -11,16 +9,7 @@ TASKS = ("tournament", "passkey", "charlm")
 
 def load_logn(folder):
     """{task: results} for the tasks whose results.json is in the folder; ABSENT when none is."""
-    found = {}
-    for task in TASKS:
-        path = os.path.join(folder, task, "results.json")
-        try:
-            r = load(path)
-        except DataError as e:
-            raise DataError("%s: %s" % (path, e)) from None
-        if r is not ABSENT:
-            found[task] = r
-    return found or ABSENT
+    return load_each(folder, TASKS)
 
 
 def check_logn(d):
