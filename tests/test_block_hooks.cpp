@@ -15,58 +15,20 @@
 #include "models/cue_head.h"
 #include "tasks/cue/data.h"
 
+#include "attention_pass.h"
+
 using namespace pe;
 
 namespace {
 
-struct PathRun {
-  std::vector<double> out, dQ, dK, dV, grad;
-};
+using test::rel_diff;
+using PathRun = test::AttentionPass;
 
 // One attention layer in double, through the dense path (row_path false) or, with an identity
-// kv_index, the row path; positions p0 .. p0 + T - 1, derived tables for span T.
+// kv_index, the row path; positions p0 .. p0 + T - 1, T = 70, derived tables for span T.
 PathRun run_path(const SchemeConfig& c, int p0, bool row_path, const Visibility& vis) {
-  const int B = 2, T = 70, H = c.n_heads, dh = c.d_head, W = H * dh;
   auto scheme = make_scheme<double>(c);
-  ParamLayout layout;
-  scheme->declare(layout);
-  std::vector<double> params(layout.total() + 1), grad(layout.total() + 1, 0.0);
-  Rng rng(7);
-  for (auto& x : params) x = 0.5 * rng.normal();  // every table non-zero (t5 starts at 0)
-  const size_t n = size_t(B) * T * W;
-  auto randv = [&] {
-    std::vector<double> v(n);
-    for (auto& x : v) x = rng.normal();
-    return v;
-  };
-  const std::vector<double> Q = randv(), K = randv(), V = randv(), dO = randv();
-  std::vector<int> pos(T), index(size_t(B) * T);
-  for (int t = 0; t < T; ++t) pos[t] = p0 + t;
-  std::iota(index.begin(), index.end(), 0);
-  const int* kv = row_path ? index.data() : nullptr;
-  scheme->prepare(p0 + T);
-  std::vector<double> tables(scheme->tables_size(0, T)), dtables(tables.size(), 0.0);
-  const CParamView<double> P{params.data(), &layout};
-  if (!tables.empty()) scheme->tables_forward(P, 0, T, tables.data());
-  const AttnShape sh{B, T, T, H, dh};
-  PathRun r;
-  r.out.assign(n, 0.0), r.dQ.assign(n, 0.0), r.dK.assign(n, 0.0), r.dV.assign(n, 0.0);
-  std::vector<double> probs(size_t(B) * H * T * T, 0.0);
-  attention_forward(sh, Q.data(), K.data(), V.data(), Coordinates{pos.data(), pos.data(), vis}, *scheme, P,
-                    probs.data(), r.out.data(), kv, AttnTables<double>{tables.data(), nullptr, T});
-  const ParamView<double> G{grad.data(), &layout};
-  attention_backward(sh, Q.data(), K.data(), V.data(), Coordinates{pos.data(), pos.data(), vis}, *scheme, P, G,
-                     probs.data(), dO.data(), r.dQ.data(), r.dK.data(), r.dV.data(), kv,
-                     AttnTables<double>{tables.data(), dtables.data(), T});
-  if (!dtables.empty()) scheme->tables_backward(P, G, 0, T, tables.data(), dtables.data());
-  r.grad = grad;
-  return r;
-}
-
-double rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
-  double m = 0, s = 0;
-  for (size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(a[i] - b[i])), s = std::max(s, std::abs(b[i]));
-  return m / std::max(s, 1e-300);
+  return test::attention_pass(*scheme, 70, p0, vis, 7, AttnPath::automatic, row_path);
 }
 
 }  // namespace

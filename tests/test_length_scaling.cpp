@@ -8,7 +8,6 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
-#include <limits>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -19,6 +18,8 @@
 #include "core/rng.h"
 #include "models/attention.h"
 #include "schemes/scheme.h"
+
+#include "attention_pass.h"
 
 using namespace pe;
 
@@ -96,52 +97,12 @@ void every_scheme_scales_its_scores() {
   CHECK(scaled_rows == schemes * (T - kTrain));
 }
 
-// One layer through `path` read with logn after training at kTrain: B = 2 sequences of T = 75 rows at
-// positions 5.., 2 heads of width 16.
-struct Pass {
-  std::vector<double> out, dQ, dK, dV, grad;
-};
-Pass run(const std::string& name, AttnPath path) {
-  const int B = 2, T = 75, H = 2, dh = 16, W = H * dh;
-  auto scheme = scheme_for<double>(name, H, dh);
-  scheme->read_with(parse_map("logn"), kTrain, T);
-  ParamLayout layout;
-  scheme->declare(layout);
-  std::vector<double> params(layout.total() + 1), grad(layout.total() + 1, 0.0);
-  Rng rng(5);
-  for (auto& x : params) x = 0.5 * rng.normal();
-  const size_t n = size_t(B) * T * W;
-  auto draw = [&] {
-    std::vector<double> v(n);
-    for (auto& x : v) x = rng.normal();
-    return v;
-  };
-  const std::vector<double> Q = draw(), K = draw(), V = draw(), dO = draw();
-  std::vector<int> pos(T);
-  std::iota(pos.begin(), pos.end(), 5);
-  scheme->prepare(5 + T);
-  std::vector<double> tables(scheme->tables_size(0, T)), dtables(tables.size(), 0.0);
-  const CParamView<double> P{params.data(), &layout};
-  if (!tables.empty()) scheme->tables_forward(P, 0, T, tables.data());
-  const AttnShape sh{B, T, T, H, dh};
-  const Coordinates at{pos.data(), pos.data(), Visibility{}};
-  Pass r;
-  r.out.assign(n, 0.0), r.dQ.assign(n, 0.0), r.dK.assign(n, 0.0), r.dV.assign(n, 0.0);
-  std::vector<double> probs(size_t(B) * H * T * T, 0.0);
-  attention_forward(sh, Q.data(), K.data(), V.data(), at, *scheme, P, probs.data(), r.out.data(), nullptr,
-                    AttnTables<double>{tables.data(), nullptr, T}, {}, path);
-  const ParamView<double> G{grad.data(), &layout};
-  attention_backward(sh, Q.data(), K.data(), V.data(), at, *scheme, P, G, probs.data(), dO.data(), r.dQ.data(),
-                     r.dK.data(), r.dV.data(), nullptr, AttnTables<double>{tables.data(), dtables.data(), T}, {}, path);
-  if (!dtables.empty()) scheme->tables_backward(P, G, 0, T, tables.data(), dtables.data());
-  r.grad = grad;
-  return r;
-}
-
-double rel(const std::vector<double>& a, const std::vector<double>& b) {
-  double m = 0, s = 0;
-  for (size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(a[i] - b[i])), s = std::max(s, std::abs(b[i]));
-  return m / std::max(s, 1e-300);
+// One layer through `path` read with logn after training at kTrain: T = 75 rows at positions 5.., 2
+// heads of width 16 (tests/attention_pass.h).
+test::AttentionPass run(const std::string& name, AttnPath path) {
+  auto scheme = scheme_for<double>(name, 2, 16);
+  scheme->read_with(parse_map("logn"), kTrain, 75);
+  return test::attention_pass(*scheme, 75, 5, Visibility{}, 5, path);
 }
 
 }  // namespace
@@ -158,12 +119,12 @@ TEST_CASE("logn: the dense path gives what the reference rows give, forward and 
   // row hooks (none, rope, alibi), block hooks (t5, kerple), a contextual scheme (cope), value terms (shaw)
   for (const char* s : {"none", "rope", "alibi", "t5", "kerple", "cope", "shaw"}) {
     INFO(s);
-    const Pass dense = run(s, AttnPath::dense), rows = run(s, AttnPath::rows);
-    CHECK(rel(dense.out, rows.out) <= 1e-13);
-    CHECK(rel(dense.dQ, rows.dQ) <= 1e-13);
-    CHECK(rel(dense.dK, rows.dK) <= 1e-13);
-    CHECK(rel(dense.dV, rows.dV) <= 1e-13);
-    CHECK(rel(dense.grad, rows.grad) <= 1e-13);
+    const test::AttentionPass dense = run(s, AttnPath::dense), rows = run(s, AttnPath::rows);
+    CHECK(test::rel_diff(dense.out, rows.out) <= 1e-13);
+    CHECK(test::rel_diff(dense.dQ, rows.dQ) <= 1e-13);
+    CHECK(test::rel_diff(dense.dK, rows.dK) <= 1e-13);
+    CHECK(test::rel_diff(dense.dV, rows.dV) <= 1e-13);
+    CHECK(test::rel_diff(dense.grad, rows.grad) <= 1e-13);
   }
 }
 

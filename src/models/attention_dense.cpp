@@ -262,10 +262,7 @@ void dense_backward(const AttnShape& sh, const S* Q, const S* K, const S* V, con
         // (and s *= max(1, ln n / ln L), which scales the whole span: masked entries are 0)
         for (int r = 0; r < nq; ++r) {
           softmax_row_backward(pblk + size_t(r) * Tk + blk.k0, ds + size_t(r) * nk, nk, ds + size_t(r) * nk);
-          if (scheme.length_scaling() != 0) [[unlikely]] {
-            const S g = scheme.length_scale(visible.count(blk.q0 + r));
-            if (g != S(1)) scale_row(g, nk, ds + size_t(r) * nk);
-          }
+          length_scale_row(scheme, visible.count(blk.q0 + r), ds + size_t(r) * nk, nk);
         }
         // undoes s += the scheme's terms (for the whole block, or row by row)
         if (block)

@@ -156,22 +156,26 @@ void softmax_row(S* x, int n, S* out) {
   Eigen::Map<Eigen::Array<S, Eigen::Dynamic, 1>>(out, n) = a * inv;
 }
 
-// Log-length scaling (Scheme::length_scale, the reading logn): x[t] *= g over a query row's n visible
-// logits, g for a row that sees n keys; a reading without it (g = 1) leaves the row untouched. The
+// Log-length scaling (Scheme::length_scale, the reading logn): x[t] *= g for t < entries, g that of a
+// query row that sees n_visible keys; a reading without it (g = 1) leaves the row untouched. The
 // backward calls it on dL/d(scaled logit) to give dL/d(logit). Every path scales after the scheme's
-// score terms and before the softmax, so they agree bit for bit.
-// (The multiply lives out of line: a reading without it costs the hot loops one compare, and their code
-// stays where it was; inlined, it moved the row path's loops enough to slow cached decoding by 8%.)
+// score terms and before the softmax, so they agree bit for bit. (The multiply lives out of line, so a
+// reading without it costs the hot loops one compare.)
 template <class S>
 [[gnu::noinline, gnu::cold]] void scale_row(S g, int n, S* x) {
   for (int t = 0; t < n; ++t) x[t] *= g;
 }
 template <class S>
-inline void length_scale_row(const Scheme<S>& scheme, int n, S* x) {
+inline void length_scale_row(const Scheme<S>& scheme, int n_visible, S* x, int entries) {
   if (scheme.length_scaling() == 0) [[likely]]
     return;
-  const S g = scheme.length_scale(n);
-  if (g != S(1)) scale_row(g, n, x);
+  const S g = scheme.length_scale(n_visible);
+  if (g != S(1)) scale_row(g, entries, x);
+}
+// A row of exactly its n visible logits.
+template <class S>
+inline void length_scale_row(const Scheme<S>& scheme, int n, S* x) {
+  length_scale_row(scheme, n, x, n);
 }
 
 // Its backward: ds[t] = p[t] (dp[t] - sum_k p[k] dp[k]) over n entries (ds may be dp). Plain loops

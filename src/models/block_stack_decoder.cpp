@@ -25,9 +25,7 @@ BlockStackDecoder<S>::BlockStackDecoder(BlockStack<S>& model, int window, const 
     const FrequencyPlan p = scheme.plan_for(*map_, train_len_, read_len_, 1);
     length_dependent_ = p.length_dependent;
     recompute_ = p.recompute_cached_keys;
-  } else if (!scheme.reads_map(*map_)) {
-    throw UsageError(fmt::format("{} has no frequencies to rescale", scheme.name()));
-  }
+  }  // (a map this scheme cannot read: read_with, below, says so)
   // the reading, set here (a length-dependent map is re-planned at every step) and remembered
   if (map_) scheme.read_with(*map_, train_len_, read_len_);
   plans_ = scheme.frequency_plans();

@@ -375,6 +375,7 @@ class Scheme {
           fmt::format("{} scales logits by ln n / ln L and needs a training length L of at least 2 (got {})",
                       map.written, train_len));
     length_scaling_ = map.scales_by_length() ? train_len : 0;
+    log_length_ = length_scaling_ ? math::log(double(length_scaling_)) : 0.0;
     if (accepts_frequency_plan()) set_frequency_plan(plan_for(map, train_len, read_len, pass_len));
   }
   // Whether the scheme reads with `map`: the identity map and log-length scaling always, the others
@@ -385,7 +386,7 @@ class Scheme {
   // L the training length; 1 when the reading has none. Every attention path asks it per query row.
   S length_scale(int n_visible) const {
     if (length_scaling_ == 0 || n_visible <= length_scaling_) return S(1);
-    return S(math::log(double(n_visible)) / math::log(double(length_scaling_)));
+    return S(math::log(double(n_visible)) / log_length_);
   }
   int length_scaling() const { return length_scaling_; }  // L, or 0: none
 
@@ -446,6 +447,7 @@ class Scheme {
 
  private:
   int length_scaling_ = 0;  // read_with: L of log-length scaling, 0 when the reading has none
+  double log_length_ = 0;   // ln L, once per reading
 };
 
 // The registry: names, one-line descriptions, and construction in float or double.
