@@ -75,6 +75,43 @@ TEST_CASE("the laboratory's score curves are the heads' own scores: RoPE's agree
             doctest::Approx(0.5).epsilon(1e-4));
 }
 
+TEST_CASE(
+    "the laboratory reads every scheme with logn when the tournament did: its curve is the plain one x ln n/ln L") {
+  // the committed tournament's runs, its results as if they had read logn too
+  namespace fs = std::filesystem;
+  const fs::path dir = pe::test::scratch_path("lab-logn");
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  lab::LabSources sources = lab::LabSources::in("results");
+  json results = json::parse(read_file(sources.tournament_results));
+  results["maps"].push_back("logn");
+  sources.tournament_results = (dir / "results.json").string();
+  std::ofstream(sources.tournament_results) << results.dump();
+  const json scores = lab::lab_payload(sources, false)["scores"];
+  fs::remove_all(dir);
+  int pairs = 0;
+  for (auto& plain : scores["readers"]) {
+    if (plain["map"] != "none") continue;
+    for (auto& scaled : scores["readers"]) {
+      if (scaled["checkpoint"] != plain["checkpoint"] || scaled["map"] != "logn") continue;
+      CAPTURE(scaled["reader"]);
+      CHECK(scaled["reader"] == plain["scheme"].get<std::string>() + "+logn");
+      ++pairs;
+      // the query sees query_position + 1 keys (256, or a learned table's 32); trained at 32
+      const double n = scaled["query_position"].get<double>() + 1, g = std::max(1.0, std::log(n) / std::log(32.0));
+      for (int age : {1, 31, 90, 255}) {
+        const json &a = plain["score_by_age"][size_t(age)], &b = scaled["score_by_age"][size_t(age)];
+        if (a.is_null()) {
+          CHECK(b.is_null());
+          continue;
+        }
+        CHECK(b.get<double>() == doctest::Approx(g * a.get<double>()).epsilon(1e-5));
+      }
+    }
+  }
+  CHECK(pairs == 54 - 9);  // every head once (RoPE's three also under pi, ntk and yarn)
+}
+
 TEST_CASE("the laboratory's drift: a relative head is flat, the sinusoidal head is not") {
   const json& drift = committed_lab_payload()["drift"];
   bool rope = false, sinusoidal = false;

@@ -1,5 +1,8 @@
 // pe-bench eval: evaluate every checkpoint under a runs directory (or the ones given) at some lengths.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 
 #include "cli/common.h"
 #include "core/errors.h"
@@ -11,6 +14,27 @@
 #include "schemes/frequency_maps.h"
 
 namespace pe::cli {
+
+namespace {
+// A map no checkpoint took (a map of frequencies, and no RoPE checkpoint among them) adds no row: say so
+// rather than leave the user looking for it.
+void note_unread_maps(const std::vector<MapSpec>& maps, const nlohmann::json& results) {
+  std::vector<std::string> schemes;
+  for (auto& row : results.value("rows", nlohmann::json::array()))
+    if (row.contains("scheme") && std::find(schemes.begin(), schemes.end(), row["scheme"]) == schemes.end())
+      schemes.push_back(row["scheme"]);
+  for (const MapSpec& map : maps) {
+    bool read = false;
+    for (auto& row : results.value("rows", nlohmann::json::array()))
+      read = read || (row.contains("map") && row["map"] == nlohmann::json(map));
+    if (!read && !schemes.empty())
+      fmt::print(stderr,
+                 "note: no '+{}' rows: {} rescales RoPE's frequencies, and none of the schemes read ({}) has "
+                 "them (logn re-reads every scheme)\n",
+                 map.written, map.written, fmt::join(schemes, ", "));
+  }
+}
+}  // namespace
 
 void register_eval(CLI::App& app) {
   struct Opts {
@@ -79,6 +103,7 @@ void register_eval(CLI::App& app) {
     if (!o->markdown.empty()) write_file_atomic(o->markdown, task.reporter().markdown(results));
     fmt::print("{}", task.reporter().table(results));
     fmt::print("results: {}\n", o->out);
+    note_unread_maps(e.maps, results);
   });
 }
 

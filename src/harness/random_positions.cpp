@@ -26,6 +26,13 @@ void sample_positions(uint64_t key, int n, int range, int* out) {
     if (double(range - p) * rng.uniform() < double(n - kept)) out[kept++] = p;
 }
 
+void draw_batch_positions(uint64_t seed, uint64_t task, int step, int B, int T, int range, std::vector<int>& pos) {
+  pos.resize(size_t(B) * T);
+  for (int b = 0; b < B; ++b)
+    sample_positions(stream_key({kTagTrain, seed, task, 0x7A4D, uint64_t(step), uint64_t(b)}), T, range,
+                     &pos[size_t(b) * T]);
+}
+
 void check_random_positions(const nlohmann::json& cfg) {
   const int L = cfg.value("random_positions", 0);
   if (L == 0) return;

@@ -4,8 +4,8 @@
 // the paper does: a model trained on short sequences has then met every position and offset below L by the
 // time it reads long ones. A setting, not a scheme: positions are data (the batch's coordinates,
 // TokenCoordinates), and every scheme reads them as given, so it applies to every scheme that reads a
-// position (NoPE reads none: it does nothing there; a learned table needs L rows). The passkey task has it;
-// docs/tasks.md says why the others do not yet.
+// position (NoPE reads none: it does nothing there; a learned table needs L rows). The passkey task and the
+// char LM have it; docs/tasks.md says why the cue task does not yet.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -23,6 +23,11 @@ KeySpec random_positions_key();
 // (selection sampling, Knuth's Algorithm S: position p kept with probability (still needed) / (still left),
 // so every n-subset is equally likely). Needs 0 <= n <= range.
 void sample_positions(uint64_t key, int n, int range, int* out);
+
+// The positions of one training batch, pos [B, T]: row b of step `step` draws from the stream named by
+// (seed, task, step, b), so a resumed run draws what it would have drawn. `task` keeps two tasks' draws
+// apart (each task passes its own constant).
+void draw_batch_positions(uint64_t seed, uint64_t task, int step, int B, int T, int range, std::vector<int>& pos);
 
 // ConfigError naming the key when random_positions is on and shorter than the training length or a length
 // read (eval_lengths), or combined with a packing policy or packed test windows (both lay out positions).

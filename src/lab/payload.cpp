@@ -235,7 +235,8 @@ json optional_values(const std::vector<std::optional<double>>& v) {
   return out;
 }
 
-// Every tournament head's score curve (and RoPE's under each map the results read it with), the
+// Every tournament head's score curve (and under each map the results read it with that its scheme
+// reads: RoPE's every one, every scheme's logn), the
 // drift of a sinusoidal head against RoPE's, from the checkpoints (checked by their loader).
 void head_views(const std::string& runs, const std::vector<MapSpec>& maps, json& scores, json& drift, bool progress) {
   if (!std::filesystem::is_directory(runs))
@@ -264,10 +265,11 @@ void head_views(const std::string& runs, const std::vector<MapSpec>& maps, json&
       throw DataError(fmt::format("{} was trained at {} tokens, the heads before it at {}: one tournament at a time",
                                   path, train_length, trained_at));
     trained_at = train_length;
-    std::vector<MapSpec> readings = {identity_spec()};
-    if (m.scheme().accepts_frequency_plan()) readings.insert(readings.end(), maps.begin(), maps.end());
+    std::vector<MapSpec> readings = {identity_spec()};  // and each map the scheme reads (logn: every scheme)
+    for (auto& map : maps)
+      if (m.scheme().reads_map(map)) readings.push_back(map);
     for (auto& map : readings) {
-      if (m.scheme().accepts_frequency_plan()) m.scheme().read_with(map, train_length, kScoreLength);
+      m.scheme().read_with(map, train_length, kScoreLength);
       m.prepare(kScoreLength);
       int read = 0;
       const auto curve = score_by_age(m, kScoreLength, &read);
@@ -279,7 +281,7 @@ void head_views(const std::string& runs, const std::vector<MapSpec>& maps, json&
                          {"checkpoint", path},
                          {"score_by_age", optional_values(curve)}});
     }
-    if (m.scheme().accepts_frequency_plan()) m.scheme().read_with(identity_spec(), train_length, kScoreLength);
+    m.scheme().read_with(identity_spec(), train_length, kScoreLength);
     m.prepare(kScoreLength);
     const std::vector<double> d = score_by_position(m, kDriftAge, kScoreLength - 1);
     if (!d.empty()) drifts.push_back({{"scheme", scheme}, {"seed", seed}, {"checkpoint", path}, {"scores", d}});

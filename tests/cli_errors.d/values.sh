@@ -98,6 +98,11 @@ expect_error "char LM packing policy" "key 'packing': 'isolate' is not a packing
 expect_error "char LM read layout" "read_layouts: 'sideways' is not a layout" eval --task charlm --checkpoint results/charlm-quick/runs/charlm/rope/seed0/checkpoint.json --set read_layouts=sideways --out "$TMP/e.json"
 expect_error "char LM isolation with a segment memory" "packing: 'isolated-reset' lays paragraphs into windows of its own, but mem_len" train --task charlm --scheme rope --set packing=isolated-reset --set mem_len=64 --runs-dir "$TMP/r2" --quiet
 WANT_RC=4 expect_error "char LM validation stride past the text" "lower val_start, val_windows or val_stride" eval --task charlm --checkpoint results/charlm-quick/runs/charlm/rope/seed0/checkpoint.json --set val_stride=5000 --set val_windows=100 --out "$TMP/e.json"
+# randomised positions on the char LM: a reading that lays out positions of its own is refused by key
+expect_error "char LM random positions with a segment memory" "key 'random_positions' (2048) and key 'mem_len'" train --task charlm --scheme rope --set random_positions=2048 --set mem_len=64 --runs-dir "$TMP/r2" --quiet
+expect_error "char LM random positions read cached" "key 'random_positions' (2048) and key 'decode'" train --task charlm --scheme rope --set random_positions=2048 --set decode=cached --runs-dir "$TMP/r2" --quiet
+expect_error "char LM random positions shorter than a length read" "key 'random_positions' (256) is shorter than eval_lengths' 512" train --task charlm --scheme rope --set random_positions=256 --runs-dir "$TMP/r2" --quiet
+expect_error "cue task random positions" "random_positions" train --task cue --scheme rope --set random_positions=256 --runs-dir "$TMP/r2" --quiet
 expect_error "direction rule" "key 'direction_rule': \"after\" is not before or nearest" train --task direction --scheme rope --set direction_rule=after --runs-dir "$TMP/r2" --quiet
 expect_error "direction length" "key 'eval_lengths': the direction task needs at least 5 tokens" train --task direction --scheme rope --set eval_lengths=4 --runs-dir "$TMP/r2" --quiet
 expect_error "compare across two test sets" "were not read alike (lengths" compare results/packing-quick/results.json rope rope --against results/passkey-quick/results.json --length 64

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "harness/random_positions.h"
 #include "harness/task.h"
 #include "models/attention_stats.h"
 #include "models/block_stack_keys.h"
@@ -211,6 +212,9 @@ class CharLMTask final : public TaskOf<CharLMTrainer, CharLMReader, CharLMReport
     const std::string decode = cfg.value("decode", "full");
     if (decode != "full" && decode != "cached")
       throw ConfigError(fmt::format("decode: '{}' is not full or cached", decode));
+    check_random_positions(cfg);
+    if (cfg.value("random_positions", 0) > 0)
+      check_charlm_random_positions_readings(cfg.value("random_positions", 0), cfg, "key 'random_positions'");
     try {
       parse_maps(cfg.value("cached_maps", std::vector<std::string>{}), "cached_maps");
     } catch (const ConfigError&) {

@@ -12,6 +12,7 @@
 #include "core/errors.h"
 #include "core/files.h"
 #include "core/progress.h"
+#include "harness/random_positions.h"
 #include "harness/statistics.h"
 #include "harness/task.h"
 #include "tasks/charlm/checkpoint.h"
@@ -34,8 +35,9 @@ struct Reading {
   int band = 0;
   int seed = 0;
   std::string checkpoint;
-  int memory = 0;           // > 0: read in segments of the training length with this segment memory (mem_len)
-  std::string layout = "";  // one of read_layouts: isolated-reset, isolated-global, documents ("": the windows)
+  int memory = 0;            // > 0: read in segments of the training length with this segment memory (mem_len)
+  std::string layout = "";   // one of read_layouts: isolated-reset, isolated-global, documents ("": the windows)
+  int random_positions = 0;  // > 0: each window at positions drawn from [0, this), as the checkpoint was trained
 };
 
 // The windows a cached reading takes: cached_windows of them (0: every validation window).
@@ -61,7 +63,8 @@ json evaluate_reading(const Reading& rd, const ExperimentConfig& e, const CharCo
   const Packing layout = rd.layout.empty() || documents ? Packing::None : packing_from_name(rd.layout);
   std::vector<int> readable;
   for (int T : e.eval_lengths) {
-    int last = T - 1;  // the largest position a reading at T meets (reset positions: the longest piece's)
+    // the largest position a reading at T meets (reset positions: the longest piece's; drawn ones: up to L - 1)
+    int last = rd.random_positions > 0 ? rd.random_positions - 1 : T - 1;
     if (layout == Packing::IsolatedReset) {
       last = 0;
       for (int w = 0; w < cs.val_windows; ++w)
@@ -77,7 +80,9 @@ json evaluate_reading(const Reading& rd, const ExperimentConfig& e, const CharCo
                               rd.cached            ? " (cached decoding)"
                               : rd.memory          ? fmt::format(" (memory {})", rd.memory)
                               : !rd.layout.empty() ? " [" + rd.layout + "]"
-                                                   : "",
+                              : rd.random_positions > 0
+                                  ? fmt::format(" (positions drawn from [0, {}))", rd.random_positions)
+                                  : "",
                               at));
   const Visibility vis{true, rd.band};
   const bool per_length = !rd.finetuned && rd.layout.empty() && model.scheme().accepts_frequency_plan() &&
@@ -106,12 +111,12 @@ json evaluate_reading(const Reading& rd, const ExperimentConfig& e, const CharCo
     // dynamic, longrope: the plan of each pass is made for its length, so one pass per length
     for (int T : readable) {
       model.scheme().read_with(rd.map, train_len, longest, T);
-      results.push_back(
-          charlm_perplexity(model, corpus, T, cs.val_start, cs.val_windows, cs.eval_batch, vis, cs.val_stride));
+      results.push_back(charlm_perplexity(model, corpus, T, cs.val_start, cs.val_windows, cs.eval_batch, vis,
+                                          cs.val_stride, rd.random_positions));
     }
   } else {
     results = charlm_perplexities(model, corpus, readable, cs.val_start, cs.val_windows, cs.eval_batch, vis,
-                                  cs.val_stride, layout);
+                                  cs.val_stride, layout, rd.random_positions);
   }
   json ppl = json::array(), loss = json::array();
   for (int T : e.eval_lengths) {
@@ -130,6 +135,7 @@ json evaluate_reading(const Reading& rd, const ExperimentConfig& e, const CharCo
     row["decode"] = "cached", row["windows"] = cached_windows(e);  // (a full-forward row carries neither, as before)
   if (rd.memory > 0) row["memory"] = rd.memory;
   if (!rd.layout.empty()) row["layout"] = rd.layout;
+  if (rd.random_positions > 0) row["random_positions"] = rd.random_positions;
   if (docs) {  // per length: the tokens each figure averages and the paragraphs that reach it
     json tokens = json::array(), reaching = json::array();
     for (int T : e.eval_lengths) {
@@ -182,8 +188,9 @@ json evaluate_charlm(const std::vector<std::string>& checkpoints, const Experime
     std::string path, scheme;
     std::optional<MapSpec> map;  // the plan a fine-tuned checkpoint was tuned with (none: not fine-tuned)
     int seed;
-    bool plans;     // reads its angles from a frequency plan
-    bool absolute;  // adds positions to the embedding (no segment memory)
+    bool plans;            // reads its angles from a frequency plan
+    bool absolute;         // adds positions to the embedding (no segment memory)
+    int random_positions;  // trained with positions drawn from [0, this) (0: 0 .. n-1)
   };
   const std::vector<MapSpec> cached_maps =
       parse_maps(e.value("cached_maps").get<std::vector<std::string>>(), "cached_maps");
@@ -197,7 +204,11 @@ json evaluate_charlm(const std::vector<std::string>& checkpoints, const Experime
                       "training corpus with --corpus",
                       corpus.path, path));
     items.push_back({path, cp.model->scheme().name(), cp.plan_map, cp.meta.at("training").at("seed"),
-                     cp.model->scheme().accepts_frequency_plan(), cp.model->scheme().acts_on_embedding()});
+                     cp.model->scheme().accepts_frequency_plan(), cp.model->scheme().acts_on_embedding(),
+                     random_positions_of(cp.meta.at("training"))});
+    if (items.back().random_positions > 0)  // read at drawn positions, in full forwards, within [0, L)
+      check_charlm_random_positions_readings(items.back().random_positions, e.resolved,
+                                             fmt::format("{} was trained with random_positions", path));
     // every map this checkpoint will be read with, planned once now: a map it cannot take (a config
     // stating another base or head width) is an error before any reading, not after the plain ones
     if (!cp.plan_map && cp.model->scheme().accepts_frequency_plan()) {
@@ -221,16 +232,18 @@ json evaluate_charlm(const std::vector<std::string>& checkpoints, const Experime
       if (!placed) readings.push_back({it.scheme, *it.map, true, all_cached, 0, it.seed, it.path});
       continue;
     }
-    readings.push_back({it.scheme, identity_spec(), false, all_cached, 0, it.seed, it.path});
+    const int L = it.random_positions;  // (the check above leaves a model with it full forwards only)
+    readings.push_back({it.scheme, identity_spec(), false, all_cached, 0, it.seed, it.path, 0, "", L});
     for (const std::string& layout : charlm_settings(e).read_layouts)  // the same checkpoint, other layouts
       readings.push_back({it.scheme, identity_spec(), false, false, 0, it.seed, it.path, 0, layout});
     if (const int mem_len = charlm_settings(e).mem_len; mem_len > 0 && !it.absolute)
       readings.push_back({it.scheme, identity_spec(), false, false, 0, it.seed, it.path, mem_len});
     if (it.plans && charlm_settings(e).band > 0)
-      readings.push_back({it.scheme, identity_spec(), false, all_cached, charlm_settings(e).band, it.seed, it.path});
+      readings.push_back(
+          {it.scheme, identity_spec(), false, all_cached, charlm_settings(e).band, it.seed, it.path, 0, "", L});
     for (auto& map : e.maps) {
       if (!map_is_read(map, it.plans)) continue;  // a map of frequencies, for a scheme without them
-      readings.push_back({it.scheme, map, false, all_cached, 0, it.seed, it.path});
+      readings.push_back({it.scheme, map, false, all_cached, 0, it.seed, it.path, 0, "", L});
       for (auto& ft : items)
         if (ft.map && *ft.map == map && ft.scheme == it.scheme && ft.seed == it.seed)
           readings.push_back({ft.scheme, *ft.map, true, all_cached, 0, ft.seed, ft.path});
@@ -295,6 +308,7 @@ std::string charlm_reading_label(const json& row) {
   if (row.value("decode", "full") == "cached") s += " (cached)";
   if (row.value("memory", 0) > 0) s += fmt::format(" (memory {})", row["memory"].get<int>());
   if (row.contains("layout")) s += fmt::format(" [{}]", row["layout"].get<std::string>());
+  if (row.value("random_positions", 0) > 0) s += fmt::format(" (random {})", row["random_positions"].get<int>());
   return s;
 }
 

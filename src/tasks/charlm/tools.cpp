@@ -9,6 +9,7 @@
 #include "core/parallel.h"
 #include "harness/cli_options.h"
 #include "harness/config.h"
+#include "harness/random_positions.h"
 #include "harness/task.h"
 #include "schemes/frequency_maps.h"
 #include "schemes/rope_scaling.h"
@@ -158,6 +159,11 @@ void add_sample(CLI::App& app) {
     if (!cp.model->scheme().reads_map(map))
       throw UsageError(
           fmt::format("--map {}: {} has no frequencies to rescale", map.written, cp.model->scheme().name()));
+    if (const int L = random_positions_of(cp.meta.at("training")); L > 0)
+      fmt::print(stderr,
+                 "note: {} was trained at positions drawn from [0, {}); sampling reads positions 0, 1, 2, ... "
+                 "(one character after another)\n",
+                 o->checkpoint, L);
     // a fine-tuned checkpoint reads with the plan it was tuned with (set when it was loaded)
     fmt::print("{}\n", charlm_sample(*cp.model, cp.vocab, o->prompt, o->chars, context, o->temperature, o->seed,
                                      cp.plan_map ? std::nullopt : std::optional<MapSpec>(map), train_len));

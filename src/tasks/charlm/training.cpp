@@ -18,6 +18,7 @@
 #include "core/rng.h"
 #include "core/sha1.h"
 #include "harness/key_table.h"
+#include "harness/random_positions.h"
 #include "harness/run.h"
 #include "harness/run_dir.h"
 #include "harness/token_loop.h"
@@ -111,7 +112,8 @@ const KeyTable<CharLMSettings>& charlm_table() {
           .field(for_reading({"val_stride", KeyType::Int, 1,
                               "validation window w starts at val_start + w * val_stride (1: d2l's overlapping windows)",
                               1, 1000000}),
-                 &CharLMSettings::val_stride);
+                 &CharLMSettings::val_stride)
+          .field(random_positions_key(), &CharLMSettings::random_positions);
   return table;
 }
 
@@ -252,6 +254,25 @@ void check_charlm_fits(const BlockStackConfig& c, int B, int T, bool train, cons
                "lower d_model, n_layers, n_heads, the batch or the length");
 }
 
+void check_charlm_random_positions_readings(int L, const json& cfg, const std::string& what) {
+  auto refuse = [&](const std::string& key, const std::string& why, const std::string& fix) {
+    throw ConfigError(fmt::format("{} ({}) and key '{}': {}; {}", what, L, key, why, fix));
+  };
+  if (cfg.value("mem_len", 0) > 0)
+    refuse("mem_len", "a segment memory reads consecutive segments at consecutive positions", "give mem_len 0");
+  if (!cfg.value("read_layouts", json::array()).empty())
+    refuse("read_layouts", "each layout lays out positions of its own", "give read_layouts []");
+  if (cfg.value("decode", "full") == "cached")
+    refuse("decode", "cached decoding reads position t at step t", "give decode full");
+  if (!cfg.value("cached_maps", json::array()).empty())
+    refuse("cached_maps", "cached decoding reads position t at step t", "give cached_maps []");
+  for (auto& n : cfg.value("eval_lengths", json::array()))
+    if (n.get<int>() > L)
+      refuse("eval_lengths",
+             fmt::format("a window of {} draws its positions from [0, {}) without repeats", n.get<int>(), L),
+             fmt::format("read at {} or shorter", L));
+}
+
 // ---- training runs
 
 long validation_end(const CharLMSettings& s, int longest) {
@@ -294,19 +315,26 @@ void fill_windows(const CharCorpus& corpus, const std::vector<int>& starts, int 
   for (size_t b = 0; b < B; ++b) char_window(corpus, starts[b], T, &x[b * T], &y[b * T]);
 }
 
+// The char LM's constant in the streams of its randomised training positions (draw_batch_positions).
+constexpr uint64_t kCharLMPositions = 0xC4A5;
+
 // The corpus's training windows as the loop's batches: B windows of T tokens per step from the
 // shuffled stream (its position is part of a saved state), laid out under a packing policy
-// (tasks/charlm/documents.h; none: the windows at starts 0 .. n-1, as always).
+// (tasks/charlm/documents.h; none: the windows at starts 0 .. n-1, as always). random_positions L > 0:
+// each window reads a sorted draw of [0, L) as its positions (a function of the seed and step).
 class WindowBatches final : public TokenBatches {
  public:
-  WindowBatches(const CharCorpus& corpus, Packing packing, int n_windows, uint64_t seed, int B, int T)
+  WindowBatches(const CharCorpus& corpus, Packing packing, int n_windows, uint64_t seed, int B, int T,
+                int random_positions)
       : corpus_(corpus),
         packing_(packing),
         windows_(charlm_training_windows(corpus, packing, n_windows, T)),
         stream_(windows_.size(), seed),
+        seed_(seed),
         B_(B),
-        T_(T) {}
-  void next(int, std::vector<int>& x, std::vector<int>& y) override {
+        T_(T),
+        range_(random_positions) {}
+  void next(int step, std::vector<int>& x, std::vector<int>& y) override {
     stream_.next(B_, picks_);
     x.resize(size_t(B_) * T_), y.resize(size_t(B_) * T_);
     at_.clear();
@@ -315,6 +343,7 @@ class WindowBatches final : public TokenBatches {
       charlm_window(corpus_, packing_, windows_.start[w], windows_.content[w], T_, &x[size_t(b) * T_],
                     &y[size_t(b) * T_], at_);
     }
+    if (range_ > 0) draw_batch_positions(seed_, kCharLMPositions, step, B_, T_, range_, at_.pos);
   }
   const TokenCoordinates* coordinates() override { return at_.view(); }
   json position() const override { return stream_.position(); }
@@ -327,23 +356,30 @@ class WindowBatches final : public TokenBatches {
   WindowStream stream_;
   std::vector<int> picks_;
   BatchCoordinates at_;
-  int B_, T_;
+  uint64_t seed_;
+  int B_, T_, range_;
 };
 
 // The windows of an order read from a file: step s takes order[s - 1] (a function of the step, so a
-// resumed run needs no stream position).
+// resumed run needs no stream position), at positions drawn as WindowBatches draws them.
 class OrderedWindowBatches final : public TokenBatches {
  public:
-  OrderedWindowBatches(const CharCorpus& corpus, std::vector<std::vector<int>> order, int T)
-      : corpus_(corpus), order_(std::move(order)), T_(T) {}
+  OrderedWindowBatches(const CharCorpus& corpus, std::vector<std::vector<int>> order, int T, uint64_t seed,
+                       int random_positions)
+      : corpus_(corpus), order_(std::move(order)), seed_(seed), T_(T), range_(random_positions) {}
   void next(int step, std::vector<int>& x, std::vector<int>& y) override {
-    fill_windows(corpus_, order_.at(size_t(step) - 1), T_, x, y);
+    const std::vector<int>& starts = order_.at(size_t(step) - 1);
+    fill_windows(corpus_, starts, T_, x, y);
+    if (range_ > 0) draw_batch_positions(seed_, kCharLMPositions, step, int(starts.size()), T_, range_, at_.pos);
   }
+  const TokenCoordinates* coordinates() override { return at_.view(); }
 
  private:
   const CharCorpus& corpus_;
   std::vector<std::vector<int>> order_;
-  int T_;
+  BatchCoordinates at_;
+  uint64_t seed_;
+  int T_, range_;
 };
 
 // Transformer-XL's training stream (segment recurrence): the training text (the tokens of windows
@@ -393,6 +429,9 @@ TrainedRun train_and_write(BlockStack<float>& model, const CharCorpus& corpus, c
   settings.progress = progress;
   settings.training = {
       {"seed", seed}, {"batch_size", B}, {"lr", lr}, {"train_length", T}, {"corpus_sha1", corpus.sha1}};
+  // randomised positions: base runs (the task's check refuses them beside fine-tunes and a segment memory)
+  const int range = plan.is_null() ? cs.random_positions : 0;
+  if (range > 0) settings.training["random_positions"] = range;
   std::unique_ptr<TokenBatches> batches;
   if (plan.is_null() && cs.mem_len > 0) {  // a base run with Transformer-XL's memory
     if (!cs.train_order.empty())
@@ -410,13 +449,13 @@ TrainedRun train_and_write(BlockStack<float>& model, const CharCorpus& corpus, c
   } else if (plan.is_null() && !cs.train_order.empty()) {  // a base run on an order read from a file
     WindowOrder order = load_window_order(cs.train_order, steps, B, cs.train_windows);
     settings.training["train_order_sha1"] = order.sha1;  // which order the run took, by its content
-    batches = std::make_unique<OrderedWindowBatches>(corpus, std::move(order.steps), T);
+    batches = std::make_unique<OrderedWindowBatches>(corpus, std::move(order.steps), T, uint64_t(seed), range);
   } else {
     const Packing packing = packing_from_name(cs.packing);
     if (packing != Packing::None)  // (a run on the running text has the record it always had)
       settings.training["packing"] = {{"policy", cs.packing}, {"documents", "paragraphs"}};
     batches = std::make_unique<WindowBatches>(corpus, packing, cs.train_windows,
-                                              uint64_t(seed) + (plan.is_null() ? 0 : 0x5EED), B, T);
+                                              uint64_t(seed) + (plan.is_null() ? 0 : 0x5EED), B, T, range);
   }
   settings.checkpoint = [&](const BlockStack<float>& m, const json& training) {
     return checkpoint_text(make_charlm_checkpoint(m, corpus.vocab, training, plan));
@@ -441,6 +480,11 @@ TrainedRun train_charlm(const ExperimentConfig& e, const json& resolved, const s
   if (!model.scheme().can_read(e.train_length - 1))
     throw ConfigError(fmt::format("{}: the learned table has {} rows, fewer than train_length {}", scheme,
                                   model.scheme().max_position() + 1, e.train_length));
+  if (const int L = charlm_settings(e).random_positions; L > 0 && !model.scheme().can_read(L - 1))
+    throw ConfigError(
+        fmt::format("{}: the table has {} rows, but random_positions {} draws positions up to {} "
+                    "(set learned_rows to {})",
+                    scheme, model.scheme().max_position() + 1, L, L - 1, L));
   model.init(uint64_t(seed));
   const std::string dir = run_dir_path(e.runs_dir, "charlm", scheme, seed);
   return train_and_write(model, corpus, e, run_config(resolved, scheme, seed), dir, seed, e.steps, e.batch_size,

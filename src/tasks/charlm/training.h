@@ -33,6 +33,7 @@ struct CharLMSettings {
   std::string packing;                    // how the paragraphs fill the training windows (tasks/charlm/documents.h)
   std::vector<std::string> read_layouts;  // the readings each plain one adds (charlm_read_layouts)
   int val_stride = 1;                     // validation window w starts at val_start + w * val_stride
+  int random_positions = 0;               // harness/random_positions.h (0: positions 0 .. n-1)
 };
 // The layouts a plain reading can add (read_layouts): the validation windows with each piece of a
 // paragraph isolated (positions reset or global), and each validation paragraph read alone.
@@ -45,6 +46,11 @@ CharCorpus load_experiment_corpus(const ExperimentConfig& e);
 // The validation windows (val_start .. + val_windows, at the longest eval length) lie inside the
 // corpus; DataError (exit 4) before any reading otherwise.
 void check_validation_fits(const ExperimentConfig& e, const CharCorpus& corpus);
+// A model trained with random_positions L (`what`: the key, or the checkpoint that records it) reads at
+// positions drawn from [0, L) in full forwards only: ConfigError when cfg asks for a reading that lays out
+// positions of its own (mem_len's segments, read_layouts, cached decoding: decode cached or cached_maps) or a
+// length past L (eval_lengths).
+void check_charlm_random_positions_readings(int L, const nlohmann::json& cfg, const std::string& what);
 // One past the last character the validation windows read at `longest` (their last target).
 long validation_end(const CharLMSettings& s, int longest);
 
@@ -86,8 +92,14 @@ struct PerplexityResult {
   std::vector<double> position_loss;  // [T]: mean cross-entropy at each position over all windows
 };
 // Window w starts at val_start + w * stride (every reading below).
+// random_positions L > 0: every window reads a sorted draw of T positions of [0, L)
+// (charlm_validation_positions), as a model trained with random_positions L was trained.
 PerplexityResult charlm_perplexity(BlockStack<float>& model, const CharCorpus& corpus, int T, int val_start,
-                                   int n_windows, int batch, const Visibility& vis = Visibility{}, int stride = 1);
+                                   int n_windows, int batch, const Visibility& vis = Visibility{}, int stride = 1,
+                                   int random_positions = 0);
+// The positions the validation window at `start` reads at length T drawing from [0, range), pos [T]: named by
+// (start, T, range), so every reader of that window at that length reads the same ones.
+void charlm_validation_positions(long start, int T, int range, int* pos);
 // The same at several lengths from one pass at the longest. Every length reads the windows that start
 // at val_start, ..., and attention is causal: the losses at positions 0..L-1 of a window are those of
 // its first L tokens read alone, bit for bit (every row sees the same keys through the same products;
@@ -95,11 +107,12 @@ PerplexityResult charlm_perplexity(BlockStack<float>& model, const CharCorpus& c
 // run over the same tokens in the same order, so every figure equals the one charlm_perplexity(L)
 // gives (tested), at the cost of the longest pass alone. `layout`: the windows laid out as that
 // packing policy lays them (tasks/charlm/documents.h); isolation and positions reset at a paragraph
-// keep causality's prefixes, so the same holds.
+// keep causality's prefixes, so the same holds. With random_positions L > 0 each length draws its own
+// positions (charlm_perplexity), so each takes a pass of its own.
 std::vector<PerplexityResult> charlm_perplexities(BlockStack<float>& model, const CharCorpus& corpus,
                                                   const std::vector<int>& lengths, int val_start, int n_windows,
                                                   int batch, const Visibility& vis = Visibility{}, int stride = 1,
-                                                  Packing layout = Packing::None);
+                                                  Packing layout = Packing::None, int random_positions = 0);
 // The same figures through cached decoding (models/block_stack_decoder.h): each window decoded token
 // by token with `window` keys visible (0: all), the model read with `map` (train_len -> read_len,
 // re-planned per step when length-dependent; no map: the plan the model holds). Decoding is causal, so
@@ -175,7 +188,7 @@ nlohmann::json evaluate_charlm(const std::vector<std::string>& checkpoints, cons
 // mean perplexity, its sd and the half-width of its 95% Student t interval.
 nlohmann::json charlm_summary(const nlohmann::json& rows);
 // A results row's reading as the tables label it: "rope", "rope+pi", "rope+pi (fine-tuned)",
-// "rope (band 128)", "rope (cached)", "txl (memory 64)", "rope [documents]".
+// "rope (band 128)", "rope (cached)", "txl (memory 64)", "rope [documents]", "rope (random 2048)".
 std::string charlm_reading_label(const nlohmann::json& row);
 // Two readings (labels as the table prints them) at one length: the paired t over their seeds.
 std::string compare_charlm_readers(const nlohmann::json& results, const std::string& a, const std::string& b,

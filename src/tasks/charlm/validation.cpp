@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/errors.h"
 #include "core/fpenv.h"
 #include "core/math.h"
 #include "core/parallel.h"
+#include "core/rng.h"
+#include "harness/random_positions.h"
 #include "models/block_stack_decoder.h"
 #include "models/block_stack_trainer.h"
 #include "models/cross_entropy.h"
@@ -38,14 +41,30 @@ void charlm_batch_losses(const BlockStack<float>& model, const int* x, const int
   for (size_t i = 0; i < prefixes.size(); ++i) means[i] = sums[i] / (double(nb) * prefixes[i]);
 }
 
+void charlm_validation_positions(long start, int T, int range, int* pos) {
+  sample_positions(stream_key({kTagTest, 0xC4A5, 0x7A4D, uint64_t(start), uint64_t(T), uint64_t(range)}), T, range,
+                   pos);
+}
+
 std::vector<PerplexityResult> charlm_perplexities(BlockStack<float>& model, const CharCorpus& corpus,
                                                   const std::vector<int>& lengths, int val_start, int n_windows,
-                                                  int batch, const Visibility& vis, int stride, Packing layout) {
+                                                  int batch, const Visibility& vis, int stride, Packing layout,
+                                                  int random_positions) {
   if (lengths.empty()) return {};
+  if (random_positions > 0 && layout != Packing::None)
+    throw Error("charlm_perplexities: random positions and a packing layout both lay out positions");
+  if (random_positions > 0 && lengths.size() > 1) {
+    // each length draws its own positions, so a shorter reading is no prefix of a longer one: a pass each
+    std::vector<PerplexityResult> out;
+    for (int T : lengths)
+      out.push_back(charlm_perplexities(model, corpus, {T}, val_start, n_windows, batch, vis, stride, layout,
+                                        random_positions)[0]);
+    return out;
+  }
   const int T = *std::max_element(lengths.begin(), lengths.end());
   const int batches = (n_windows + batch - 1) / batch;
   const size_t nl = lengths.size();
-  model.prepare(T);
+  model.prepare(std::max(T, random_positions));  // (drawn positions reach up to random_positions - 1)
   std::vector<double> batch_loss(size_t(batches) * nl);  // [batch][length]
   std::vector<std::vector<double>> pos_sum(batches, std::vector<double>(T, 0.0));
   std::vector<BlockStackCache<float>> caches(std::max(1, max_threads()));
@@ -58,6 +77,11 @@ std::vector<PerplexityResult> charlm_perplexities(BlockStack<float>& model, cons
     BatchCoordinates at;
     for (int b = 0; b < nb; ++b)
       charlm_window(corpus, layout, val_start + (w0 + b) * stride, T, T, &x[size_t(b) * T], &y[size_t(b) * T], at);
+    if (random_positions > 0) {
+      at.pos.resize(size_t(nb) * T);
+      for (int b = 0; b < nb; ++b)
+        charlm_validation_positions(val_start + (w0 + b) * stride, T, random_positions, &at.pos[size_t(b) * T]);
+    }
     charlm_batch_losses(model, x.data(), y.data(), nb, T, cache, vis, lengths, &batch_loss[size_t(k) * nl],
                         pos_sum[k].data(), at.view());
   }
@@ -168,8 +192,9 @@ std::vector<PerplexityResult> charlm_segment_perplexities(BlockStack<float>& mod
 }
 
 PerplexityResult charlm_perplexity(BlockStack<float>& model, const CharCorpus& corpus, int T, int val_start,
-                                   int n_windows, int batch, const Visibility& vis, int stride) {
-  return charlm_perplexities(model, corpus, {T}, val_start, n_windows, batch, vis, stride)[0];
+                                   int n_windows, int batch, const Visibility& vis, int stride, int random_positions) {
+  return charlm_perplexities(model, corpus, {T}, val_start, n_windows, batch, vis, stride, Packing::None,
+                             random_positions)[0];
 }
 
 std::vector<double> bin_positions(const std::vector<double>& position_loss, int window) {

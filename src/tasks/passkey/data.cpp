@@ -97,10 +97,7 @@ void passkey_test_sequence(const PasskeySpec& spec, uint64_t test_seed, int n, i
 }
 
 void passkey_random_positions(uint64_t seed, int step, int B, int T, int range, std::vector<int>& pos) {
-  pos.resize(size_t(B) * T);
-  for (int b = 0; b < B; ++b)
-    sample_positions(stream_key({kTagTrain, seed, 0x9A55, 0x7A4D, uint64_t(step), uint64_t(b)}), T, range,
-                     &pos[size_t(b) * T]);
+  draw_batch_positions(seed, 0x9A55, step, B, T, range, pos);
 }
 
 void passkey_test_positions(uint64_t test_seed, int n, int depth_index, int i, int range, int* pos) {
