@@ -9,7 +9,7 @@ it lacks from results/charlm, one seed) and
 passkey retrieval over 3 seeds (results/passkey: trained at 64, read at 64 and 1,024); each scheme read
 plainly (no map). A scheme a task has no row for is listed with a dash, as is a length a learned table
 cannot read. Then randomised positions (results/random-positions, when run) beside the same schemes'
-passkey rows.
+passkey rows, and on the char LM (results/random-positions-charlm, when run) beside its charlm-3seeds rows.
 Usage: scripts/schemes_summary.py [OUT_DIR]   (run from the repository's root; Python 3 standard library)"""
 import os
 import sys
@@ -21,6 +21,7 @@ SCRIPT = "schemes_summary.py"
 TOURNAMENT, CHARLM, PASSKEY = "results/tournament-10seeds", "results/charlm-3seeds", "results/passkey"
 CHARLM_ONE = "results/charlm"  # seed 0 of every scheme: the char LM row of a scheme charlm-3seeds lacks
 RANDOM = "results/random-positions"
+RANDOM_LM = "results/random-positions-charlm"
 
 
 def plain_rows(results, key):
@@ -56,6 +57,36 @@ def perplexity_cells(g, i):
     if len(g.get("seeds", [])) < 2:
         return "%.2f (1 seed)" % g["mean"][i], {"mean": g["mean"][i], "seeds": 1}
     return mean_pm(g["mean"][i], g["half_width"][i]), {"mean": g["mean"][i], "half_width": g["half_width"][i]}
+
+
+def random_charlm(lm, c_rows, md):
+    """The char LM's randomised-positions section (results/random-positions-charlm beside results/charlm-3seeds):
+    appends its table to md, returns its record."""
+    rp = load_json(SCRIPT, RANDOM_LM + "/results.json")
+    L = rp.get("experiment", {}).get("random_positions")
+    if not L:
+        fail(SCRIPT, "%s/results.json names no random_positions in its experiment" % RANDOM_LM)
+    lengths = rp["lengths"]
+    if lengths != lm["lengths"]:
+        fail(SCRIPT, "%s and %s read other lengths" % (RANDOM_LM, CHARLM))
+    drawn = {g["scheme"]: g for g in rp.get("summary", [])
+             if g.get("map", "none") == "none" and g["label"] == "%s (random %d)" % (g["scheme"], L)}
+    md += ["", "## Randomised positions (char LM)", "",
+           "Each scheme trained and read with positions drawn from [0, %s) (%s) beside the same scheme with "
+           "positions 0..n-1 (%s): validation perplexity, 3 seeds, mean ± the half-width of its 95%% interval "
+           "(lower is better)." % (L, RANDOM_LM, CHARLM), ""]
+    md += head(["scheme", "positions"] + [str(n) for n in lengths])
+    recs = []
+    for s, g in drawn.items():
+        for label, src in (("0..n-1", c_rows.get(s)), ("random", g)):
+            cells, vals = [s, label], []
+            for i in range(len(lengths)):
+                text, value = perplexity_cells(src, i)
+                cells.append(text)
+                vals.append(value)
+            md.append(row(cells))
+            recs.append({"scheme": s, "positions": label, "lengths": lengths, "perplexity": vals})
+    return {"source": RANDOM_LM, "range": L, "rows": recs}
 
 
 def main():
@@ -133,6 +164,8 @@ def main():
                 md.append(row(cells))
                 recs.append({"scheme": s, "positions": label, "lengths": lengths, "accuracy": vals})
         summary["random_positions"] = {"source": RANDOM, "range": L, "rows": recs}
+    if os.path.exists(os.path.join(RANDOM_LM, "results.json")):
+        summary["random_positions_charlm"] = random_charlm(lm, c_rows, md)
     os.makedirs(out_dir, exist_ok=True)
     write_set(out_dir, summary, md)
 

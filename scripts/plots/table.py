@@ -6,8 +6,8 @@ is one function in its family's module and one entry here (a new kind of input: 
 """
 import os
 
-from . import (charlm, context_extension, cue, direction, failures, filings, hybrids, logn, packing, passkey, rope_base,
-               theory, txl_memory)
+from . import (charlm, context_extension, cue, direction, failures, filings, hybrids, logn, packing, passkey,
+               random_positions, rope_base, theory, txl_memory)
 from .load import load
 
 
@@ -47,6 +47,8 @@ OPTIONS = [
     Option("failures", "results/failures/results.json", "pe-bench failures' results.json (make failures)"),
     Option("logn", "results/logn", "the folder of experiments/logn/ (tournament/, passkey/, charlm/ results.json)",
            folder=True),
+    Option("schemes_summary", "results/schemes/summary.json",
+           "scripts/schemes_summary.py's summary.json (make schemes-table)"),
 ]
 OPTION = {o.name: o for o in OPTIONS}
 
@@ -161,6 +163,10 @@ TABLE = [
     Figure("logn", logn.fig_logn, logn.check_logn, "logn", "pe-bench run experiments/logn/*.json",
            "log-length scaling: every scheme at its task's longest read, plain and with logn, one panel per task",
            read=logn.load_logn),
+    Figure("random_positions", random_positions.fig_random_positions, random_positions.check_random_positions,
+           "schemes_summary", "make random-positions random-positions-charlm schemes-table",
+           "randomised positions: passkey accuracy and char-LM perplexity against length per scheme, positions "
+           "drawn from [0, L) (solid) against 0..n-1 (dashed)"),
 ]
 FIGURES = {f.name: f for f in TABLE}
 NAMES = [f.name for f in TABLE]
