@@ -6,7 +6,7 @@ WERROR     ?= $(if $(CI),ON,OFF)
 CMAKE_ARGS ?=
 BINDIR     ?=
 
-.PHONY: all deps configure build build-cli link run lab filings filings-10seeds filings-v1 charlm charlm-quick passkey passkey-quick packing packing-quick direction direction-quick failures failures-quick context-extension rope-base hybrids txl-memory sinusoidal random-positions schemes-table plots test bench bench-all gradcheck format clean
+.PHONY: all deps configure build build-cli link run lab filings filings-10seeds filings-v1 charlm charlm-quick passkey passkey-quick packing packing-quick direction direction-quick failures failures-quick context-extension rope-base hybrids txl-memory sinusoidal random-positions random-positions-charlm attention-diagnostics schemes-table plots test bench bench-all gradcheck format clean
 
 all: build
 
@@ -131,6 +131,16 @@ sinusoidal: build-cli
 # [0, 2048), five schemes x 3 seeds; writes results/random-positions/ (about 30 minutes on 2 cores).
 random-positions: build-cli
 	$(BUILD)/pe-bench run experiments/random-positions.json --resume
+
+# The same on the char LM: windows of 128 at positions drawn from [0, 2048), five schemes x 3 seeds, read at
+# 128/256/512; writes results/random-positions-charlm/ (about 50 minutes on 2 cores).
+random-positions-charlm: build-cli
+	$(BUILD)/pe-bench run experiments/random-positions-charlm.json --resume
+
+# What attention does beyond RoPE (issue 52): analyze attention of the committed char LMs and hybrid stacks by layer
+# type, ALiBi's heads against their bias alone; writes results/attention-diagnostics/ (about a minute, nothing trained).
+attention-diagnostics: build-cli
+	scripts/attention-diagnostics.sh $(BUILD)/pe-bench
 
 # Every scheme on every task at the training length and the longest read, from the committed results
 # (scripts/schemes_summary.py): results/schemes/summary.md. Nothing is trained.

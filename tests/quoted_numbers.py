@@ -306,6 +306,36 @@ DIRECTION_ROWS = {"none": "none", "alibi (symmetric)": "alibi", "shaw": "shaw", 
                   "t5 (bidirectional)": "t5", "rope": "rope", "sinusoidal": "sinusoidal", "kerple": "kerple",
                   "alibi-learned": "alibi-learned", "fire": "fire", "xpos": "xpos", "cope": "cope"}
 
+ATT = "results/attention-diagnostics/summary.json"
+ATT_ROWS = {"NoPE": ("none", "NoPE"), "ALiBi": ("alibi", "ALiBi"), "RoPE": ("rope", "RoPE"),
+            "4 layers, 3:1: local RoPE (window 64)": ("4 layers, 3:1 local/global", "local RoPE (window 64)"),
+            "4 layers, 3:1: global NoPE": ("4 layers, 3:1 local/global", "global NoPE"),
+            "4 layers, 1:1: local RoPE (window 64)": ("4 layers, 1:1 local/global", "local RoPE (window 64)"),
+            "4 layers, 1:1: global NoPE": ("4 layers, 1:1 local/global", "global NoPE"),
+            "4 layers, all NoPE": ("4 layers, all NoPE", "NoPE"), "4 layers, all RoPE": ("4 layers, all RoPE", "RoPE")}
+
+
+def att(reader, kind, n, key):
+    """The mean over seeds of a layer type's measure at length n."""
+    for r in load(ATT)["by_layer_type"]:
+        if (r["reader"], r["layer_type"], r["length"]) == (reader, kind, n):
+            return r[key]["mean"]
+    return None
+
+
+def attention_cells(reader, kind):
+    """H / ln n at 128 and 512, the mass past the training length at 512 and 2048 (a dash: not read)."""
+    recs = {r["length"]: r for r in load(ATT)["by_layer_type"] if r["reader"] == reader and r["layer_type"] == kind}
+    cell = lambda n, k: fixed(recs[n][k]["mean"], 3) if n in recs else "—"
+    return [cell(128, "entropy_ratio"), cell(512, "entropy_ratio"), cell(512, "beyond"), cell(2048, "beyond")]
+
+
+def alibi_head_cells(head):
+    hs = {h["length"]: h for h in load(ATT)["alibi_heads"] if h["head"] == head}
+    return [fixed(hs[256]["bias_only"], 4), fixed(hs[256]["measured"]["mean"], 4), fixed(hs[512]["bias_only"], 4),
+            fixed(hs[512]["measured"]["mean"], 4)]
+
+
 # (document, the table's header line, source, {row label: cells})
 TABLES = [
     ("README.md", "| at 512 | none (whole windows) | padded | packed | isolated-reset | isolated-global |", PACKING,
@@ -327,6 +357,10 @@ TABLES = [
     ("README.md", "| reader | 64 | 128 | 256 | 512 | 1024 |", PK, passkey_table_rows()),
     ("README.md", "| scheme | tournament at 256 | + logn | passkey at 1024 | + logn | char LM at 512 | + logn |",
      LOGN % "*", {k: (lambda k=k: logn_cells(k)) for k in LOGN_ROWS}),
+    ("README.md", "| reader: layer type | H / ln n at 128 | at 512 | mass past 128, at 512 | at 2048 |", ATT,
+     {k: (lambda a=a, b=b: attention_cells(a, b)) for k, (a, b) in ATT_ROWS.items()}),
+    ("README.md", "| ALiBi head | bias alone at 256 | trained at 256 | bias alone at 512 | trained at 512 |", ATT,
+     {"%d (slope 1/%d)" % (h, 4 ** (h + 1)): (lambda h=h: alibi_head_cells(h)) for h in range(4)}),
     ("README.md", "| RoPE reader | 128 | 256 | 512 | 1024 |", CE_PK,
      {k: (lambda m=m: passkey_cells(CE_PK, "rope", m, L4, 3)) for k, m in CE_MAPS.items()}),
     ("README.md", "| stack | 4 layers, at 256 | 4 layers, at 1024 | 6 layers, at 256 | 6 layers, at 1024 |",
@@ -403,6 +437,13 @@ CE_T = "results/context-extension/tournament.json"
 
 # (document, pattern with one group: the number, value, decimals)
 QUOTES = [
+    # attention beyond RoPE (results/attention-diagnostics)
+    ("README.md", r"all-RoPE stack's layers do \((\S+)\), more", lambda: att("4 layers, all RoPE", "RoPE", 2048, "beyond"), 3),
+    ("README.md", r"more than the all-NoPE stack \((\S+)\)", lambda: att("4 layers, all NoPE", "NoPE", 2048, "beyond"), 3),
+    ("README.md", r"they put as much past 128 \((\S+)\) as",
+     lambda: att("4 layers, 3:1 local/global", "global NoPE", 2048, "beyond"), 3),
+    ("README.md", r"at 512 it puts (\S+) of its mass past\s+128", lambda: att("none", "NoPE", 512, "beyond"), 3),
+    ("README.md", r"RoPE stays sharp but sends (\S+) of its mass", lambda: att("rope", "RoPE", 512, "beyond"), 3),
     # direction, the newer schemes' prose (results/direction, 3 seeds)
     ("README.md", r"on `before` \((\S+) and \S+ at 32\)", lambda: mean_of(DIR % "before", "kerple", "none", 32), 3),
     ("README.md", r"on `before` \(\S+ and (\S+) at 32\)", lambda: mean_of(DIR % "before", "alibi-learned", "none", 32), 3),

@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <random>
+#include <utility>
+#include <vector>
 
 #include "theory/alibi_bound.h"
 
@@ -42,4 +44,20 @@ TEST_CASE("theory: ALiBi tail mass — worst case closed form, random heads belo
         doctest::Approx(std::pow(q, 10) * (1 - std::pow(q, len - 10)) / (1 - std::pow(q, len))));
   const auto j = alibi_bound_report();
   for (const auto& r : j["rows"]) CHECK(r["holds"] == true);
+}
+
+TEST_CASE("theory: ALiBi's mean tail mass over a window's rows is the bias-only mass of each row, averaged") {
+  // the char LM's reference slopes 2^(-8h/4) and others, read at 512 with the training length 128 as D
+  for (double s : {0.25, 1.0 / 16, 1.0 / 64, 1.0 / 256, 1e-3}) {
+    CAPTURE(s);
+    for (auto [n, D] : {std::pair{512, 128}, std::pair{256, 128}, std::pair{128, 128}, std::pair{40, 7}}) {
+      double sum = 0;
+      for (int i = 0; i < n; ++i) sum += alibi_tail_mass(std::vector<double>(size_t(i) + 1, 0.0), s, D);
+      CHECK(alibi_mean_tail_mass(s, n, D) == doctest::Approx(sum / n).epsilon(1e-12));
+    }
+  }
+  CHECK(alibi_mean_tail_mass(0.25, 128, 128) == 0.0);  // no row reaches age 128
+  // the flattest head puts a sizeable share past 128: at 512, e^(-1/2) of the tail of each long row
+  CHECK(alibi_mean_tail_mass(1.0 / 256, 512, 128) > 0.2);
+  CHECK(alibi_mean_tail_mass(0.25, 512, 128) < 1e-12);
 }

@@ -6,8 +6,8 @@ is one function in its family's module and one entry here (a new kind of input: 
 """
 import os
 
-from . import (charlm, context_extension, cue, direction, failures, filings, hybrids, logn, packing, passkey,
-               random_positions, rope_base, theory, txl_memory)
+from . import (attention_diagnostics, charlm, context_extension, cue, direction, failures, filings, hybrids, logn,
+               packing, passkey, random_positions, rope_base, theory, txl_memory)
 from .load import load
 
 
@@ -49,6 +49,8 @@ OPTIONS = [
            folder=True),
     Option("schemes_summary", "results/schemes/summary.json",
            "scripts/schemes_summary.py's summary.json (make schemes-table)"),
+    Option("attention_diagnostics", "results/attention-diagnostics/summary.json",
+           "scripts/attention_diagnostics_summary.py's summary.json (scripts/attention-diagnostics.sh)"),
 ]
 OPTION = {o.name: o for o in OPTIONS}
 
@@ -167,6 +169,11 @@ TABLE = [
            "schemes_summary", "make random-positions random-positions-charlm schemes-table",
            "randomised positions: passkey accuracy and char-LM perplexity against length per scheme, positions "
            "drawn from [0, L) (solid) against 0..n-1 (dashed)"),
+    Figure("attention_diagnostics", attention_diagnostics.fig_attention_diagnostics,
+           attention_diagnostics.check_attention_diagnostics, "attention_diagnostics",
+           "scripts/attention-diagnostics.sh", "attention beyond RoPE: mass past the training length and entropy "
+           "by layer type (NoPE, ALiBi, RoPE, hybrids' local and global layers), and ALiBi's heads against their "
+           "bias alone"),
 ]
 FIGURES = {f.name: f for f in TABLE}
 NAMES = [f.name for f in TABLE]

@@ -24,6 +24,15 @@ double alibi_tail_mass(const std::vector<double>& content, double slope, int D) 
   return tail / total;
 }
 
+double alibi_mean_tail_mass(double slope, int n, int D) {
+  double sum = 0.0;
+  for (int i = D; i < n; ++i) {
+    const double last = math::exp(-slope * (i + 1));
+    sum += (math::exp(-slope * D) - last) / (1.0 - last);
+  }
+  return n > 0 ? sum / n : 0.0;
+}
+
 nlohmann::json alibi_bound_report() {
   const double W = 20.0, s = 0.5;
   const int len = 4096, heads = 300;

@@ -14,6 +14,7 @@
 #include "tasks/charlm/gradcheck.h"
 #include "tasks/charlm/tools.h"
 #include "tasks/charlm/training.h"
+#include "theory/alibi_bound.h"
 
 namespace pe {
 
@@ -102,6 +103,16 @@ class CharLMReader final : public TaskReader {
       add_block_stack_rows(*cp.model, x.data(), 1, length, 0, Visibility{}, stats);
     }
     nlohmann::json j = stats.to_json();
+    // a linear bias (ALiBi): beside each head's measured mass past the training length, the bias's alone
+    // (every content score equal) over the same rows
+    const PositionGeometry g = cp.model->scheme().geometry();
+    if (g.kind == PositionGeometry::Kind::LinearBias)
+      for (auto& h : j.at("heads"))
+        if (h.contains("head") && h.at("head").get<int>() >= 0) {
+          const double slope = g.slopes.at(h.at("head").get<size_t>());
+          h["slope"] = slope;
+          h["bias_only_beyond_training_mass"] = theory::alibi_mean_tail_mass(slope, length, train_len);
+        }
     j["scheme"] = cp.model->scheme().name();
     j["seed"] = cp.meta.at("training").at("seed");
     return j;
