@@ -6,7 +6,8 @@ each row's entropy over ln(its visible keys), the mass on the first token (sink)
 the mean over the layers of that type and their heads, then over seeds (with the seeds' range). A layer's
 type comes from the checkpoint's scheme: its name, or a hybrid's entry for that layer (rope:W is local RoPE
 with a window of W, none is global NoPE). Then ALiBi's heads: the mass their bias alone would put past the
-training length (every content score equal; pe-bench's theory, alibi_mean_tail_mass) beside the measured one.
+training length (every content score equal; pe-bench's theory, alibi_mean_tail_mass) beside the measured one;
+and the position probe (probe.json, pe-bench analyze probe) by scheme, weights and state.
 Writes summary.json and summary.md into the folder.
 Usage: scripts/attention_diagnostics_summary.py [FOLDER]   (Python 3 standard library; run from the
 repository's root)"""
@@ -108,6 +109,39 @@ def alibi_heads(readings):
     return recs
 
 
+def probe_section(p, md):
+    """The position probe (probe.json): per scheme, weights and state, R^2 and the RMSE of each position range
+    over seeds (mean, and the seeds' range); appends its table to md."""
+    groups = {}
+    for r in p["readings"]:
+        for st in r["states"]:
+            key = (r["scheme"], r["weights"], st["state"])
+            groups.setdefault(key, []).append(st)
+    recs = []
+    ranges = None
+    for (scheme, weights, state), sts in groups.items():
+        def over(values):
+            return {"mean": sum(values) / len(values), "min": min(values), "max": max(values)}
+        ranges = [(x["lo"], x["hi"]) for x in sts[0]["ranges"]]
+        recs.append({"scheme": scheme, "weights": weights, "state": state, "seeds": len(sts),
+                     "r2": over([s["r2"] for s in sts]), "rmse": over([s["rmse"] for s in sts]),
+                     "ranges": [{"lo": lo, "hi": hi, "rmse": over([s["ranges"][i]["rmse"] for s in sts]),
+                                 "r2": over([s["ranges"][i]["r2"] for s in sts])}
+                                for i, (lo, hi) in enumerate(ranges)]})
+    length = p["readings"][0]["length"]
+    md += ["", "## Does the model know where it is? The position probe", "",
+           "A ridge regression of each token's position from each residual state (state 0: the embedding; state "
+           "l: block l's output), fitted on %d windows of %d tokens of the training text and scored on %d of the "
+           "validation text (R^2 over every held-out token, and the RMSE in positions within each range); mean "
+           "over seeds, their range in parentheses. Initial: the same model at the weights its training started "
+           "from." % (p["windows"], length, p["windows"]), ""]
+    md += head(["scheme", "weights", "state", "R^2"] + ["RMSE %d-%d" % r for r in ranges])
+    for rec in recs:
+        md.append(row([rec["scheme"], rec["weights"], str(rec["state"]), spread(rec["r2"])] +
+                      ["%.1f" % x["rmse"]["mean"] for x in rec["ranges"]]))
+    return {"length": length, "windows": p["windows"], "rows": recs}
+
+
 def spread(x, digits=3):
     return "%.*f (%.*f–%.*f)" % (digits, x["mean"], digits, x["min"], digits, x["max"])
 
@@ -152,6 +186,9 @@ def main():
             md.append(row([str(h["head"]), "1/%g" % (1 / h["slope"]), str(h["length"]), "%.4f" % h["bias_only"],
                            spread(h["measured"], 4)]))
         summary["alibi_heads"] = heads
+    if os.path.exists(os.path.join(folder, "probe.json")):
+        summary["probe"] = probe_section(load_json(SCRIPT, os.path.join(folder, "probe.json")), md)
+        summary["sources"].append("probe.json")
     write_set(folder, summary, md)
 
 

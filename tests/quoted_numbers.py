@@ -323,6 +323,14 @@ def att(reader, kind, n, key):
     return None
 
 
+def probe(scheme, weights, state):
+    """The position probe's held-out R^2 (mean, min, max over seeds) of one state."""
+    for x in load(ATT)["probe"]["rows"]:
+        if (x["scheme"], x["weights"], x["state"]) == (scheme, weights, state):
+            return x["r2"]
+    return None
+
+
 def attention_cells(reader, kind):
     """H / ln n at 128 and 512, the mass past the training length at 512 and 2048 (a dash: not read)."""
     recs = {r["length"]: r for r in load(ATT)["by_layer_type"] if r["reader"] == reader and r["layer_type"] == kind}
@@ -442,6 +450,16 @@ QUOTES = [
     ("README.md", r"more than the all-NoPE stack \((\S+)\)", lambda: att("4 layers, all NoPE", "NoPE", 2048, "beyond"), 3),
     ("README.md", r"they put as much past 128 \((\S+)\) as",
      lambda: att("4 layers, 3:1 local/global", "global NoPE", 2048, "beyond"), 3),
+    ("README.md", r"recovers about half of it \(held-out R² (\S+), its", lambda: probe("none", "trained", 2)["mean"], 3),
+    ("README.md", r"its\s+seeds (\S+)–\S+\), after its first", lambda: probe("none", "trained", 2)["min"], 3),
+    ("README.md", r"its\s+seeds \S+–(\S+)\), after its first", lambda: probe("none", "trained", 2)["max"], 3),
+    ("README.md", r"after its first (\S+);", lambda: probe("none", "trained", 1)["mean"], 3),
+    ("README.md", r"initial weights score (\S+),", lambda: probe("none", "initial", 2)["mean"], 3),
+    ("README.md", r"keeps almost none \((\S+)\)", lambda: probe("rope", "trained", 2)["mean"], 3),
+    ("README.md", r"\(R² (\S+) for every\s+model\)", lambda: max(abs(x["r2"]["mean"]) for x in load(ATT)["probe"]["rows"]
+                                                                if x["state"] == 0), 3),
+    ("README.md", r"read worst, (\S+) positions off", lambda: [x for x in load(ATT)["probe"]["rows"] if (
+        x["scheme"], x["weights"], x["state"]) == ("none", "trained", 2)][0]["ranges"][0]["rmse"]["mean"], 0),
     ("README.md", r"at 512 it puts (\S+) of its mass past\s+128", lambda: att("none", "NoPE", 512, "beyond"), 3),
     ("README.md", r"RoPE stays sharp but sends (\S+) of its mass", lambda: att("rope", "RoPE", 512, "beyond"), 3),
     # direction, the newer schemes' prose (results/direction, 3 seeds)

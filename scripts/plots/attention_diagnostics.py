@@ -18,13 +18,18 @@ def check_attention_diagnostics(r):
          "by_layer_type": List(Obj({"reader": Str(), "layer_type": Str(), "length": LENGTH, "beyond": SPREAD,
                                     "entropy_ratio": SPREAD}), nonempty=True),
          "alibi_heads?": List(Obj({"head": Num(lo=0, integer=True), "slope": Num(above=0), "length": LENGTH,
-                                   "bias_only": Num(lo=0, hi=1), "measured": SPREAD}))}).check(r, "")
+                                   "bias_only": Num(lo=0, hi=1), "measured": SPREAD})),
+         "probe?": Obj({"rows": List(Obj({"scheme": Str(), "weights": Str(), "state": Num(lo=0, integer=True),
+                                          "r2": SPREAD}), nonempty=True)})}).check(r, "")
 
 
 def fig_attention_diagnostics(r):
     alibi = any(h["length"] > max(r["train_length"]) for h in r.get("alibi_heads", []))
-    panels = len(MEASURES) + (1 if alibi else 0)
-    fig, axes = plt.subplots(1, panels, figsize=(5.6 * panels, 5.2), squeeze=False)
+    probe = bool(r.get("probe"))
+    panels = len(MEASURES) + (1 if alibi else 0) + (1 if probe else 0)
+    cols = 2 if panels == 4 else panels
+    fig, grid = plt.subplots(panels // cols, cols, figsize=(6.2 * cols, 5.0 * (panels // cols)), squeeze=False)
+    axes = grid.reshape(1, -1)  # the panels in reading order
     lines = {}
     for rec in r["by_layer_type"]:
         lines.setdefault((rec["reader"], rec["layer_type"]), []).append(rec)
@@ -49,7 +54,7 @@ def fig_attention_diagnostics(r):
         ax.grid(alpha=0.3)
     axes[0, 0].legend(fontsize=6.5, loc="upper left")
     if alibi:
-        ax = axes[0, -1]
+        ax = axes[0, len(MEASURES)]
         heads = sorted({h["head"] for h in r["alibi_heads"]})
         # (at the training length no key is past it: nothing to draw)
         lengths = sorted({h["length"] for h in r["alibi_heads"] if h["length"] > max(r["train_length"])})
@@ -68,6 +73,28 @@ def fig_attention_diagnostics(r):
         ax.set_xticks(range(len(heads)))
         ax.set_xticklabels(["head %d\nslope 1/%g" % (h, 1 / slopes[h]) for h in heads], fontsize=8)
         ax.set_ylabel("ALiBi: mass on keys past the training length")
+        ax.legend(fontsize=8, loc="upper left")
+        ax.grid(axis="y", alpha=0.3)
+    if probe:
+        ax = axes[0, -1]
+        rows = r["probe"]["rows"]
+        states = sorted({x["state"] for x in rows})
+        keys = []
+        for x in rows:
+            if (x["scheme"], x["weights"]) not in keys:
+                keys.append((x["scheme"], x["weights"]))
+        width = 0.8 / max(1, len(keys))
+        for j, (scheme, weights) in enumerate(keys):
+            xs_ = sorted((x for x in rows if (x["scheme"], x["weights"]) == (scheme, weights)), key=lambda x: x["state"])
+            pos = [states.index(x["state"]) + (j - (len(keys) - 1) / 2) * width for x in xs_]
+            m = [x["r2"]["mean"] for x in xs_]
+            err = [[x["r2"]["mean"] - x["r2"]["min"] for x in xs_], [x["r2"]["max"] - x["r2"]["mean"] for x in xs_]]
+            ax.bar(pos, m, width * 0.9, yerr=err, capsize=2, label="%s, %s weights" % (scheme, weights),
+                   color="C%d" % (j // 2 * 2), alpha=1.0 if weights == "trained" else 0.35)
+        ax.axhline(0, color="k", lw=0.8)
+        ax.set_xticks(range(len(states)))
+        ax.set_xticklabels(["embedding" if st == 0 else "after block %d" % st for st in states])
+        ax.set_ylabel("held-out R^2 of a linear probe of the position")
         ax.legend(fontsize=8, loc="upper left")
         ax.grid(axis="y", alpha=0.3)
     fig.suptitle("Attention beyond RoPE (char LM, committed checkpoints): solid a whole model's layers, dashed "

@@ -141,7 +141,7 @@ void register_analyze(CLI::App& app) {
   add_run_options(sub, o->run);
   check_option_values(app);  // empty values, non-finite numbers: harness/cli_options.h
   sub->callback([o, sub] {
-    if (sub->got_subcommand("theory") || sub->got_subcommand("attention")) return;
+    if (sub->got_subcommand("theory") || sub->got_subcommand("attention") || sub->got_subcommand("probe")) return;
     const Task& task = find_task(o->task);
     if (o->runs.empty()) throw UsageError("analyze: give --runs-dir DIR (trained models) or the subcommand `theory`");
     std::string list;
@@ -163,6 +163,7 @@ void register_analyze(CLI::App& app) {
     fmt::print("written to {}\n", o->out);
   });
   register_analyze_attention(sub);
+  register_analyze_probe(sub);
   auto out = std::make_shared<std::string>("results/theory.json");
   auto* th = sub->add_subcommand(
       "theory",

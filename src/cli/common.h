@@ -22,6 +22,7 @@ void register_run(CLI::App& app);
 void register_gradcheck(CLI::App& app);
 void register_schemes(CLI::App& app);
 void register_analyze(CLI::App& app);
+void register_analyze_probe(CLI::App* analyze);  // its subcommand probe
 void register_census(CLI::App& app);
 void register_table(CLI::App& app);
 void register_compare(CLI::App& app);

@@ -12,6 +12,7 @@
 #include "tasks/charlm/checkpoint.h"
 #include "tasks/charlm/damage.h"
 #include "tasks/charlm/gradcheck.h"
+#include "tasks/charlm/position_probe.h"
 #include "tasks/charlm/tools.h"
 #include "tasks/charlm/training.h"
 #include "theory/alibi_bound.h"
@@ -116,6 +117,10 @@ class CharLMReader final : public TaskReader {
     j["scheme"] = cp.model->scheme().name();
     j["seed"] = cp.meta.at("training").at("seed");
     return j;
+  }
+  nlohmann::json position_probe(const std::string& checkpoint, int length, int windows, bool initial,
+                                const ExperimentConfig& e) const override {
+    return charlm_position_probe(checkpoint, length, windows, initial, e);
   }
   void check_checkpoint(const std::string& checkpoint) const override { load_charlm_checkpoint(checkpoint); }
   std::unique_ptr<DoctorModel> doctor_model(const std::string& checkpoint) const override {
