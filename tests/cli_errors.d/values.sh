@@ -103,6 +103,10 @@ expect_error "char LM random positions with a segment memory" "key 'random_posit
 expect_error "char LM random positions read cached" "key 'random_positions' (2048) and key 'decode'" train --task charlm --scheme rope --set random_positions=2048 --set decode=cached --runs-dir "$TMP/r2" --quiet
 expect_error "char LM random positions shorter than a length read" "key 'random_positions' (256) is shorter than eval_lengths' 512" train --task charlm --scheme rope --set random_positions=256 --runs-dir "$TMP/r2" --quiet
 expect_error "cue task random positions" "random_positions" train --task cue --scheme rope --set random_positions=256 --runs-dir "$TMP/r2" --quiet
+# the position probe (analyze probe): a task without one, a length past a learned table, too many windows
+expect_error "probe on passkey" "the passkey task has no position probe" analyze probe --checkpoint results/passkey-quick/runs/passkey/rope/seed0/checkpoint.json --out "$TMP/out.json"
+expect_error "probe past a learned table" "the model has positions for only 512 tokens; give --length 512 or less" analyze probe --checkpoint results/charlm-quick/runs/charlm/learned/seed0/checkpoint.json --length 1024 --out "$TMP/out.json"
+WANT_RC=4 expect_error "probe windows past the text" "give fewer --windows" analyze probe --checkpoint results/charlm-quick/runs/charlm/rope/seed0/checkpoint.json --windows 5000 --out "$TMP/out.json"
 expect_error "direction rule" "key 'direction_rule': \"after\" is not before or nearest" train --task direction --scheme rope --set direction_rule=after --runs-dir "$TMP/r2" --quiet
 expect_error "direction length" "key 'eval_lengths': the direction task needs at least 5 tokens" train --task direction --scheme rope --set eval_lengths=4 --runs-dir "$TMP/r2" --quiet
 expect_error "compare across two test sets" "were not read alike (lengths" compare results/packing-quick/results.json rope rope --against results/passkey-quick/results.json --length 64
