@@ -133,6 +133,7 @@ FI = "results/fire-interpolation/results.json"
 CL3 = "results/charlm-3seeds/results.json"
 FIC = "results/fire-interpolation-charlm/results.json"
 RP = "results/random-positions/results.json"
+RPC = "results/random-positions-charlm/results.json"
 
 SIN = "results/sinusoidal/summary.json"
 SIN_VARIANTS = ["tournament-scale-0.1", "tournament-scale-0.3", "tournament-scale-3", "tournament-concatenated"]
@@ -157,11 +158,25 @@ def sin_lm(variant, i, key="mean"):
 
 
 
+def charlm_reading(path, label):
+    """A char-LM summary's entry of a reading read plainly: its label (the scheme's name, or e.g. "rope (random
+    2048)"), or the first of the scheme's plain entries when no label is that."""
+    r = load(path)
+    plain = [x for x in r["summary"] if x["map"] == "none" and not x["finetuned"]]
+    found = [x for x in plain if x.get("label") == label] or [x for x in plain if x["scheme"] == label]
+    return r, found[0]
+
+
 def charlm_mean(path, scheme, length):
     """A char-LM summary's mean perplexity over seeds at a length (read plainly)."""
-    r = load(path)
-    found = [x for x in r["summary"] if x["scheme"] == scheme and x["map"] == "none" and not x["finetuned"]]
-    return found[0]["mean"][r["lengths"].index(length)]
+    r, x = charlm_reading(path, scheme)
+    return x["mean"][r["lengths"].index(length)]
+
+
+def charlm_hw(path, label, length):
+    """The half-width of its 95% interval over seeds."""
+    r, x = charlm_reading(path, label)
+    return x["half_width"][r["lengths"].index(length)]
 CE_PK = "results/context-extension/passkey.json"
 L5 = [64, 128, 256, 512, 1024]
 L4 = [128, 256, 512, 1024]
@@ -517,6 +532,27 @@ QUOTES = [
      lambda: row(load(PK), "rope")["seed_accuracy"][2][col(load(PK), 128)], 3),
     ("README.md", r"1,100 test sequences still leave \[(\S+), 1\.000\]", lambda: row(load(PK), "hybrid")["lo"][0], 3),
     ("README.md", r"xPos no better than plain RoPE \((\S+) at 128", lambda: mean_of(PK, "xpos", "none", 128, "accuracy"), 3),
+    # randomised positions on the char LM (results/random-positions-charlm beside results/charlm-3seeds)
+    ("README.md", r"Sinusoidal reads (\S+) ± \S+ at 512", lambda: charlm_mean(RPC, "sinusoidal (random 2048)", 512), 2),
+    ("README.md", r"Sinusoidal reads \S+ ± (\S+) at 512", lambda: charlm_hw(RPC, "sinusoidal (random 2048)", 512), 2),
+    ("README.md", r"at 512 \((\S+) ± \S+ with\s+positions", lambda: charlm_mean(CL3, "sinusoidal", 512), 2),
+    ("README.md", r"at 512 \(\S+ ± (\S+) with\s+positions", lambda: charlm_hw(CL3, "sinusoidal", 512), 2),
+    ("README.md", r"but (\S+) at 128 \(\S+\); the learned", lambda: charlm_mean(RPC, "sinusoidal (random 2048)", 128), 2),
+    ("README.md", r"but \S+ at 128 \((\S+)\); the learned", lambda: charlm_mean(CL3, "sinusoidal", 128), 2),
+    ("README.md", r"the learned table (\S+) ± \S+ at 512", lambda: charlm_mean(RPC, "learned (random 2048)", 512), 2),
+    ("README.md", r"the learned table \S+ ± (\S+) at 512", lambda: charlm_hw(RPC, "learned (random 2048)", 512), 2),
+    ("README.md", r"the learned table \S+ ± \S+ at 512 \((\S+)\)", lambda: charlm_mean(CL3, "learned", 512), 2),
+    ("README.md", r"and (\S+) at\s+128 \(\S+\); RoPE", lambda: charlm_mean(RPC, "learned (random 2048)", 128), 2),
+    ("README.md", r"and \S+ at\s+128 \((\S+)\); RoPE", lambda: charlm_mean(CL3, "learned", 128), 2),
+    ("README.md", r"RoPE (\S+) ± \S+ at 512 \(", lambda: charlm_mean(RPC, "rope (random 2048)", 512), 2),
+    ("README.md", r"RoPE \S+ ± (\S+) at 512 \(", lambda: charlm_hw(RPC, "rope (random 2048)", 512), 2),
+    ("README.md", r"RoPE \S+ ± \S+ at 512 \((\S+)\) and", lambda: charlm_mean(CL3, "rope", 512), 2),
+    ("README.md", r"at 512 \(\S+\) and (\S+) at 128 \(\S+\)\. ALiBi", lambda: charlm_mean(RPC, "rope (random 2048)", 128), 2),
+    ("README.md", r"and \S+ at 128 \((\S+)\)\. ALiBi", lambda: charlm_mean(CL3, "rope", 128), 2),
+    ("README.md", r"as well as 128 \((\S+)\), gains", lambda: charlm_mean(CL3, "alibi", 512), 2),
+    ("README.md", r"gains at 128 \((\S+)\) and loses", lambda: charlm_mean(RPC, "alibi (random 2048)", 128), 2),
+    ("README.md", r"loses at 512 \((\S+) ± \S+\)\.", lambda: charlm_mean(RPC, "alibi (random 2048)", 512), 2),
+    ("README.md", r"loses at 512 \(\S+ ± (\S+)\)\.", lambda: charlm_hw(RPC, "alibi (random 2048)", 512), 2),
     # randomised positions (results/random-positions beside results/passkey)
     ("README.md", r"absolute codes read past 64 at all: sinusoidal (\S+) at 256",
      lambda: mean_of(RP, "sinusoidal", "none", 256, "accuracy"), 3),

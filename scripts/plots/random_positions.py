@@ -63,7 +63,10 @@ def fig_random_positions(r):
         ax.set_xlabel("length read")
         if key == "perplexity":
             ax.set_yscale("log")
+            lo, hi = ax.get_ylim()
+            ax.set_yticks([v for v in (2, 3, 4, 5, 6, 7, 8, 10, 15, 20, 30, 50, 100, 200, 500) if lo <= v <= hi])
             ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: "%g" % v))
+            ax.yaxis.set_minor_locator(NullLocator())
             ax.set_ylabel("validation perplexity (3 seeds; lower is better)")
         else:
             ax.set_ylim(-0.03, 1.03)
