@@ -53,11 +53,7 @@ void register_analyze_attention(CLI::App* parent) {
   sub->add_option("--set", o->sets, "task settings, e.g. --set corpus=FILE, --set val_start=N");
   add_run_options(sub, o->run);
   sub->callback([o] {
-    const std::string task_name = checkpoint_task(o->checkpoints.front());
-    for (auto& c : o->checkpoints)
-      if (checkpoint_task(c) != task_name)
-        throw UsageError(fmt::format("{} holds a {} model but {} a {} model; analyse one task at a time", c,
-                                     checkpoint_task(c), o->checkpoints.front(), task_name));
+    const std::string task_name = common_checkpoint_task(o->checkpoints, "analyse");
     const Task& task = find_task(task_name);
     std::vector<MapSpec> maps = {identity_spec()};
     if (!o->maps.empty())

@@ -207,6 +207,16 @@ std::string checkpoint_task(const std::string& path) {
   return r.json_()["task"];
 }
 
+std::string common_checkpoint_task(const std::vector<std::string>& paths, const std::string& verb) {
+  if (paths.empty()) throw UsageError("give at least one checkpoint");
+  const std::string task = checkpoint_task(paths.front());
+  for (auto& c : paths)
+    if (checkpoint_task(c) != task)
+      throw UsageError(fmt::format("{} holds a {} model but {} a {} model; {} one task at a time", c,
+                                   checkpoint_task(c), paths.front(), task, verb));
+  return task;
+}
+
 std::string checkpoint_text(const json& cp) {
   json head = cp;
   head.erase("params");

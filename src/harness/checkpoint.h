@@ -64,6 +64,8 @@ class CheckpointReader {
 
 // The task field of a checkpoint; CheckpointError when it is not a checkpoint.
 std::string checkpoint_task(const std::string& path);
+// The one task of several checkpoints; UsageError naming two of another task ("... ; <verb> one task at a time").
+std::string common_checkpoint_task(const std::vector<std::string>& paths, const std::string& verb);
 // Every checkpoint.json below dir (sorted); with a task, only that task's checkpoints. Throws
 // UsageError when there is none.
 std::vector<std::string> find_checkpoints(const std::string& dir, const std::string& task = "");
