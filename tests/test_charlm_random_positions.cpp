@@ -9,6 +9,7 @@
 
 #include "core/errors.h"
 #include "core/files.h"
+#include "harness/checkpoint.h"
 #include "harness/config.h"
 #include "harness/random_positions.h"
 #include "harness/task.h"
@@ -142,6 +143,17 @@ TEST_CASE("charlm random positions: each length is its own pass at drawn positio
   const json too_long = charlm_random_positions_test::experiment(dir, {{"eval_lengths", {32, 512}}});
   CHECK_THROWS_WITH_AS(evaluate_charlm({run.checkpoint}, ExperimentConfig::from_json(too_long), false),
                        doctest::Contains("eval_lengths"), ConfigError);
+  // read beside a run of the same scheme and seed at positions 0 .. n-1: two runs, labelled apart
+  const json plain = charlm_random_positions_test::experiment(dir + "/plain", {});
+  const TrainedRun other = train_charlm(ExperimentConfig::from_json(plain), plain, "rope", 0);
+  CHECK_NOTHROW(check_distinct_runs({run.checkpoint, other.checkpoint}));
+  CHECK_THROWS_AS(check_distinct_runs({run.checkpoint, run.checkpoint}), UsageError);
+  const json both_rows =
+      evaluate_charlm({run.checkpoint, other.checkpoint},
+                      ExperimentConfig::from_json(charlm_random_positions_test::experiment(dir, {})), false);
+  REQUIRE(both_rows["summary"].size() == 2);
+  CHECK(both_rows["summary"][0]["label"] == "rope (random 256)");
+  CHECK(both_rows["summary"][1]["label"] == "rope");
   const json cached = charlm_random_positions_test::experiment(dir, {{"decode", "cached"}});
   CHECK_THROWS_WITH_AS(evaluate_charlm({run.checkpoint}, ExperimentConfig::from_json(cached), false),
                        doctest::Contains("'decode'"), ConfigError);

@@ -319,9 +319,13 @@ void check_distinct_runs(const std::vector<std::string>& checkpoints) {
       continue;
     const json plan = cp.value("frequency_plan", json());
     const std::string map = plan.is_object() && plan.contains("map") ? " map " + plan["map"].dump() : "";
+    // a run trained at randomised positions is another run than the one at 0 .. n-1 (its rows are labelled apart)
+    const std::string drawn = cp["training"].contains("random_positions")
+                                  ? " random_positions " + cp["training"]["random_positions"].dump()
+                                  : "";
     const std::string run =
-        fmt::format("{} {} seed {}{}", cp.value("task", json()).dump(), cp["scheme"].value("name", json()).dump(),
-                    cp["training"].value("seed", json()).dump(), map);
+        fmt::format("{} {} seed {}{}{}", cp.value("task", json()).dump(), cp["scheme"].value("name", json()).dump(),
+                    cp["training"].value("seed", json()).dump(), map, drawn);
     if (auto it = seen.find(run); it != seen.end())
       throw UsageError(
           fmt::format("checkpoints {} and {} are the same run ({}): its seed would count twice in the "

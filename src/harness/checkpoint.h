@@ -71,8 +71,9 @@ std::string common_checkpoint_task(const std::vector<std::string>& paths, const 
 std::vector<std::string> find_checkpoints(const std::string& dir, const std::string& task = "");
 
 // Refuses (UsageError) a list that holds one run twice — the same file, or two files of the same
-// task, scheme, seed and frequency-plan map (a copied run directory): every reading would count
-// that seed twice in the mean and narrow its interval. Unreadable files are left to the loader.
+// task, scheme, seed, frequency-plan map and randomised-positions range (a copied run directory): every
+// reading would count that seed twice in the mean and narrow its interval. Unreadable files are left to
+// the loader.
 void check_distinct_runs(const std::vector<std::string>& checkpoints);
 
 }  // namespace pe
