@@ -6,6 +6,7 @@
 #include <cmath>
 #include <random>
 
+#include "core/files.h"
 #include "harness/config.h"
 #include "models/position_probe.h"
 #include "tasks/charlm/position_probe.h"
@@ -71,6 +72,7 @@ TEST_CASE("position probe: the scores from the sums are the token-by-token score
 TEST_CASE("position probe: the char LM's reads every state of a checkpoint, trained and initial") {
   json cfg = default_config("charlm");
   cfg["corpus"] = std::string(PEBENCH_SOURCE_DIR) + "/data/timemachine.txt";
+  cfg["train_length"] = 64;  // not the checkpoint's 128: length 0 must take the checkpoint's
   const ExperimentConfig e = ExperimentConfig::from_json(cfg);
   const std::string cp =
       std::string(PEBENCH_SOURCE_DIR) + "/results/charlm-quick/runs/charlm/rope/seed0/checkpoint.json";
@@ -82,4 +84,6 @@ TEST_CASE("position probe: the char LM's reads every state of a checkpoint, trai
   for (const json* r : {&trained, &initial}) CHECK((*r)["states"][0]["r2"].get<double>() < 0.05);
   CHECK(trained["states"][2] != initial["states"][2]);
   CHECK(charlm_position_probe(cp, 64, 8, false, e) == trained);  // the same bits again
+  // length 0: the length the checkpoint was trained at (read from it, not the task's default)
+  CHECK(charlm_position_probe(cp, 0, 2, false, e)["length"] == json::parse(read_file(cp))["training"]["train_length"]);
 }

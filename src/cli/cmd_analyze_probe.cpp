@@ -67,9 +67,8 @@ void register_analyze_probe(CLI::App* parent) {
     for (auto& cp : o->checkpoints)
       for (const bool initial : {false, true}) {
         if (initial && !o->initial) continue;
-        const int length = o->length > 0 ? o->length : e.train_length;
-        progress.update(fmt::format("[probe] {}{} at {}", cp, initial ? " (initial weights)" : "", length));
-        nlohmann::json r = task.reader().position_probe(cp, length, o->windows, initial, e);
+        progress.update(fmt::format("[probe] {}{}", cp, initial ? " (initial weights)" : ""));
+        nlohmann::json r = task.reader().position_probe(cp, o->length, o->windows, initial, e);
         if (r.is_null()) throw UsageError(fmt::format("analyze probe: the {} task has no position probe", task.name()));
         r["label"] = fmt::format("{} s{}{}", r.at("scheme").get<std::string>(), r.at("seed").get<int>(),
                                  initial ? " (initial)" : "");

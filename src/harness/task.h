@@ -160,9 +160,9 @@ class TaskReader {
     return nullptr;
   }
   // The position probe (models/position_probe.h, pe-bench analyze probe): a ridge regression of each token's
-  // position from each residual state of the checkpoint read at `length`, fitted on `windows` of the task's
-  // sequences and scored on as many held out; initial: the model at the weights its training started from.
-  // null: the task has no probe.
+  // position from each residual state of the checkpoint read at `length` (0: its training length), fitted on `windows`
+  // of the task's sequences and scored on as many held out; initial: the model at the weights its training started
+  // from. null: the task has no probe.
   virtual nlohmann::json position_probe(const std::string& checkpoint, int length, int windows, bool initial,
                                         const ExperimentConfig& e) const {
     return nullptr;

@@ -17,7 +17,8 @@ nlohmann::json charlm_position_probe(const std::string& checkpoint, int length, 
   LoadedCharLM cp = load_charlm_checkpoint(checkpoint);
   BlockStack<float>& model = *cp.model;
   const int seed = cp.meta.at("training").at("seed");
-  if (initial) model.init(uint64_t(seed));  // as train_charlm starts it
+  if (length == 0) length = cp.meta.at("training").at("train_length");  // the length it was trained at
+  if (initial) model.init(uint64_t(seed));                              // as train_charlm starts it
   if (!model.scheme().can_read(length - 1))
     throw UsageError(fmt::format("{}: the model has positions for only {} tokens; give --length {} or less", checkpoint,
                                  model.scheme().max_position() + 1, model.scheme().max_position() + 1));
