@@ -6,7 +6,7 @@ WERROR     ?= $(if $(CI),ON,OFF)
 CMAKE_ARGS ?=
 BINDIR     ?=
 
-.PHONY: all deps configure build build-cli link run lab filings filings-10seeds filings-v1 charlm charlm-quick passkey passkey-quick packing packing-quick direction direction-quick failures failures-quick context-extension rope-base hybrids txl-memory sinusoidal random-positions random-positions-charlm attention-diagnostics schemes-table plots test bench bench-all gradcheck format clean
+.PHONY: all deps configure build build-cli link run lab filings filings-10seeds filings-v1 charlm charlm-quick passkey passkey-quick packing packing-quick direction direction-quick probes probes-quick failures failures-quick context-extension rope-base hybrids txl-memory sinusoidal random-positions random-positions-charlm attention-diagnostics schemes-table plots test bench bench-all gradcheck format clean
 
 all: build
 
@@ -92,6 +92,19 @@ direction: build-cli
 
 direction-quick: build-cli
 	$(BUILD)/pe-bench run experiments/direction-quick.json
+
+# The probes (issue 52, docs/tasks.md "Probes"): multi-needle, relative order, distractor retrieval and code
+# with distant declarations, each a 3-block stack per scheme trained at 64 and read at 64-1024 (11 schemes x
+# 3 seeds, RoPE and the hybrid also through 8 maps: about 40 minutes per probe on 2 cores; complete runs are
+# kept, so it can be stopped and run again), and their figure. probes-quick: NoPE and RoPE, one seed, each
+# probe (what CI runs).
+PROBES = needles order distractors declarations
+probes: build-cli
+	for p in $(PROBES); do $(BUILD)/pe-bench run experiments/$$p.json --resume || exit 1; done
+	/usr/bin/python3 scripts/plot.py --only probes
+
+probes-quick: build-cli
+	for p in $(PROBES); do $(BUILD)/pe-bench run experiments/$$p-quick.json || exit 1; done
 
 # Context extension as practitioners configure it (scripts/context-extension.sh): the char LM's RoPE
 # models of charlm-3seeds read at 128-2048 with every map (paper and Transformers' forms, dynamic

@@ -287,6 +287,11 @@ def check(root):
     for rel, text in files:
         if rel.startswith("tasks/") and rel.endswith("/entry.cpp"):
             tasks.update(re.findall(r'std::string name\(\) const override \{ return "([a-z_]+)"; \}', text))
+        # a probe (harness/probe_task.h) names itself in its ProbeKind, in its own folder
+        if rel.startswith("tasks/") and rel.count("/") == 2:
+            folder = rel.split("/")[1]
+            if re.search(r'\.name = "' + folder + '";', text):
+                tasks.add(folder)
     maps_src = open(os.path.join(src, "schemes/frequency_maps.cpp"), encoding="utf-8").read()
     maps = set(re.findall(r'entry\(\s*"([a-z0-9_\-]+)"', maps_src)) | \
         set(re.findall(r'\.name = (?:[a-z_]+\.spelling = )?"([a-z0-9_\-]+)"', maps_src))

@@ -35,8 +35,8 @@ void register_analyze_attention(CLI::App* parent) {
       "attention",
       "What attention does inside and past the training length: per layer and head, the mass by distance, on the "
       "first token (sink), each row's entropy against ln(visible keys), the mass beyond the training length; for "
-      "plain reads and each map (a task with attention maps: charlm, passkey, cue: the query row of the test "
-      "sequences)");
+      "plain reads and each map (a task with attention maps: the char LM, passkey and the probes on their own "
+      "sequences, the cue task on the query row of its test sequences)");
   sub->add_option("--checkpoint", o->checkpoints, "checkpoint.json to read (repeatable)")->required();
   sub->add_option("--lengths", o->lengths, "comma-separated lengths to read at (default: the task's eval_lengths)");
   sub->add_option(

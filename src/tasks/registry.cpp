@@ -11,6 +11,11 @@ const Task& filings_task();  // tasks/filings/entry.cpp
 const Task& passkey_task();  // tasks/passkey/entry.cpp
 
 const Task& direction_task();  // tasks/direction/entry.cpp
+// the probes (harness/probe_task.h)
+const Task& needles_task();       // tasks/needles/entry.cpp
+const Task& distractors_task();   // tasks/distractors/entry.cpp
+const Task& order_task();         // tasks/order/entry.cpp
+const Task& declarations_task();  // tasks/declarations/entry.cpp
 
 void register_tasks() {
   register_task(cue_task());
@@ -18,6 +23,10 @@ void register_tasks() {
   register_task(charlm_task());
   register_task(passkey_task());
   register_task(direction_task());
+  register_task(needles_task());
+  register_task(distractors_task());
+  register_task(order_task());
+  register_task(declarations_task());
 }
 
 }  // namespace pe

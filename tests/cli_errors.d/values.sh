@@ -116,3 +116,8 @@ expect_error "compare char LMs read on other text" "were not read alike (lengths
 if "$BIN" compare results/charlm-quick/results.json rope rope --against results/charlm-quick/results.json --length 128 >"$TMP/stdout" 2>"$TMP/stderr" &&
    grep -q "rope@charlm-quick-1 − rope@charlm-quick-2 at 128: validation perplexity, 1 seed" "$TMP/stdout"; then pass=$((pass + 1)); else
   echo "FAIL [char LM compare --against]"; cat "$TMP/stdout" "$TMP/stderr"; fail=$((fail + 1)); fi
+# the probes (docs/tasks.md, "Probes"): their shapes are checked by key
+expect_error "needles not distinct" "key 'needle_alphabet' (4) must be at least the largest of needle_counts (8)" train --task needles --scheme rope --set needle_alphabet=4 --runs-dir "$TMP/r2" --quiet
+expect_error "probe length" "key 'train_length': length 12 cannot hold every cell of the distractors probe (at least 49)" train --task distractors --scheme rope --set train_length=12 --runs-dir "$TMP/r2" --quiet
+expect_error "code variables" "key 'code_variables' (3) must exceed the longest of chain_lengths (3)" train --task declarations --scheme rope --set code_variables=3 --runs-dir "$TMP/r2" --quiet
+expect_error "probe key on passkey" "key 'order_alphabet' does not apply to the passkey task" train --task passkey --scheme rope --set order_alphabet=4 --runs-dir "$TMP/r2" --quiet
