@@ -11,6 +11,7 @@
 #include "core/rng.h"
 #include "harness/block_stack_checkpoint.h"
 #include "harness/checkpoint.h"
+#include "harness/grid_compare.h"
 #include "harness/statistics.h"
 #include "models/block_stack_trainer.h"
 #include "models/cross_entropy.h"
@@ -378,28 +379,8 @@ std::string format_probe_markdown(const json& r) {
 }
 
 std::string compare_probe_readers(const json& results, const std::string& a, const std::string& b, int length) {
-  const size_t li = length_index(results, length);
-  const json &ra = find_reader_row(results, a), &rb = find_reader_row(results, b);
-  std::vector<double> va, vb;
-  for (size_t si = 0; si < ra["seeds"].size(); ++si)
-    for (size_t sj = 0; sj < rb["seeds"].size(); ++sj)
-      if (ra["seeds"][si] == rb["seeds"][sj]) {
-        const json &wa = ra["whole"][si][li], &wb = rb["whole"][sj][li];
-        if (wa.is_null() || wb.is_null()) throw UsageError(fmt::format("a reader cannot read length {}", length));
-        va.push_back(mean_of(wa.get<std::vector<double>>()));
-        vb.push_back(mean_of(wb.get<std::vector<double>>()));
-      }
-  if (va.empty()) throw UsageError(fmt::format("{} and {} share no seed", a, b));
-  const stats::PairedT t = stats::paired_t(va, vb);
   const long n_test = results.at("cell_sequences").get<long>() * long(results.at("cells").size());
-  const stats::ProportionInterval ia = stats::proportion_interval(va, n_test),
-                                  ib = stats::proportion_interval(vb, n_test);
-  return fmt::format(
-      "{} - {} at {} (accuracy, mean over cells), {} paired seeds: {:+.4f} [95% {:+.4f}, {:+.4f}], paired t p = "
-      "{:.3g}\n  {}: {}, {}: {} (95% intervals of each proportion: logit scale, seeds and {} test items; "
-      "docs/results-format.md)\n",
-      a, b, length, t.n, t.mean_diff, t.lo, t.hi, t.p_value, a, stats::proportion_cell(ia.mean, ia.lo, ia.hi), b,
-      stats::proportion_cell(ib.mean, ib.lo, ib.hi), n_test);
+  return compare_grid_readers(results, a, b, length, "accuracy, mean over cells", n_test);
 }
 
 }  // namespace pe

@@ -10,6 +10,7 @@
 #include "core/parallel.h"
 #include "core/progress.h"
 #include "harness/checkpoint.h"
+#include "harness/grid_compare.h"
 #include "harness/statistics.h"
 #include "harness/task.h"
 #include "models/block_stack_trainer.h"
@@ -360,29 +361,8 @@ std::string format_passkey_markdown(const json& r) {
 }
 
 std::string compare_passkey_readers(const json& results, const std::string& a, const std::string& b, int length) {
-  const size_t li = length_index(results, length);
-  const json &ra = find_reader_row(results, a), &rb = find_reader_row(results, b);
-  std::vector<double> va, vb;
-  for (size_t si = 0; si < ra["seeds"].size(); ++si)
-    for (size_t sj = 0; sj < rb["seeds"].size(); ++sj)
-      if (ra["seeds"][si] == rb["seeds"][sj]) {
-        const json &wa = ra["whole"][si][li], &wb = rb["whole"][sj][li];
-        if (wa.is_null() || wb.is_null()) throw UsageError(fmt::format("a reader cannot read length {}", length));
-        va.push_back(depth_mean(wa.get<std::vector<double>>()));
-        vb.push_back(depth_mean(wb.get<std::vector<double>>()));
-      }
-  if (va.empty()) throw UsageError(fmt::format("{} and {} share no seed", a, b));
-  const stats::PairedT t = stats::paired_t(va, vb);
-  // each reader's own accuracy over the paired seeds, with the interval of a proportion
   const long n_test = results.at("cell_sequences").get<long>() * long(results.at("depths").size());
-  const stats::ProportionInterval ia = stats::proportion_interval(va, n_test),
-                                  ib = stats::proportion_interval(vb, n_test);
-  return fmt::format(
-      "{} - {} at {} (whole-passkey accuracy, mean over depths), {} paired seeds: {:+.4f} [95% {:+.4f}, "
-      "{:+.4f}], paired t p = {:.3g}\n  {}: {}, {}: {} (95% intervals of each proportion: logit scale, "
-      "seeds and {} test items; docs/results-format.md)\n",
-      a, b, length, t.n, t.mean_diff, t.lo, t.hi, t.p_value, a, stats::proportion_cell(ia.mean, ia.lo, ia.hi), b,
-      stats::proportion_cell(ib.mean, ib.lo, ib.hi), n_test);
+  return compare_grid_readers(results, a, b, length, "whole-passkey accuracy, mean over depths", n_test);
 }
 
 }  // namespace pe
