@@ -36,7 +36,7 @@ sys.dont_write_bytecode = True  # importing scripts/plots/ leaves no __pycache__
 FREE_SIZE = {"passkey_heatmaps", "passkey_training", "context_extension_perplexity", "context_extension_passkey",
              "context_extension_tournament", "context_extension_attention", "context_extension_tournament_attention",
              "rope_base", "hybrids", "hybrids_passkey_depth", "packing", "packing_charlm", "direction_accuracy",
-             "direction_score_by_offset", "failures", "logn", "random_positions", "attention_diagnostics"}
+             "direction_score_by_offset", "failures", "logn", "random_positions", "attention_diagnostics", "probes"}
 PLOT = "scripts/plot.py"  # the entry point of the package scripts/plots/
 MUTATIONS, SEED, SUBPROCESS_EVERY = 150, 20261202, 25  # 150 files; every 25th (6) as a real process
 EXIT_NO_MATPLOTLIB, EXIT_DATA, EXIT_OUTPUT = 3, 4, 5  # plot.py --help

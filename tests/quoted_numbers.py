@@ -360,7 +360,38 @@ def alibi_head_cells(head):
 
 
 # (document, the table's header line, source, {row label: cells})
+def probe_at(path, scheme, length, map_="none"):
+    r = load(path)
+    return row(r, scheme, map_)["accuracy"][col(r, length)]
+
+
+FL = "results/%s-first-look/results.json"
+NEEDLES = "results/needles/results.json"
+ORDER = "results/order/results.json"
+PROBE_ROWS = ["none", "sinusoidal", "learned", "rope", "rope+pi", "rope+yarn", "rope+yarn-hf", "alibi", "t5", "shaw",
+              "txl", "deberta", "tupe", "hybrid"]
+
+
+def probe_rows(path):
+    return {label: (lambda s=label.split("+")[0], m=(label.split("+") + ["none"])[1]: passkey_cells(path, s, m, L5, 3))
+            for label in PROBE_ROWS}
+
+
+def probe_cell(path, scheme, length, cell, map_="none"):
+    r = load(path)
+    return row(r, scheme, map_)["cell_grid"][col(r, length)][r["cells"].index(cell)]
+
+
+def best_other_cell(path, length, cell):
+    """The most any plain reader but NoPE gets in a cell, in percent."""
+    r = load(path)
+    return 100 * max(x["cell_grid"][col(r, length)][r["cells"].index(cell)] for x in r["rows"]
+                     if x["map"] == "none" and x["scheme"] != "none" and x["cell_grid"][col(r, length)] is not None)
+
+
 TABLES = [
+    ("README.md", "| multi-needle reader | 64 | 128 | 256 | 512 | 1024 |", NEEDLES, probe_rows(NEEDLES)),
+    ("README.md", "| relative-order reader | 64 | 128 | 256 | 512 | 1024 |", ORDER, probe_rows(ORDER)),
     ("README.md", "| at 512 | none (whole windows) | padded | packed | isolated-reset | isolated-global |", PACKING,
      {k: (lambda k=k: packing_cells(k, 512)) for k in ("none", "sinusoidal", "rope", "alibi", "t5", "hybrid")}),
     ("README.md", "| across documents | padded | packed | isolated-reset | isolated-global |", PACKING,
@@ -460,6 +491,38 @@ CE_T = "results/context-extension/tournament.json"
 
 # (document, pattern with one group: the number, value, decimals)
 QUOTES = [
+    # the probes (README "Probes")
+    ("README.md", r"stay at (\S+)–\S+ to 1,024, and Shaw's", lambda: min(probe_at(ORDER, s, 1024) for s in ("none", "t5", "deberta")), 3),
+    ("README.md", r"stay at \S+–(\S+) to 1,024, and Shaw's", lambda: max(probe_at(ORDER, s, 1024) for s in ("none", "t5", "deberta")), 3),
+    ("README.md", r"clipped table nearly \((\S+)\)\.", lambda: probe_at(ORDER, "shaw", 1024), 3),
+    ("README.md", r"one in two by 256 \((\S+), what", lambda: probe_at(ORDER, "rope", 256), 3),
+    ("README.md", r"YaRN \((\S+) at 1,024\), PI", lambda: probe_at(ORDER, "rope", 1024, "yarn"), 3),
+    ("README.md", r"longrope all\s+above (\S+) —",
+     lambda: int(min(probe_at(ORDER, "rope", 1024, m) for m in ("pi", "yarn", "yarn-hf", "longrope")) * 100) / 100, 2),
+    ("README.md", r"ALiBi slips \((\S+) at 1,024\)", lambda: probe_at(ORDER, "alibi", 1024), 3),
+    ("README.md", r"the marks far apart \((\S+)\); a candidate", lambda: probe_cell(ORDER, "alibi", 1024, "first, far marks"), 3),
+    ("README.md", r"The hybrid keeps (\S+), and its maps", lambda: probe_at(ORDER, "hybrid", 1024), 3),
+    ("README.md", r"falls with RoPE here \((\S+) at 256\)", lambda: probe_at(NEEDLES, "hybrid", 256), 3),
+    ("README.md", r"no plain reader but NoPE \((\S+)\) gets all of 4",
+     lambda: probe_cell(NEEDLES, "none", 256, "4 needles, all"), 2),
+    ("README.md", r"right more than (\d+)% of the time", lambda: best_other_cell(NEEDLES, 256, "4 needles, all"), 0),
+    ("README.md", r"all of 8 more than (\d+)% \(NoPE", lambda: best_other_cell(NEEDLES, 256, "8 needles, all"), 0),
+    ("README.md", r"more than \d+% \(NoPE (\S+)\), while", lambda: probe_cell(NEEDLES, "none", 256, "8 needles, all"), 2),
+    ("README.md", r"\(NoPE (\S+) with 4 needles", lambda: probe_cell(NEEDLES, "none", 256, "4 needles, i-th"), 2),
+    ("README.md", r"with 4 needles\s+and (\S+) with 8;", lambda: probe_cell(NEEDLES, "none", 256, "8 needles, i-th"), 2),
+    ("README.md", r"with 8; ALiBi (\S+) and \S+\)", lambda: probe_cell(NEEDLES, "alibi", 256, "4 needles, i-th"), 2),
+    ("README.md", r"with 8; ALiBi \S+ and (\S+)\)", lambda: probe_cell(NEEDLES, "alibi", 256, "8 needles, i-th"), 2),
+    ("README.md", r"RoPE's best map \((\S+) at 256\)", lambda: probe_at(NEEDLES, "rope", 256, "yarn"), 3),
+    ("README.md", r"only ALiBi learns the distractors, (\S+); NoPE", lambda: probe_at(FL % "distractors", "alibi", 64), 3),
+    ("README.md", r"learns the distractors, \S+; NoPE (\S+) and", lambda: probe_at(FL % "distractors", "none", 64), 3),
+    ("README.md", r"\S+; NoPE \S+ and\s+RoPE (\S+); no scheme", lambda: probe_at(FL % "distractors", "rope", 64), 3),
+    # the probes' first looks (docs/tasks.md, section 7)
+    ("docs/tasks.md", r"at 64: distractors NoPE (\S+),", lambda: probe_at(FL % "distractors", "none", 64), 3),
+    ("docs/tasks.md", r"distractors NoPE \S+, RoPE (\S+),", lambda: probe_at(FL % "distractors", "rope", 64), 3),
+    ("docs/tasks.md", r"ALiBi (\S+); code", lambda: probe_at(FL % "distractors", "alibi", 64), 3),
+    ("docs/tasks.md", r"; code\s+(\S+), \S+ and \S+ \(chance", lambda: probe_at(FL % "declarations", "none", 64), 3),
+    ("docs/tasks.md", r"; code\s+\S+, (\S+) and \S+ \(chance", lambda: probe_at(FL % "declarations", "rope", 64), 3),
+    ("docs/tasks.md", r"; code\s+\S+, \S+ and (\S+) \(chance", lambda: probe_at(FL % "declarations", "alibi", 64), 3),
     # attention beyond RoPE (results/attention-diagnostics)
     ("README.md", r"all-RoPE stack's layers do \((\S+)\), more", lambda: att("4 layers, all RoPE", "RoPE", 2048, "beyond"), 3),
     ("README.md", r"more than the all-NoPE stack \((\S+)\)", lambda: att("4 layers, all NoPE", "NoPE", 2048, "beyond"), 3),

@@ -7,7 +7,7 @@ is one function in its family's module and one entry here (a new kind of input: 
 import os
 
 from . import (attention_diagnostics, charlm, context_extension, cue, direction, failures, filings, hybrids, logn,
-               packing, passkey, random_positions, rope_base, theory, txl_memory)
+               packing, passkey, probes, random_positions, rope_base, theory, txl_memory)
 from .load import load
 
 
@@ -49,6 +49,8 @@ OPTIONS = [
            folder=True),
     Option("schemes_summary", "results/schemes/summary.json",
            "scripts/schemes_summary.py's summary.json (make schemes-table)"),
+    Option("probes", "results", "the folder holding the probes' results (needles/, order/, distractors/, "
+           "declarations/ results.json)", folder=True),
     Option("attention_diagnostics", "results/attention-diagnostics/summary.json",
            "scripts/attention_diagnostics_summary.py's summary.json (scripts/attention-diagnostics.sh)"),
 ]
@@ -169,6 +171,9 @@ TABLE = [
            "schemes_summary", "make random-positions random-positions-charlm schemes-table",
            "randomised positions: passkey accuracy and char-LM perplexity against length per scheme, positions "
            "drawn from [0, L) (solid) against 0..n-1 (dashed)"),
+    Figure("probes", probes.fig_probes, probes.check_probes, "probes", "make probes",
+           "the probes (multi-needle, order, distractors, code): accuracy against length per reader, and each "
+           "scheme by cell at 4x the training length", read=probes.load_probes),
     Figure("attention_diagnostics", attention_diagnostics.fig_attention_diagnostics,
            attention_diagnostics.check_attention_diagnostics, "attention_diagnostics",
            "scripts/attention-diagnostics.sh", "attention beyond RoPE: mass past the training length and entropy "
