@@ -382,6 +382,11 @@ def probe_cell(path, scheme, length, cell, map_="none"):
     return row(r, scheme, map_)["cell_grid"][col(r, length)][r["cells"].index(cell)]
 
 
+def hybrid_maps(path, length, pick):
+    r = load(path)
+    return pick(x["accuracy"][col(r, length)] for x in r["rows"] if x["scheme"] == "hybrid" and x["map"] != "none")
+
+
 def best_other_cell(path, length, cell):
     """The most any plain reader but NoPE gets in a cell, in percent."""
     r = load(path)
@@ -492,6 +497,11 @@ CE_T = "results/context-extension/tournament.json"
 # (document, pattern with one group: the number, value, decimals)
 QUOTES = [
     # the probes (README "Probes")
+    ("README.md", r"Every scheme but NoPE \((\S+)\) learns it", lambda: probe_at(NEEDLES, "none", 64), 3),
+    ("README.md", r"maps move it little \((\S+)–\S+ at 256\)", lambda: hybrid_maps(NEEDLES, 256, min), 3),
+    ("README.md", r"maps move it little \(\S+–(\S+) at 256\)", lambda: hybrid_maps(NEEDLES, 256, max), 3),
+    ("README.md", r"maps do not help \((\S+)–\S+\);", lambda: hybrid_maps(ORDER, 1024, min), 3),
+    ("README.md", r"maps do not help \(\S+–(\S+)\);", lambda: hybrid_maps(ORDER, 1024, max), 3),
     ("README.md", r"stay at (\S+)–\S+ to 1,024, and Shaw's", lambda: min(probe_at(ORDER, s, 1024) for s in ("none", "t5", "deberta")), 3),
     ("README.md", r"stay at \S+–(\S+) to 1,024, and Shaw's", lambda: max(probe_at(ORDER, s, 1024) for s in ("none", "t5", "deberta")), 3),
     ("README.md", r"clipped table nearly \((\S+)\)\.", lambda: probe_at(ORDER, "shaw", 1024), 3),
@@ -505,14 +515,14 @@ QUOTES = [
     ("README.md", r"falls with RoPE here \((\S+) at 256\)", lambda: probe_at(NEEDLES, "hybrid", 256), 3),
     ("README.md", r"no plain reader but NoPE \((\S+)\) gets all of 4",
      lambda: probe_cell(NEEDLES, "none", 256, "4 needles, all"), 2),
-    ("README.md", r"right more than (\d+)% of the time", lambda: best_other_cell(NEEDLES, 256, "4 needles, all"), 0),
+    ("README.md", r"right more than (\d+)%\s+of the time", lambda: best_other_cell(NEEDLES, 256, "4 needles, all"), 0),
     ("README.md", r"all of 8 more than (\d+)% \(NoPE", lambda: best_other_cell(NEEDLES, 256, "8 needles, all"), 0),
     ("README.md", r"more than \d+% \(NoPE (\S+)\), while", lambda: probe_cell(NEEDLES, "none", 256, "8 needles, all"), 2),
-    ("README.md", r"\(NoPE (\S+) with 4 needles", lambda: probe_cell(NEEDLES, "none", 256, "4 needles, i-th"), 2),
+    ("README.md", r"\(NoPE\s+(\S+) with 4 needles", lambda: probe_cell(NEEDLES, "none", 256, "4 needles, i-th"), 2),
     ("README.md", r"with 4 needles\s+and (\S+) with 8;", lambda: probe_cell(NEEDLES, "none", 256, "8 needles, i-th"), 2),
     ("README.md", r"with 8; ALiBi (\S+) and \S+\)", lambda: probe_cell(NEEDLES, "alibi", 256, "4 needles, i-th"), 2),
     ("README.md", r"with 8; ALiBi \S+ and (\S+)\)", lambda: probe_cell(NEEDLES, "alibi", 256, "8 needles, i-th"), 2),
-    ("README.md", r"RoPE's best map \((\S+) at 256\)", lambda: probe_at(NEEDLES, "rope", 256, "yarn"), 3),
+    ("README.md", r"RoPE's best map \((\S+) at\s+256\)", lambda: probe_at(NEEDLES, "rope", 256, "yarn"), 3),
     ("README.md", r"only ALiBi learns the distractors, (\S+); NoPE", lambda: probe_at(FL % "distractors", "alibi", 64), 3),
     ("README.md", r"learns the distractors, \S+; NoPE (\S+) and", lambda: probe_at(FL % "distractors", "none", 64), 3),
     ("README.md", r"\S+; NoPE \S+ and\s+RoPE (\S+); no scheme", lambda: probe_at(FL % "distractors", "rope", 64), 3),
