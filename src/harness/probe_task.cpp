@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "core/math.h"
 #include "core/rng.h"
 #include "harness/checkpoint.h"
 #include "harness/key_table.h"
@@ -100,10 +99,7 @@ class ProbeTrainer final : public TaskTrainer {
       progress.update(
           fmt::format("[{}] training {} seed {}: step {}/{} loss {:.4f}", kind_.name, scheme, seed, step, steps, loss));
     };
-    settings.lr_at = [lr = e.lr, floor = s.lr_floor, steps = e.steps](int step) {
-      const double t = steps > 1 ? double(step - 1) / (steps - 1) : 0.0;
-      return lr * (floor + (1 - floor) * 0.5 * (1 + math::cos(M_PI * t)));
-    };
+    settings.lr_at = half_cosine_lr(e.lr, s.lr_floor, e.steps);
     settings.training = {{"seed", seed}, {"batch_size", e.batch_size}, {"lr", e.lr}, {"train_length", e.train_length}};
     settings.checkpoint = [this, shape](const BlockStack<float>& m, const json& training) {
       return checkpoint_text(make_probe_checkpoint(kind_, m, shape, training));
@@ -164,8 +160,9 @@ class ProbeReader final : public TaskReader {
     AttentionStats stats(cp.model->config().n_layers, cp.model->config().n_heads, cp.train_length, length);
     cp.model->prepare(length);
     std::vector<int> x(length), y(length), slot(length);
+    const uint64_t test_seed = probe_table().read(e).test_seed;
     for (int i = 0; i < sequences; ++i) {
-      probe_test_sequence(*cp.source, probe_table().read(e).test_seed, length, 0, i, x.data(), y.data(), slot.data());
+      probe_test_sequence(*cp.source, test_seed, length, 0, i, x.data(), y.data(), slot.data());
       add_block_stack_rows(*cp.model, x.data(), 1, length, 0, Visibility{}, stats);
     }
     json j = stats.to_json();

@@ -1,5 +1,7 @@
 #include "harness/token_loop.h"
 
+#include "core/math.h"
+
 #include <sstream>
 
 #include "core/errors.h"
@@ -115,6 +117,13 @@ json TokenLoop::training() const {
   t["final_loss"] = final_loss_of(lines_, settings_.final_steps, &covered);
   t["final_loss_steps"] = covered;
   return t;
+}
+
+std::function<double(int)> half_cosine_lr(double lr, double floor, int steps) {
+  return [lr, floor, steps](int step) {
+    const double t = steps > 1 ? double(step - 1) / (steps - 1) : 0.0;
+    return lr * (floor + (1 - floor) * 0.5 * (1 + math::cos(M_PI * t)));
+  };
 }
 
 }  // namespace pe

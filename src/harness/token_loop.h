@@ -59,6 +59,10 @@ struct TokenLoopSettings {
 // 0 and covered 0 for no lines.
 double final_loss_of(const std::string& metrics_lines, int steps, int* covered);
 
+// The learning rate falling from lr to floor * lr along a half cosine over `steps` steps (TokenLoopSettings::lr_at):
+// step s (1-based) at t = (s - 1) / (steps - 1).
+std::function<double(int)> half_cosine_lr(double lr, double floor, int steps);
+
 class TokenLoop final : public TrainingLoop {
  public:
   // The model is the caller's and must outlive the loop.

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "core/math.h"
 #include "harness/block_stack_checkpoint.h"
 #include "harness/checkpoint.h"
 #include "harness/key_table.h"
@@ -176,10 +175,7 @@ TrainedRun train_passkey(const ExperimentConfig& e, const json& resolved, const 
   settings.log_every = e.log_every;
   settings.adam = AdamConfig{e.lr, e.beta1, e.beta2, e.eps, s.weight_decay};
   settings.progress = progress;
-  settings.lr_at = [lr = e.lr, floor = s.lr_floor, steps = e.steps](int step) {
-    const double t = steps > 1 ? double(step - 1) / (steps - 1) : 0.0;
-    return lr * (floor + (1 - floor) * 0.5 * (1 + math::cos(M_PI * t)));
-  };
+  settings.lr_at = half_cosine_lr(e.lr, s.lr_floor, e.steps);
   settings.training = {{"seed", seed}, {"batch_size", e.batch_size}, {"lr", e.lr}, {"train_length", e.train_length}};
   if (packing != Packing::None)  // (a model trained on whole windows has the record it always had)
     settings.training["packing"] = {{"policy", s.packing}, {"doc_min_length", s.doc_min_length}};
