@@ -6,7 +6,7 @@ WERROR     ?= $(if $(CI),ON,OFF)
 CMAKE_ARGS ?=
 BINDIR     ?=
 
-.PHONY: all deps configure build build-cli link run lab filings filings-10seeds filings-v1 charlm charlm-quick passkey passkey-quick packing packing-quick direction direction-quick probes probes-quick failures failures-quick context-extension rope-base hybrids txl-memory sinusoidal random-positions random-positions-charlm attention-diagnostics schemes-table plots test bench bench-all gradcheck format clean
+.PHONY: all deps configure build build-cli link run lab filings filings-10seeds filings-v1 charlm charlm-quick passkey passkey-quick packing packing-quick direction direction-quick probes probes-quick failures failures-quick context-extension rope-base hybrids txl-memory sinusoidal random-positions random-positions-charlm attention-diagnostics exercises schemes-table plots test bench bench-all gradcheck format clean
 
 all: build
 
@@ -154,6 +154,11 @@ random-positions-charlm: build-cli
 # type, ALiBi's heads against their bias alone; writes results/attention-diagnostics/ (about a minute, nothing trained).
 attention-diagnostics: build-cli
 	scripts/attention-diagnostics.sh $(BUILD)/pe-bench
+
+# The chapter's exercises that need no trained model (docs/exercises.md): results/exercises/<ID>.json
+# (about two seconds).
+exercises: build-cli
+	$(BUILD)/pe-bench exercise
 
 # Every scheme on every task at the training length and the longest read, from the committed results
 # (scripts/schemes_summary.py): results/schemes/summary.md. Nothing is trained.

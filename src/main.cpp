@@ -54,10 +54,10 @@ int main(int argc, char** argv) {
                        a && a->get_parent() ? a->get_name() + " " : std::string());
   });
   const pe::cli::Register commands[] = {
-      pe::cli::register_train,   pe::cli::register_eval,    pe::cli::register_run,     pe::cli::register_gradcheck,
-      pe::cli::register_schemes, pe::cli::register_analyze, pe::cli::register_census,  pe::cli::register_table,
-      pe::cli::register_compare, pe::cli::register_diff,    pe::cli::register_lab,     pe::cli::register_export,
-      pe::cli::register_import,  pe::cli::register_doctor,  pe::cli::register_failures};
+      pe::cli::register_train,   pe::cli::register_eval,    pe::cli::register_run,      pe::cli::register_gradcheck,
+      pe::cli::register_schemes, pe::cli::register_analyze, pe::cli::register_census,   pe::cli::register_table,
+      pe::cli::register_compare, pe::cli::register_diff,    pe::cli::register_lab,      pe::cli::register_export,
+      pe::cli::register_import,  pe::cli::register_doctor,  pe::cli::register_failures, pe::cli::register_exercise};
   for (auto reg : commands) reg(app);
   for (auto* task : pe::task_list()) task->tools().add_tools(app);  // each task's own subcommands
   // SIGINT/SIGTERM remove the temporary files in flight; during training they stop it at a step boundary

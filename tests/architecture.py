@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Architecture checks over the sources (docs/architecture.md, "Layers"):
 
-1. Every #include arrow points down: core -> schemes -> models / theory -> harness -> tasks -> lab -> cli ->
+1. Every #include arrow points down: core -> schemes -> models / theory -> harness -> exercises -> tasks -> lab -> cli ->
    main.cpp. A file may include its own layer or any layer below it, never one above; and a task's
    folder includes no other task's folder except the dependencies listed below.
 2. No call goes up at link level either: a free function of namespace pe defined only in a layer above
@@ -25,7 +25,7 @@ import shutil
 import sys
 import tempfile
 
-RANK = {"core": 0, "schemes": 1, "models": 2, "theory": 2, "harness": 3, "tasks": 4, "lab": 4.5, "cli": 5,
+RANK = {"core": 0, "schemes": 1, "models": 2, "theory": 2, "harness": 3, "exercises": 3.5, "tasks": 4, "lab": 4.5, "cli": 5,
         "main": 6}
 # A task built on another task's pieces (the filings study trains and reads the tournament's head with
 # the cue task's trainer and checkpoint code, and reads cue runs for its horizon table).

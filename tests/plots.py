@@ -36,7 +36,8 @@ sys.dont_write_bytecode = True  # importing scripts/plots/ leaves no __pycache__
 FREE_SIZE = {"passkey_heatmaps", "passkey_training", "context_extension_perplexity", "context_extension_passkey",
              "context_extension_tournament", "context_extension_attention", "context_extension_tournament_attention",
              "rope_base", "hybrids", "hybrids_passkey_depth", "packing", "packing_charlm", "direction_accuracy",
-             "direction_score_by_offset", "failures", "logn", "random_positions", "attention_diagnostics", "probes"}
+             "direction_score_by_offset", "failures", "logn", "random_positions", "attention_diagnostics", "probes",
+             "exercises"}
 PLOT = "scripts/plot.py"  # the entry point of the package scripts/plots/
 MUTATIONS, SEED, SUBPROCESS_EVERY = 150, 20261202, 25  # 150 files; every 25th (6) as a real process
 EXIT_NO_MATPLOTLIB, EXIT_DATA, EXIT_OUTPUT = 3, 4, 5  # plot.py --help
@@ -89,6 +90,8 @@ KINDS = {
     "attention diagnostics": ("summary.json", lambda f: ["--attention-diagnostics", f, "--only",
                                                          "attention_diagnostics"],
                               ["by_layer_type", "alibi_heads", "train_length"]),
+    "exercises": ("13.1.json", lambda f: ["--exercises", os.path.dirname(f), "--only", "exercises"], ["answer"],
+                  lambda f: os.path.dirname(f)),
     "attention": ("attention.json", lambda f: ["--context-extension", os.path.dirname(f), "--only",
                                                "context_extension_attention"], ["readings"]),
 }
@@ -426,7 +429,8 @@ def main():
                                  "packing charlm": "results/packing/summary-charlm.json",
                                  "direction": "results/direction/before/results.json",
                                  "txl memory": "results/txl-memory/summary.json",
-                                 "failures": "results/failures-quick/results.json"},
+                                 "failures": "results/failures-quick/results.json",
+                                 "exercises": "results/exercises/13.1.json"},
                                 tmp, plot)
         # files no results file can be: a key twice, a directory, a device without end (read to a bound)
         with open(os.path.join(tmp, "dup.json"), "w") as f:

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Quoted numbers: every results number README.md (and the docs named below) quotes is tied here to the
-committed file it comes from, and the test fails when a quote and its source disagree.
+"""Quoted numbers: every results number README.md (and the docs named below: docs/tasks.md,
+docs/published-results.md, docs/exercises.md) quotes is tied here to the committed file it comes from,
+and the test fails when a quote and its source disagree.
 
 Two kinds of tie, each explicit:
 - TABLES: a Markdown table, found by its header line, with its source file and, per row label, the
@@ -394,6 +395,25 @@ def best_other_cell(path, length, cell):
                      if x["map"] == "none" and x["scheme"] != "none" and x["cell_grid"][col(r, length)] is not None)
 
 
+EX = "results/exercises/%s.json"
+
+
+def exercise(eid, *path):
+    v = load(EX % eid)["answer"]
+    for k in path:
+        v = v[k] if not isinstance(k, tuple) else next(x for x in v if x[k[0]] == k[1])
+    return v
+
+
+def signed(fmt, v):
+    return (fmt % v).replace("-", "−")
+
+
+def rescaled_row(m):
+    r = exercise("13.1", "rows", ("map", m))
+    return ["%d" % r["best_age"], signed("%.4f", r["gap_over_c"]), "%.3f" % r["weight_at_one"]]
+
+
 TABLES = [
     ("README.md", "| multi-needle reader | 64 | 128 | 256 | 512 | 1024 |", NEEDLES, probe_rows(NEEDLES)),
     ("README.md", "| relative-order reader | 64 | 128 | 256 | 512 | 1024 |", ORDER, probe_rows(ORDER)),
@@ -443,6 +463,10 @@ TABLES = [
       "RoPE (results/rope-base)": lambda: rope_base(1e4, (128, 512, 2048))[1:]}),
     ("README.md", "| reader | 128 | 256 | 512 | 1024 | 2048 |", "results/context-extension/results.json",
      {k: (lambda v=v: charlm_ext(v)) for k, v in CHARLM_EXT.items()}),
+    ("docs/exercises.md", "| map | best age | gap at −1 (× c) | weight at −1 |", EX % "13.1",
+     {"none": lambda: rescaled_row("none"), "pi (uniform)": lambda: rescaled_row("pi"),
+      "ntk": lambda: rescaled_row("ntk"), "yarn": lambda: rescaled_row("yarn"),
+      "selective": lambda: rescaled_row("selective")}),
     ("docs/published-results.md", "| reader | published | 3 seeds | 10 seeds | corpus version 1, 3 seeds |",
      "results/filings*/results.json",
      dict({k: (lambda a=a, b=b: filings_row(a, b)) for k, (a, b) in FILINGS_READERS.items()},
@@ -496,6 +520,31 @@ CE_T = "results/context-extension/tournament.json"
 
 # (document, pattern with one group: the number, value, decimals)
 QUOTES = [
+    # docs/exercises.md
+    ("docs/exercises.md", r"Two positionless layers are not \((\S+)\)",
+     lambda: [r["max_abs_change"] for r in exercise("1.3", "rows") if r["scheme"] == "none" and r["layers"] == 2], 1),
+    ("docs/exercises.md", r"one layer already \((\S+) for FIRE",
+     lambda: [r["max_abs_change"] for r in exercise("1.3", "rows") if r["scheme"] == "fire" and r["layers"] == 1], 2),
+    ("docs/exercises.md", r"to (\S+) for learned ALiBi slopes\)",
+     lambda: [r["max_abs_change"] for r in exercise("1.3", "rows") if r["scheme"] == "alibi-learned" and r["layers"] == 1], 1),
+    ("docs/exercises.md", r"a \*\*(\d+)-dimensional\*\* space", lambda: exercise("2", "invariant_biases", "fixed_dimension"), 0),
+    ("docs/exercises.md", r"under a drawn\s+permutation \((\S+)\)", lambda: exercise("2", "rows", ("scheme", "alibi"), "drawn_permutation"), 2),
+    ("docs/exercises.md", r"T5's two-sided buckets\s+\((\S+)\)", lambda: exercise("2", "rows", ("scheme", "t5"), "reversal"), 2),
+    ("docs/exercises.md", r"RoPE \((\S+)\) and every absolute", lambda: exercise("2", "rows", ("scheme", "rope"), "reversal"), 2),
+    ("docs/exercises.md", r"\(distance (\S+)\s+at d = 32", lambda: exercise("3", "rows", ("d", 32), "neighbour_distance"), 3),
+    ("docs/exercises.md", r"\*\*(\S+) at d = 32\*\*", lambda: exercise("3", "rows", ("d", 32), "near_repeat_distance"), 3),
+    ("docs/exercises.md", r"the near-repeat is (\d+) positions on", lambda: exercise("3", "rows", ("d", 512), "near_repeat_offset"), 0),
+    ("docs/exercises.md", r"positions on \((\S+), the norm", lambda: exercise("3", "rows", ("d", 512), "near_repeat_distance"), 3),
+    ("docs/exercises.md", r"\*\*c = (\S+)\*\* over the 32 keys", lambda: exercise("7", "rows", ("keys", 32), "half_weight_scale"), 3),
+    ("docs/exercises.md", r"the training length \((\S+) over\s+256", lambda: exercise("7", "rows", ("keys", 256), "half_weight_scale"), 3),
+    ("docs/exercises.md", r"over\s+256, (\S+) over 1,024\)", lambda: exercise("7", "rows", ("keys", 1024), "half_weight_scale"), 3),
+    ("docs/exercises.md", r"next best score is only (\S+) c", lambda: exercise("7", "rows", ("keys", 32), "gap_over_c"), 4),
+    ("docs/exercises.md", r"score (\S+) c each", lambda: exercise("7", "rows", ("keys", 32), "competitors", 0, "score_over_c"), 3),
+    ("docs/exercises.md", r"take (\S+) of the weight each", lambda: exercise("7", "rows", ("keys", 32), "competitors", 0, "weight"), 3),
+    ("docs/exercises.md", r"comes\s+next with (\S+)\.", lambda: exercise("7", "rows", ("keys", 32), "competitors", 2, "weight"), 3),
+    ("docs/exercises.md", r"logit scale, (\S+) at κ = 8", lambda: exercise("13.1", "rows", ("map", "yarn"), "logit_scale"), 3),
+    ("docs/exercises.md", r"Answer \(`results/exercises/13.1.json`\), at c = (\S+),", lambda: exercise("13.1", "trained_half_weight_scale"), 3),
+    ("docs/exercises.md", r"\(θ'/θ = (\S+)\) and behaves", lambda: exercise("13.1", "rows", ("map", "yarn"), "theta_ratio", 0), 3),
     # the probes (README "Probes")
     ("README.md", r"Every scheme but NoPE \((\S+)\) learns it", lambda: probe_at(NEEDLES, "none", 64), 3),
     ("README.md", r"maps move it little \((\S+)–\S+ at 256\)", lambda: hybrid_maps(NEEDLES, 256, min), 3),

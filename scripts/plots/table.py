@@ -6,8 +6,8 @@ is one function in its family's module and one entry here (a new kind of input: 
 """
 import os
 
-from . import (attention_diagnostics, charlm, context_extension, cue, direction, failures, filings, hybrids, logn,
-               packing, passkey, probes, random_positions, rope_base, theory, txl_memory)
+from . import (attention_diagnostics, charlm, context_extension, cue, direction, exercises, failures, filings, hybrids,
+               logn, packing, passkey, probes, random_positions, rope_base, theory, txl_memory)
 from .load import load
 
 
@@ -53,6 +53,8 @@ OPTIONS = [
            "declarations/ results.json)", folder=True),
     Option("attention_diagnostics", "results/attention-diagnostics/summary.json",
            "scripts/attention_diagnostics_summary.py's summary.json (scripts/attention-diagnostics.sh)"),
+    Option("exercises", "results/exercises", "the folder of pe-bench exercise's answers (3.json, 13.1.json)",
+           folder=True),
 ]
 OPTION = {o.name: o for o in OPTIONS}
 
@@ -179,6 +181,10 @@ TABLE = [
            "scripts/attention-diagnostics.sh", "attention beyond RoPE: mass past the training length and entropy "
            "by layer type (NoPE, ALiBi, RoPE, hybrids' local and global layers), and ALiBi's heads against their "
            "bias alone"),
+    Figure("exercises", exercises.fig_exercises, exercises.check_exercises, "exercises", "make exercises",
+           "the chapter's exercises: columns 6-9 of the sinusoidal code, the code beside binary counting, and "
+           "the head that prefers offset -1 read at 8x its training length through each map",
+           read=exercises.load_exercises),
 ]
 FIGURES = {f.name: f for f in TABLE}
 NAMES = [f.name for f in TABLE]

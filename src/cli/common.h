@@ -32,5 +32,6 @@ void register_export(CLI::App& app);
 void register_import(CLI::App& app);
 void register_doctor(CLI::App& app);
 void register_failures(CLI::App& app);
+void register_exercise(CLI::App& app);
 
 }  // namespace pe::cli

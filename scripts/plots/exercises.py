@@ -1,0 +1,87 @@
+"""exercises: the chapter's exercises drawn from results/exercises/ (pe-bench exercise; docs/exercises.md).
+Exercise 3's code at d = 32: columns 6-9 against the position (the d2l figure), and the whole code as a
+heatmap beside the binary digits of the same positions (the binary-counting view: the fast columns flip
+like the low bits, the slow ones like the high bits). Exercise 13.1: the head that prefers the key one
+step back, its score against the key's age read at 8x its training length plainly and through each map,
+age 1 marked."""
+import os
+
+from .load import ABSENT, DataError, List, Num, Obj, Str, load
+
+FILES = (("3", "3.json"), ("13.1", "13.1.json"))
+CODE_COLUMNS = (6, 7, 8, 9)
+SHOWN_AGES = 48
+WIDE = 3  # 13.1's curves up to this age: the best ages (1, 4, 8) and the first returns
+
+
+def load_exercises(folder):
+    """{id: answer} for the exercises this figure draws whose file is in the folder; ABSENT when none is."""
+    found = {}
+    for key, name in FILES:
+        path = os.path.join(folder, name)
+        try:
+            r = load(path)
+        except DataError as e:
+            raise DataError("%s: %s" % (path, e)) from None
+        if r is not ABSENT:
+            found[key] = r
+    return found or ABSENT
+
+
+def check_exercises(d):
+    if "3" in d:
+        Obj({"answer": Obj({"figure": Obj({"d": Num(lo=max(CODE_COLUMNS) + 1, hi=4096, integer=True),
+                                           "positions": Num(lo=2, hi=4096, integer=True),
+                                           "code": List(List(Num(lo=-1, hi=1)), nonempty=True)})})}).check(d["3"], "3")
+        fig = d["3"]["answer"]["figure"]
+        List(List(Num(lo=-1, hi=1), fig["d"], " (one per column, d)"), fig["positions"],
+             " (one per position)").check(fig["code"], "3.answer.figure.code")
+    if "13.1" in d:
+        Obj({"answer": Obj({"train_length": Num(lo=1, integer=True), "read_length": Num(lo=2, integer=True),
+                            "rows": List(Obj({"map": Str(), "best_age": Num(lo=0, integer=True),
+                                              "scores_over_c": List(Num(lo=-100, hi=100), nonempty=True)}),
+                                         nonempty=True)})}).check(d["13.1"], "13.1")
+
+
+def fig_exercises(d):
+    from .style import plt
+    panels = (2 if "3" in d else 0) + (1 if "13.1" in d else 0)
+    fig, axes = plt.subplots(1, panels, figsize=(5.6 * panels, 4.6), squeeze=False)
+    axes = list(axes[0])
+    if "3" in d:
+        f = d["3"]["answer"]["figure"]
+        code, n = f["code"], f["positions"]
+        ax = axes.pop(0)
+        for c in CODE_COLUMNS:
+            ax.plot(range(n), [row[c] for row in code], marker="o", ms=2.5, lw=1.2, label="column %d" % c)
+        ax.set_xlabel("position")
+        ax.set_ylabel("code value")
+        ax.set_title("exercise 3: columns 6-9 of the code, d = %d" % f["d"], fontsize=10)
+        ax.legend(fontsize=7, loc="lower left")
+        ax.grid(alpha=0.3)
+        ax = axes.pop(0)
+        bits = max(1, (n - 1).bit_length())
+        # the code's columns, then a gap, then the binary digits of each position (lowest bit first)
+        # (each digit drawn WIDE columns wide, so the few digits read beside the code's many columns)
+        rows = [row + [float("nan")] + [1.0 if (m >> b) & 1 else -1.0 for b in range(bits) for _ in range(WIDE)]
+                for m, row in enumerate(code)]
+        ax.imshow(rows, aspect="auto", cmap="RdBu", vmin=-1, vmax=1, interpolation="nearest")
+        ax.set_xticks([0, f["d"] // 2, f["d"] - 1, f["d"] + 1 + WIDE // 2, f["d"] + 1 + WIDE * (bits - 1) + WIDE // 2])
+        ax.set_xticklabels(["0", str(f["d"] // 2), str(f["d"] - 1), "bit 0", "bit %d" % (bits - 1)], fontsize=7)
+        ax.set_ylabel("position")
+        ax.set_xlabel("code column | binary digits of the position")
+        ax.set_title("the code beside binary counting", fontsize=10)
+    if "13.1" in d:
+        a = d["13.1"]["answer"]
+        ax = axes.pop(0)
+        for i, row in enumerate(a["rows"]):
+            s = row["scores_over_c"][:SHOWN_AGES]
+            ax.plot(range(len(s)), s, lw=1.3, color="C%d" % (i % 10),
+                    label="%s (best age %d)" % (row["map"], row["best_age"]))
+        ax.axvline(1, color="grey", lw=0.8, ls="--")
+        ax.set_xlabel("age of the key (1: one position back)")
+        ax.set_ylabel("score / c (YaRN's times its logit scale)")
+        ax.set_title("exercise 13.1: trained at %d, read at %d" % (a["train_length"], a["read_length"]), fontsize=10)
+        ax.legend(fontsize=7, loc="lower right")
+        ax.grid(alpha=0.3)
+    return fig

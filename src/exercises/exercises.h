@@ -1,0 +1,36 @@
+// The chapter's exercises that pe-bench answers by a computation it runs (docs/exercises.md): each one
+// entry that owns its question, its method, the computation and how it prints. `pe-bench exercise ID`
+// runs one and writes results/exercises/<ID>.json; the table of entries is exercise_list() (registry.cpp).
+// The exercises answered by trained models are the analyses that read them (analyze probe, analyze
+// attention): docs/exercises.md names their commands and committed files.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace pe::exercises {
+
+struct Exercise {
+  std::string id;                           // as the chapter numbers it: "1.3", "13.1"
+  std::string title;                        // a few words
+  std::string question;                     // the chapter's question, as pe-bench reads it
+  std::string method;                       // how pe-bench answers it (what is computed, in what precision)
+  std::function<nlohmann::json()> compute;  // the answer's numbers (deterministic)
+  std::function<std::string(const nlohmann::json&)> print;  // the answer as the chapter prints it
+};
+
+const std::vector<Exercise>& exercise_list();
+// Throws UsageError naming the known ids when `id` is not one.
+const Exercise& find_exercise(const std::string& id);
+
+// The entries (one file each).
+Exercise prefix_permutation();  // 1.3  permuting a causal prefix (permutation.cpp)
+Exercise permutation_biases();  // 2    biases that keep permutation symmetry (permutation.cpp)
+Exercise sinusoidal_codes();    // 3    distinct codes and near-repeats (sinusoidal_codes.cpp)
+Exercise rope_preference();     // 7    the query that puts half its weight on offset -1 (rope_offsets.cpp)
+Exercise rescaled_gap();        // 13.1 the score gap at -1 under uniform and selective rescaling (rope_offsets.cpp)
+Exercise shift_checks();        // the equivariance and joint-shift checks (rope_offsets.cpp)
+
+}  // namespace pe::exercises
