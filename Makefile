@@ -6,7 +6,7 @@ WERROR     ?= $(if $(CI),ON,OFF)
 CMAKE_ARGS ?=
 BINDIR     ?=
 
-.PHONY: all deps configure build build-cli link run lab filings filings-10seeds filings-v1 charlm charlm-quick passkey passkey-quick packing packing-quick direction direction-quick probes probes-quick failures failures-quick context-extension rope-base hybrids txl-memory sinusoidal random-positions random-positions-charlm attention-diagnostics exercises schemes-table plots test bench bench-all gradcheck format clean
+.PHONY: all deps configure build build-cli link run lab filings filings-10seeds filings-v1 charlm charlm-quick passkey passkey-quick packing packing-quick direction direction-quick probes probes-quick failures failures-quick context-extension rope-base hybrids txl-memory sinusoidal random-positions random-positions-charlm attention-diagnostics exercises learned-rows schemes-table plots test bench bench-all gradcheck format clean
 
 all: build
 
@@ -159,6 +159,12 @@ attention-diagnostics: build-cli
 # (about two seconds).
 exercises: build-cli
 	$(BUILD)/pe-bench exercise
+
+# The char LM with a learned table of 512 rows trained at 128, without and with weight decay, for the
+# exercise 4 (docs/exercises.md): results/learned-rows/ and results/learned-rows-wd/ (about 10 minutes each).
+learned-rows: build-cli
+	$(BUILD)/pe-bench run experiments/learned-rows-charlm.json --resume
+	$(BUILD)/pe-bench run experiments/learned-rows-charlm-wd.json --resume
 
 # Every scheme on every task at the training length and the longest read, from the committed results
 # (scripts/schemes_summary.py): results/schemes/summary.md. Nothing is trained.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # docs/exercises.md's commands run as typed: every `$ pe-bench exercise ...` line runs (with this build as
-# `pe-bench`, in a scratch directory) and each file it writes equals the committed results/exercises/ one
+# `pe-bench`, in a scratch directory that reads as the repository's root) and each file it writes equals the committed results/exercises/ one
 # bit for bit; every other `$ ` command on the page must be one another test runs (make
 # attention-diagnostics: tests/attention_diagnostics_current.sh). Every committed answer is on the page.
 # Usage: tests/exercises_docs.sh path/to/pe-bench
@@ -9,8 +9,13 @@ BIN=$(readlink -f "$1")
 ROOT=$(pwd)
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-mkdir -p "$TMP/bin" "$TMP/work"
+mkdir -p "$TMP/bin" "$TMP/work/results"
 ln -s "$BIN" "$TMP/bin/pe-bench"
+# the scratch directory reads as the repository's root: every committed results folder (an exercise may
+# read trained models from one) but results/exercises/, which the commands write afresh
+for entry in "$ROOT"/results/* "$ROOT"/data; do
+  [ "$(basename "$entry")" = exercises ] || ln -s "$entry" "$TMP/work/${entry#"$ROOT"/}"
+done
 fail=0
 ran=()
 while IFS= read -r line; do

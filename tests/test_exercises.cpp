@@ -120,3 +120,21 @@ TEST_CASE("an unknown exercise is a usage error naming the known ones") {
     CHECK(std::string(e.what()).find("1.3") != std::string::npos);
   }
 }
+
+TEST_CASE("exercise 4: a learned table's rows past the training length are their initial values, or decayed") {
+  const json& a = answer("4");
+  const json& plain = a["without_weight_decay"];
+  CHECK(plain["weight_decay"].get<double>() == 0.0);
+  CHECK(plain["untrained_entries"].get<long>() ==
+        (plain["rows"].get<long>() - plain["train_length"].get<long>()) *
+            (plain["trained_entries"].get<long>() / plain["train_length"].get<long>()));
+  CHECK(plain["untrained_equal_initial"] == plain["untrained_entries"]);  // bit for bit
+  CHECK(plain["trained_entries_changed"].get<long>() > 0);                // and training moved the rest
+  const json& decayed = a["with_weight_decay"];
+  CHECK(decayed["weight_decay"].get<double>() > 0.0);
+  CHECK(decayed["untrained_equal_recurrence"] == decayed["untrained_entries"]);  // the AdamW recurrence exactly
+  CHECK(decayed["untrained_equal_initial"].get<long>() < decayed["untrained_entries"].get<long>());
+  const double f = decayed["decay_factor_analytic"];
+  CHECK(std::abs(decayed["decay_factor_measured_min"].get<double>() - f) < 1e-3 * f);
+  CHECK(std::abs(decayed["decay_factor_measured_max"].get<double>() - f) < 1e-3 * f);
+}

@@ -1,14 +1,15 @@
 """exercises: the chapter's exercises drawn from results/exercises/ (pe-bench exercise; docs/exercises.md).
 Exercise 3's code at d = 32: columns 6-9 against the position (the d2l figure), and the whole code as a
 heatmap beside the binary digits of the same positions (the binary-counting view: the fast columns flip
-like the low bits, the slow ones like the high bits). Exercise 13.1: the head that prefers the key one
+like the low bits, the slow ones like the high bits). Exercise 4: the cosine between the rows of a learned
+table of 512 rows trained at 128, the untrained rows past the training length marked. Exercise 13.1: the head that prefers the key one
 step back, its score against the key's age read at 8x its training length plainly and through each map,
 age 1 marked."""
 import os
 
 from .load import ABSENT, DataError, List, Num, Obj, Str, load
 
-FILES = (("3", "3.json"), ("13.1", "13.1.json"))
+FILES = (("3", "3.json"), ("4", "4.json"), ("13.1", "13.1.json"))
 CODE_COLUMNS = (6, 7, 8, 9)
 SHOWN_AGES = 48
 WIDE = 3  # 13.1's curves up to this age: the best ages (1, 4, 8) and the first returns
@@ -36,6 +37,16 @@ def check_exercises(d):
         fig = d["3"]["answer"]["figure"]
         List(List(Num(lo=-1, hi=1), fig["d"], " (one per column, d)"), fig["positions"],
              " (one per position)").check(fig["code"], "3.answer.figure.code")
+    if "4" in d:
+        Obj({"answer": Obj({"without_weight_decay": Obj({
+            "train_length": Num(lo=1, integer=True), "rows": Num(lo=2, integer=True),
+            "cosine_heatmap": Obj({"stride": Num(lo=1, integer=True),
+                                   "values": List(List(Num(lo=-1.0001, hi=1.0001), nonempty=True),
+                                                  nonempty=True)})})})}).check(d["4"], "4")
+        h = d["4"]["answer"]["without_weight_decay"]["cosine_heatmap"]
+        n = len(h["values"])
+        List(List(Num(lo=-1.0001, hi=1.0001), n, " (a square: as many columns as rows)"), n).check(
+            h["values"], "4.answer.without_weight_decay.cosine_heatmap.values")
     if "13.1" in d:
         Obj({"answer": Obj({"train_length": Num(lo=1, integer=True), "read_length": Num(lo=2, integer=True),
                             "rows": List(Obj({"map": Str(), "best_age": Num(lo=0, integer=True),
@@ -45,9 +56,10 @@ def check_exercises(d):
 
 def fig_exercises(d):
     from .style import plt
-    panels = (2 if "3" in d else 0) + (1 if "13.1" in d else 0)
-    fig, axes = plt.subplots(1, panels, figsize=(5.6 * panels, 4.6), squeeze=False)
-    axes = list(axes[0])
+    panels = (2 if "3" in d else 0) + (1 if "4" in d else 0) + (1 if "13.1" in d else 0)
+    cols = 2 if panels == 4 else panels
+    fig, grid = plt.subplots(panels // cols, cols, figsize=(5.8 * cols, 4.8 * (panels // cols)), squeeze=False)
+    axes = list(grid.reshape(-1))  # the panels in reading order
     if "3" in d:
         f = d["3"]["answer"]["figure"]
         code, n = f["code"], f["positions"]
@@ -71,6 +83,18 @@ def fig_exercises(d):
         ax.set_ylabel("position")
         ax.set_xlabel("code column | binary digits of the position")
         ax.set_title("the code beside binary counting", fontsize=10)
+    if "4" in d:
+        r = d["4"]["answer"]["without_weight_decay"]
+        h = r["cosine_heatmap"]
+        ax = axes.pop(0)
+        extent = (0, len(h["values"]) * h["stride"], len(h["values"]) * h["stride"], 0)
+        im = ax.imshow(h["values"], cmap="RdBu_r", vmin=-1, vmax=1, extent=extent, interpolation="nearest")
+        ax.axhline(r["train_length"], color="black", lw=0.8, ls="--")
+        ax.axvline(r["train_length"], color="black", lw=0.8, ls="--")
+        ax.set_xlabel("row (position); dashed: the training length")
+        ax.set_ylabel("row (position)")
+        ax.set_title("exercise 4: cosines of a learned table's rows", fontsize=10)
+        fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
     if "13.1" in d:
         a = d["13.1"]["answer"]
         ax = axes.pop(0)

@@ -1,8 +1,8 @@
 // The chapter's exercises that pe-bench answers by a computation it runs (docs/exercises.md): each one
 // entry that owns its question, its method, the computation and how it prints. `pe-bench exercise ID`
 // runs one and writes results/exercises/<ID>.json; the table of entries is exercise_list() (registry.cpp).
-// The exercises answered by trained models are the analyses that read them (analyze probe, analyze
-// attention): docs/exercises.md names their commands and committed files.
+// An exercise that reads trained models registers from its task's folder (register_exercise); the
+// exercises answered by analyses (analyze probe, analyze attention) are named in docs/exercises.md.
 #pragma once
 #include <functional>
 #include <string>
@@ -21,7 +21,11 @@ struct Exercise {
   std::function<std::string(const nlohmann::json&)> print;  // the answer as the chapter prints it
 };
 
+// The built-in entries and those registered, ordered by id (numbers first, by value).
 const std::vector<Exercise>& exercise_list();
+// An exercise that reads a task's trained models lives in the task's folder and is registered here by the
+// task registry (tasks/registry.cpp), before any command runs. Throws Error on an id already taken.
+void register_exercise(Exercise e);
 // Throws UsageError naming the known ids when `id` is not one.
 const Exercise& find_exercise(const std::string& id);
 

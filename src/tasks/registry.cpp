@@ -1,6 +1,7 @@
 // The task registry: adding a task means its folder and one line here.
 #include "tasks/registry.h"
 
+#include "exercises/exercises.h"
 #include "harness/task_registry.h"
 
 namespace pe {
@@ -16,6 +17,8 @@ const Task& needles_task();       // tasks/needles/entry.cpp
 const Task& distractors_task();   // tasks/distractors/entry.cpp
 const Task& order_task();         // tasks/order/entry.cpp
 const Task& declarations_task();  // tasks/declarations/entry.cpp
+// the exercises that read a task's trained models (exercises/exercises.h)
+exercises::Exercise charlm_learned_table_exercise();  // tasks/charlm/learned_table_exercise.cpp
 
 void register_tasks() {
   register_task(cue_task());
@@ -27,6 +30,7 @@ void register_tasks() {
   register_task(distractors_task());
   register_task(order_task());
   register_task(declarations_task());
+  exercises::register_exercise(charlm_learned_table_exercise());
 }
 
 }  // namespace pe

@@ -122,6 +122,6 @@ expect_error "probe length" "key 'train_length': length 12 cannot hold every cel
 expect_error "code variables" "key 'code_variables' (3) must exceed the longest of chain_lengths (3)" train --task declarations --scheme rope --set code_variables=3 --runs-dir "$TMP/r2" --quiet
 expect_error "probe key on passkey" "key 'order_alphabet' does not apply to the passkey task" train --task passkey --scheme rope --set order_alphabet=4 --runs-dir "$TMP/r2" --quiet
 # the exercises (docs/exercises.md): an unknown id names the known ones; an out-dir that cannot be made writes nothing
-expect_error "unknown exercise" "no exercise '99': pe-bench answers 1.3, 2, 3, 7, 13.1, shift" exercise 99 --out-dir "$TMP/ex"
+expect_error "unknown exercise" "no exercise '99': pe-bench answers 1.3, 2, 3, 4, 7, 13.1, shift" exercise 99 --out-dir "$TMP/ex"
 : >"$TMP/ex-file"
 WANT_RC=5 expect_error "exercise out-dir a file" "cannot create directory $TMP/ex-file" exercise 3 --out-dir "$TMP/ex-file"
