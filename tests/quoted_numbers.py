@@ -555,6 +555,8 @@ QUOTES = [
     ("docs/exercises.md", r"score (\S+) c each", lambda: exercise("7", "rows", ("keys", 32), "competitors", 0, "score_over_c"), 3),
     ("docs/exercises.md", r"take (\S+) of the weight each", lambda: exercise("7", "rows", ("keys", 32), "competitors", 0, "weight"), 3),
     ("docs/exercises.md", r"comes\s+next with (\S+)\.", lambda: exercise("7", "rows", ("keys", 32), "competitors", 2, "weight"), 3),
+    ("docs/exercises.md", r"step, (\S+) turns over the training length", lambda: exercise("7", "planes", ("plane", 0), "turns_over_training"), 2),
+    ("docs/exercises.md", r"plane 7 turns (\S+) of a turn", lambda: exercise("7", "planes", ("plane", 7), "turns_over_training"), 4),
     ("docs/exercises.md", r"logit scale, (\S+) at κ = 8", lambda: exercise("13.1", "rows", ("map", "yarn"), "logit_scale"), 3),
     ("docs/exercises.md", r"Answer \(`results/exercises/13.1.json`\), at c = (\S+),", lambda: exercise("13.1", "trained_half_weight_scale"), 3),
     ("docs/exercises.md", r"\(θ'/θ = (\S+)\) and behaves", lambda: exercise("13.1", "rows", ("map", "yarn"), "theta_ratio", 0), 3),

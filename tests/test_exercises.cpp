@@ -88,6 +88,14 @@ TEST_CASE("exercise 7: its c gives the key one step back half of the weight") {
     }
     CHECK(at_one / z == doctest::Approx(0.5).epsilon(1e-8));
   }
+  // the rotated pair plane: position m turns plane j by m theta_j
+  for (auto& p : a["planes"]) {
+    const double theta = plane_frequency(p["plane"].get<int>(), d, kDefaultBase);
+    for (int m : {1, 5, 31}) {
+      CHECK(std::abs(p["points"][m][0].get<double>() - std::cos(m * theta)) < 1e-12);
+      CHECK(std::abs(p["points"][m][1].get<double>() - std::sin(m * theta)) < 1e-12);
+    }
+  }
 }
 
 TEST_CASE("exercise 13.1: interpolating by 8 moves the best age to 8, where every plane realigns") {

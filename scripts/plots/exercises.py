@@ -2,14 +2,15 @@
 Exercise 3's code at d = 32: columns 6-9 against the position (the d2l figure), and the whole code as a
 heatmap beside the binary digits of the same positions (the binary-counting view: the fast columns flip
 like the low bits, the slow ones like the high bits). Exercise 4: the cosine between the rows of a learned
-table of 512 rows trained at 128, the untrained rows past the training length marked. Exercise 13.1: the head that prefers the key one
+table of 512 rows trained at 128, the untrained rows past the training length marked. Exercise 7: the
+rotated pair plane, a unit pair in four of RoPE's planes turned to positions 0..31. Exercise 13.1: the head that prefers the key one
 step back, its score against the key's age read at 8x its training length plainly and through each map,
 age 1 marked."""
 import os
 
 from .load import ABSENT, DataError, List, Num, Obj, Str, load
 
-FILES = (("3", "3.json"), ("4", "4.json"), ("13.1", "13.1.json"))
+FILES = (("3", "3.json"), ("4", "4.json"), ("7", "7.json"), ("13.1", "13.1.json"))
 CODE_COLUMNS = (6, 7, 8, 9)
 SHOWN_AGES = 48
 WIDE = 3  # 13.1's curves up to this age: the best ages (1, 4, 8) and the first returns
@@ -47,6 +48,11 @@ def check_exercises(d):
         n = len(h["values"])
         List(List(Num(lo=-1.0001, hi=1.0001), n, " (a square: as many columns as rows)"), n).check(
             h["values"], "4.answer.without_weight_decay.cosine_heatmap.values")
+    if "7" in d:
+        Obj({"answer": Obj({"planes": List(Obj({
+            "plane": Num(lo=0, integer=True), "theta": Num(lo=0), "turns_over_training": Num(lo=0),
+            "points": List(List(Num(lo=-1.0001, hi=1.0001), 2, " (x, y)"), nonempty=True)}), nonempty=True,
+            most=10)})}).check(d["7"], "7")
     if "13.1" in d:
         Obj({"answer": Obj({"train_length": Num(lo=1, integer=True), "read_length": Num(lo=2, integer=True),
                             "rows": List(Obj({"map": Str(), "best_age": Num(lo=0, integer=True),
@@ -56,10 +62,13 @@ def check_exercises(d):
 
 def fig_exercises(d):
     from .style import plt
-    panels = (2 if "3" in d else 0) + (1 if "4" in d else 0) + (1 if "13.1" in d else 0)
-    cols = 2 if panels == 4 else panels
-    fig, grid = plt.subplots(panels // cols, cols, figsize=(5.8 * cols, 4.8 * (panels // cols)), squeeze=False)
+    panels = (2 if "3" in d else 0) + (1 if "4" in d else 0) + (1 if "7" in d else 0) + (1 if "13.1" in d else 0)
+    cols = 2 if panels == 4 else 3 if panels > 4 else panels
+    rows = -(-panels // cols)
+    fig, grid = plt.subplots(rows, cols, figsize=(5.8 * cols, 4.8 * rows), squeeze=False)
     axes = list(grid.reshape(-1))  # the panels in reading order
+    for ax in axes[panels:]:
+        ax.set_visible(False)
     if "3" in d:
         f = d["3"]["answer"]["figure"]
         code, n = f["code"], f["positions"]
@@ -95,6 +104,21 @@ def fig_exercises(d):
         ax.set_ylabel("row (position)")
         ax.set_title("exercise 4: cosines of a learned table's rows", fontsize=10)
         fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
+    if "7" in d:
+        ax = axes.pop(0)
+        for i, p in enumerate(d["7"]["answer"]["planes"]):
+            r = 1.0 + 0.3 * i  # each plane on its own circle, so the four read apart
+            xs, ys = [r * q[0] for q in p["points"]], [r * q[1] for q in p["points"]]
+            ax.plot(xs, ys, "-", color="C%d" % i, lw=0.6, alpha=0.5)
+            ax.scatter(xs, ys, s=[18 if m == 0 else 6 for m in range(len(xs))], color="C%d" % i,
+                       label="plane %d: theta %.2g, %.2f turns over 0..%d" % (p["plane"], p["theta"],
+                                                                            p["turns_over_training"], len(xs) - 1))
+        ax.set_aspect("equal")
+        ax.set_xlabel("first coordinate of the pair")
+        ax.set_ylabel("second coordinate")
+        ax.set_title("exercise 7: a pair turned to positions 0..%d (circles apart)" % (len(xs) - 1), fontsize=10)
+        ax.legend(fontsize=6.5, loc="lower left")
+        ax.grid(alpha=0.3)
     if "13.1" in d:
         a = d["13.1"]["answer"]
         ax = axes.pop(0)

@@ -53,7 +53,7 @@ OPTIONS = [
            "declarations/ results.json)", folder=True),
     Option("attention_diagnostics", "results/attention-diagnostics/summary.json",
            "scripts/attention_diagnostics_summary.py's summary.json (scripts/attention-diagnostics.sh)"),
-    Option("exercises", "results/exercises", "the folder of pe-bench exercise's answers (3.json, 4.json, 13.1.json)",
+    Option("exercises", "results/exercises", "the folder of pe-bench exercise's answers (3.json, 4.json, 7.json, 13.1.json)",
            folder=True),
 ]
 OPTION = {o.name: o for o in OPTIONS}
@@ -183,8 +183,8 @@ TABLE = [
            "bias alone"),
     Figure("exercises", exercises.fig_exercises, exercises.check_exercises, "exercises", "make exercises",
            "the chapter's exercises: columns 6-9 of the sinusoidal code, the code beside binary counting, a learned "
-           "table's row cosines, and the head that prefers offset -1 read at 8x its training length through each "
-           "map",
+           "table's row cosines, the rotated pair plane, and the head that prefers offset -1 read at 8x its training "
+           "length through each map",
            read=exercises.load_exercises),
 ]
 FIGURES = {f.name: f for f in TABLE}

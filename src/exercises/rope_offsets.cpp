@@ -78,6 +78,33 @@ nlohmann::json competitors(const std::vector<double>& s, double c, int count) {
   return out;
 }
 
+// The rotated pair plane (the chapter's figure 10.4.1): a unit pair (1, 0) in plane j turned by the
+// harness's RoPE hook to positions 0..kTrainLength-1, for a fast, two middle and the slowest plane.
+nlohmann::json rotated_planes() {
+  SchemeConfig sc;
+  sc.name = "rope";
+  sc.d_model = sc.d_head = kWidth;
+  sc.train_length = kTrainLength;
+  auto rope = make_scheme<double>(sc);
+  rope->prepare(kTrainLength);
+  nlohmann::json out = nlohmann::json::array();
+  for (int j : {0, 1, 3, kWidth / 2 - 1}) {
+    nlohmann::json points = nlohmann::json::array();
+    for (int m = 0; m < kTrainLength; ++m) {
+      std::vector<double> x(kWidth, 0.0);
+      x[2 * j] = 1.0;
+      rope->qk_forward(0, Qk::Query, &m, 1, x.data());
+      points.push_back({x[2 * j], x[2 * j + 1]});
+    }
+    const double theta = plane_frequency(j, kWidth, kDefaultBase);
+    out.push_back({{"plane", j},
+                   {"theta", theta},
+                   {"turns_over_training", theta * (kTrainLength - 1) / (2 * M_PI)},
+                   {"points", points}});
+  }
+  return out;
+}
+
 int best_age(const std::vector<double>& s) { return int(std::max_element(s.begin(), s.end()) - s.begin()); }
 
 double gap_at_one(const std::vector<double>& s) {
@@ -100,7 +127,9 @@ Exercise rope_preference() {
       "The tournament's head: width {}, base 10^4, every plane of equal weight, so the score of age r is c "
       "kappa(r - 1), kappa(delta) = (2/d) sum_j cos(delta theta_j), c the score at age 1. Softmax over ages "
       "0..n-1 (every key a causal query sees); c found by bisection so that age 1 takes weight 1/2, at n = 32, "
-      "256 and 1024; the three best other ages with their scores and weights at that c.",
+      "256 and 1024; the three best other ages with their scores and weights at that c. Also the rotated pair "
+      "plane (the chapter's figure): a unit pair in planes 0, 1, 3 and 7 turned by the harness's RoPE to "
+      "positions 0..31.",
       kWidth);
   e.compute = [] {
     nlohmann::json rows = nlohmann::json::array();
@@ -112,7 +141,7 @@ Exercise rope_preference() {
                       {"gap_over_c", gap_at_one(s)},
                       {"competitors", competitors(s, c, 3)}});
     }
-    return nlohmann::json{{"d", kWidth}, {"base", kDefaultBase}, {"rows", rows}};
+    return nlohmann::json{{"d", kWidth}, {"base", kDefaultBase}, {"rows", rows}, {"planes", rotated_planes()}};
   };
   e.print = [](const nlohmann::json& j) {
     std::string s = fmt::format("{:>5} {:>10} {:>10}   the three best other ages: age (score/c, weight at c)\n", "keys",
