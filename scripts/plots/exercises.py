@@ -6,28 +6,17 @@ table of 512 rows trained at 128, the untrained rows past the training length ma
 rotated pair plane, a unit pair in four of RoPE's planes turned to positions 0..31. Exercise 13.1: the head that prefers the key one
 step back, its score against the key's age read at 8x its training length plainly and through each map,
 age 1 marked."""
-import os
+from .load import List, Num, Obj, Str, load_each
 
-from .load import ABSENT, DataError, List, Num, Obj, Str, load
-
-FILES = (("3", "3.json"), ("4", "4.json"), ("7", "7.json"), ("13.1", "13.1.json"))
+IDS = ("3", "4", "7", "13.1")
 CODE_COLUMNS = (6, 7, 8, 9)
-SHOWN_AGES = 48
-WIDE = 3  # 13.1's curves up to this age: the best ages (1, 4, 8) and the first returns
+SHOWN_AGES = 48  # 13.1's curves up to this age: the best ages (1, 4, 8) and the first returns
+WIDE = 3  # each binary digit drawn this many columns wide
 
 
 def load_exercises(folder):
-    """{id: answer} for the exercises this figure draws whose file is in the folder; ABSENT when none is."""
-    found = {}
-    for key, name in FILES:
-        path = os.path.join(folder, name)
-        try:
-            r = load(path)
-        except DataError as e:
-            raise DataError("%s: %s" % (path, e)) from None
-        if r is not ABSENT:
-            found[key] = r
-    return found or ABSENT
+    """{id: answer} for the exercises this figure draws whose <id>.json is in the folder; ABSENT when none is."""
+    return load_each(folder, IDS, lambda eid: eid + ".json")
 
 
 def check_exercises(d):

@@ -224,12 +224,13 @@ def load(path):
     return v
 
 
-def load_each(folder, names):
-    """{name: results} for the names whose <name>/results.json is in the folder (a folder of experiments
-    read together: the direction rules, experiments/logn/'s tasks); ABSENT when none is."""
+def load_each(folder, names, file_of=lambda name: os.path.join(name, "results.json")):
+    """{name: results} for the names whose file_of(name) (by default <name>/results.json) is in the folder
+    (a folder of experiments read together: the direction rules, experiments/logn/'s tasks; the exercises'
+    answers); ABSENT when none is."""
     found = {}
     for name in names:
-        path = os.path.join(folder, name, "results.json")
+        path = os.path.join(folder, file_of(name))
         try:
             r = load(path)
         except DataError as e:
