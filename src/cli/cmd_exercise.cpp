@@ -18,9 +18,10 @@ void register_exercise(CLI::App& app) {
   for (auto& e : exercises::exercise_list()) ids += (ids.empty() ? "" : ", ") + e.id;
   auto* sub = app.add_subcommand(
       "exercise",
-      "Answer the chapter's exercises that need no trained model (" + ids +
-          "): each prints its question and its numbers and writes <out-dir>/<ID>.json. The exercises answered "
-          "by trained models are `analyze probe` (10) and `analyze attention` (11.4): docs/exercises.md");
+      "Answer the d2l chapter's exercises by a computation (" + ids +
+          "): each prints its question and its numbers and writes <out-dir>/<ID>.json; nothing is trained (4 "
+          "reads the committed char LMs of `make learned-rows`; run from the repository's root). Exercises 10 "
+          "and 11.4 are `analyze probe` and `analyze attention`: docs/exercises.md");
   sub->add_option("ids", o->ids, "exercise ids (default: every one): " + ids);
   sub->add_flag("--list", o->list, "list the exercises and their questions, compute nothing");
   sub->add_option("--out-dir", o->out_dir, "where the answers go, one JSON per exercise")->capture_default_str();
