@@ -6,7 +6,7 @@ WERROR     ?= $(if $(CI),ON,OFF)
 CMAKE_ARGS ?=
 BINDIR     ?=
 
-.PHONY: all deps configure build build-cli link run lab filings filings-10seeds filings-v1 charlm charlm-quick passkey passkey-quick packing packing-quick direction direction-quick probes probes-quick failures failures-quick context-extension rope-base hybrids txl-memory sinusoidal random-positions random-positions-charlm attention-diagnostics exercises learned-rows schemes-table plots test bench bench-all gradcheck format clean
+.PHONY: all deps configure build build-cli link run lab filings filings-10seeds filings-v1 charlm charlm-quick passkey passkey-quick packing packing-quick direction direction-quick probes probes-quick probes-second-look failures failures-quick context-extension rope-base hybrids txl-memory sinusoidal random-positions random-positions-charlm attention-diagnostics exercises learned-rows schemes-table plots test bench bench-all gradcheck format clean
 
 all: build
 
@@ -105,6 +105,12 @@ probes: build-cli
 
 probes-quick: build-cli
 	for p in $(PROBES); do $(BUILD)/pe-bench run experiments/$$p-quick.json || exit 1; done
+
+# The second looks at the distractor and code probes (docs/tasks.md, "How many steps are enough"): NoPE,
+# RoPE and ALiBi, one seed, on the recipes that learn them at 64 (about 15 minutes each on 2 cores).
+probes-second-look: build-cli
+	$(BUILD)/pe-bench run experiments/distractors-deeper.json --resume
+	$(BUILD)/pe-bench run experiments/declarations-one-hop.json --resume
 
 # Context extension as practitioners configure it (scripts/context-extension.sh): the char LM's RoPE
 # models of charlm-3seeds read at 128-2048 with every map (paper and Transformers' forms, dynamic

@@ -396,6 +396,7 @@ def best_other_cell(path, length, cell):
 
 
 EX = "results/exercises/%s.json"
+DD, D1 = "results/distractors-deeper/results.json", "results/declarations-one-hop/results.json"
 
 
 def exercise(eid, *path):
@@ -590,6 +591,27 @@ QUOTES = [
     ("README.md", r"only ALiBi learns the distractors, (\S+); NoPE", lambda: probe_at(FL % "distractors", "alibi", 64), 3),
     ("README.md", r"learns the distractors, \S+; NoPE (\S+) and", lambda: probe_at(FL % "distractors", "none", 64), 3),
     ("README.md", r"\S+; NoPE \S+ and\s+RoPE (\S+); no scheme", lambda: probe_at(FL % "distractors", "rope", 64), 3),
+    # the probes' second looks (README "Probes", docs/tasks.md section 7)
+    ("README.md", r"NoPE reaches (\S+) on the distractors at 64", lambda: probe_at(DD, "none", 64), 3),
+    ("README.md", r"and keeps (\S+) at 256, RoPE", lambda: probe_at(DD, "none", 256), 3),
+    ("README.md", r"256, RoPE (\S+) falls to \S+, ALiBi", lambda: probe_at(DD, "rope", 64), 3),
+    ("README.md", r"falls to (\S+), ALiBi\s+holds", lambda: probe_at(DD, "rope", 256), 3),
+    ("README.md", r"holds (\S+) and \S+\. The code", lambda: probe_at(DD, "alibi", 64), 3),
+    ("README.md", r"holds \S+ and (\S+)\. The code", lambda: probe_at(DD, "alibi", 256), 3),
+    ("README.md", r"learned by all three at 64 \((\S+)\)", lambda: [probe_at(D1, s, 64) for s in ("none", "rope", "alibi")], 3),
+    ("README.md", r"at 256 ALiBi keeps (\S+),", lambda: probe_at(D1, "alibi", 256), 3),
+    ("README.md", r"keeps \S+,\s+NoPE (\S+) and RoPE", lambda: probe_at(D1, "none", 256), 3),
+    ("README.md", r"NoPE \S+ and RoPE (\S+)\. With chains", lambda: probe_at(D1, "rope", 256), 3),
+    ("docs/tasks.md", r"at 64\s+NoPE (\S+), RoPE \S+, ALiBi \S+; at 256", lambda: probe_at(DD, "none", 64), 3),
+    ("docs/tasks.md", r"at 64\s+NoPE \S+, RoPE (\S+), ALiBi \S+; at 256", lambda: probe_at(DD, "rope", 64), 3),
+    ("docs/tasks.md", r"at 64\s+NoPE \S+, RoPE \S+, ALiBi (\S+); at 256", lambda: probe_at(DD, "alibi", 64), 3),
+    ("docs/tasks.md", r"at 256 NoPE (\S+), RoPE \S+, ALiBi \S+\. The errors", lambda: probe_at(DD, "none", 256), 3),
+    ("docs/tasks.md", r"at 256 NoPE \S+, RoPE (\S+), ALiBi \S+\. The errors", lambda: probe_at(DD, "rope", 256), 3),
+    ("docs/tasks.md", r"at 256 NoPE \S+, RoPE \S+, ALiBi (\S+)\. The errors", lambda: probe_at(DD, "alibi", 256), 3),
+    ("docs/tasks.md", r"all three learn it at 64 \((\S+)\)", lambda: [probe_at(D1, s, 64) for s in ("none", "rope", "alibi")], 3),
+    ("docs/tasks.md", r"at 256 ALiBi (\S+),\s+NoPE", lambda: probe_at(D1, "alibi", 256), 3),
+    ("docs/tasks.md", r",\s+NoPE (\S+), RoPE \S+\. RoPE's loss", lambda: probe_at(D1, "none", 256), 3),
+    ("docs/tasks.md", r"NoPE \S+, RoPE (\S+)\. RoPE's loss", lambda: probe_at(D1, "rope", 256), 3),
     # the probes' first looks (docs/tasks.md, section 7)
     ("docs/tasks.md", r"at 64: distractors NoPE (\S+),", lambda: probe_at(FL % "distractors", "none", 64), 3),
     ("docs/tasks.md", r"distractors NoPE \S+, RoPE (\S+),", lambda: probe_at(FL % "distractors", "rope", 64), 3),
