@@ -6,6 +6,7 @@
 #pragma once
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -13,6 +14,8 @@
 namespace pe::exercises {
 
 struct Exercise {
+  // (id and title are given when the entry is made; the rest is filled in after)
+  Exercise(std::string id_, std::string title_) : id(std::move(id_)), title(std::move(title_)) {}
   std::string id;                           // as the chapter numbers it: "1.3", "13.1"
   std::string title;                        // a few words
   std::string question;                     // the chapter's question, as pe-bench reads it

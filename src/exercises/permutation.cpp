@@ -196,9 +196,7 @@ nlohmann::json invariant_biases() {
 }  // namespace
 
 Exercise prefix_permutation() {
-  Exercise e;
-  e.id = "1.3";
-  e.title = "permuting a causal prefix";
+  Exercise e{"1.3", "permuting a causal prefix"};
   e.question =
       "Without positions, does a causal model's output at the last token change when the tokens before it "
       "are permuted? With one layer, with two, and with each positional scheme?";
@@ -237,9 +235,7 @@ Exercise prefix_permutation() {
 }
 
 Exercise permutation_biases() {
-  Exercise e;
-  e.id = "2";
-  e.title = "biases that keep permutation symmetry";
+  Exercise e{"2", "biases that keep permutation symmetry"};
   e.question =
       "Which position biases keep attention's permutation symmetry? Does the symmetric ALiBi -m|i-j| keep "
       "it?";

@@ -116,9 +116,7 @@ double gap_at_one(const std::vector<double>& s) {
 }  // namespace
 
 Exercise rope_preference() {
-  Exercise e;
-  e.id = "7";
-  e.title = "RoPE's preference for the offset -1";
+  Exercise e{"7", "RoPE's preference for the offset -1"};
   e.question =
       "A RoPE head whose query is its key turned one step prefers the key one position back (offset -1). "
       "How large must the score be for that key to take half the attention, and which offsets compete with "
@@ -160,9 +158,7 @@ Exercise rope_preference() {
 }
 
 Exercise rescaled_gap() {
-  Exercise e;
-  e.id = "13.1";
-  e.title = "the score gap at -1 under rescaling";
+  Exercise e{"13.1", "the score gap at -1 under rescaling"};
   e.question = fmt::format(
       "The head of exercise 7, trained at {} and read at {}: what happens to its score gap at the offset -1 "
       "when every frequency is rescaled (position interpolation) and when only the slow planes are "
@@ -280,9 +276,7 @@ double float_angle_joint_shift_error(int d, int max_pos, int trials, uint64_t ke
 }  // namespace
 
 Exercise shift_checks() {
-  Exercise e;
-  e.id = "shift";
-  e.title = "the equivariance and joint-shift checks";
+  Exercise e{"shift", "the equivariance and joint-shift checks"};
   e.question =
       "Check numerically that the sinusoidal code shifts by a rotation, p(m + k) = R(k) p(m), and that "
       "RoPE's score depends on the offset alone: <R(m) q, R(n) k> = <R(m + c) q, R(n + c) k>. How large is "

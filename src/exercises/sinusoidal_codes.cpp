@@ -57,9 +57,7 @@ nlohmann::json width_row(int d) {
 }  // namespace
 
 Exercise sinusoidal_codes() {
-  Exercise e;
-  e.id = "3";
-  e.title = "distinct sinusoidal codes";
+  Exercise e{"3", "distinct sinusoidal codes"};
   e.question = fmt::format(
       "Are the sinusoidal codes of positions 0..{} all distinct (and of 0..{}, stored in float32, bfloat16, float16)? "
       "Which two positions' codes are nearest, how "

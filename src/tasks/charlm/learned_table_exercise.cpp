@@ -132,9 +132,7 @@ nlohmann::json read_run(const std::string& dir, bool heatmap) {
 }  // namespace
 
 exercises::Exercise charlm_learned_table_exercise() {
-  exercises::Exercise e;
-  e.id = "4";
-  e.title = "the learned table's untrained rows";
+  exercises::Exercise e{"4", "the learned table's untrained rows"};
   e.question =
       "A learned position table with more rows than the training length: are the rows training never reaches "
       "still their initial values? What does weight decay do to them? How do the trained rows' cosines look "
