@@ -20,7 +20,7 @@
 namespace pe::exercises {
 
 namespace {
-constexpr int kHeads = 2, kHeadWidth = 8, kWidth = kHeads * kHeadWidth, kLength = 24, kTrials = 8;
+constexpr int kHeads = 2, kHeadWidth = 8, kStateWidth = kHeads * kHeadWidth, kLength = 24, kTrials = 8;
 constexpr double kParamStd = 0.5, kRounding = 1e-12;
 using Mat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
@@ -47,7 +47,7 @@ Stack make_stack(const std::string& name, int layers, bool bidirectional, Rng& r
   sc.name = name;
   sc.n_heads = kHeads;
   sc.d_head = kHeadWidth;
-  sc.d_model = kWidth;
+  sc.d_model = kStateWidth;
   sc.n_layers = std::max(layers, scheme_info(name).min_layers);
   sc.train_length = kLength;
   sc.bidirectional = bidirectional;
@@ -60,10 +60,10 @@ Stack make_stack(const std::string& name, int layers, bool bidirectional, Rng& r
   s.layers = layers;
   s.bidirectional = bidirectional;
   for (int l = 0; l < layers; ++l) {
-    const double w = 1.0 / std::sqrt(double(kWidth));
-    s.wq.push_back(normals(rng, kWidth, kWidth, w));
-    s.wk.push_back(normals(rng, kWidth, kWidth, w));
-    s.wv.push_back(normals(rng, kWidth, kWidth, w));
+    const double w = 1.0 / std::sqrt(double(kStateWidth));
+    s.wq.push_back(normals(rng, kStateWidth, kStateWidth, w));
+    s.wk.push_back(normals(rng, kStateWidth, kStateWidth, w));
+    s.wv.push_back(normals(rng, kStateWidth, kStateWidth, w));
   }
   return s;
 }
@@ -75,12 +75,12 @@ Mat forward(const Stack& s, Mat h) {
   std::iota(pos.begin(), pos.end(), 0);
   const CParamView<double> P{s.params.data(), &s.layout};
   if (s.scheme->acts_on_embedding()) {
-    Mat e = Mat::Zero(n, kWidth);
+    Mat e = Mat::Zero(n, kStateWidth);
     s.scheme->embed_forward(P, pos.data(), n, e.data());
     h += e;
   }
   for (int l = 0; l < s.layers; ++l) {
-    Mat q = h * s.wq[l], k = h * s.wk[l], v = h * s.wv[l], out(n, kWidth);
+    Mat q = h * s.wq[l], k = h * s.wk[l], v = h * s.wv[l], out(n, kStateWidth);
     if (s.scheme->acts_on_qk()) {
       s.scheme->qk_forward(l, Qk::Query, pos.data(), n, q.data());
       s.scheme->qk_forward(l, Qk::Key, pos.data(), n, k.data());
@@ -124,7 +124,7 @@ nlohmann::json prefix_row(const std::string& name, int layers, uint64_t index) {
   for (int t = 0; t < kTrials; ++t) {
     Rng rng(stream_key({kTagCheck, 13, index, uint64_t(layers), uint64_t(t)}));
     const Stack s = make_stack(name, layers, false, rng);
-    const Mat x = normals(rng, kLength, kWidth, 1.0);
+    const Mat x = normals(rng, kLength, kStateWidth, 1.0);
     std::vector<int> p = draw_permutation(rng, kLength - 1);
     p.push_back(kLength - 1);  // the last token stays last
     const Mat a = forward(s, x), b = forward(s, permute_rows(x, p));
@@ -152,7 +152,7 @@ nlohmann::json equivariance_row(const std::string& name, uint64_t index) {
       row["skipped"] = e.what();
       return row;
     }
-    const Mat x = normals(rng, kLength, kWidth, 1.0), y = forward(s, x);
+    const Mat x = normals(rng, kLength, kStateWidth, 1.0), y = forward(s, x);
     const std::vector<int> p = draw_permutation(rng, kLength);
     std::vector<int> r(kLength);
     for (int i = 0; i < kLength; ++i) r[i] = kLength - 1 - i;

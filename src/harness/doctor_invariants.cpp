@@ -19,9 +19,9 @@ namespace pe {
 
 namespace {
 
-constexpr double kLogitTol = 1e-4;  // x max(1, max |logit|)
-constexpr double kCodeTol = 1e-5;   // the position code's algebra, float32 entries of size 1
-constexpr int kMaxLength = 96;      // the sequences the reading invariants read (at most)
+constexpr double kLogitTol = 1e-4;       // x max(1, max |logit|)
+constexpr double kCodeTol = 1e-5;        // the position code's algebra, float32 entries of size 1
+constexpr int kMaxInvariantLength = 96;  // the sequences the reading invariants read (at most)
 constexpr int kBatch = 4;
 constexpr int kShift = 100;  // the shift invariant's offset (less where a table ends sooner)
 
@@ -465,7 +465,7 @@ std::vector<std::pair<std::string, std::string>> doctor_invariants() {
 
 std::vector<DoctorRow> run_doctor_invariants(DoctorModel& model, const DoctorSettings& settings) {
   const int length = settings.length > 0 ? settings.length : model.train_length();
-  int T = std::min(length, kMaxLength);
+  int T = std::min(length, kMaxInvariantLength);
   if (model.last_position() >= 0) T = std::min(T, model.last_position() + 1);
   Context c{model, settings, length, std::max(T, 2), settings.seed};
   std::vector<DoctorRow> rows;

@@ -14,7 +14,7 @@
 
 namespace pe {
 
-namespace {
+namespace learned_table {  // named: a unity build puts other sources' names beside these
 const char* const kRuns[] = {"results/learned-rows/runs/charlm/learned/seed0",
                              "results/learned-rows-wd/runs/charlm/learned/seed0"};
 constexpr int kHeatmapStride = 4;  // the cosine heatmap keeps every 4th row and column
@@ -129,9 +129,10 @@ nlohmann::json read_run(const std::string& dir, bool heatmap) {
   }
   return out;
 }
-}  // namespace
+}  // namespace learned_table
 
 exercises::Exercise charlm_learned_table_exercise() {
+  using namespace learned_table;
   exercises::Exercise e{"4", "the learned table's untrained rows"};
   e.question =
       "A learned position table with more rows than the training length: are the rows training never reaches "
