@@ -78,15 +78,22 @@ nlohmann::json competitors(const std::vector<double>& s, double c, int count) {
   return out;
 }
 
+// The harness's RoPE for one head of width d (trained at max_pos), its angles prepared to max_pos.
+template <class S>
+std::unique_ptr<Scheme<S>> prepared_rope(int d, int max_pos) {
+  SchemeConfig sc;
+  sc.name = "rope";
+  sc.d_model = sc.d_head = d;
+  sc.train_length = max_pos;
+  auto rope = make_scheme<S>(sc);
+  rope->prepare(max_pos);
+  return rope;
+}
+
 // The rotated pair plane (the chapter's figure 10.4.1): a unit pair (1, 0) in plane j turned by the
 // harness's RoPE hook to positions 0..kTrainLength-1, for a fast, two middle and the slowest plane.
 nlohmann::json rotated_planes() {
-  SchemeConfig sc;
-  sc.name = "rope";
-  sc.d_model = sc.d_head = kWidth;
-  sc.train_length = kTrainLength;
-  auto rope = make_scheme<double>(sc);
-  rope->prepare(kTrainLength);
+  const auto rope = prepared_rope<double>(kWidth, kTrainLength);
   nlohmann::json out = nlohmann::json::array();
   for (int j : {0, 1, 3, kWidth / 2 - 1}) {
     nlohmann::json points = nlohmann::json::array();
@@ -221,12 +228,7 @@ namespace {
 // in precision S, positions below max_pos.
 template <class S>
 double joint_shift_error(int d, int max_pos, int trials, uint64_t key) {
-  SchemeConfig sc;
-  sc.name = "rope";
-  sc.d_model = sc.d_head = d;
-  sc.train_length = max_pos;
-  auto rope = make_scheme<S>(sc);
-  rope->prepare(max_pos);
+  const auto rope = prepared_rope<S>(d, max_pos);
   Rng rng(stream_key({kTagCheck, 7, key}));
   double worst = 0;
   for (int t = 0; t < trials; ++t) {
