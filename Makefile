@@ -6,7 +6,7 @@ WERROR     ?= $(if $(CI),ON,OFF)
 CMAKE_ARGS ?=
 BINDIR     ?=
 
-.PHONY: all deps configure build build-cli link run lab filings filings-10seeds filings-v1 charlm charlm-quick passkey passkey-quick packing packing-quick direction direction-quick probes probes-quick probes-second-look failures failures-quick context-extension rope-base hybrids txl-memory sinusoidal random-positions random-positions-charlm attention-diagnostics exercises learned-rows schemes-table plots test bench bench-all gradcheck format clean
+.PHONY: all deps configure build build-cli link run lab filings filings-10seeds filings-v1 charlm charlm-quick passkey passkey-quick packing packing-quick direction direction-quick probes probes-quick probes-second-look failures failures-quick context-extension rope-base hybrids txl-memory sinusoidal random-positions random-positions-charlm random-positions-tournament attention-diagnostics exercises learned-rows schemes-table plots test bench bench-all gradcheck format clean
 
 all: build
 
@@ -155,6 +155,12 @@ random-positions: build-cli
 # 128/256/512; writes results/random-positions-charlm/ (about 50 minutes on 2 cores).
 random-positions-charlm: build-cli
 	$(BUILD)/pe-bench run experiments/random-positions-charlm.json --resume
+
+# Randomised positions on the tournament: every head trained at 32 with positions drawn from [0, 256), read at
+# 32-256, 10 seeds (the quick variant, one seed of five schemes, is CI's golden test); writes
+# results/random-positions-tournament/ (about two minutes on 2 cores).
+random-positions-tournament: build-cli
+	$(BUILD)/pe-bench run experiments/random-positions-tournament.json --resume
 
 # What attention does beyond RoPE (issue 52): analyze attention of the committed char LMs and hybrid stacks by layer
 # type, ALiBi's heads against their bias alone; writes results/attention-diagnostics/ (about a minute, nothing trained).

@@ -8,8 +8,9 @@ over 3 seeds (results/charlm-3seeds: validation perplexity at 128, its training 
 it lacks from results/charlm, one seed) and
 passkey retrieval over 3 seeds (results/passkey: trained at 64, read at 64 and 1,024); each scheme read
 plainly (no map). A scheme a task has no row for is listed with a dash, as is a length a learned table
-cannot read. Then randomised positions (results/random-positions, when run) beside the same schemes'
-passkey rows, and on the char LM (results/random-positions-charlm, when run) beside its charlm-3seeds rows.
+cannot read. Then randomised positions on the tournament (results/random-positions-tournament, when run) beside
+its tournament-10seeds rows, on passkey (results/random-positions) beside the same schemes' passkey rows, and on
+the char LM (results/random-positions-charlm) beside its charlm-3seeds rows.
 Usage: scripts/schemes_summary.py [OUT_DIR]   (run from the repository's root; Python 3 standard library)"""
 import os
 import sys
@@ -21,6 +22,7 @@ SCRIPT = "schemes_summary.py"
 TOURNAMENT, CHARLM, PASSKEY = "results/tournament-10seeds", "results/charlm-3seeds", "results/passkey"
 CHARLM_ONE = "results/charlm"  # seed 0 of every scheme: the char LM row of a scheme charlm-3seeds lacks
 RANDOM = "results/random-positions"
+RANDOM_CUE = "results/random-positions-tournament"
 RANDOM_LM = "results/random-positions-charlm"
 
 
@@ -57,6 +59,36 @@ def perplexity_cells(g, i):
     if len(g.get("seeds", [])) < 2:
         return "%.2f (1 seed)" % g["mean"][i], {"mean": g["mean"][i], "seeds": 1}
     return mean_pm(g["mean"][i], g["half_width"][i]), {"mean": g["mean"][i], "half_width": g["half_width"][i]}
+
+
+def random_accuracy(source, task, measure, base_rows, base, base_dir, md):
+    """An accuracy task's randomised-positions section (source beside base_dir's rows read at 0..n-1): appends its
+    table to md, returns its record."""
+    rp = load_json(SCRIPT, source + "/results.json")
+    r_rows = plain_rows(rp, "rows")
+    L = rp.get("experiment", {}).get("random_positions")
+    if not L:
+        fail(SCRIPT, "%s/results.json names no random_positions in its experiment" % source)
+    lengths = rp["lengths"]
+    md += ["", "## Randomised positions (%s)" % task, "",
+           "Each scheme trained and read with positions drawn from [0, %s) (%s) beside the same scheme with "
+           "positions 0..n-1 (%s): %s." % (L, source, base_dir, measure), ""]
+    md += head(["scheme", "positions"] + [str(n) for n in lengths])
+    recs = []
+    for s, g in r_rows.items():
+        for label, src, res in (("0..n-1", base_rows.get(s), base), ("random", g, rp)):
+            cells, vals = [s, label], []
+            for n in lengths:
+                if src is None or n not in res["lengths"]:
+                    cells.append("—")
+                    vals.append(None)
+                    continue
+                text, value = accuracy_cells(src, res["lengths"].index(n))
+                cells.append(text)
+                vals.append(value)
+            md.append(row(cells))
+            recs.append({"scheme": s, "positions": label, "lengths": lengths, "accuracy": vals})
+    return {"source": source, "range": L, "rows": recs}
 
 
 def random_charlm(lm, c_rows, md):
@@ -137,33 +169,12 @@ def main():
         table.append(rec)
     summary = {"sources": {"tournament": TOURNAMENT, "charlm": [CHARLM, CHARLM_ONE], "passkey": PASSKEY},
                "rows": table}
+    if os.path.exists(os.path.join(RANDOM_CUE, "results.json")):
+        summary["random_positions_tournament"] = random_accuracy(
+            RANDOM_CUE, "tournament", "accuracy over 10 seeds", t_rows, tour, TOURNAMENT, md)
     if os.path.exists(os.path.join(RANDOM, "results.json")):
-        rp = load_json(SCRIPT, RANDOM + "/results.json")
-        r_rows = plain_rows(rp, "rows")
-        L = rp.get("experiment", {}).get("random_positions")
-        if not L:
-            fail(SCRIPT, "%s/results.json names no random_positions in its experiment" % RANDOM)
-        lengths = rp["lengths"]
-        md += ["", "## Randomised positions (passkey)", "",
-               "Each scheme trained and read with positions drawn from [0, %s) (results/random-positions) "
-               "beside the same scheme with positions 0..n-1 (results/passkey): whole-passkey accuracy, 3 seeds."
-               % L, ""]
-        md += head(["scheme", "positions"] + [str(n) for n in lengths])
-        recs = []
-        for s, g in r_rows.items():
-            for label, src, res in (("0..n-1", p_rows.get(s), pk), ("random", g, rp)):
-                cells, vals = [s, label], []
-                for n in lengths:
-                    if src is None or n not in res["lengths"]:
-                        cells.append("—")
-                        vals.append(None)
-                        continue
-                    text, value = accuracy_cells(src, res["lengths"].index(n))
-                    cells.append(text)
-                    vals.append(value)
-                md.append(row(cells))
-                recs.append({"scheme": s, "positions": label, "lengths": lengths, "accuracy": vals})
-        summary["random_positions"] = {"source": RANDOM, "range": L, "rows": recs}
+        summary["random_positions"] = random_accuracy(RANDOM, "passkey", "whole-passkey accuracy, 3 seeds", p_rows,
+                                                      pk, PASSKEY, md)
     if os.path.exists(os.path.join(RANDOM_LM, "results.json")):
         summary["random_positions_charlm"] = random_charlm(lm, c_rows, md)
     os.makedirs(out_dir, exist_ok=True)

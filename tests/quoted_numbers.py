@@ -516,6 +516,16 @@ def paired_t3(which):
 
 
 T10 = "results/tournament-10seeds/results.json"
+RPT = "results/random-positions-tournament/results.json"
+
+
+def interval_quotes(d, before, path, scheme, n):
+    """The three quotes of "<before> mean [lo, hi]" in d: the row's mean and interval at length n."""
+    pattern = before + r"\s+%s \[%s,\s+%s\]"
+    any_ = r"\S+"
+    return [(d, pattern % ("(" + any_ + ")", any_, any_), lambda: mean_of(path, scheme, "none", n), 3),
+            (d, pattern % (any_, "(" + any_ + ")", any_), lambda: mean_of(path, scheme, "none", n, "lo"), 3),
+            (d, pattern % (any_, any_, r"([^\s\]]+)"), lambda: mean_of(path, scheme, "none", n, "hi"), 3)]
 T3 = "results/tournament/results.json"
 CE_T = "results/context-extension/tournament.json"
 
@@ -712,6 +722,29 @@ QUOTES = [
     ("README.md", r"gains at 128 \((\S+)\) and loses", lambda: charlm_mean(RPC, "alibi (random 2048)", 128), 2),
     ("README.md", r"loses at 512 \((\S+) ± \S+\)\.", lambda: charlm_mean(RPC, "alibi (random 2048)", 512), 2),
     ("README.md", r"loses at 512 \(\S+ ± (\S+)\)\.", lambda: charlm_hw(RPC, "alibi (random 2048)", 512), 2),
+    # randomised positions on the tournament (results/random-positions-tournament beside results/tournament-10seeds)
+    *interval_quotes("README.md", r"read 256 with them: sinusoidal", RPT, "sinusoidal", 256),
+    ("README.md", r"\] \((\S+) without\), the learned", lambda: mean_of(T10, "sinusoidal", "none", 256), 3),
+    *interval_quotes("README.md", r"the learned\s+table with 256 rows", RPT, "learned", 256),
+    *interval_quotes("README.md", r"TUPE", RPT, "tupe", 256),
+    *interval_quotes("README.md", r"\(no answer\),\s+RoPE", RPT, "rope", 256),
+    ("README.md", r"RoPE \S+ \[\S+, \S+\] \((\S+)\), T5", lambda: mean_of(T10, "rope", "none", 256), 3),
+    *interval_quotes("README.md", r"\), T5", RPT, "t5", 256),
+    ("README.md", r"T5 \S+ \[\S+, \S+\] \((\S+)\)\. The schemes", lambda: mean_of(T10, "t5", "none", 256), 3),
+    *interval_quotes("README.md", r"some lose: ALiBi", RPT, "alibi", 256),
+    ("README.md", r"some lose: ALiBi \S+ \[\S+, \S+\] \((\S+)\)", lambda: mean_of(T10, "alibi", "none", 256), 3),
+    ("README.md", r"\), KERPLE (\S+) \(", lambda: mean_of(RPT, "kerple", "none", 256), 3),
+    ("README.md", r"\), KERPLE \S+ \((\S+)\), FIRE", lambda: mean_of(T10, "kerple", "none", 256), 3),
+    ("README.md", r"\), FIRE\s+(\S+) \(\S+\)\. Every head", lambda: mean_of(RPT, "fire", "none", 256), 3),
+    ("README.md", r"\), FIRE\s+\S+ \((\S+)\)\. Every head", lambda: mean_of(T10, "fire", "none", 256), 3),
+    ("README.md", r"pays a little at 32: RoPE (\S+) \(", lambda: mean_of(RPT, "rope", "none", 32), 3),
+    ("README.md", r"pays a little at 32: RoPE \S+ \((\S+)\)", lambda: mean_of(T10, "rope", "none", 32), 3),
+    ("README.md", r"the learned\s+table (\S+) \(\S+\)\. Shaw", lambda: mean_of(RPT, "learned", "none", 32), 3),
+    ("README.md", r"the learned\s+table \S+ \((\S+)\)\. Shaw", lambda: mean_of(T10, "learned", "none", 32), 3),
+    *interval_quotes("README.md", r"collapse at 32 \(Shaw", RPT, "shaw", 32),
+    ("README.md", r"against (\S+)\): a draw of 32", lambda: mean_of(T10, "shaw", "none", 32), 3),
+    ("README.md", r"are the controls \((\S+) and \S+ at 256", lambda: mean_of(RPT, "none", "none", 256), 3),
+    ("README.md", r"are the controls \(\S+ and (\S+) at 256", lambda: mean_of(RPT, "cope", "none", 256), 3),
     # randomised positions (results/random-positions beside results/passkey)
     ("README.md", r"absolute codes read past 64 at all: sinusoidal (\S+) at 256",
      lambda: mean_of(RP, "sinusoidal", "none", 256, "accuracy"), 3),

@@ -1,26 +1,30 @@
 """random_positions: randomised positions (Ruoss et al. 2023) against positions 0..n-1, from
-scripts/schemes_summary.py's summary.json (its random_positions and random_positions_charlm sections): one
-panel per task, each scheme's value against length, dashed with positions 0..n-1 and solid with positions
-drawn from [0, L) in training and reading (passkey: whole-passkey accuracy with its 95% interval shaded;
-the char LM: validation perplexity on a log scale)."""
+scripts/schemes_summary.py's summary.json (its random_positions_tournament, random_positions and
+random_positions_charlm sections): one panel per task, each scheme's value against length, dashed with
+positions 0..n-1 and solid with positions drawn from [0, L) in training and reading (the tournament and
+passkey: accuracy with its 95% interval shaded; the char LM: validation perplexity on a log scale)."""
 from matplotlib.ticker import FuncFormatter, NullLocator
 
 from .load import ACCURACY, LENGTHS, DataError, List, Num, Obj, Str
 from .style import plt
 
-SECTIONS = (("random_positions", "passkey", "accuracy"), ("random_positions_charlm", "char LM", "perplexity"))
+# (summary section, panel title, measure, y label of an accuracy panel)
+SECTIONS = (("random_positions_tournament", "tournament", "accuracy", "accuracy (10 seeds, 95% interval shaded)"),
+            ("random_positions", "passkey", "accuracy", "whole-passkey accuracy (3 seeds, 95% interval shaded)"),
+            ("random_positions_charlm", "char LM", "perplexity", None))
 POSITIONS = ("0..n-1", "random")
 
 
 def check_random_positions(r):
     """What the figure reads of results/schemes/summary.json."""
-    present = [s for s, _, _ in SECTIONS if s in r]
+    present = [s for s, _, _, _ in SECTIONS if s in r]
     if not present:
-        raise DataError("holds neither random_positions nor random_positions_charlm: run "
-                        "scripts/schemes_summary.py after make random-positions (or random-positions-charlm)")
+        raise DataError("holds none of random_positions_tournament, random_positions and random_positions_charlm: "
+                        "run scripts/schemes_summary.py after make random-positions-tournament (or "
+                        "random-positions, random-positions-charlm)")
     cells = {"accuracy": Obj({"mean": ACCURACY, "lo": ACCURACY, "hi": ACCURACY}, null=True),
              "perplexity": Obj({"mean": Num(above=0), "half_width?": Num(lo=0, null=True)}, null=True)}
-    for name, _, key in SECTIONS:
+    for name, _, key, _ in SECTIONS:
         if name not in r:
             continue
         Obj({"range": Num(lo=1, integer=True), "rows": List(Obj({"scheme": Str(), "positions": Str(),
@@ -37,13 +41,14 @@ def check_random_positions(r):
 
 def fig_random_positions(r):
     sections = [s for s in SECTIONS if s[0] in r]
-    fig, axes = plt.subplots(1, len(sections), figsize=(10.0 if len(sections) == 1 else 13.0, 5.0), squeeze=False)
-    colours = {}
-    for ax, (name, task, key) in zip(axes[0], sections):
+    fig, axes = plt.subplots(1, len(sections), figsize=(6.5 * len(sections) if len(sections) > 1 else 10.0, 5.5),
+                             squeeze=False)
+    colours = {}  # one colour per scheme across the panels (up to 20 distinct)
+    for ax, (name, task, key, ylabel) in zip(axes[0], sections):
         sec = r[name]
         for row in sec["rows"]:
             s = row["scheme"]
-            colour = colours.setdefault(s, "C%d" % (len(colours) % 10))
+            colour = colours.setdefault(s, plt.cm.tab20(len(colours) % 20))
             xs = [n for n, c in zip(row["lengths"], row[key]) if c is not None]
             ys = [c["mean"] for c in row[key] if c is not None]
             if not xs:
@@ -70,11 +75,11 @@ def fig_random_positions(r):
             ax.set_ylabel("validation perplexity (3 seeds; lower is better)")
         else:
             ax.set_ylim(-0.03, 1.03)
-            ax.set_ylabel("whole-passkey accuracy (3 seeds, 95% interval shaded)")
-        ax.set_title("%s: positions drawn from [0, %d) (solid) or 0..n-1 (dashed)" % (task, sec["range"]),
+            ax.set_ylabel(ylabel)
+        ax.set_title("%s: positions drawn from [0, %d) (solid)\nor 0..n-1 (dashed)" % (task, sec["range"]),
                      fontsize=10)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8, loc="best")
+        ax.legend(fontsize=7, loc="best", ncol=2 if len(sec["rows"]) > 16 else 1)
     fig.suptitle("Randomised positions (Ruoss et al. 2023), trained and read with them", fontsize=11)
     fig.tight_layout()
     return fig

@@ -69,13 +69,16 @@ class HeadLoop final : public TrainingLoop {
     return lines;
   }
   json training() const override {
-    return {{"seed", seed_},
-            {"steps", e_.steps},
-            {"batch_size", e_.batch_size},
-            {"lr", e_.lr},
-            {"train_length", e_.train_length},
-            {"final_loss", log_.back()["loss"]},
-            {"final_accuracy", log_.back()["accuracy"]}};
+    json t = {{"seed", seed_},
+              {"steps", e_.steps},
+              {"batch_size", e_.batch_size},
+              {"lr", e_.lr},
+              {"train_length", e_.train_length},
+              {"final_loss", log_.back()["loss"]},
+              {"final_accuracy", log_.back()["accuracy"]}};
+    // a task with randomised positions (harness/random_positions.h) records them: its readers draw them too
+    if (e_.resolved.value("random_positions", 0) > 0) t["random_positions"] = e_.resolved.at("random_positions");
+    return t;
   }
   std::string checkpoint_text(const json& training) const override {
     // the shared envelope around the head's own model section (CueModelConfig::to_json), for the run's task

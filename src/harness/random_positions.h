@@ -4,8 +4,8 @@
 // the paper does: a model trained on short sequences has then met every position and offset below L by the
 // time it reads long ones. A setting, not a scheme: positions are data (the batch's coordinates,
 // TokenCoordinates), and every scheme reads them as given, so it applies to every scheme that reads a
-// position (NoPE reads none: it does nothing there; a learned table needs L rows). The passkey task and the
-// char LM have it; docs/tasks.md says why the cue task does not yet.
+// position (NoPE reads none: it does nothing there; a learned table needs L rows). The cue task (the
+// tournament), the passkey task and the char LM have it (docs/tasks.md, "Randomised positions").
 #pragma once
 #include <cstdint>
 #include <vector>

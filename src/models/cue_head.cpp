@@ -108,7 +108,7 @@ void zero(std::vector<S>& v, size_t n) {
 }  // namespace
 
 template <class S>
-void CueHead<S>::prepare_tables(int T, int p0, bool every_position, CueTables<S>& tab) const {
+void CueHead<S>::prepare_tables(int T, int p0, bool every_position, CueTables<S>& tab, bool score_table) const {
   const int d = cfg_.d_model, d3 = 3 * d, V = cfg_.task.vocab();
   const int Tq = every_position ? T : 1, first_q = T - Tq;  // query row i reads at sequence index first_q + i
   const auto P = cview();
@@ -158,7 +158,9 @@ void CueHead<S>::prepare_tables(int T, int p0, bool every_position, CueTables<S>
   //   q = qk(ET[query, 0:d] (+ PT[T-1, 0:d])) scored against the T keys of each token x, then
   //   ST[t*V + x] = score of key row t*V + x (-infinity where the query cannot see position t)
   tab.lookup_token = -1;
-  if (every_position || !cfg_.task.query_token || scheme_->acts_on_values() || scheme_->contextual_scores()) return;
+  if (!score_table || every_position || !cfg_.task.query_token || scheme_->acts_on_values() ||
+      scheme_->contextual_scores())
+    return;
   tab.lookup_token = cfg_.task.query_token_id();
   tab.QV.resize(size_t(V) * d);
   const S* et = &tab.ET[size_t(tab.lookup_token) * d3];
@@ -198,42 +200,63 @@ const CueTables<S>& CueHead<S>::prepare_attention(const int* tokens, int B, int 
                                                   bool every_position, bool lookup) const {
   const int d = cfg_.d_model, d3 = 3 * d;
   const int Tq = every_position ? T : 1, first_q = T - Tq;
-  if (ws.shared && (ws.shared->T != T || ws.shared->p0 != p0 || ws.shared->every_position != every_position))
+  const int* pos = ws.positions;
+  // the positions the tables span: p0 .. p0+T-1, or with sequence positions 0 .. past the largest
+  int span = T;
+  if (pos) {
+    if (every_position || p0 != 0)
+      throw Error("CueHead: sequence positions are read at one query row per sequence, from p0 0");
+    for (int b = 0; b < B; ++b)
+      for (int t = 0; t < T; ++t) {
+        const int p = pos[size_t(b) * T + t];
+        if (p < 0 || (t > 0 && p <= pos[size_t(b) * T + t - 1]))
+          throw Error(fmt::format("CueHead: sequence {}'s positions are not ascending from 0 or more at row {}", b, t));
+      }
+    for (int b = 0; b < B; ++b) span = std::max(span, pos[size_t(b) * T + T - 1] + 1);
+  }
+  if (ws.shared && (pos ? ws.shared->p0 != 0 || ws.shared->every_position || ws.shared->T < span
+                        : ws.shared->T != T || ws.shared->p0 != p0 || ws.shared->every_position != every_position))
     throw Error("CueHead: the shared tables were made for another length, start or query layout");
-  if (!ws.shared) prepare_tables(T, p0, every_position, ws.own);
+  if (!ws.shared) prepare_tables(span, p0, every_position, ws.own, !pos);
   const CueTables<S>& tab = ws.tables();
   const bool emb = scheme_->acts_on_embedding();
   const int V = cfg_.task.vocab();
+  // a key's table row: its position (row t, or positions[b*T + t]) times V plus its token
+  const auto at = [&](int b, int t) { return pos ? pos[size_t(b) * T + t] : t; };
   ws.kv_index.resize(size_t(B) * T);
   for (int b = 0; b < B; ++b)
-    for (int t = 0; t < T; ++t) ws.kv_index[size_t(b) * T + t] = t * V + tokens[size_t(b) * T + t];
+    for (int t = 0; t < T; ++t) ws.kv_index[size_t(b) * T + t] = at(b, t) * V + tokens[size_t(b) * T + t];
   if (ws.query_rows) {
     if (every_position) throw Error("CueHead: query_rows reads one row per sequence, not every position");
     for (int b = 0; b < B; ++b)
       if (ws.query_rows[b] < 0 || ws.query_rows[b] >= T)
         throw Error(fmt::format("CueHead: sequence {}'s query row {} is outside 0..{}", b, ws.query_rows[b], T - 1));
   }
-  ws.looked_up = lookup && tab.lookup_token >= 0 && !ws.query_rows;
+  ws.looked_up = lookup && tab.lookup_token >= 0 && !ws.query_rows && !pos;
   for (int b = 0; b < B && ws.looked_up; ++b) ws.looked_up = tokens[size_t(b) * T + T - 1] == tab.lookup_token;
   if (ws.looked_up) return tab;
   ws.qrow_pos.resize(size_t(B) * Tq);
   for (int b = 0; b < B; ++b) std::copy(tab.qpos.begin(), tab.qpos.end(), ws.qrow_pos.begin() + size_t(b) * Tq);
-  if (ws.query_rows) {  // one query per sequence at its own row; the keys' positions per sequence to match
+  if (ws.query_rows || pos) {  // one query per sequence at its own row or position; the keys' positions to match
     ws.krow_pos.resize(size_t(B) * T);
     for (int b = 0; b < B; ++b) {
-      ws.qrow_pos[b] = p0 + ws.query_rows[b];
-      std::copy(tab.kpos.begin(), tab.kpos.end(), ws.krow_pos.begin() + size_t(b) * T);
+      const int r = ws.query_rows ? ws.query_rows[b] : T - 1;
+      ws.qrow_pos[b] = pos ? at(b, r) : p0 + r;
+      if (pos)
+        std::copy_n(pos + size_t(b) * T, T, ws.krow_pos.begin() + size_t(b) * T);
+      else
+        std::copy_n(tab.kpos.begin(), T, ws.krow_pos.begin() + size_t(b) * T);
     }
   }
-  // (above: kv_index[b*T + t] = t*V + x_{b,t});  q_{b,i} = qk_t(ET[x_{b,t}, 0:d] (+ PT[t, 0:d])), t = first_q + i
-  // (or t = query_rows[b])
+  // (above: kv_index[b*T + t] = p*V + x_{b,t}, p = t or positions[b*T + t]);
+  // q_{b,i} = qk_t(ET[x_{b,t}, 0:d] (+ PT[p, 0:d])), t = first_q + i (or t = query_rows[b])
   resize(ws.Q, size_t(B) * Tq * d);
   for (int b = 0; b < B; ++b) {
     for (int i = 0; i < Tq; ++i) {
       const int t = ws.query_rows ? ws.query_rows[b] : first_q + i;
       const S* et = &tab.ET[size_t(tokens[size_t(b) * T + t]) * d3];
       S* q = &ws.Q[(size_t(b) * Tq + i) * d];
-      for (int c = 0; c < d; ++c) q[c] = et[c] + (emb ? tab.PT[size_t(t) * d3 + c] : S(0));
+      for (int c = 0; c < d; ++c) q[c] = et[c] + (emb ? tab.PT[size_t(at(b, t)) * d3 + c] : S(0));
     }
   }
   if (scheme_->acts_on_qk()) scheme_->qk_forward(Qk::Query, ws.qrow_pos.data(), B * Tq, ws.Q.data());
@@ -247,13 +270,13 @@ void CueHead<S>::scores(const int* tokens, int B, int T, CueWorkspace<S>& ws, st
   const int Tq = every_position ? T : 1;
   scores.resize(size_t(B) * Tq * T);
   attention_scores(AttnShape{B, Tq, T, 1, cfg_.d_model}, ws.Q.data(), tab.KT.data(), coordinates(ws), *scheme_, cview(),
-                   scores.data(), ws.kv_index.data(), AttnTables<S>{tab.tables.data(), nullptr, T});
+                   scores.data(), ws.kv_index.data(), AttnTables<S>{tab.tables.data(), nullptr, tab.T});
 }
 
 template <class S>
 Coordinates CueHead<S>::coordinates(const CueWorkspace<S>& ws) const {
   const CueTables<S>& tab = ws.tables();
-  if (ws.query_rows && !ws.looked_up)
+  if ((ws.query_rows || ws.positions) && !ws.looked_up)
     return {ws.qrow_pos.data(), ws.krow_pos.data(), visibility(), true, nullptr, nullptr};
   return {tab.qpos.data(), tab.kpos.data(), visibility()};
 }
@@ -269,7 +292,7 @@ BatchStats CueHead<S>::forward(const int* tokens, const int* targets, int B, int
   resize(ws.probs, size_t(B) * Tq * T);
   resize(ws.logits, size_t(rows) * C);
   const Coordinates at = coordinates(ws);
-  const AttnTables<S> scheme_tables{tab.tables.data(), nullptr, T};
+  const AttnTables<S> scheme_tables{tab.tables.data(), nullptr, tab.T};  // tab.T: the positions' span
   if (ws.looked_up) {
     // logits = attention with looked-up scores over the values read through the output layer (VW): [B, C]
     attention_forward(AttnShape{B, 1, T, 1, C}, ws.Q.data(), tab.KT.data(), tab.VW.data(), at, *scheme_, P,
@@ -332,12 +355,12 @@ BatchStats CueHead<S>::chunk_backward(const int* tokens, const int* targets, int
   // dVW and dST where the tables have a score table (this chunk may not read it), and the row gradients
   // dKT, dVT, dET, dPT, dtables where it computes its scores
   const bool table = tab.lookup_token >= 0;
-  zero(ws.dVW, table ? size_t(T) * V * C : 0);
-  zero(ws.dST, table ? size_t(T) * V : 0);
+  zero(ws.dVW, table ? size_t(tab.T) * V * C : 0);
+  zero(ws.dST, table ? size_t(tab.T) * V : 0);
   ws.row_grads = !ws.looked_up;
   if (ws.row_grads) zero_row_grads(ws);
   const Coordinates at = coordinates(ws);
-  const AttnTables<S> scheme_tables{tab.tables.data(), ws.dtables.data(), T};
+  const AttnTables<S> scheme_tables{tab.tables.data(), ws.dtables.data(), tab.T};
   if (ws.looked_up) {
     // undoes logits = attention with looked-up scores over VW: into dVW and the score table's dST
     attention_backward(AttnShape{B, 1, T, 1, C}, ws.Q.data(), tab.KT.data(), tab.VW.data(), at, *scheme_, P, G,
@@ -355,7 +378,8 @@ BatchStats CueHead<S>::chunk_backward(const int* tokens, const int* targets, int
                        ws.probs.data(), ws.dZ.data(), ws.dQ.data(), ws.dKT.data(), ws.dVT.data(), ws.kv_index.data(),
                        scheme_tables);
   }
-  // undoes q_{b,i} = qk(ET[x_{b,t}, 0:d] (+ PT[t, 0:d])), t = first_q + i (or query_rows[b]): into dET, dPT
+  // undoes q_{b,i} = qk(ET[x_{b,t}, 0:d] (+ PT[p, 0:d])), t = first_q + i (or query_rows[b]), p = t (or
+  // positions[b*T + t]): into dET, dPT
   if (ws.looked_up) return st;
   if (scheme_->acts_on_qk()) scheme_->qk_backward(Qk::Query, ws.qrow_pos.data(), rows, ws.dQ.data());
   for (int b = 0; b < B; ++b)
@@ -364,8 +388,9 @@ BatchStats CueHead<S>::chunk_backward(const int* tokens, const int* targets, int
       S* det = &ws.dET[size_t(tokens[size_t(b) * T + t]) * d3];
       const S* dq = &ws.dQ[(size_t(b) * Tq + i) * d];
       for (int c = 0; c < d; ++c) det[c] += dq[c];
+      const int p = ws.positions ? ws.positions[size_t(b) * T + t] : t;
       if (emb)
-        for (int c = 0; c < d; ++c) ws.dPT[size_t(t) * d3 + c] += dq[c];
+        for (int c = 0; c < d; ++c) ws.dPT[size_t(p) * d3 + c] += dq[c];
     }
   return st;
 }

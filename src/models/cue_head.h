@@ -45,6 +45,10 @@ struct CueBatch {
   // Each sequence's query row ([B], 0 .. T-1; CueWorkspace::query_rows), for sequences whose query
   // token sits inside them; empty: the last row (the cue task's query).
   std::vector<int> query_rows;
+  // Randomised positions (harness/random_positions.h): each sequence's own positions ([B, T], ascending,
+  // each below position_range), read instead of 0 .. T-1; empty (position_range 0): 0 .. T-1.
+  std::vector<int> positions;
+  int position_range = 0;
   // The rows with a target.
   long queries() const {
     long n = 0;
@@ -110,7 +114,13 @@ struct CueWorkspace {
   // rows up to it (causal), or every row (a head made bidirectional). No score table then.
   const int* query_rows = nullptr;
   std::vector<int> qrow_pos, kv_index;
-  std::vector<int> krow_pos;  // [B, T]: the keys' positions per sequence, with query_rows
+  std::vector<int> krow_pos;  // [B, T]: the keys' positions per sequence, with query_rows or positions
+  // Each sequence's positions ([B, T], ascending; CueBatch::positions), read instead of p0 .. p0+T-1: key
+  // row t of sequence b is table row positions[b*T + t]*V + x, so the tables span positions 0 .. tab.T-1
+  // (made with p0 0 and a length past every position; a chunk making its own makes them so), and the
+  // query at row T-1 (or query_rows[b]) reads at its own position. Not with every_position; no score
+  // table (the query's position differs per sequence). nullptr: p0 + row.
+  const int* positions = nullptr;
 };
 
 struct BatchStats {
@@ -152,8 +162,9 @@ class CueHead {
   }
   // The tables a forward call over sequences of length T at positions p0.. reads (CueTables), made
   // once for the chunks of a batch: set each chunk's workspace.shared to them. They hold until the
-  // parameters change.
-  void prepare_tables(int T, int p0, bool every_position, CueTables<S>& out) const;
+  // parameters change. score_table false: without the score table (for sequences read at positions of
+  // their own, CueWorkspace::positions, which never look their scores up).
+  void prepare_tables(int T, int p0, bool every_position, CueTables<S>& out, bool score_table = true) const;
   // Forward over B sequences of length T whose tokens sit at positions p0 .. p0+T-1 (the query at
   // p0+T-1). targets, predictions (optional): [B]; with every_position, a query at every position
   // and targets, predictions: [B, T] (target -1: not a query).

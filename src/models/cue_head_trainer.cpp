@@ -22,8 +22,13 @@ CueStepStats CueHeadTrainer::step(const CueBatch& batch, bool with_loss, int ste
   if (int(grads_.size()) < chunks) grads_.resize(chunks, std::vector<float>(n));
   if (int(ws_.size()) < chunks) ws_.resize(chunks);
   stats_.assign(chunks, BatchStats{});
-  model_.prepare(T);
-  model_.prepare_tables(T, 0, batch.every_position, tables_);  // once for the step's chunks
+  // the positions read: 0 .. T-1, or each sequence's own draw below position_range (randomised positions)
+  const bool own_positions = batch.position_range > 0;
+  if (own_positions && batch.positions.size() != size_t(B) * T)
+    throw Error("CueHeadTrainer: a batch's positions are one per token");
+  const int span = own_positions ? batch.position_range : T;
+  model_.prepare(span);
+  model_.prepare_tables(span, 0, batch.every_position, tables_, !own_positions);  // once for the step's chunks
   if (!batch.query_rows.empty() && batch.query_rows.size() != size_t(B))
     throw Error("CueHeadTrainer: a batch's query rows are one per sequence");
   for (auto& w : ws_) w.shared = &tables_, w.loss = with_loss;
@@ -33,6 +38,7 @@ CueStepStats CueHeadTrainer::step(const CueBatch& batch, bool with_loss, int ste
     const int b0 = c * kCueHeadChunk, nb = std::min(kCueHeadChunk, B - b0);
     std::fill(grads_[c].begin(), grads_[c].end(), 0.0f);
     ws_[c].query_rows = batch.query_rows.empty() ? nullptr : batch.query_rows.data() + b0;
+    ws_[c].positions = own_positions ? batch.positions.data() + size_t(b0) * T : nullptr;
     stats_[c] = model_.chunk_backward(&batch.tokens[size_t(b0) * T], &batch.targets[b0 * per_row], nb, T, queries,
                                       grads_[c].data(), ws_[c], 0, batch.every_position);
   }

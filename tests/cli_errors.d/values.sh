@@ -102,7 +102,12 @@ WANT_RC=4 expect_error "char LM validation stride past the text" "lower val_star
 expect_error "char LM random positions with a segment memory" "key 'random_positions' (2048) and key 'mem_len'" train --task charlm --scheme rope --set random_positions=2048 --set mem_len=64 --runs-dir "$TMP/r2" --quiet
 expect_error "char LM random positions read cached" "key 'random_positions' (2048) and key 'decode'" train --task charlm --scheme rope --set random_positions=2048 --set decode=cached --runs-dir "$TMP/r2" --quiet
 expect_error "char LM random positions shorter than a length read" "key 'random_positions' (256) is shorter than eval_lengths' 512" train --task charlm --scheme rope --set random_positions=256 --runs-dir "$TMP/r2" --quiet
-expect_error "cue task random positions" "random_positions" train --task cue --scheme rope --set random_positions=256 --runs-dir "$TMP/r2" --quiet
+# randomised positions on the cue task: a range shorter than a length read, a learned table shorter than the
+# range, and readings that would mix draws or read past them
+expect_error "cue random positions shorter than a length read" "key 'random_positions' (128) is shorter than eval_lengths' 256" train --task cue --scheme rope --set random_positions=128 --runs-dir "$TMP/r2" --quiet
+expect_error "cue learned table shorter than random positions" "learned: the table has 32 rows, but random_positions 256 draws positions up to 255 (set learned_rows to 256)" train --task cue --scheme learned --set random_positions=256 --runs-dir "$TMP/r2" --quiet
+expect_error "cue heads trained with and without random positions" "was trained with random_positions 0 but" eval --checkpoint results/random-positions-tournament-quick/runs/cue/rope/seed0/checkpoint.json --checkpoint results/tournament/runs/cue/rope/seed0/checkpoint.json --out "$TMP/out.json"
+expect_error "cue random positions read past their range" "which cannot hold length 512; read at 256 or shorter" eval --checkpoint results/random-positions-tournament-quick/runs/cue/rope/seed0/checkpoint.json --lengths 32,512 --out "$TMP/out.json"
 # the position probe (analyze probe): a task without one, a length past a learned table, too many windows
 expect_error "probe on passkey" "the passkey task has no position probe" analyze probe --checkpoint results/passkey-quick/runs/passkey/rope/seed0/checkpoint.json --out "$TMP/out.json"
 expect_error "probe past a learned table" "the model has positions for only 512 tokens; give --length 512 or less" analyze probe --checkpoint results/charlm-quick/runs/charlm/learned/seed0/checkpoint.json --length 1024 --out "$TMP/out.json"

@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <set>
+
 #include "core/errors.h"
 #include "core/keys.h"
+#include "harness/random_positions.h"
 
 namespace pe {
 
@@ -46,8 +49,20 @@ LoadedCheckpoint load_checkpoint(const std::string& path, const std::string& tas
     r.params(out.model->layout(), out.model->params().data());
     out.meta = r.meta();
     out.path = path;
+    try {  // randomised positions (harness/random_positions.h): the readers draw them as training did
+      out.random_positions = random_positions_of(out.meta.at("training"));
+    } catch (const DataError& e) {
+      throw r.fail(e.what());
+    }
     return out;
   });
+}
+
+void note_positions_read(const LoadedCheckpoint& cp, const std::string& what) {
+  static std::set<std::string> noted;  // once per checkpoint and reader in a process (a reading runs per length)
+  if (cp.random_positions > 0 && noted.insert(cp.path + "\n" + what).second)
+    fmt::print(stderr, "note: {} was trained at positions drawn from [0, {}); {} reads it at positions 0 .. n-1\n",
+               cp.path, cp.random_positions, what);
 }
 
 CheckBatch check_head_checkpoint(const std::string& path, const std::string& task, HeadInput input, const MapSpec& map,

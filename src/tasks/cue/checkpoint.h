@@ -19,6 +19,7 @@ struct LoadedCheckpoint {
   std::unique_ptr<CueHead<float>> model;
   nlohmann::json meta;  // the whole file minus the parameters
   std::string path;
+  int random_positions = 0;  // training.random_positions: trained at positions drawn from [0, this) (0: 0 .. n-1)
 };
 // What the reader feeds the head: with or without the query token, and an alphabet (0: the
 // checkpoint's own). A head fed tokens its vocabulary lacks would read past its embedding table.
@@ -29,6 +30,10 @@ struct HeadInput {
 // Throws CheckpointError (missing, not JSON, wrong format/version/task, names or shapes that differ,
 // or a head that cannot read `input`).
 LoadedCheckpoint load_checkpoint(const std::string& path, const std::string& task = "cue", HeadInput input = {});
+
+// A note on stderr when cp was trained with randomised positions and `what` (an analysis) reads it at positions
+// 0 .. n-1 instead of drawing them (once per checkpoint and reader in a process).
+void note_positions_read(const LoadedCheckpoint& cp, const std::string& what);
 
 // A check batch (models/check_batch.h) of a head's checkpoint loaded as load_checkpoint does, read with
 // `map` at kappa = length / its training length (length 0: the training length); every_position: the

@@ -3,6 +3,7 @@
 #include "core/errors.h"
 #include "core/rng.h"
 #include "core/rng_lanes.h"
+#include "harness/random_positions.h"
 
 #include <algorithm>
 
@@ -89,6 +90,9 @@ void cue_sequence_drawn_singly(const CueTaskConfig& cfg, uint64_t key, int n, in
 }
 
 namespace {
+// The cue task's constant in the streams of its randomised positions (harness/random_positions.h).
+constexpr uint64_t kCuePositions = 0xC0E7A4D;
+
 CueBatch make_batch(const CueTaskConfig& cfg, int B, int T, uint64_t tag, uint64_t a, uint64_t b) {
   if (T < 2) throw UsageError("cue task: length must be at least 2 (got " + std::to_string(T) + ")");
   CueBatch batch;
@@ -108,6 +112,19 @@ CueBatch cue_train_batch(const CueTaskConfig& cfg, uint64_t seed, int step, int 
 
 CueBatch cue_test_set(const CueTaskConfig& cfg, uint64_t test_seed, int n, int count) {
   return make_batch(cfg, count, n, kTagTest, test_seed, uint64_t(n));
+}
+
+void cue_random_positions(CueBatch& batch, uint64_t seed, int step, int range) {
+  draw_batch_positions(seed, kCuePositions, step, batch.B, batch.T, range, batch.positions);
+  batch.position_range = range;
+}
+
+void cue_test_positions(CueBatch& test, uint64_t test_seed, int range) {
+  test.positions.resize(size_t(test.B) * test.T);
+  for (int i = 0; i < test.B; ++i)
+    sample_positions(stream_key({kTagTest, test_seed, kCuePositions, uint64_t(test.T), uint64_t(i), uint64_t(range)}),
+                     test.T, range, &test.positions[size_t(i) * test.T]);
+  test.position_range = range;
 }
 
 double cue_bag_reader_accuracy(const CueTaskConfig& cfg, const CueBatch& batch) {

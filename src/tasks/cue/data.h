@@ -22,6 +22,12 @@ CueBatch cue_train_batch(const CueTaskConfig& cfg, uint64_t seed, int step, int 
 // The test set at length n: depends only on (test_seed, n), identical for every scheme and seed.
 CueBatch cue_test_set(const CueTaskConfig& cfg, uint64_t test_seed, int n, int count);
 
+// Randomised positions (harness/random_positions.h): each sequence of the batch reads a sorted draw of
+// [0, range) as its positions (CueBatch::positions). A training batch's draws are named by (seed, step, row)
+// as its tokens are; a test set's by (test_seed, its length, row, range), the same for every scheme and seed.
+void cue_random_positions(CueBatch& batch, uint64_t seed, int step, int range);
+void cue_test_positions(CueBatch& test, uint64_t test_seed, int range);
+
 // The no-position reader's rule (guess the most frequent marked symbol; ties split evenly) scored on
 // these very sequences: its expected accuracy, exactly, on the batch (the paired counterpart of
 // cue_best_reader_without_positions). It counts the marked tokens of every row, so it serves a batch

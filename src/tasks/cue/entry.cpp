@@ -5,6 +5,7 @@
 #include "core/errors.h"
 #include "core/files.h"
 #include "core/parallel.h"
+#include "harness/random_positions.h"
 #include "harness/task.h"
 #include "models/attention_stats.h"
 #include "tasks/cue/checkpoint.h"
@@ -47,6 +48,7 @@ class CueReader final : public TaskReader {
   nlohmann::json attention_stats(const std::string& checkpoint, const MapSpec& map, int length, int sequences,
                                  const ExperimentConfig& e) const override {
     LoadedCheckpoint cp = load_checkpoint(checkpoint);
+    note_positions_read(cp, "analyze attention");
     const int train = cp.meta.at("training").value("train_length", 0);
     cp.model->scheme().read_with(map, train, length);
     if (!cp.model->scheme().can_read(length - 1)) return {{"readable", false}};  // past its table
@@ -116,6 +118,7 @@ class CueTask final : public TaskOf<CueTrainer, CueReader, CueReporter> {
         {
             for_reading({"analyze", KeyType::Bool, false,
                          "after evaluation, analyse the trained heads into <out_dir>/geometry.json"}),
+            random_positions_key(),
             {"visibility", KeyType::String, "causal",
              "causal, or bidirectional: heads made for keys on both sides of their query, in their schemes' encoder "
              "forms (t5 and TUPE-R's two-sided buckets, alibi's symmetric bias; pe-bench schemes lists them). The cue "
@@ -128,6 +131,7 @@ class CueTask final : public TaskOf<CueTrainer, CueReader, CueReporter> {
     const nlohmann::json v = cfg.value("visibility", nlohmann::json("causal"));
     if (v != "causal" && v != "bidirectional")
       throw ConfigError(fmt::format("visibility: {} is not causal or bidirectional", v.dump()));
+    check_random_positions(cfg);
   }
   int n_heads(const ExperimentConfig&) const override { return 1; }
   int n_layers(const ExperimentConfig&) const override { return 1; }

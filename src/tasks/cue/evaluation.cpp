@@ -24,7 +24,12 @@ using nlohmann::json;
 
 std::optional<double> cue_accuracy(const CueHead<float>& model, const CueBatch& test, int p0,
                                    std::vector<int>* predictions) {
-  if (!model.scheme().can_read(p0 + test.T - 1)) return std::nullopt;
+  // the positions read: p0 .. p0+T-1, or each sequence's own below position_range (randomised positions)
+  const bool own_positions = test.position_range > 0;
+  if (own_positions && (p0 != 0 || test.positions.size() != size_t(test.B) * test.T))
+    throw Error("cue_accuracy: a test set's positions are one per token, from p0 0");
+  const int span = own_positions ? test.position_range : p0 + test.T;
+  if (!model.scheme().can_read(span - 1)) return std::nullopt;
   if (predictions) predictions->assign(test.B, -1);
   if (!test.query_rows.empty() && test.query_rows.size() != size_t(test.B))
     throw Error("cue_accuracy: a test set's query rows are one per sequence");
@@ -34,7 +39,10 @@ std::optional<double> cue_accuracy(const CueHead<float>& model, const CueBatch& 
   CueTables<float> tables;  // the same for every chunk: made once
   {
     const ScopedFlushToZero ftz;
-    model.prepare_tables(test.T, p0, false, tables);
+    if (own_positions)
+      model.prepare_tables(span, 0, false, tables, false);
+    else
+      model.prepare_tables(test.T, p0, false, tables);
   }
 #pragma omp parallel for schedule(dynamic) if (!in_parallel() && chunks > 1)
   for (int c = 0; c < chunks; ++c) {
@@ -43,6 +51,7 @@ std::optional<double> cue_accuracy(const CueHead<float>& model, const CueBatch& 
     ws.shared = &tables;
     const int b0 = c * kChunk, nb = std::min(kChunk, test.B - b0);
     if (!test.query_rows.empty()) ws.query_rows = test.query_rows.data() + b0;
+    if (own_positions) ws.positions = test.positions.data() + size_t(b0) * test.T;
     correct[c] = model
                      .forward(&test.tokens[size_t(b0) * test.T], &test.targets[b0], nb, test.T, ws,
                               predictions ? predictions->data() + b0 : nullptr, p0)
@@ -83,6 +92,21 @@ Evaluation evaluate_checkpoints(const std::vector<std::string>& paths, const Eva
         rows.push_back(r);
       }
   }
+  // randomised positions (harness/random_positions.h): read as trained, each test sequence at a sorted draw of
+  // [0, R); one R per call, so that every row reads the same draws
+  const int range = cps.front().random_positions;
+  for (auto& c : cps) {
+    const int r = c.random_positions;
+    if (r != range)
+      throw UsageError(fmt::format("{} was trained with random_positions {} but {} with {}; evaluate them separately",
+                                   c.path, r, cps.front().path, range));
+    for (int n : s.lengths)
+      if (range > 0 && n > range)
+        throw UsageError(
+            fmt::format("{} was trained with random_positions {}: its test sequences draw positions from [0, {}) "
+                        "too, which cannot hold length {}; read at {} or shorter",
+                        c.path, range, range, n, range));
+  }
   std::map<std::string, CueHead<float>*> by_path;
   std::map<std::string, int> train_len;
   for (auto& c : cps) {
@@ -97,19 +121,20 @@ Evaluation evaluate_checkpoints(const std::vector<std::string>& paths, const Eva
   std::vector<double> bag_reader;
   for (size_t li = 0; li < s.lengths.size(); ++li) {
     const int n = s.lengths[li];
-    const CueBatch test = stream.test_set(task, uint64_t(s.test_seed), n, s.test_sequences);
+    CueBatch test = stream.test_set(task, uint64_t(s.test_seed), n, s.test_sequences);
+    if (range > 0) cue_test_positions(test, uint64_t(s.test_seed), range);
     bag_reader.push_back(stream.bag_reader(task, test));
     for (auto& r : rows)
       for (auto& sd : r.seeds) {
         CueHead<float>* m = by_path.at(sd.checkpoint);
         m->scheme().read_with(r.map, train_len.at(sd.checkpoint), n);  // this reading's plan
-        m->prepare(n);
+        m->prepare(range > 0 ? range : n);
         sd.accuracy.push_back(cue_accuracy(*m, test));
       }
     line.update(fmt::format("[eval] length {} done ({}/{})", n, li + 1, s.lengths.size()));
   }
   line.done();
-  return {std::move(rows), task, std::move(bag_reader)};
+  return {std::move(rows), task, std::move(bag_reader), range};
 }
 
 namespace {
@@ -196,6 +221,7 @@ json results_json(const Evaluation& ev, const EvalSettings& s, const HeadTestStr
     j["exact_best_reader_without_positions"] = exact;
   }
   j["bag_reader_on_test_set"] = ev.bag_reader;
+  if (ev.random_positions > 0) j["random_positions"] = ev.random_positions;
   json out = json::array();
   for (auto& r : ev.rows) {
     json row = {{"scheme", r.scheme}, {"map", r.map}};
@@ -265,6 +291,10 @@ std::string format_results_table(const json& r) {
     s += "scheme + map: the same checkpoints read with a context-extension map at kappa = length / training length\n";
   s += "** that reader's rule applied to these very test sequences (paired with the heads)\n";
   s += "— the learned table has no row for these positions\n";
+  if (r.contains("random_positions"))
+    s +=
+        fmt::format("positions: every test sequence reads a sorted random draw of [0, {}), as the heads were trained\n",
+                    r["random_positions"].get<int>());
   if (r.contains("interval") && r["rows"].size() && r["rows"][0].contains("lo"))
     s += "[lo, hi]: " + r["interval"].get<std::string>() + "\n";
   return s;
@@ -292,6 +322,11 @@ std::string format_results_markdown(const json& r, const json& ref) {
       r["test_sequences"].get<int>());
   if (r.contains("interval") && r["rows"].size() && r["rows"][0].contains("lo"))
     s += "Interval: " + r["interval"].get<std::string>() + " (docs/results-format.md, \"Intervals\").\n\n";
+  if (r.contains("random_positions"))
+    s += fmt::format(
+        "Randomised positions: every training and test sequence reads a sorted random draw of [0, {}) as its "
+        "positions (docs/tasks.md, \"Randomised positions\").\n\n",
+        r["random_positions"].get<int>());
   s += lengths_header({"scheme"}, r["lengths"]);
   for (auto& row : r["rows"]) {
     const std::string key = reader_label(row, "+");

@@ -26,7 +26,8 @@ struct EvalSettings {
 
 // Accuracy on `test`; nullopt when the scheme has no representation for its positions (learned
 // table past its rows). Parallel over fixed chunks; the count is exact whatever the threads.
-// p0: the first position of every sequence (default 0). predictions (optional): [test.B] argmax classes.
+// p0: the first position of every sequence (default 0); a test set with positions of its own
+// (CueBatch::positions) reads those instead. predictions (optional): [test.B] argmax classes.
 std::optional<double> cue_accuracy(const CueHead<float>& model, const CueBatch& test, int p0 = 0,
                                    std::vector<int>* predictions = nullptr);
 
@@ -47,6 +48,7 @@ struct Evaluation {
   std::vector<SchemeResult> rows;
   CueTaskConfig task;
   std::vector<double> bag_reader;
+  int random_positions = 0;  // the checkpoints' randomised positions (every test sequence drew from [0, this))
 };
 
 // What a task reading cue heads draws and checks: its checkpoints' task, its test set at a length, and

@@ -223,6 +223,7 @@ json analyze_checkpoints(const std::vector<std::string>& paths, const EvalSettin
   json rope = json::array(), sinus = json::array(), alibi = json::array();
   for (auto& p : paths) {
     auto cp = load_checkpoint(p);
+    note_positions_read(cp, "the geometry");
     auto& m = *cp.model;
     const PositionGeometry g = m.scheme().geometry();
     const int L = cp.meta.at("training").value("train_length", 32);

@@ -1,6 +1,8 @@
 // The cue head's gradient check (the tournament's model on the cue task's sequences).
 #include "tasks/cue/gradcheck.h"
 
+#include <algorithm>
+
 #include "tasks/cue/data.h"
 
 namespace pe {
@@ -10,14 +12,17 @@ std::vector<GradCheckRow> gradcheck_head(const std::string& name, const CueModel
   model.init(7);
   const int B = batch.B, T = batch.T;
   const int* rows = batch.query_rows.empty() ? nullptr : batch.query_rows.data();
-  model.prepare(T);
+  const int* positions = batch.position_range > 0 ? batch.positions.data() : nullptr;  // (0 .. T-1 when none)
+  model.prepare(std::max(T, batch.position_range));
   CueWorkspace<double> ws;
   ws.query_rows = rows;
+  ws.positions = positions;
   std::vector<double> grad(model.layout().total(), 0.0);
   model.forward_backward(batch.tokens.data(), batch.targets.data(), B, T, B, grad.data(), ws);
   auto loss = [&] {
     CueWorkspace<double> w;
     w.query_rows = rows;
+    w.positions = positions;
     return model.forward(batch.tokens.data(), batch.targets.data(), B, T, w).loss_sum / B;
   };
   return compare_all(name, model.layout(), model.params(), grad, loss);
@@ -50,6 +55,15 @@ std::vector<GradCheckRow> gradcheck_cue(const std::string& scheme) {
       r.mode = mode;
       rows.push_back(std::move(r));
     }
+  }
+  // Randomised positions: each sequence at its own sorted draw of [0, 16), tables of 16 rows.
+  CueModelConfig drawn = cfg;
+  drawn.scheme.train_length = 16;
+  CueBatch spread = batch;
+  cue_random_positions(spread, 11, 0, 16);
+  for (GradCheckRow& r : gradcheck_head("cue random-positions/" + scheme, drawn, spread)) {
+    r.mode = "random-positions";
+    rows.push_back(std::move(r));
   }
   return rows;
 }

@@ -1,5 +1,8 @@
 #include "tasks/cue/training.h"
 
+#include <fmt/format.h>
+
+#include "core/errors.h"
 #include "harness/run_dir.h"
 #include "tasks/cue/data.h"
 
@@ -38,20 +41,42 @@ std::string run_dir_for(const ExperimentConfig& e, const std::string& scheme, in
 }
 
 namespace {
+// With random_positions R, a learned table must hold every position drawn: R rows.
+void check_cue_positions(const ExperimentConfig& e, const CueModelConfig& mc, const std::string& scheme) {
+  const int range = e.resolved.value("random_positions", 0);
+  if (range == 0) return;
+  const CueHead<float> head(mc);
+  if (!head.scheme().can_read(range - 1))
+    throw ConfigError(fmt::format(
+        "{}: the table has {} rows, but random_positions {} draws positions up to {} (set learned_rows to {})", scheme,
+        head.scheme().max_position() + 1, range, range - 1, range));
+}
+}  // namespace
+
+namespace {
+// The training batches: fresh sequences every step, at positions 0 .. T-1 or, with random_positions R, each
+// at its own sorted draw of [0, R).
 BatchSource cue_batches(const ExperimentConfig& e, const CueTaskConfig& task, int seed) {
-  return [=](int step) { return cue_train_batch(task, uint64_t(seed), step, e.batch_size, e.train_length); };
+  const int range = e.resolved.value("random_positions", 0);
+  return [=](int step) {
+    CueBatch batch = cue_train_batch(task, uint64_t(seed), step, e.batch_size, e.train_length);
+    if (range > 0) cue_random_positions(batch, uint64_t(seed), step, range);
+    return batch;
+  };
 }
 }  // namespace
 
 CueHead<float> train_cue_model(const ExperimentConfig& e, const std::string& scheme, int seed, json* metrics_log,
                                const HeadProgress& progress) {
   const CueModelConfig mc = cue_model_config(e, scheme);
+  check_cue_positions(e, mc, scheme);
   return train_head(e, mc, seed, cue_batches(e, mc.task, seed), metrics_log, progress);
 }
 
 TrainedRun train_cue(const ExperimentConfig& e, const json& resolved, const std::string& scheme, int seed,
                      const HeadProgress& progress) {
   const CueModelConfig mc = cue_model_config(e, scheme);
+  check_cue_positions(e, mc, scheme);
   return train_head_run(e, resolved, scheme, seed, mc, cue_batches(e, mc.task, seed), progress);
 }
 
