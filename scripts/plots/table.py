@@ -170,8 +170,9 @@ TABLE = [
            "log-length scaling: every scheme at its task's longest read, plain and with logn, one panel per task",
            read=logn.load_logn),
     Figure("random_positions", random_positions.fig_random_positions, random_positions.check_random_positions,
-           "schemes_summary", "make random-positions random-positions-charlm schemes-table",
-           "randomised positions: passkey accuracy and char-LM perplexity against length per scheme, positions "
+           "schemes_summary", "make random-positions-tournament random-positions random-positions-charlm schemes-table",
+           "randomised positions: tournament and passkey accuracy and char-LM perplexity against length per scheme, "
+           "positions "
            "drawn from [0, L) (solid) against 0..n-1 (dashed)"),
     Figure("probes", probes.fig_probes, probes.check_probes, "probes", "make probes",
            "the probes (multi-needle, order, distractors, code): accuracy against length per reader, and each "
