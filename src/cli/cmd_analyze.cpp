@@ -117,7 +117,7 @@ void register_analyze_attention(CLI::App* parent) {
 
 void register_analyze(CLI::App& app) {
   struct Opts {
-    std::string task = task_list().front()->name(), runs, out = "results/geometry.json", lengths = "64,128,256";
+    std::string task, runs, out = "results/geometry.json", lengths = "64,128,256";
     std::vector<std::string> sets;
     RunOptions run;
   };
@@ -128,7 +128,10 @@ void register_analyze(CLI::App& app) {
       "the sinusoidal relativity defect and its offset-only projection, ALiBi widths and horizons); or `analyze "
       "theory` for the analyses that need no model");
   sub->require_subcommand(0, 1);
-  sub->add_option("--task", o->task, "the task whose models to read: " + known_tasks())->capture_default_str();
+  sub->add_option("--task", o->task,
+                  "the task whose models to read (default: the one the checkpoints below --runs-dir record; with "
+                  "several, only this task's): " +
+                      known_tasks());
   sub->add_option("--runs-dir", o->runs,
                   "analyse every checkpoint.json of the task below this directory, e.g. results/tournament/runs");
   sub->add_option("--out", o->out, "JSON file to write (atomically)")->capture_default_str();
@@ -138,8 +141,10 @@ void register_analyze(CLI::App& app) {
   check_option_values(app);  // empty values, non-finite numbers: harness/cli_options.h
   sub->callback([o, sub] {
     if (sub->got_subcommand("theory") || sub->got_subcommand("attention") || sub->got_subcommand("probe")) return;
-    const Task& task = find_task(o->task);
+    if (!o->task.empty()) find_task(o->task);  // an unknown name first, whatever the files
     if (o->runs.empty()) throw UsageError("analyze: give --runs-dir DIR (trained models) or the subcommand `theory`");
+    const CheckpointsToRead read = checkpoints_to_read(o->task, {}, o->runs, "analyse");
+    const Task& task = find_task(read.task);
     std::string list;
     for (int n : parse_length_list(o->lengths, "--lengths")) list += (list.empty() ? "" : ",") + std::to_string(n);
     Overrides keys{{"task=" + task.name()}};
@@ -147,7 +152,7 @@ void register_analyze(CLI::App& app) {
     if (task.reads("analyze")) keys.add("analyze", std::string("true"));
     const ExperimentConfig e = ExperimentConfig::from_json(keys.resolve("", o->sets));
     set_threads(o->run.threads);
-    const auto paths = find_checkpoints(o->runs, task.name());
+    const std::vector<std::string>& paths = read.paths;
     check_distinct_runs(paths);
     const TaskReporter::Analysis a = task.reporter().analyze(paths, e);
     if (a.files.empty())

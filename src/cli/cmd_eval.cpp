@@ -3,6 +3,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "cli/common.h"
 #include "core/errors.h"
@@ -38,8 +39,8 @@ void note_unread_maps(const std::vector<MapSpec>& maps, const nlohmann::json& re
 
 void register_eval(CLI::App& app) {
   struct Opts {
-    std::string task = task_list().front()->name(), lengths, runs_dir = "results/runs", out = "results/eval.json",
-                markdown, maps, corpus, rope_scaling, decode;
+    std::string task, lengths, runs_dir = "results/runs", out = "results/eval.json", markdown, maps, corpus,
+                               rope_scaling, decode;
     std::vector<std::string> checkpoints, sets;
     std::optional<int> band;
     RunOptions run;
@@ -48,7 +49,10 @@ void register_eval(CLI::App& app) {
   auto* sub = app.add_subcommand("eval",
                                  "Evaluate trained checkpoints at several lengths on the shared test stream; "
                                  "writes a results JSON and prints a table (mean over seeds and each seed)");
-  sub->add_option("--task", o->task, "the task whose checkpoints to read: " + known_tasks())->capture_default_str();
+  sub->add_option("--task", o->task,
+                  "the task whose checkpoints to read (default: the one the checkpoints record; with --runs-dir, only "
+                  "that task's runs): " +
+                      known_tasks());
   sub->add_option("--lengths", o->lengths, "comma-separated test lengths (default: the task's eval_lengths)");
   sub->add_option("--band", o->band,
                   "also read RoPE with only this many recent keys visible (0: no; key band, for a task that reads it)");
@@ -74,7 +78,10 @@ void register_eval(CLI::App& app) {
   add_run_options(sub, o->run);
   check_option_values(app);  // empty values, non-finite numbers: harness/cli_options.h
   sub->callback([o] {
-    const Task& task = find_task(o->task);
+    // the task: --task's (its options are checked before any file is read), or the one the checkpoints record
+    std::optional<CheckpointsToRead> read;
+    if (o->task.empty()) read = checkpoints_to_read("", o->checkpoints, o->runs_dir, "evaluate");
+    const Task& task = find_task(read ? read->task : o->task);
     reject_unread(o->band.has_value(), "--band", "band", task.name());
     reject_unread(!o->corpus.empty(), "--corpus", "corpus", task.name());
     reject_unread(!o->decode.empty(), "--decode", "decode", task.name());
@@ -94,9 +101,8 @@ void register_eval(CLI::App& app) {
                                    .resolve("", o->sets);
     const ExperimentConfig e = ExperimentConfig::from_json(cfg);
     set_threads(o->run.threads);
-    if (o->checkpoints.empty() && o->runs_dir.empty())
-      throw UsageError("--runs-dir must not be empty; give a directory of runs (default results/runs)");
-    const auto paths = o->checkpoints.empty() ? find_checkpoints(o->runs_dir, task.name()) : o->checkpoints;
+    if (!read) read = checkpoints_to_read(task.name(), o->checkpoints, o->runs_dir, "evaluate");
+    const std::vector<std::string>& paths = read->paths;
     check_distinct_runs(paths);
     const nlohmann::json results = task.reader().evaluate(paths, e, !o->run.quiet);
     write_json_atomic(o->out, results);

@@ -113,6 +113,10 @@ CheckpointError CheckpointReader::fail(const std::string& why) const {
       fmt::format("checkpoint {}: {}; retrain it with `pe-bench train` or pass another file", path_, why), why);
 }
 
+CheckpointError CheckpointReader::mismatch(const std::string& why) const {
+  return CheckpointError(fmt::format("checkpoint {}: {}", path_, why), why);
+}
+
 CheckpointReader::CheckpointReader(const std::string& path, const std::string& task) : path_(path) {
   if (!file_exists(path))
     throw CheckpointError(fmt::format("checkpoint {} not found; train one with `pe-bench train` first", path));
@@ -129,7 +133,11 @@ CheckpointReader::CheckpointReader(const std::string& path, const std::string& t
     throw fail(
         fmt::format("format version {} but this pe-bench reads version {}", j_["version"].dump(), kCheckpointVersion));
   const json t = j_.value("task", json());
-  if (!task.empty() && t != task) throw fail(fmt::format("it holds a model of task {}, not {}", t.dump(), task));
+  if (!task.empty() && t != task)  // a sound checkpoint of another task: no advice to retrain it
+    throw mismatch(
+        fmt::format("it holds a model of task {}, not {}; read it as its own task (eval and analyze take "
+                    "the task from the checkpoint when --task is left out)",
+                    t.dump(), task));
   for (auto s : {"model", "scheme", "training"})
     if (!j_.contains(s) || !j_[s].is_object()) throw fail(fmt::format("no '{}' section", s));
   if (!j_.contains("params") || !j_["params"].is_array()) throw fail("no 'params' list");
@@ -215,6 +223,44 @@ std::string common_checkpoint_task(const std::vector<std::string>& paths, const 
       throw UsageError(fmt::format("{} holds a {} model but {} a {} model; {} one task at a time", c,
                                    checkpoint_task(c), paths.front(), task, verb));
   return task;
+}
+
+CheckpointsToRead checkpoints_to_read(const std::string& task, const std::vector<std::string>& checkpoints,
+                                      const std::string& runs_dir, const std::string& verb) {
+  CheckpointsToRead out;
+  if (!checkpoints.empty()) {
+    out.paths = checkpoints;
+    out.task = common_checkpoint_task(checkpoints, verb);
+    if (!task.empty() && out.task != task)  // exit code 3 as the loader's: the file cannot be read as asked
+      throw CheckpointError(fmt::format("{} holds a {} model, not {}; leave --task out to {} it as the {} model it is",
+                                        checkpoints.front(), out.task, task, verb, out.task));
+    return out;
+  }
+  if (runs_dir.empty())
+    throw UsageError("--runs-dir must not be empty; give a directory of runs (default results/runs)");
+  out.paths = find_checkpoints(runs_dir, task);
+  if (!task.empty()) {
+    out.task = task;
+    return out;
+  }
+  // no task given: the runs' one task, else one line naming two
+  std::map<std::string, std::string> first_of;  // task -> its first checkpoint
+  for (auto& p : out.paths) {
+    std::string t;
+    try {
+      t = checkpoint_task(p);
+    } catch (const CheckpointError&) {  // unreadable: the task's own loader reports it
+      continue;
+    }
+    first_of.emplace(t, p);
+  }
+  if (first_of.size() > 1) {
+    auto a = first_of.begin(), b = std::next(a);
+    throw UsageError(fmt::format("{} holds models of {} tasks ({} in {}, {} in {}); pass --task to {} one of them",
+                                 runs_dir, first_of.size(), a->first, a->second, b->first, b->second, verb));
+  }
+  out.task = first_of.empty() ? checkpoint_task(out.paths.front()) : first_of.begin()->first;
+  return out;
 }
 
 std::string checkpoint_text(const json& cp) {

@@ -38,6 +38,9 @@ class CheckpointReader {
   const std::string& path() const { return path_; }
   const nlohmann::json& json_() const { return j_; }
   CheckpointError fail(const std::string& why) const;
+  // A sound checkpoint that cannot be read as asked (another task, another head): "checkpoint <path>: <why>",
+  // with no advice to retrain it (why says what to do instead).
+  CheckpointError mismatch(const std::string& why) const;
   SchemeConfig scheme() const;
   // Fills values (laid out by layout) from the params; every tensor with its shape, only numbers.
   void params(const ParamLayout& layout, float* values) const;
@@ -66,6 +69,15 @@ class CheckpointReader {
 std::string checkpoint_task(const std::string& path);
 // The one task of several checkpoints; UsageError naming two of another task ("... ; <verb> one task at a time").
 std::string common_checkpoint_task(const std::vector<std::string>& paths, const std::string& verb);
+// What a reader (eval, analyze) reads: the checkpoints given, whose one task it is (`task`, when given, must be
+// it); or every checkpoint below runs_dir, of `task` when given (a filter), else of the one task they hold
+// (UsageError naming two tasks when they hold several; "... pass --task to <verb> one of them").
+struct CheckpointsToRead {
+  std::string task;
+  std::vector<std::string> paths;
+};
+CheckpointsToRead checkpoints_to_read(const std::string& task, const std::vector<std::string>& checkpoints,
+                                      const std::string& runs_dir, const std::string& verb);
 // Every checkpoint.json below dir (sorted); with a task, only that task's checkpoints. Throws
 // UsageError when there is none.
 std::vector<std::string> find_checkpoints(const std::string& dir, const std::string& task = "");

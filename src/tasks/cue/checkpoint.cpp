@@ -22,13 +22,13 @@ LoadedCheckpoint load_checkpoint(const std::string& path, const std::string& tas
     if (!qt.is_boolean()) throw r.fail("model.query_token must be true or false");
     cfg.task.query_token = qt.get<bool>();
     if (cfg.task.query_token != input.query_token)
-      throw r.fail(input.query_token
-                       ? "it holds a head without a query token (a filings head), which cannot read the cue task's "
-                         "sequences; read it with --task filings"
-                       : "it holds a head with a query token (a cue head), which cannot read every position of a "
-                         "document; read it with --task cue");
+      throw r.mismatch(input.query_token
+                           ? "it holds a head without a query token (a filings head), which cannot read the cue task's "
+                             "sequences; read it with --task filings"
+                           : "it holds a head with a query token (a cue head), which cannot read every position of a "
+                             "document; read it with --task cue");
     if (input.alphabet > 0 && cfg.task.alphabet != input.alphabet)
-      throw r.fail(
+      throw r.mismatch(
           fmt::format("its head reads {} symbols but these documents use {}", cfg.task.alphabet, input.alphabet));
     // a head without a query token reads documents, not the random cue stream: no mark_prob
     cfg.task.mark_prob = cfg.task.query_token ? m.at("mark_prob").get<double>() : 0.0;
