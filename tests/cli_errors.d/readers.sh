@@ -16,6 +16,7 @@ if "$BIN" eval --task cue --runs-dir "$TMP/mixed" --lengths 32 --set test_sequen
    grep -q '"task": "cue"' "$TMP/mixed-cue.json"; then pass=$((pass + 1)); else echo "FAIL [eval --task cue on a folder of two tasks]: not read"; fail=$((fail + 1)); fi
 if "$BIN" eval --checkpoint "$TMP/mixed/charlm/rope/seed0/checkpoint.json" --lengths 128 --set val_windows=2 --out "$TMP/mixed-lm.json" --quiet >/dev/null 2>&1 &&
    grep -q '"task": "charlm"' "$TMP/mixed-lm.json"; then pass=$((pass + 1)); else echo "FAIL [eval --checkpoint of a char LM without --task]: not read as one"; fail=$((fail + 1)); fi
-# compare re-reads heads trained with randomised positions at the draws eval read (its per-seed check holds)
-if "$BIN" compare results/random-positions-tournament-quick/results.json rope alibi --length 256 >"$TMP/rp-compare.txt" 2>&1 &&
+# compare re-reads heads trained with randomised positions at the draws eval read (its per-seed check holds;
+# at 64, where a draw from [0, 256) is not 0 .. 63)
+if "$BIN" compare results/random-positions-tournament-quick/results.json rope alibi --length 64 >"$TMP/rp-compare.txt" 2>&1 &&
    grep -q "seed 0, over the shared test sequences" "$TMP/rp-compare.txt"; then pass=$((pass + 1)); else echo "FAIL [compare on randomised positions]:"; cat "$TMP/rp-compare.txt"; fail=$((fail + 1)); fi
