@@ -20,3 +20,14 @@ if "$BIN" eval --checkpoint "$TMP/mixed/charlm/rope/seed0/checkpoint.json" --len
 # at 64, where a draw from [0, 256) is not 0 .. 63)
 if "$BIN" compare results/random-positions-tournament-quick/results.json rope alibi --length 64 >"$TMP/rp-compare.txt" 2>&1 &&
    grep -q "seed 0, over the shared test sequences" "$TMP/rp-compare.txt"; then pass=$((pass + 1)); else echo "FAIL [compare on randomised positions]:"; cat "$TMP/rp-compare.txt"; fail=$((fail + 1)); fi
+# a char LM read on another text than the one it records (training.corpus_sha1) says so: a note on stderr and
+# its rows labelled "trained on another text" (trained_on_sha1 in results.json)
+tac data/timemachine.txt >"$TMP/other.txt"
+"$BIN" train --task charlm --scheme rope --corpus "$TMP/other.txt" --steps 3 --runs-dir "$TMP/own" --quiet >/dev/null 2>&1
+if "$BIN" eval --checkpoint "$TMP/own/charlm/rope/seed0/checkpoint.json" --lengths 128 --set val_windows=2 --out "$TMP/other.json" --quiet >"$TMP/other.out" 2>"$TMP/other.err" &&
+   grep -q "trained on a text of sha1" "$TMP/other.err" && grep -q "rope (trained on another text)" "$TMP/other.out" &&
+   grep -q '"trained_on_sha1"' "$TMP/other.json"; then pass=$((pass + 1)); else echo "FAIL [a char LM read on another text]: not said"; cat "$TMP/other.err"; fail=$((fail + 1)); fi
+if "$BIN" eval --checkpoint "$TMP/own/charlm/rope/seed0/checkpoint.json" --corpus "$TMP/other.txt" --lengths 128 --set val_windows=2 --out "$TMP/own.json" --quiet >/dev/null 2>"$TMP/own.err" &&
+   ! grep -q "trained_on_sha1" "$TMP/own.json" && [[ ! -s "$TMP/own.err" ]]; then pass=$((pass + 1)); else echo "FAIL [a char LM read on its own text]: labelled"; fail=$((fail + 1)); fi
+edit_json "$CQ" "$TMP/bad-sha1.json" "c['training']['corpus_sha1'] = 12"
+expect_code 3 "a char LM whose corpus sha1 is not one" "training.corpus_sha1 is 12, not a sha1" eval --checkpoint "$TMP/bad-sha1.json" --lengths 128 --out "$TMP/out.json" --quiet

@@ -31,6 +31,13 @@ LoadedCharLM load_charlm_checkpoint(const std::string& path) {
     if (int(out.vocab.size()) != out.model->config().vocab)
       throw r.fail(
           fmt::format("{} vocabulary entries but the model reads {}", out.vocab.size(), out.model->config().vocab));
+    if (const json& tr = j.at("training"); tr.contains("corpus_sha1")) {
+      const json& h = tr.at("corpus_sha1");
+      if (!h.is_string() || h.get<std::string>().size() != 40 ||
+          h.get<std::string>().find_first_not_of("0123456789abcdef") != std::string::npos)
+        throw r.fail(fmt::format("training.corpus_sha1 is {}, not a sha1 (40 lowercase hex digits)", h.dump()));
+      out.corpus_sha1 = h.get<std::string>();
+    }
     if (j.contains("frequency_plan")) {
       const json& fp = j.at("frequency_plan");
       try {  // the map as the table reads it now

@@ -22,6 +22,7 @@ struct LoadedCharLM {
   std::vector<std::string> vocab;
   std::optional<MapSpec> plan_map;  // none: the scheme's own frequencies
   int plan_train_length = 0, plan_read_length = 0;
+  std::string corpus_sha1;  // training.corpus_sha1: the sha1 of the text it was trained on ("": not recorded)
   nlohmann::json meta;
   std::string path;
 };

@@ -136,6 +136,8 @@ json evaluate_reading(const Reading& rd, const ExperimentConfig& e, const CharCo
   if (rd.memory > 0) row["memory"] = rd.memory;
   if (!rd.layout.empty()) row["layout"] = rd.layout;
   if (rd.random_positions > 0) row["random_positions"] = rd.random_positions;
+  // read on another text than it was trained on (a legitimate question, never a silent one): the sha1 it records
+  if (!loaded.corpus_sha1.empty() && loaded.corpus_sha1 != corpus.sha1) row["trained_on_sha1"] = loaded.corpus_sha1;
   if (docs) {  // per length: the tokens each figure averages and the paragraphs that reach it
     json tokens = json::array(), reaching = json::array();
     for (int T : e.eval_lengths) {
@@ -198,6 +200,11 @@ json evaluate_charlm(const std::vector<std::string>& checkpoints, const Experime
   for (auto& path : checkpoints) {
     const LoadedCharLM cp = load_charlm_checkpoint(path);
     check_charlm_fits(cp.model->config(), charlm_settings(e).eval_batch, longest, false, "reading " + path);
+    if (!cp.corpus_sha1.empty() && cp.corpus_sha1 != corpus.sha1)
+      fmt::print(stderr,
+                 "note: {} was trained on a text of sha1 {}, not {} (sha1 {}); its rows read that text and are "
+                 "labelled \"trained on another text\" (pass its own text with --corpus to read it there)\n",
+                 path, cp.corpus_sha1.substr(0, 12), corpus.path, corpus.sha1.substr(0, 12));
     if (cp.vocab != corpus.vocab)
       throw DataError(
           fmt::format("corpus {} has a different vocabulary from the one {} was trained on; pass the "
@@ -309,6 +316,7 @@ std::string charlm_reading_label(const json& row) {
   if (row.value("memory", 0) > 0) s += fmt::format(" (memory {})", row["memory"].get<int>());
   if (row.contains("layout")) s += fmt::format(" [{}]", row["layout"].get<std::string>());
   if (row.value("random_positions", 0) > 0) s += fmt::format(" (random {})", row["random_positions"].get<int>());
+  if (row.contains("trained_on_sha1")) s += " (trained on another text)";
   return s;
 }
 
