@@ -49,6 +49,8 @@ struct CueBatch {
   // each below position_range), read instead of 0 .. T-1; empty (position_range 0): 0 .. T-1.
   std::vector<int> positions;
   int position_range = 0;
+  // The positions a model must hold to read the batch: 0 .. position_span() - 1.
+  int position_span() const { return position_range > 0 ? position_range : T; }
   // The rows with a target.
   long queries() const {
     long n = 0;

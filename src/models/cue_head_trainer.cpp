@@ -26,7 +26,7 @@ CueStepStats CueHeadTrainer::step(const CueBatch& batch, bool with_loss, int ste
   const bool own_positions = batch.position_range > 0;
   if (own_positions && batch.positions.size() != size_t(B) * T)
     throw Error("CueHeadTrainer: a batch's positions are one per token");
-  const int span = own_positions ? batch.position_range : T;
+  const int span = batch.position_span();
   model_.prepare(span);
   model_.prepare_tables(span, 0, batch.every_position, tables_, !own_positions);  // once for the step's chunks
   if (!batch.query_rows.empty() && batch.query_rows.size() != size_t(B))

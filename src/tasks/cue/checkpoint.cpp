@@ -58,6 +58,14 @@ LoadedCheckpoint load_checkpoint(const std::string& path, const std::string& tas
   });
 }
 
+void check_positions_hold(const LoadedCheckpoint& cp, int n) {
+  if (cp.random_positions > 0 && n > cp.random_positions)
+    throw UsageError(fmt::format(
+        "{} was trained with random_positions {}: its test sequences draw positions from [0, {}) too, which "
+        "cannot hold length {}; read at {} or shorter",
+        cp.path, cp.random_positions, cp.random_positions, n, cp.random_positions));
+}
+
 void note_positions_read(const LoadedCheckpoint& cp, const std::string& what) {
   static std::set<std::string> noted;  // once per checkpoint and reader in a process (a reading runs per length)
   if (cp.random_positions > 0 && noted.insert(cp.path + "\n" + what).second)

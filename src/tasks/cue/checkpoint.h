@@ -31,6 +31,10 @@ struct HeadInput {
 // or a head that cannot read `input`).
 LoadedCheckpoint load_checkpoint(const std::string& path, const std::string& task = "cue", HeadInput input = {});
 
+// UsageError when cp was trained with randomised positions and a test sequence of length n cannot draw its
+// positions from their range (eval, compare).
+void check_positions_hold(const LoadedCheckpoint& cp, int n);
+
 // A note on stderr when cp was trained with randomised positions and `what` (an analysis) reads it at positions
 // 0 .. n-1 instead of drawing them (once per checkpoint and reader in a process).
 void note_positions_read(const LoadedCheckpoint& cp, const std::string& what);

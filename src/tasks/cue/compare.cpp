@@ -29,13 +29,11 @@ std::vector<char> correct_on(const std::string& checkpoint, const MapSpec& map, 
                                   results.at("test_sequences").get<int>());
   // a head trained with randomised positions reads the draws eval read (tasks/cue/evaluation.cpp)
   if (cp.random_positions > 0) {
-    if (n > cp.random_positions)
-      throw UsageError(fmt::format("{} was trained with random_positions {}, which cannot hold length {}", checkpoint,
-                                   cp.random_positions, n));
+    check_positions_hold(cp, n);
     cue_test_positions(test, uint64_t(results.at("test_seed").get<long long>()), cp.random_positions);
   }
   m.scheme().read_with(map, cp.meta.at("training").at("train_length"), n);
-  m.prepare(cp.random_positions > 0 ? cp.random_positions : n);
+  m.prepare(test.position_span());
   std::vector<int> predicted;
   if (!cue_accuracy(m, test, 0, &predicted))
     throw UsageError(fmt::format("{} cannot read length {} (its learned table has no rows there)", checkpoint, n));

@@ -28,7 +28,7 @@ std::optional<double> cue_accuracy(const CueHead<float>& model, const CueBatch& 
   const bool own_positions = test.position_range > 0;
   if (own_positions && (p0 != 0 || test.positions.size() != size_t(test.B) * test.T))
     throw Error("cue_accuracy: a test set's positions are one per token, from p0 0");
-  const int span = own_positions ? test.position_range : p0 + test.T;
+  const int span = p0 + test.position_span();
   if (!model.scheme().can_read(span - 1)) return std::nullopt;
   if (predictions) predictions->assign(test.B, -1);
   if (!test.query_rows.empty() && test.query_rows.size() != size_t(test.B))
@@ -39,10 +39,7 @@ std::optional<double> cue_accuracy(const CueHead<float>& model, const CueBatch& 
   CueTables<float> tables;  // the same for every chunk: made once
   {
     const ScopedFlushToZero ftz;
-    if (own_positions)
-      model.prepare_tables(span, 0, false, tables, false);
-    else
-      model.prepare_tables(test.T, p0, false, tables);
+    model.prepare_tables(test.position_span(), p0, false, tables, !own_positions);
   }
 #pragma omp parallel for schedule(dynamic) if (!in_parallel() && chunks > 1)
   for (int c = 0; c < chunks; ++c) {
@@ -100,12 +97,7 @@ Evaluation evaluate_checkpoints(const std::vector<std::string>& paths, const Eva
     if (r != range)
       throw UsageError(fmt::format("{} was trained with random_positions {} but {} with {}; evaluate them separately",
                                    c.path, r, cps.front().path, range));
-    for (int n : s.lengths)
-      if (range > 0 && n > range)
-        throw UsageError(
-            fmt::format("{} was trained with random_positions {}: its test sequences draw positions from [0, {}) "
-                        "too, which cannot hold length {}; read at {} or shorter",
-                        c.path, range, range, n, range));
+    for (int n : s.lengths) check_positions_hold(c, n);
   }
   std::map<std::string, CueHead<float>*> by_path;
   std::map<std::string, int> train_len;
@@ -122,13 +114,13 @@ Evaluation evaluate_checkpoints(const std::vector<std::string>& paths, const Eva
   for (size_t li = 0; li < s.lengths.size(); ++li) {
     const int n = s.lengths[li];
     CueBatch test = stream.test_set(task, uint64_t(s.test_seed), n, s.test_sequences);
-    if (range > 0) cue_test_positions(test, uint64_t(s.test_seed), range);
+    if (range > 0) cue_test_positions(test, uint64_t(s.test_seed), range);  // as every checkpoint was trained
     bag_reader.push_back(stream.bag_reader(task, test));
     for (auto& r : rows)
       for (auto& sd : r.seeds) {
         CueHead<float>* m = by_path.at(sd.checkpoint);
         m->scheme().read_with(r.map, train_len.at(sd.checkpoint), n);  // this reading's plan
-        m->prepare(range > 0 ? range : n);
+        m->prepare(test.position_span());
         sd.accuracy.push_back(cue_accuracy(*m, test));
       }
     line.update(fmt::format("[eval] length {} done ({}/{})", n, li + 1, s.lengths.size()));
